@@ -1,0 +1,401 @@
+//! Command-line parsing: kubectl-style global flags and one struct per
+//! subcommand. Only parsing and argument validation live here.
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use jiff::Timestamp;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-valkey-roll",
+    bin_name = "kubectl valkey-roll",
+    about = "Tell a slow Valkey cluster roll from a jammed one, and steer its roll permits by hand",
+    long_about = None,
+    disable_version_flag = true,
+    after_help = "Exit codes: 0 done, 1 error, 2 usage, 3 roll needs attention, 4 refused (nothing written), 5 timed out, 6 written but another holder appeared."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every command takes, as kubectl users expect them.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Namespace (live: default the kubeconfig context's, else `default`; with -f: every namespace in the file unless given)
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+    /// Every namespace
+    #[arg(short = 'A', long, global = true, conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+    /// The kubeconfig context to use
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// The kubeconfig cluster entry to use (kubectl's --cluster; a ValkeyCluster is named by the positional CLUSTER)
+    #[arg(long = "cluster", global = true, value_name = "NAME")]
+    pub kube_cluster: Option<String>,
+    /// The kubeconfig user entry to use
+    #[arg(long, global = true, value_name = "NAME")]
+    pub user: Option<String>,
+    /// Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Act as this user
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub impersonate: Option<String>,
+    /// Act as this group (repeatable)
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    pub impersonate_groups: Vec<String>,
+    /// Time limit of each API request (watch streams are exempt)
+    #[arg(long, global = true, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub request_timeout: Duration,
+    /// Output format
+    #[arg(short = 'o', long, global = true, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+    /// How long without progress before a holder is Stuck or a wait is Stalled
+    #[arg(long, global = true, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub stall_threshold: Duration,
+    /// No colour (also NO_COLOR; colour is only used on a terminal)
+    #[arg(long, global = true)]
+    pub no_color: bool,
+    /// Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin
+    #[arg(short = 'f', long, global = true, value_name = "PATH")]
+    pub from_file: Option<PathBuf>,
+    /// The clock for every duration (RFC 3339); default the real clock
+    #[arg(long, global = true, value_name = "RFC3339", value_parser = parse_timestamp)]
+    pub now: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One report per ValkeyCluster: verdict, holder, queue, one row per node
+    Status(StatusArgs),
+    /// Why a node (or a cluster) is in its state, with evidence and a timeline
+    Explain(ExplainArgs),
+    /// Give a node the permit for its asked-for revision
+    Grant(GrantArgs),
+    /// Remove a node's permit (P1 only)
+    Revoke(RevokeArgs),
+    /// Grant even when the safety checks refuse (P1 only; --reason required)
+    Force(ForceArgs),
+    /// Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)
+    Wait(WaitArgs),
+    /// Print a shell completion script
+    Completion(CompletionArgs),
+    /// Version, commit, target and the protocols understood
+    Version,
+    /// Candidates for kubectl's plugin completion (kubectl_complete-valkey_roll)
+    #[command(name = "__complete", hide = true)]
+    Complete(CompleteArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct StatusArgs {
+    /// A ValkeyCluster's name (default: every cluster in the namespace)
+    #[arg(value_name = "CLUSTER")]
+    pub cluster: Option<String>,
+    /// Keep the report live until Ctrl-C
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+    /// Exit 3 when a verdict needs attention (Jammed, Stalled, Conflict)
+    #[arg(long)]
+    pub exit_code: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExplainArgs {
+    /// A ValkeyNode's name, else a ValkeyCluster's
+    #[arg(value_name = "NAME")]
+    pub name: String,
+}
+
+/// Flags every steering command takes.
+#[derive(Debug, Clone, Args)]
+pub struct SteerArgs {
+    /// none: write; client: print the plan, send nothing; server: send with dryRun=All
+    #[arg(long, value_enum, default_value_t = DryRun::None, num_args = 0..=1, require_equals = true, default_missing_value = "client")]
+    pub dry_run: DryRun,
+    /// Do not ask for confirmation (needed off a terminal where a command would ask)
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// The protocol to assume for a cluster whose protocol is unknown
+    #[arg(long, value_enum, value_name = "P1|P2")]
+    pub protocol: Option<ProtocolArg>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DryRun {
+    None,
+    Client,
+    Server,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    #[value(name = "P1", alias = "p1")]
+    P1,
+    #[value(name = "P2", alias = "p2")]
+    P2,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GrantArgs {
+    /// The ValkeyNode to grant
+    #[arg(value_name = "NODE")]
+    pub node: String,
+    /// Grant this revision instead of the asked-for one
+    #[arg(long, value_name = "HASH", conflicts_with = "any")]
+    pub revision: Option<String>,
+    /// Grant `*` (whatever the node builds now; P1 only)
+    #[arg(long)]
+    pub any: bool,
+    /// Allow granting a primary (the controller's proactive failover does not run for a permit given by hand)
+    #[arg(long)]
+    pub allow_primary: bool,
+    /// Why, recorded on the node and in an Event
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    #[command(flatten)]
+    pub steer: SteerArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RevokeArgs {
+    /// The ValkeyNode whose permit to remove
+    #[arg(value_name = "NODE")]
+    pub node: String,
+    /// Why, recorded in an Event
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    #[command(flatten)]
+    pub steer: SteerArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ForceArgs {
+    /// The ValkeyNode to grant regardless of the safety checks
+    #[arg(value_name = "NODE")]
+    pub node: String,
+    /// Why (required), recorded on the node and in an Event
+    #[arg(long, value_name = "TEXT", required = true)]
+    pub reason: String,
+    /// Revoke every other holder's permit in the same command
+    #[arg(long)]
+    pub takeover: bool,
+    /// Write this revision instead of the asked-for one
+    #[arg(long, value_name = "HASH", conflicts_with = "any")]
+    pub revision: Option<String>,
+    /// Write `*`
+    #[arg(long)]
+    pub any: bool,
+    #[command(flatten)]
+    pub steer: SteerArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct WaitArgs {
+    /// A ValkeyCluster's name (default: every cluster in the namespace)
+    #[arg(value_name = "CLUSTER")]
+    pub cluster: Option<String>,
+    /// Give up after this long (exit 5); default: no timeout
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    /// Keep waiting on Jammed, Stalled or Conflict
+    #[arg(long)]
+    pub no_fail_fast: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionArgs {
+    #[arg(value_enum)]
+    pub shell: CompletionShell,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompleteArgs {
+    /// The words typed so far, after the plugin's name (the last one is being completed)
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub words: Vec<String>,
+}
+
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    humantime::parse_duration(s)
+        .map_err(|e| format!("`{s}` is not a duration (e.g. 30s, 10m, 1h): {e}"))
+}
+
+pub fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
+    s.parse::<Timestamp>()
+        .map_err(|e| format!("`{s}` is not an RFC 3339 time (e.g. 2026-11-29T10:16:00Z): {e}"))
+}
+
+impl Cli {
+    /// Checks the combinations clap cannot express; a failure is a usage
+    /// error (exit 2), reported in clap's own format.
+    pub fn validate(&self) -> Result<(), clap::Error> {
+        let fail =
+            |msg: &str| Err(Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg));
+        let g = &self.global;
+        match &self.command {
+            Command::Status(s) if s.watch && g.now.is_some() => {
+                return fail("--now cannot be used with --watch, which runs on the real clock");
+            }
+            Command::Status(s) if s.watch && g.from_file.is_some() => {
+                return fail("--watch needs a live cluster, not --from-file");
+            }
+            Command::Wait(_) if g.now.is_some() => {
+                return fail("--now cannot be used with wait, which runs on the real clock");
+            }
+            Command::Wait(_) if g.from_file.is_some() => {
+                return fail("wait needs a live cluster, not --from-file");
+            }
+            _ => {}
+        }
+        if let Some(steer) = self.command.steer_args() {
+            if g.from_file.is_some() && steer.dry_run != DryRun::Client {
+                return fail("steering against --from-file only plans: add --dry-run=client");
+            }
+            if matches!(self.command, Command::Force(_) | Command::Revoke(_))
+                && steer.protocol == Some(ProtocolArg::P2)
+            {
+                return fail("revoke and force exist only in protocol P1");
+            }
+        }
+        if let Command::Grant(grant) = &self.command
+            && grant.any
+            && grant.steer.protocol == Some(ProtocolArg::P2)
+        {
+            return fail("--any (a `*` permit) exists only in protocol P1");
+        }
+        Ok(())
+    }
+}
+
+impl Command {
+    pub fn steer_args(&self) -> Option<&SteerArgs> {
+        match self {
+            Command::Grant(a) => Some(&a.steer),
+            Command::Revoke(a) => Some(&a.steer),
+            Command::Force(a) => Some(&a.steer),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        let cli = Cli::try_parse_from(
+            std::iter::once("kubectl-valkey-roll").chain(args.iter().copied()),
+        )?;
+        cli.validate()?;
+        Ok(cli)
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn usage_errors() {
+        let cases: &[(&str, &[&str])] = &[
+            ("force without --reason", &["force", "cache-0-1"]),
+            (
+                "--now with --watch",
+                &["status", "--watch", "--now", "2026-11-29T10:00:00Z"],
+            ),
+            (
+                "--now with wait",
+                &["wait", "--now", "2026-11-29T10:00:00Z"],
+            ),
+            (
+                "steer a file without dry-run",
+                &["grant", "x", "-f", "snap.yaml"],
+            ),
+            (
+                "steer a file with server dry-run",
+                &["revoke", "x", "-f", "snap.yaml", "--dry-run=server"],
+            ),
+            ("bad duration", &["status", "--stall-threshold", "ten"]),
+            ("bad now", &["status", "--now", "yesterday"]),
+            (
+                "revision and any",
+                &["grant", "x", "--revision", "abc", "--any"],
+            ),
+            ("-A with -n", &["status", "-A", "-n", "prod"]),
+            ("bad output", &["status", "-o", "xml"]),
+            (
+                "force in P2",
+                &["force", "x", "--reason", "r", "--protocol", "P2"],
+            ),
+        ];
+        for (name, args) in cases {
+            let err = parse(args).expect_err(name);
+            assert_eq!(err.exit_code(), 2, "{name}: {err}");
+        }
+    }
+
+    #[test]
+    fn accepted_forms() {
+        let cli = parse(&["grant", "cache-0-2", "--dry-run", "-f", "-"])
+            .expect("dry-run alone means client");
+        assert_eq!(
+            cli.command.steer_args().map(|s| s.dry_run),
+            Some(DryRun::Client)
+        );
+        let cli = parse(&[
+            "status",
+            "-n",
+            "prod",
+            "cache",
+            "-o",
+            "json",
+            "--stall-threshold",
+            "90s",
+        ])
+        .expect("status");
+        assert_eq!(cli.global.stall_threshold, Duration::from_secs(90));
+        assert_eq!(cli.global.output, OutputFormat::Json);
+        let cli = parse(&[
+            "-n",
+            "prod",
+            "force",
+            "x",
+            "--reason",
+            "jammed",
+            "--takeover",
+            "--yes",
+        ])
+        .expect("force");
+        assert!(matches!(
+            cli.command,
+            Command::Force(ForceArgs { takeover: true, .. })
+        ));
+        let cli = parse(&["grant", "x", "--protocol", "p1"]).expect("lower-case protocol");
+        assert_eq!(
+            cli.command.steer_args().and_then(|s| s.protocol),
+            Some(ProtocolArg::P1)
+        );
+    }
+}

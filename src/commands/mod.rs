@@ -1,0 +1,8 @@
+//! One module per command; each returns an [`crate::error::Outcome`].
+pub mod completion;
+pub mod explain;
+pub mod status;
+pub mod steer;
+pub mod version;
+pub mod wait;
+pub mod watch;

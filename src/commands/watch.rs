@@ -1,0 +1,6 @@
+//! `watch` (not built yet).
+use crate::app::Ctx;
+use crate::error::{Error, Outcome, Result};
+pub async fn run(_ctx: &Ctx, _args: &crate::cli::StatusArgs) -> Result<Outcome> {
+    Err(Error::Other("status --watch is not built yet".into()))
+}

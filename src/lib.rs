@@ -1,0 +1,17 @@
+//! kubectl-valkey-roll: reads and steers the staged roll of ValkeyClusters.
+//!
+//! Layers, each readable alone: [`cli`] parses arguments; [`source`] reads a
+//! [`snapshot::Snapshot`] from a cluster or a file; [`classify`] turns it into
+//! a [`report::Report`] (pure); [`steer`] plans (pure) and executes writes;
+//! [`render`] turns reports and plans into text; [`commands`] holds one
+//! module per command and [`app`] dispatches to them.
+pub mod app;
+pub mod classify;
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod render;
+pub mod report;
+pub mod snapshot;
+pub mod source;
+pub mod steer;

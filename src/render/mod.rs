@@ -1,0 +1,1 @@
+//! Reports and plans to text. Not built yet.

@@ -1,0 +1,234 @@
+//! The classifier's output, in the words of PLUGIN.md.
+//!
+//! Field names and the words of [`NodeState`], [`Verdict`], [`EvidenceKind`]
+//! and [`GrantSource`] are a public interface (the `-o json|yaml` document):
+//! scripts and alerts depend on them. Absent values serialize as `null`,
+//! never omitted; fields that only the program uses are `#[serde(skip)]`.
+
+use jiff::Timestamp;
+use serde::Serialize;
+use std::fmt;
+
+/// The whole `status -o json` document.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub clusters: Vec<ClusterReport>,
+}
+
+/// Which form of the staged-roll protocol a cluster speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Protocol {
+    P1,
+    P2,
+    #[serde(rename = "unknown")]
+    Unknown,
+}
+
+/// One node's state; exactly one per node, decided in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum NodeState {
+    Standalone,
+    StalePermit,
+    Stuck,
+    Settling,
+    Rolling,
+    Waiting,
+    Blocking,
+    Converged,
+}
+
+/// A cluster's verdict; the first that matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Verdict {
+    Conflict,
+    Jammed,
+    Rolling,
+    Stalled,
+    Waiting,
+    Converged,
+}
+
+impl Verdict {
+    /// `wait` and `status --exit-code` stop with exit 3 on these.
+    pub fn needs_attention(self) -> bool {
+        matches!(self, Verdict::Conflict | Verdict::Jammed | Verdict::Stalled)
+    }
+}
+
+/// Where a grant time came from (PROTOCOL.md, "When did a permit start?").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum GrantSource {
+    Annotation,
+    Event,
+    ManagedFields,
+    Unknown,
+}
+
+/// Why a holder is judged stuck.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum EvidenceKind {
+    CrashLoopBackOff,
+    ImagePullBackOff,
+    ErrImagePull,
+    InvalidImageName,
+    CreateContainerConfigError,
+    CreateContainerError,
+    RunContainerError,
+    #[serde(rename = "OOMKilled")]
+    OomKilled,
+    Unschedulable,
+    ProgressDeadlineExceeded,
+    SupersededPod,
+    HeldOverThreshold,
+    NotReleased,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    pub kind: EvidenceKind,
+    /// For people; may change between versions.
+    pub message: String,
+}
+
+/// One ValkeyCluster's verdict and its nodes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterReport {
+    pub namespace: String,
+    pub name: String,
+    pub protocol: Protocol,
+    pub verdict: Verdict,
+    pub reason: String,
+    pub holders: Vec<String>,
+    pub front: Option<String>,
+    pub waiting: usize,
+    pub blocking: usize,
+    pub total: usize,
+    /// The headline's progress count; `None` where it shows `?`.
+    pub done: Option<usize>,
+    pub quiet_for_seconds: Option<u64>,
+    /// The ValkeyCluster's `status.state` and `status.reason`.
+    pub state: Option<String>,
+    pub state_reason: Option<String>,
+    /// Nodes in walk order.
+    pub nodes: Vec<NodeReport>,
+    /// The threshold the report was judged with (for the headline).
+    #[serde(skip)]
+    pub stall_threshold_seconds: u64,
+    /// The ValkeyCluster object was in view (a node's label may name a
+    /// cluster that is missing).
+    #[serde(skip)]
+    pub cluster_found: bool,
+    /// True when the roll is unfinished only by the ValkeyCluster's word.
+    #[serde(skip)]
+    pub unfinished_by_cluster: bool,
+}
+
+/// One ValkeyNode's state and the facts behind it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeReport {
+    pub name: String,
+    pub shard: Option<u32>,
+    pub index: Option<u32>,
+    pub role: Option<String>,
+    pub state: NodeState,
+    pub queue_position: Option<usize>,
+    /// P1: the permit annotation; P2: `spec.workloadRevision`.
+    pub permit: Option<String>,
+    /// The asked-for revision.
+    pub desired_revision: Option<String>,
+    pub last_rollout_hash: Option<String>,
+    pub ready: bool,
+    pub pod: Option<String>,
+    pub held_for_seconds: Option<u64>,
+    pub granted_at: Option<Timestamp>,
+    pub granted_at_source: GrantSource,
+    pub granted_by: Option<String>,
+    pub grant_reason: Option<String>,
+    pub waiting_for_seconds: Option<u64>,
+    pub reason: String,
+    pub evidence: Vec<Evidence>,
+    /// Facts the classifier derived, for explain and steering.
+    #[serde(skip)]
+    pub facts: NodeFacts,
+}
+
+/// What the classifier found out about a node, beyond the document.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeFacts {
+    pub cluster_owned: bool,
+    pub asks: bool,
+    pub holder: bool,
+    pub healthy: bool,
+    /// Why the node is not healthy, in plain words (empty when healthy).
+    pub unhealthy_because: Vec<String>,
+    /// The node is its shard's primary by PLUGIN.md's definition.
+    pub is_primary: bool,
+    /// The holder's roll is complete, and since when (if known).
+    pub complete: bool,
+    pub complete_since: Option<Timestamp>,
+    /// The node's pod is Ready (None: pod unknown).
+    pub pod_ready: Option<bool>,
+    pub workload_rolled_out: Option<bool>,
+    pub template_roll_in_progress: Option<bool>,
+    /// The start of its wait (Waiting/Blocking), when known.
+    pub waiting_since: Option<Timestamp>,
+    /// The grant-time sources that were not available, and why.
+    pub unavailable_sources: Vec<String>,
+    /// `metadata.resourceVersion` of the ValkeyNode as read.
+    pub resource_version: Option<String>,
+}
+
+/// The `explain -o json` entry of a node: its status entry plus a timeline.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineEntry {
+    pub time: Option<Timestamp>,
+    pub reason: String,
+    pub message: String,
+    /// `Kind/name` of the object the event is about.
+    pub regarding: String,
+}
+
+macro_rules! display_as_debug {
+    ($($ty:ty),*) => {$(
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(self, f)
+            }
+        }
+    )*};
+}
+display_as_debug!(NodeState, Verdict);
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Protocol::P1 => "P1",
+            Protocol::P2 => "P2",
+            Protocol::Unknown => "unknown",
+        })
+    }
+}
+
+impl fmt::Display for GrantSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GrantSource::Annotation => "annotation",
+            GrantSource::Event => "event",
+            GrantSource::ManagedFields => "managedFields",
+            GrantSource::Unknown => "unknown",
+        })
+    }
+}
+
+impl fmt::Display for EvidenceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvidenceKind::OomKilled => f.write_str("OOMKilled"),
+            other => fmt::Debug::fmt(other, f),
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! The plain data every layer after reading works on.
+//!
+//! Both sources (a live cluster, a `kubectl get -o yaml` file) end in one
+//! [`Snapshot`], so the classifier, the planner and the renderers never know
+//! where the objects came from. Workloads, pods and events are the upstream
+//! `k8s-openapi` types; the two valkey.io kinds are typed here with only the
+//! fields the plugin reads (unknown fields are ignored, so a newer operator's
+//! extra fields do not break reading).
+
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{Event, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// API group and version of both valkey.io kinds.
+pub const VALKEY_API_VERSION: &str = "valkey.io/v1alpha1";
+pub const VALKEY_GROUP: &str = "valkey.io";
+pub const VALKEY_VERSION: &str = "v1alpha1";
+
+/// Labels and annotations of the roll protocol (PROTOCOL.md).
+pub mod keys {
+    pub const LABEL_CLUSTER: &str = "valkey.io/cluster";
+    pub const LABEL_SHARD_INDEX: &str = "valkey.io/shard-index";
+    pub const LABEL_NODE_INDEX: &str = "valkey.io/node-index";
+    pub const LABEL_INSTANCE: &str = "app.kubernetes.io/instance";
+    pub const LABEL_CONTROLLER_REVISION: &str = "controller-revision-hash";
+
+    /// P1: the revision a node asks a permit for.
+    pub const ANN_DESIRED: &str = "valkey.io/desired-workload-revision";
+    /// P1: the permit itself (a revision hash or `*`).
+    pub const ANN_PERMIT: &str = "valkey.io/allow-workload-revision";
+
+    /// The plugin's own trace of a grant by hand.
+    pub const ANN_GRANTED_REVISION: &str = "valkey-roll.io/granted-revision";
+    pub const ANN_GRANTED_BY: &str = "valkey-roll.io/granted-by";
+    pub const ANN_GRANTED_AT: &str = "valkey-roll.io/granted-at";
+    pub const ANN_REASON: &str = "valkey-roll.io/reason";
+    /// Prefix of every annotation the plugin writes (never a protocol marker).
+    pub const PLUGIN_PREFIX: &str = "valkey-roll.io/";
+
+    /// Field manager of every write the plugin sends.
+    pub const FIELD_MANAGER: &str = "kubectl-valkey-roll";
+
+    pub const COND_READY: &str = "Ready";
+    pub const COND_PROGRESSING: &str = "Progressing";
+    pub const COND_LIVE_CONFIG: &str = "LiveConfigApplied";
+    /// P1 roll condition.
+    pub const COND_DRIFT: &str = "WorkloadDrift";
+    /// P2 roll condition.
+    pub const COND_PENDING: &str = "WorkloadRollPending";
+
+    pub const EVENT_PERMITTED: &str = "WorkloadRollPermitted";
+    pub const EVENT_APPLIED: &str = "WorkloadRollApplied";
+    pub const EVENT_NODE_UPDATED: &str = "ValkeyNodeUpdated";
+    pub const EVENT_DEFERRED: &str = "WorkloadRollDeferred";
+    pub const EVENT_MANUAL_GRANTED: &str = "ManualRollPermitGranted";
+    pub const EVENT_MANUAL_REVOKED: &str = "ManualRollPermitRevoked";
+    pub const EVENT_MANUAL_FORCED: &str = "ManualRollPermitForced";
+}
+
+/// Everything read about the ValkeyClusters in view, in one go.
+///
+/// Every list is sorted by (namespace, name) so that two sources reading the
+/// same objects give equal snapshots.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Snapshot {
+    pub clusters: Vec<ValkeyCluster>,
+    pub nodes: Vec<ValkeyNode>,
+    pub stateful_sets: Vec<StatefulSet>,
+    pub deployments: Vec<Deployment>,
+    pub pods: Vec<Pod>,
+    pub events: Vec<Event>,
+}
+
+impl Snapshot {
+    /// Sorts every list by (namespace, name); both sources call this last.
+    pub fn normalize(&mut self) {
+        fn key(m: &ObjectMeta) -> (String, String) {
+            (
+                m.namespace.clone().unwrap_or_default(),
+                m.name.clone().unwrap_or_default(),
+            )
+        }
+        self.clusters.sort_by_key(|o| key(&o.metadata));
+        self.nodes.sort_by_key(|o| key(&o.metadata));
+        self.stateful_sets.sort_by_key(|o| key(&o.metadata));
+        self.deployments.sort_by_key(|o| key(&o.metadata));
+        self.pods.sort_by_key(|o| key(&o.metadata));
+        self.events.sort_by_key(|o| key(&o.metadata));
+    }
+
+    /// Keeps only the objects of one namespace.
+    pub fn retain_namespace(&mut self, namespace: &str) {
+        let keep = |m: &ObjectMeta| m.namespace.as_deref().unwrap_or("") == namespace;
+        self.clusters.retain(|o| keep(&o.metadata));
+        self.nodes.retain(|o| keep(&o.metadata));
+        self.stateful_sets.retain(|o| keep(&o.metadata));
+        self.deployments.retain(|o| keep(&o.metadata));
+        self.pods.retain(|o| keep(&o.metadata));
+        self.events.retain(|o| keep(&o.metadata));
+    }
+
+    /// The ValkeyNodes that belong to a cluster (by the `valkey.io/cluster`
+    /// label, in the cluster's namespace).
+    pub fn nodes_of<'a>(
+        &'a self,
+        namespace: &'a str,
+        cluster: &'a str,
+    ) -> impl Iterator<Item = &'a ValkeyNode> + 'a {
+        self.nodes.iter().filter(move |n| {
+            n.metadata.namespace.as_deref() == Some(namespace) && n.cluster_label() == Some(cluster)
+        })
+    }
+}
+
+/// A `metav1.Condition` as the valkey.io kinds carry it. Every field but
+/// `type` and `status` is optional here, so a hand-written object still reads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
+impl Condition {
+    pub fn is_true(&self) -> bool {
+        self.status == "True"
+    }
+    pub fn is_false(&self) -> bool {
+        self.status == "False"
+    }
+}
+
+/// Finds a condition by type.
+pub fn condition<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Condition> {
+    conditions.iter().find(|c| c.type_ == type_)
+}
+
+/// `valkey.io/v1alpha1` ValkeyCluster: only what the plugin reads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ValkeyCluster {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ValkeyClusterStatus>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValkeyClusterStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready_shards: Option<i64>,
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
+}
+
+impl ValkeyCluster {
+    pub fn conditions(&self) -> &[Condition] {
+        self.status
+            .as_ref()
+            .map(|s| s.conditions.as_slice())
+            .unwrap_or(&[])
+    }
+}
+
+/// `valkey.io/v1alpha1` ValkeyNode: only what the plugin reads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ValkeyNode {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: ValkeyNodeSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ValkeyNodeStatus>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValkeyNodeSpec {
+    /// P2: the revision the cluster controller authorises.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_revision: Option<String>,
+    /// `StatefulSet` (default) or `Deployment`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_type: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValkeyNodeStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_ip: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
+    /// The revision whose rollout last completed (PROTOCOL.md, lastRolloutHash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_rollout_hash: Option<String>,
+}
+
+/// What kind of workload runs a node's pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkloadKind {
+    StatefulSet,
+    Deployment,
+}
+
+impl ValkeyNode {
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or("")
+    }
+    pub fn namespace(&self) -> &str {
+        self.metadata.namespace.as_deref().unwrap_or("")
+    }
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.metadata.labels.as_ref()?.get(key).map(String::as_str)
+    }
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.metadata
+            .annotations
+            .as_ref()?
+            .get(key)
+            .map(String::as_str)
+    }
+    pub fn cluster_label(&self) -> Option<&str> {
+        self.label(keys::LABEL_CLUSTER)
+    }
+    pub fn conditions(&self) -> &[Condition] {
+        self.status
+            .as_ref()
+            .map(|s| s.conditions.as_slice())
+            .unwrap_or(&[])
+    }
+    pub fn condition(&self, type_: &str) -> Option<&Condition> {
+        condition(self.conditions(), type_)
+    }
+    /// The name of the ValkeyCluster that controls this node, when one does
+    /// (owner reference of kind ValkeyCluster with `controller: true`).
+    pub fn controller_cluster(&self) -> Option<&str> {
+        self.metadata
+            .owner_references
+            .as_ref()?
+            .iter()
+            .find(|o| o.kind == "ValkeyCluster" && o.controller == Some(true))
+            .map(|o| o.name.as_str())
+    }
+    pub fn workload_kind(&self) -> WorkloadKind {
+        match self.spec.workload_type.as_deref() {
+            Some("Deployment") => WorkloadKind::Deployment,
+            _ => WorkloadKind::StatefulSet,
+        }
+    }
+    /// The workload is named `valkey-<node name>`.
+    pub fn workload_name(&self) -> String {
+        format!("valkey-{}", self.name())
+    }
+}
+
+impl ValkeyCluster {
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or("")
+    }
+    pub fn namespace(&self) -> &str {
+        self.metadata.namespace.as_deref().unwrap_or("")
+    }
+}
+
+macro_rules! valkey_resource {
+    ($ty:ty, $kind:literal, $plural:literal) => {
+        impl kube::Resource for $ty {
+            type DynamicType = ();
+            type Scope = kube::core::NamespaceResourceScope;
+
+            fn kind(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed($kind)
+            }
+            fn group(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed(VALKEY_GROUP)
+            }
+            fn version(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed(VALKEY_VERSION)
+            }
+            fn plural(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed($plural)
+            }
+            fn meta(&self) -> &ObjectMeta {
+                &self.metadata
+            }
+            fn meta_mut(&mut self) -> &mut ObjectMeta {
+                &mut self.metadata
+            }
+        }
+    };
+}
+
+valkey_resource!(ValkeyCluster, "ValkeyCluster", "valkeyclusters");
+valkey_resource!(ValkeyNode, "ValkeyNode", "valkeynodes");

@@ -1,0 +1,1 @@
+//! Reading a [`crate::snapshot::Snapshot`]: from a cluster or from a file. Not built yet.

@@ -1,0 +1,1 @@
+//! Steering: a pure plan and a small executor. Not built yet.
