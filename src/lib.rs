@@ -10,6 +10,8 @@ pub mod classify;
 pub mod cli;
 pub mod commands;
 pub mod error;
+#[cfg(test)]
+pub(crate) mod fixture;
 pub mod render;
 pub mod report;
 pub mod snapshot;
