@@ -1,0 +1,586 @@
+//! The live view: kube's watcher for the six kinds `status` reads, each into
+//! its own reflector store, and a new [`Snapshot`] whenever any of them
+//! changes.
+//!
+//! Each kind is selected exactly as the one-shot LIST selects it (label
+//! `valkey.io/cluster[=name]` for nodes, workloads and pods; field
+//! `involvedObject.apiVersion=valkey.io/v1alpha1` for events; the
+//! ValkeyClusters by name when one is named). The watcher resumes a watch
+//! that the server ends from the last resourceVersion it saw, and lists again
+//! after a 410 Gone.
+//!
+//! After any error the kind's watcher is started afresh (a new LIST, then a
+//! watch) once the watcher's default backoff has passed. Two reasons: the
+//! kube watcher says nothing when a resumed watch starts, so only the LIST's
+//! end proves the connection is back (and the stores current) after an
+//! outage; and the store keeps showing the last known objects until that
+//! LIST has replaced them whole.
+//!
+//! The first snapshot comes once every kind has been listed. An error before
+//! that is fatal (the same errors as a one-shot `status`: missing CRD,
+//! forbidden, unreachable); after it, errors only change the connection
+//! state ([`Connection::Lost`]) while the watchers retry.
+
+use super::file;
+use super::live::Live;
+use crate::error::{Error, Result};
+use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyCluster, ValkeyNode, keys};
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{Event, Pod};
+use kube::api::{Api, ApiResource, DynamicObject};
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::utils::Backoff;
+use kube::runtime::watcher::{self, DefaultBackoff};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// What to watch: one namespace or all, one ValkeyCluster or all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scope {
+    /// `None`: every namespace (`-A`).
+    pub namespace: Option<String>,
+    /// A ValkeyCluster's name (the positional CLUSTER).
+    pub cluster: Option<String>,
+}
+
+/// Whether the view is current.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Connection {
+    /// Every kind is listed and watched.
+    Live,
+    /// A watch failed; the view shows the last objects seen, and the next
+    /// attempt is `retry_in` from when this was sent.
+    Lost { retry_in: Duration, error: String },
+}
+
+/// What the watch hands on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Update {
+    /// The objects in view changed (sorted by [`Snapshot::normalize`]).
+    Snapshot(Snapshot),
+    Connection(Connection),
+}
+
+/// The six kinds, in the order of [`Snapshot`]'s fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    ValkeyClusters,
+    ValkeyNodes,
+    StatefulSets,
+    Deployments,
+    Pods,
+    Events,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 6] = [
+        Kind::ValkeyClusters,
+        Kind::ValkeyNodes,
+        Kind::StatefulSets,
+        Kind::Deployments,
+        Kind::Pods,
+        Kind::Events,
+    ];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    fn api_resource(self) -> ApiResource {
+        match self {
+            Kind::ValkeyClusters => ApiResource::erase::<ValkeyCluster>(&()),
+            Kind::ValkeyNodes => ApiResource::erase::<ValkeyNode>(&()),
+            Kind::StatefulSets => ApiResource::erase::<StatefulSet>(&()),
+            Kind::Deployments => ApiResource::erase::<Deployment>(&()),
+            Kind::Pods => ApiResource::erase::<Pod>(&()),
+            Kind::Events => ApiResource::erase::<Event>(&()),
+        }
+    }
+}
+
+/// The watcher selectors of one kind: (label selector, field selector).
+/// The same selection as the one-shot LIST (PLUGIN.md, "How it talks to the
+/// API server").
+pub fn selectors(kind: Kind, scope: &Scope) -> (Option<String>, Option<String>) {
+    let by_cluster = match &scope.cluster {
+        Some(name) => format!("{}={name}", keys::LABEL_CLUSTER),
+        None => keys::LABEL_CLUSTER.to_string(),
+    };
+    match kind {
+        Kind::ValkeyClusters => (
+            None,
+            scope.cluster.as_ref().map(|n| format!("metadata.name={n}")),
+        ),
+        Kind::ValkeyNodes | Kind::StatefulSets | Kind::Deployments | Kind::Pods => {
+            (Some(by_cluster), None)
+        }
+        Kind::Events => (
+            None,
+            Some(format!("involvedObject.apiVersion={VALKEY_API_VERSION}")),
+        ),
+    }
+}
+
+fn watcher_config(kind: Kind, scope: &Scope) -> watcher::Config {
+    let (labels, fields) = selectors(kind, scope);
+    let mut config = watcher::Config::default();
+    if let Some(labels) = labels {
+        config = config.labels(&labels);
+    }
+    if let Some(fields) = fields {
+        config = config.fields(&fields);
+    }
+    config
+}
+
+/// A message from one kind's task.
+#[derive(Debug)]
+enum KindMsg {
+    /// The kind's store changed (an object applied or deleted, or a LIST
+    /// replaced the store whole).
+    Changed(Kind),
+    /// The kind's watch failed; it starts afresh after `retry_in`.
+    Failed {
+        kind: Kind,
+        error: watcher::Error,
+        retry_in: Duration,
+    },
+}
+
+/// The six stores the tasks write into, in [`Kind::ALL`] order.
+struct Stores(Vec<(Kind, Store<DynamicObject>)>);
+
+impl Stores {
+    /// Every store's objects, converted exactly as a one-shot LIST's answer
+    /// is (the file reader's conversion), so both give equal snapshots and
+    /// an object that breaks the schema is named the same way.
+    fn snapshot(&self) -> Result<Snapshot> {
+        let mut snapshot = Snapshot::default();
+        for (kind, store) in &self.0 {
+            let ar = kind.api_resource();
+            let items = store
+                .state()
+                .iter()
+                .map(|o| serde_json::to_value(&**o))
+                .collect::<std::result::Result<Vec<Value>, _>>()
+                .map_err(|e| Error::Other(format!("watch {}: {e}", ar.plural)))?;
+            let list = serde_json::json!({
+                "apiVersion": ar.api_version,
+                "kind": format!("{}List", ar.kind),
+                "items": items,
+            });
+            let source_name = format!("the API server's watch of {}", ar.plural);
+            file::add_value(&mut snapshot, &list, "1", &source_name)?;
+        }
+        snapshot.normalize();
+        Ok(snapshot)
+    }
+}
+
+/// A running watch of the six kinds. Dropping it stops every watcher.
+pub struct Watch {
+    rx: mpsc::UnboundedReceiver<KindMsg>,
+    stores: Stores,
+    tasks: Vec<JoinHandle<()>>,
+    state: Aggregate,
+    pending: VecDeque<Update>,
+    live: Live,
+    namespace: Option<String>,
+}
+
+impl Watch {
+    /// Starts one watcher per kind, on the connection's watch client (no
+    /// read timeout: a watch stays quiet for minutes, and
+    /// `--request-timeout` must not cut it).
+    pub fn start(live: &Live, scope: &Scope) -> Result<Watch> {
+        if let Some(cluster) = &scope.cluster
+            && !selector_safe(cluster)
+        {
+            return Err(Error::Usage(format!(
+                "`{cluster}` is not a ValkeyCluster name (names are lower-case letters, digits, `-` and `.`)"
+            )));
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut stores = Vec::with_capacity(Kind::ALL.len());
+        let mut tasks = Vec::with_capacity(Kind::ALL.len());
+        for kind in Kind::ALL {
+            let (store, task) = spawn_kind(kind, &live.watch_client, scope, &tx);
+            stores.push((kind, store));
+            tasks.push(task);
+        }
+        Ok(Watch {
+            rx,
+            stores: Stores(stores),
+            tasks,
+            state: Aggregate::default(),
+            pending: VecDeque::new(),
+            live: live.clone(),
+            namespace: scope.namespace.clone(),
+        })
+    }
+
+    /// The next change: a new snapshot (only when it differs from the last
+    /// one), or a change of the connection state. An error before the first
+    /// snapshot (every kind listed once), or an object that breaks the
+    /// schema, ends the watch.
+    pub async fn next(&mut self) -> Result<Update> {
+        loop {
+            if let Some(update) = self.pending.pop_front() {
+                return Ok(update);
+            }
+            let Some(msg) = self.rx.recv().await else {
+                return Err(Error::Other("every watch ended".into()));
+            };
+            // Take whatever else is queued too: a burst of changes gives one
+            // snapshot.
+            let mut batch = vec![msg];
+            while let Ok(msg) = self.rx.try_recv() {
+                batch.push(msg);
+            }
+            let now = Instant::now();
+            for msg in batch {
+                match msg {
+                    KindMsg::Changed(kind) => {
+                        if let Some(conn) = self.state.changed(kind) {
+                            self.pending.push_back(Update::Connection(conn));
+                        }
+                    }
+                    KindMsg::Failed {
+                        kind,
+                        error,
+                        retry_in,
+                    } => {
+                        if !self.state.started() {
+                            return Err(self.fatal(kind, error));
+                        }
+                        let text = self.fatal(kind, error).to_string();
+                        if let Some(conn) = self.state.failed(kind, text, retry_in, now) {
+                            self.pending.push_back(Update::Connection(conn));
+                        }
+                    }
+                }
+            }
+            if self.state.wants_snapshot() {
+                let snapshot = self.stores.snapshot()?;
+                if let Some(snapshot) = self.state.offer(snapshot) {
+                    self.pending.push_back(Update::Snapshot(snapshot));
+                }
+            }
+        }
+    }
+
+    /// A watcher error in the words of a one-shot read.
+    fn fatal(&self, kind: Kind, error: watcher::Error) -> Error {
+        let resource = kind.api_resource().plural;
+        let client_error = match error {
+            watcher::Error::InitialListFailed(e)
+            | watcher::Error::WatchStartFailed(e)
+            | watcher::Error::WatchFailed(e) => e,
+            watcher::Error::WatchError(status) => kube::Error::Api(status),
+            watcher::Error::NoResourceVersion => {
+                return Error::Api {
+                    verb: "watch".into(),
+                    resource,
+                    status: 0,
+                    message: "the API server sent no resourceVersion".into(),
+                };
+            }
+        };
+        self.live
+            .error(client_error, "watch", &resource, self.namespace.as_deref())
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// A name a selector can carry as it is (the one-shot read checks the same).
+fn selector_safe(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+}
+
+/// Spawns the task that keeps one kind's store; returns its reader.
+fn spawn_kind(
+    kind: Kind,
+    client: &kube::Client,
+    scope: &Scope,
+    tx: &mpsc::UnboundedSender<KindMsg>,
+) -> (Store<DynamicObject>, JoinHandle<()>) {
+    let ar = kind.api_resource();
+    let api: Api<DynamicObject> = match &scope.namespace {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
+        None => Api::all_with(client.clone(), &ar),
+    };
+    let config = watcher_config(kind, scope);
+    let mut writer = reflector::store::Writer::<DynamicObject>::new(ar);
+    let reader = writer.as_reader();
+    let tx = tx.clone();
+    let task = tokio::spawn(async move {
+        let mut backoff = DefaultBackoff::default();
+        loop {
+            let mut stream = watcher::watcher(api.clone(), config.clone()).boxed();
+            while let Some(event) = stream.next().await {
+                match event {
+                    Ok(event) => {
+                        writer.apply_watcher_event(&event);
+                        // `Init` and `InitApply` only fill the writer's buffer;
+                        // the store changes at `InitDone`. `Init` comes before
+                        // any request, so it says nothing about the server and
+                        // must not reset the backoff.
+                        if matches!(
+                            event,
+                            watcher::Event::Apply(_)
+                                | watcher::Event::Delete(_)
+                                | watcher::Event::InitDone
+                        ) {
+                            backoff.reset();
+                            if tx.send(KindMsg::Changed(kind)).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Err(error) => {
+                        let retry_in = backoff.next().unwrap_or(Duration::from_secs(30));
+                        if tx
+                            .send(KindMsg::Failed {
+                                kind,
+                                error,
+                                retry_in,
+                            })
+                            .is_err()
+                        {
+                            return;
+                        }
+                        tokio::time::sleep(retry_in).await;
+                        // Start afresh: a new LIST (see the module's notes).
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    (reader, task)
+}
+
+/// The aggregate state of the six watchers: which kinds have been listed,
+/// which are failing, what the consumer was last told. Pure; the clock is an
+/// argument.
+#[derive(Debug, Default)]
+struct Aggregate {
+    listed: [bool; 6],
+    /// Per kind: the time its next attempt starts, while it is failing.
+    failing: [Option<Instant>; 6],
+    /// The connection state last told, and the retry time it named.
+    told_lost: Option<Instant>,
+    dirty: bool,
+    last: Option<Snapshot>,
+}
+
+/// Several kinds fail together (one outage); their retries fall within this
+/// of each other, and they are told as one.
+const SAME_ROUND: Duration = Duration::from_millis(500);
+
+impl Aggregate {
+    /// Every kind has been listed once (the first snapshot may be built).
+    fn started(&self) -> bool {
+        self.listed.iter().all(|&l| l)
+    }
+
+    fn changed(&mut self, kind: Kind) -> Option<Connection> {
+        let i = kind.index();
+        self.listed[i] = true;
+        self.failing[i] = None;
+        self.dirty = true;
+        if self.told_lost.is_some() && self.failing.iter().all(Option::is_none) {
+            self.told_lost = None;
+            return Some(Connection::Live);
+        }
+        None
+    }
+
+    fn failed(
+        &mut self,
+        kind: Kind,
+        error: String,
+        retry_in: Duration,
+        now: Instant,
+    ) -> Option<Connection> {
+        let retry_at = now + retry_in;
+        self.failing[kind.index()] = Some(retry_at);
+        let tell = match self.told_lost {
+            None => true,
+            Some(told) => retry_at > told + SAME_ROUND,
+        };
+        if tell {
+            self.told_lost = Some(retry_at);
+            Some(Connection::Lost { retry_in, error })
+        } else {
+            None
+        }
+    }
+
+    /// Something changed since the last snapshot, and every kind is listed.
+    fn wants_snapshot(&self) -> bool {
+        self.dirty && self.started()
+    }
+
+    /// The snapshot to hand on, unless it equals the last one.
+    fn offer(&mut self, snapshot: Snapshot) -> Option<Snapshot> {
+        self.dirty = false;
+        if self.last.as_ref() == Some(&snapshot) {
+            return None;
+        }
+        self.last = Some(snapshot.clone());
+        Some(snapshot)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn scope(namespace: Option<&str>, cluster: Option<&str>) -> Scope {
+        Scope {
+            namespace: namespace.map(str::to_string),
+            cluster: cluster.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn selectors_match_the_one_shot_list() {
+        let named = scope(Some("prod"), Some("cache"));
+        let any = scope(None, None);
+        let cases: &[(Kind, &Scope, Option<&str>, Option<&str>)] = &[
+            (
+                Kind::ValkeyClusters,
+                &named,
+                None,
+                Some("metadata.name=cache"),
+            ),
+            (Kind::ValkeyClusters, &any, None, None),
+            (
+                Kind::ValkeyNodes,
+                &named,
+                Some("valkey.io/cluster=cache"),
+                None,
+            ),
+            (Kind::ValkeyNodes, &any, Some("valkey.io/cluster"), None),
+            (Kind::StatefulSets, &any, Some("valkey.io/cluster"), None),
+            (
+                Kind::Deployments,
+                &named,
+                Some("valkey.io/cluster=cache"),
+                None,
+            ),
+            (Kind::Pods, &named, Some("valkey.io/cluster=cache"), None),
+            (
+                Kind::Events,
+                &named,
+                None,
+                Some("involvedObject.apiVersion=valkey.io/v1alpha1"),
+            ),
+        ];
+        for (kind, scope, labels, fields) in cases {
+            let got = selectors(*kind, scope);
+            assert_eq!(
+                got,
+                (labels.map(str::to_string), fields.map(str::to_string)),
+                "{kind:?} {scope:?}"
+            );
+        }
+    }
+
+    fn list_all(agg: &mut Aggregate) {
+        for kind in Kind::ALL {
+            assert_eq!(agg.changed(kind), None);
+        }
+    }
+
+    fn snap(name: &str) -> Snapshot {
+        Snapshot {
+            clusters: vec![ValkeyCluster {
+                metadata: ObjectMeta {
+                    name: Some(name.into()),
+                    ..ObjectMeta::default()
+                },
+                status: None,
+            }],
+            ..Snapshot::default()
+        }
+    }
+
+    #[test]
+    fn first_snapshot_waits_for_every_kind() {
+        let mut agg = Aggregate::default();
+        agg.changed(Kind::ValkeyNodes);
+        assert!(!agg.started());
+        assert!(!agg.wants_snapshot());
+        list_all(&mut agg);
+        assert!(agg.wants_snapshot());
+        assert_eq!(agg.offer(snap("a")), Some(snap("a")));
+    }
+
+    #[test]
+    fn equal_snapshots_are_not_repeated() {
+        let mut agg = Aggregate::default();
+        list_all(&mut agg);
+        assert_eq!(agg.offer(snap("a")), Some(snap("a")));
+        assert!(!agg.wants_snapshot(), "nothing changed since");
+        agg.changed(Kind::Pods);
+        assert!(agg.wants_snapshot());
+        assert_eq!(agg.offer(snap("a")), None, "same objects again");
+        agg.changed(Kind::Pods);
+        assert_eq!(agg.offer(snap("b")), Some(snap("b")));
+    }
+
+    #[test]
+    fn connection_state_is_told_once_per_round_and_live_when_all_listed_again() {
+        let mut agg = Aggregate::default();
+        list_all(&mut agg);
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let lost = |secs| {
+            Some(Connection::Lost {
+                retry_in: s(secs),
+                error: "refused".into(),
+            })
+        };
+        // One outage: every kind fails within a few ms; told once.
+        assert_eq!(agg.failed(Kind::Pods, "refused".into(), s(1), t0), lost(1));
+        assert_eq!(
+            agg.failed(
+                Kind::Events,
+                "refused".into(),
+                s(1),
+                t0 + Duration::from_millis(3)
+            ),
+            None
+        );
+        // The next round backs off further: told again.
+        assert_eq!(
+            agg.failed(Kind::Pods, "refused".into(), s(2), t0 + s(1)),
+            lost(2)
+        );
+        // One kind is back, another still failing: still lost.
+        assert_eq!(agg.changed(Kind::Pods), None);
+        // The last failing kind is listed again: live.
+        assert_eq!(agg.changed(Kind::Events), Some(Connection::Live));
+        // Changes while live say nothing about the connection.
+        assert_eq!(agg.changed(Kind::Events), None);
+    }
+}
