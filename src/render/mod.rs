@@ -1,1 +1,16 @@
-//! Reports and plans to text. Not built yet.
+//! Reports to text. Every renderer is pure: data and a colour flag in, a
+//! `String` out; only `main` prints.
+//!
+//! - [`table`]: `status` for people (`-o table|wide`).
+//! - [`json`]: the documents of PLUGIN.md (`-o json|yaml`).
+//! - [`explain`]: one node or one cluster as prose and a timeline.
+//! - [`duration`]: the short forms every renderer shares ("14m", hashes).
+//! - [`style`]: colour by severity, and neutralising control characters.
+pub mod duration;
+pub mod explain;
+pub mod json;
+pub mod style;
+pub mod table;
+
+#[cfg(test)]
+pub(crate) mod sample;

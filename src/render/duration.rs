@@ -1,0 +1,135 @@
+//! Short forms shared by every renderer: durations ("14m", "2h03m") and
+//! hashes shortened for a table.
+
+use jiff::Timestamp;
+
+/// How many characters of a revision hash a table shows.
+pub const SHORT_HASH: usize = 12;
+
+/// A duration for people: `45s`, `2m05s`, `14m`, `2h03m`, `3d4h`.
+///
+/// Seconds are shown only under ten minutes, where they still matter (a
+/// threshold of 10m against a hold of 10m01s); above that they are noise.
+pub fn human(seconds: u64) -> String {
+    const MINUTE: u64 = 60;
+    const HOUR: u64 = 60 * MINUTE;
+    const DAY: u64 = 24 * HOUR;
+    match seconds {
+        s if s < MINUTE => format!("{s}s"),
+        s if s < 10 * MINUTE => match s % MINUTE {
+            0 => format!("{}m", s / MINUTE),
+            rest => format!("{}m{rest:02}s", s / MINUTE),
+        },
+        s if s < HOUR => format!("{}m", s / MINUTE),
+        s if s < DAY => match (s % HOUR) / MINUTE {
+            0 => format!("{}h", s / HOUR),
+            minutes => format!("{}h{minutes:02}m", s / HOUR),
+        },
+        s => match (s % DAY) / HOUR {
+            0 => format!("{}d", s / DAY),
+            hours => format!("{}d{hours}h", s / DAY),
+        },
+    }
+}
+
+/// [`human`] of an optional duration; `absent` where it is unknown.
+pub fn human_or(seconds: Option<u64>, absent: &str) -> String {
+    seconds.map_or_else(|| absent.to_string(), human)
+}
+
+/// Whole seconds from `then` to `now`; 0 when `then` is in the future
+/// (clock skew never gives a negative duration).
+pub fn seconds_since(then: Timestamp, now: Timestamp) -> u64 {
+    let secs = now.as_second().saturating_sub(then.as_second());
+    u64::try_from(secs).unwrap_or(0)
+}
+
+/// The age of `then` at `now`, e.g. `14m`.
+pub fn age(then: Timestamp, now: Timestamp) -> String {
+    human(seconds_since(then, now))
+}
+
+/// The first [`SHORT_HASH`] characters of a revision hash (`*` and short
+/// values unchanged).
+pub fn short_hash(hash: &str) -> &str {
+    match hash.char_indices().nth(SHORT_HASH) {
+        Some((cut, _)) => &hash[..cut],
+        None => hash,
+    }
+}
+
+/// A timestamp as RFC 3339 to the second, e.g. `2026-11-29T10:02:11Z`.
+pub fn timestamp(t: Timestamp) -> String {
+    // Sub-second digits are noise for people and make columns uneven.
+    match Timestamp::from_second(t.as_second()) {
+        Ok(whole) => whole.to_string(),
+        Err(_) => t.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_durations() {
+        let cases: &[(u64, &str)] = &[
+            (0, "0s"),
+            (45, "45s"),
+            (59, "59s"),
+            (60, "1m"),
+            (125, "2m05s"),
+            (599, "9m59s"),
+            (600, "10m"),
+            (601, "10m"),
+            (840, "14m"),
+            (3599, "59m"),
+            (3600, "1h"),
+            (2 * 3600 + 3 * 60 + 40, "2h03m"),
+            (23 * 3600 + 59 * 60, "23h59m"),
+            (86_400, "1d"),
+            (3 * 86_400 + 4 * 3600 + 59, "3d4h"),
+            (400 * 86_400, "400d"),
+        ];
+        for (secs, want) in cases {
+            assert_eq!(human(*secs), *want, "{secs}s");
+        }
+    }
+
+    #[test]
+    fn absent_durations() {
+        assert_eq!(human_or(None, "-"), "-");
+        assert_eq!(human_or(Some(90), "-"), "1m30s");
+    }
+
+    #[test]
+    fn future_times_count_as_zero() {
+        let now: Timestamp = "2026-11-29T10:16:00Z".parse().unwrap();
+        let later: Timestamp = "2026-11-29T10:20:00Z".parse().unwrap();
+        let earlier: Timestamp = "2026-11-29T10:02:00Z".parse().unwrap();
+        assert_eq!(seconds_since(later, now), 0);
+        assert_eq!(seconds_since(earlier, now), 840);
+        assert_eq!(age(earlier, now), "14m");
+    }
+
+    #[test]
+    fn hashes_shorten_to_twelve() {
+        let cases: &[(&str, &str)] = &[
+            ("9f2c41ab03de77aa01", "9f2c41ab03de"),
+            ("9f2c41ab03de", "9f2c41ab03de"),
+            ("abc", "abc"),
+            ("*", "*"),
+            ("", ""),
+            ("ééééééééééééé", "éééééééééééé"),
+        ];
+        for (hash, want) in cases {
+            assert_eq!(short_hash(hash), *want, "{hash}");
+        }
+    }
+
+    #[test]
+    fn timestamps_drop_subseconds() {
+        let t: Timestamp = "2026-11-29T10:02:11.123456Z".parse().unwrap();
+        assert_eq!(timestamp(t), "2026-11-29T10:02:11Z");
+    }
+}

@@ -1,0 +1,196 @@
+//! Reports built by hand for the renderers' tests (the classifier has its
+//! own tests; these pin how a given report reads).
+
+use crate::report::{
+    ClusterReport, Evidence, EvidenceKind, GrantSource, NodeFacts, NodeReport, NodeState, Protocol,
+    Report, TimelineEntry, Verdict,
+};
+use jiff::Timestamp;
+
+pub const OLD: &str = "41ab77c0e1f2d3c4b5a6978812345678";
+pub const NEW: &str = "9f2c41ab03de55aa66bb77cc88dd99ee";
+
+pub fn ts(s: &str) -> Timestamp {
+    s.parse()
+        .unwrap_or_else(|e| panic!("bad test time {s}: {e}"))
+}
+
+/// The clock of every sample.
+pub fn now() -> Timestamp {
+    ts("2026-11-29T10:16:11Z")
+}
+
+fn node(name: &str, shard: u32, index: u32, role: &str, state: NodeState) -> NodeReport {
+    NodeReport {
+        name: name.into(),
+        shard: Some(shard),
+        index: Some(index),
+        role: Some(role.into()),
+        state,
+        queue_position: None,
+        permit: None,
+        desired_revision: None,
+        last_rollout_hash: Some(OLD.into()),
+        ready: true,
+        pod: Some(format!("valkey-{name}-0")),
+        held_for_seconds: None,
+        granted_at: None,
+        granted_at_source: GrantSource::Unknown,
+        granted_by: None,
+        grant_reason: None,
+        waiting_for_seconds: None,
+        reason: String::new(),
+        evidence: Vec::new(),
+        facts: NodeFacts {
+            cluster_owned: true,
+            healthy: true,
+            pod_ready: Some(true),
+            workload_rolled_out: Some(true),
+            template_roll_in_progress: Some(false),
+            is_primary: role == "primary",
+            ..NodeFacts::default()
+        },
+    }
+}
+
+fn waiting(name: &str, shard: u32, index: u32, role: &str, queue: usize) -> NodeReport {
+    let mut n = node(name, shard, index, role, NodeState::Waiting);
+    n.queue_position = Some(queue);
+    n.desired_revision = Some(NEW.into());
+    n.waiting_for_seconds = Some(1200);
+    n.facts.waiting_since = Some(ts("2026-11-29T09:56:11Z"));
+    n.reason = format!("queue {queue}, behind cache-1-1");
+    n.facts.asks = true;
+    n
+}
+
+/// PLUGIN.md's sketch: cache-1-1 holds the permit and crash-loops for 14m;
+/// four nodes wait behind it.
+pub fn jammed() -> Report {
+    let mut stuck = node("cache-1-1", 1, 1, "replica", NodeState::Stuck);
+    stuck.permit = Some(NEW.into());
+    stuck.ready = false;
+    stuck.held_for_seconds = Some(840);
+    stuck.granted_at = Some(ts("2026-11-29T10:02:11Z"));
+    stuck.granted_at_source = GrantSource::Event;
+    stuck.reason = "pod valkey-cache-1-1-0 CrashLoopBackOff (restarts 7)".into();
+    stuck.evidence = vec![
+        Evidence {
+            kind: EvidenceKind::CrashLoopBackOff,
+            message: "container server waiting: CrashLoopBackOff (restarts 7)".into(),
+        },
+        Evidence {
+            kind: EvidenceKind::HeldOverThreshold,
+            message: "held 14m > stall threshold 10m".into(),
+        },
+    ];
+    stuck.facts.holder = true;
+    stuck.facts.healthy = false;
+    stuck.facts.unhealthy_because = vec![
+        "status.ready is false".into(),
+        "pod valkey-cache-1-1-0 is not Ready".into(),
+    ];
+    stuck.facts.pod_ready = Some(false);
+    stuck.facts.workload_rolled_out = Some(false);
+    stuck.facts.template_roll_in_progress = Some(true);
+    stuck.facts.unavailable_sources = vec![
+        "managedFields: not in the snapshot (kubectl get -o yaml drops them without --show-managed-fields)".into(),
+    ];
+    stuck.facts.resource_version = Some("48213".into());
+
+    let mut rolled = node("cache-0-1", 0, 1, "replica", NodeState::Converged);
+    rolled.last_rollout_hash = Some(NEW.into());
+    rolled.reason = "rolled".into();
+
+    Report {
+        clusters: vec![ClusterReport {
+            namespace: "prod".into(),
+            name: "cache".into(),
+            protocol: Protocol::P1,
+            verdict: Verdict::Jammed,
+            reason:
+                "cache-1-1 holds the permit and its pod is CrashLoopBackOff (restarts 7) for 14m"
+                    .into(),
+            holders: vec!["cache-1-1".into()],
+            front: Some("cache-0-0".into()),
+            waiting: 4,
+            blocking: 0,
+            total: 6,
+            done: Some(1),
+            quiet_for_seconds: Some(840),
+            state: Some("Reconciling".into()),
+            state_reason: Some("UpdatingNodes".into()),
+            nodes: vec![
+                rolled,
+                waiting("cache-0-0", 0, 0, "primary", 1),
+                stuck,
+                waiting("cache-1-0", 1, 0, "primary", 2),
+                waiting("cache-2-1", 2, 1, "replica", 3),
+                waiting("cache-2-0", 2, 0, "primary", 4),
+            ],
+            stall_threshold_seconds: 600,
+            cluster_found: true,
+            unfinished_by_cluster: false,
+        }],
+    }
+}
+
+/// A two-node cluster at rest.
+pub fn converged() -> Report {
+    let mut a = node("sessions-0-1", 0, 1, "replica", NodeState::Converged);
+    let mut b = node("sessions-0-0", 0, 0, "primary", NodeState::Converged);
+    a.reason = "rolled".into();
+    b.reason = "rolled".into();
+    Report {
+        clusters: vec![ClusterReport {
+            namespace: "prod".into(),
+            name: "sessions".into(),
+            protocol: Protocol::P2,
+            verdict: Verdict::Converged,
+            reason: "every node runs its revision; nothing to do".into(),
+            holders: vec![],
+            front: None,
+            waiting: 0,
+            blocking: 0,
+            total: 2,
+            done: Some(2),
+            quiet_for_seconds: None,
+            state: Some("Ready".into()),
+            state_reason: None,
+            nodes: vec![a, b],
+            stall_threshold_seconds: 600,
+            cluster_found: true,
+            unfinished_by_cluster: false,
+        }],
+    }
+}
+
+/// The events of cache-1-1's roll.
+pub fn stuck_timeline() -> Vec<TimelineEntry> {
+    vec![
+        TimelineEntry {
+            time: Some(ts("2026-11-29T09:56:11Z")),
+            reason: "WorkloadRollDeferred".into(),
+            message: format!("desired workload template hash {NEW} awaits cluster roll permit"),
+            regarding: "ValkeyNode/cache-1-1".into(),
+        },
+        TimelineEntry {
+            time: Some(ts("2026-11-29T10:02:11Z")),
+            reason: "WorkloadRollPermitted".into(),
+            message: format!("Granted workload roll permit for cache-1-1 (hash {NEW})"),
+            regarding: "ValkeyCluster/cache".into(),
+        },
+        TimelineEntry {
+            time: Some(ts("2026-11-29T10:02:13Z")),
+            reason: "WorkloadRollApplied".into(),
+            message: format!("Applied pod template update (hash {NEW})"),
+            regarding: "ValkeyNode/cache-1-1".into(),
+        },
+        TimelineEntry {
+            time: Some(ts("2026-11-29T10:15:40Z")),
+            reason: "BackOff".into(),
+            message: "Back-off restarting failed container server in pod valkey-cache-1-1-0".into(),
+            regarding: "Pod/valkey-cache-1-1-0".into(),
+        },
+    ]
+}

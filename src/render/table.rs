@@ -1,0 +1,469 @@
+//! `status` as a table: per cluster a two-line headline and one row per node.
+//!
+//! The headline answers the on-call questions first: the verdict (the
+//! loudest word), who holds or blocks and why, for how long and by which
+//! clock, then what it costs (who waits) and how far the roll is. Rows put
+//! the nodes that need a look first: holders, then Blocking, then the queue
+//! in walk order, then the rest.
+
+use super::duration::{human, human_or, short_hash, timestamp};
+use super::style::{Tone, cell_color, clean, paint, state_tone, verdict_tone};
+use crate::report::{ClusterReport, GrantSource, NodeReport, NodeState, Report, Verdict};
+use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// Full hashes, and the pod and grant-time columns.
+    pub wide: bool,
+    pub color: bool,
+}
+
+/// Every cluster of the report, one block each, blocks separated by a blank
+/// line. An empty report gives an empty string (the command says why).
+pub fn status_table(report: &Report, opts: TableOptions) -> String {
+    report
+        .clusters
+        .iter()
+        .map(|cluster| cluster_block(cluster, opts))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One cluster: headline, blank line, node table.
+pub fn cluster_block(cluster: &ClusterReport, opts: TableOptions) -> String {
+    let mut out = headline(cluster, opts.color);
+    out.push('\n');
+    if cluster.nodes.is_empty() {
+        out.push_str("No ValkeyNodes found for this cluster.\n");
+    } else {
+        out.push_str(&node_table(cluster, opts));
+    }
+    out
+}
+
+/// The two headline lines, each ending in a newline.
+pub fn headline(cluster: &ClusterReport, color: bool) -> String {
+    let location = clean(&format!("{}/{}", cluster.namespace, cluster.name));
+    let verdict = cluster.verdict.to_string().to_uppercase();
+    let word = paint(&verdict, verdict_tone(cluster.verdict), true, color);
+    let indent = " ".repeat(location.chars().count() + 2);
+    format!(
+        "{location}  {word}  {}\n{indent}{}\n",
+        summary(cluster),
+        costs(cluster).join(" · ")
+    )
+}
+
+/// What happens, in one line: the holder(s) and why, else the classifier's
+/// reason for the cluster.
+fn summary(cluster: &ClusterReport) -> String {
+    let holders: Vec<&NodeReport> = cluster
+        .holders
+        .iter()
+        .filter_map(|name| cluster.nodes.iter().find(|n| &n.name == name))
+        .collect();
+    match (cluster.verdict, holders.as_slice()) {
+        (Verdict::Conflict, _) if !holders.is_empty() => {
+            let each: Vec<String> = holders
+                .iter()
+                .map(|n| format!("{} ({})", n.name, held(n)))
+                .collect();
+            clean(&format!(
+                "{} nodes hold a permit at once: {}",
+                holders.len(),
+                each.join(", ")
+            ))
+        }
+        (Verdict::Jammed | Verdict::Rolling, [holder]) => {
+            let mut line = format!("{} holds the permit", holder.name);
+            if !holder.reason.is_empty() {
+                line.push_str("; ");
+                line.push_str(&holder.reason);
+            }
+            line.push_str("; ");
+            line.push_str(&held(holder));
+            clean(&line)
+        }
+        _ => clean(&cluster.reason),
+    }
+}
+
+/// "held 14m (event)", or why the hold time is unknown.
+fn held(node: &NodeReport) -> String {
+    match (node.held_for_seconds, node.granted_at_source) {
+        (Some(secs), source) => format!("held {} ({source})", human(secs)),
+        (None, GrantSource::Unknown) => "held for an unknown time (no grant time found)".into(),
+        (None, source) => format!("held for an unknown time ({source})"),
+    }
+}
+
+/// The second headline line: who waits, progress, protocol, threshold and
+/// the ValkeyCluster's own word.
+fn costs(cluster: &ClusterReport) -> Vec<String> {
+    let mut parts = Vec::new();
+    let behind = match cluster.holders.len() {
+        0 => None,
+        1 => Some("it"),
+        _ => Some("them"),
+    };
+    match behind {
+        Some(them) => parts.push(match cluster.waiting {
+            1 => format!("1 node waits behind {them}"),
+            n => format!("{n} nodes wait behind {them}"),
+        }),
+        None => {
+            if let Some(front) = &cluster.front {
+                parts.push(format!("front {}", clean(front)));
+            }
+            if cluster.waiting > 0 {
+                parts.push(format!("{} waiting", cluster.waiting));
+            }
+        }
+    }
+    if cluster.blocking > 0 {
+        parts.push(format!("{} blocking", cluster.blocking));
+    }
+    if matches!(cluster.verdict, Verdict::Waiting | Verdict::Stalled)
+        && let Some(quiet) = cluster.quiet_for_seconds
+    {
+        parts.push(format!("quiet {}", human(quiet)));
+    }
+    let done = cluster
+        .done
+        .map_or_else(|| "?".to_string(), |d| d.to_string());
+    parts.push(format!("{done}/{} rolled", cluster.total));
+    parts.push(match cluster.protocol {
+        crate::report::Protocol::Unknown => "protocol unknown".to_string(),
+        p => p.to_string(),
+    });
+    parts.push(format!(
+        "stall threshold {}",
+        human(cluster.stall_threshold_seconds)
+    ));
+    if !cluster.cluster_found {
+        parts.push("ValkeyCluster not found".into());
+    } else {
+        match (&cluster.state, &cluster.state_reason) {
+            (Some(state), Some(reason)) => {
+                parts.push(clean(&format!("cluster {state}/{reason}")));
+            }
+            (Some(state), None) => parts.push(clean(&format!("cluster {state}"))),
+            (None, Some(reason)) => parts.push(clean(&format!("cluster -/{reason}"))),
+            (None, None) => {}
+        }
+    }
+    parts
+}
+
+/// The order rows appear in: who needs a look first. Ties keep walk order.
+fn urgency(state: NodeState) -> u8 {
+    match state {
+        NodeState::Stuck | NodeState::StalePermit => 0,
+        NodeState::Rolling | NodeState::Settling => 1,
+        NodeState::Blocking => 2,
+        NodeState::Waiting => 3,
+        NodeState::Converged => 4,
+        NodeState::Standalone => 5,
+    }
+}
+
+fn node_table(cluster: &ClusterReport, opts: TableOptions) -> String {
+    let mut nodes: Vec<&NodeReport> = cluster.nodes.iter().collect();
+    nodes.sort_by_key(|n| urgency(n.state));
+
+    let mut header = vec![
+        "NODE",
+        "SHARD",
+        "ROLE",
+        "STATE",
+        "PERMIT",
+        "DESIRED",
+        "LAST-ROLLOUT",
+        "READY",
+        "HELD/WAITING",
+    ];
+    if opts.wide {
+        header.extend(["POD", "GRANTED-AT", "SOURCE", "GRANTED-BY"]);
+    }
+    header.push("REASON");
+
+    let rows: Vec<Vec<Cell>> = nodes.into_iter().map(|n| row(n, opts)).collect();
+    borderless(&header, rows, "", opts.color)
+}
+
+/// A table in kubectl's look: no borders, two spaces between columns, no
+/// wrapping whatever the terminal width, every line prefixed by `indent`.
+/// Cells carry their own colour; without `color` none is emitted.
+pub fn borderless(header: &[&str], rows: Vec<Vec<Cell>>, indent: &str, color: bool) -> String {
+    let mut table = Table::new();
+    table
+        .load_style(presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header.to_vec());
+    if color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    table.add_rows(rows);
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+    }
+    // The last column's padding (and short cells) leave trailing spaces.
+    let mut out = String::new();
+    for line in table.lines() {
+        out.push_str(indent);
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn row(node: &NodeReport, opts: TableOptions) -> Vec<Cell> {
+    let hash = |h: &Option<String>| match h {
+        Some(h) if opts.wide => clean(h),
+        Some(h) => clean(short_hash(h)),
+        None => "-".to_string(),
+    };
+    let text = |s: &Option<String>| s.as_deref().map_or_else(|| "-".into(), clean);
+    let state = state_cell(node.state, opts.color);
+    let mut cells = vec![
+        Cell::new(clean(&node.name)),
+        Cell::new(node.shard.map_or_else(|| "-".into(), |s| s.to_string())),
+        Cell::new(text(&node.role)),
+        state,
+        Cell::new(hash(&node.permit)),
+        Cell::new(hash(&node.desired_revision)),
+        Cell::new(hash(&node.last_rollout_hash)),
+        Cell::new(if node.ready { "yes" } else { "no" }),
+        Cell::new(held_or_waiting(node)),
+    ];
+    if opts.wide {
+        let granted_at = node.granted_at.map_or_else(|| "-".into(), timestamp);
+        let source = if node.facts.holder || node.granted_at.is_some() {
+            node.granted_at_source.to_string()
+        } else {
+            "-".into()
+        };
+        cells.extend([
+            Cell::new(text(&node.pod)),
+            Cell::new(granted_at),
+            Cell::new(source),
+            Cell::new(text(&node.granted_by)),
+        ]);
+    }
+    let reason = if node.reason.is_empty() {
+        "-".to_string()
+    } else {
+        clean(&node.reason)
+    };
+    cells.push(Cell::new(reason));
+    cells
+}
+
+/// A node's state word in its colour (bold when someone has to act).
+pub fn state_cell(state: NodeState, color: bool) -> Cell {
+    let mut cell = Cell::new(state.to_string());
+    if color {
+        let tone = state_tone(state);
+        if let Some(c) = cell_color(tone) {
+            cell = cell.fg(c);
+        }
+        if tone == Tone::Bad {
+            cell = cell.add_attribute(Attribute::Bold);
+        }
+    }
+    cell
+}
+
+/// A holder's hold time (`?` when unknown), else a waiting node's wait.
+fn held_or_waiting(node: &NodeReport) -> String {
+    if node.facts.holder || node.held_for_seconds.is_some() {
+        human_or(node.held_for_seconds, "?")
+    } else {
+        human_or(node.waiting_for_seconds, "-")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::sample;
+
+    fn plain() -> TableOptions {
+        TableOptions {
+            wide: false,
+            color: false,
+        }
+    }
+
+    #[test]
+    fn jammed_table() {
+        insta::assert_snapshot!(status_table(&sample::jammed(), plain()));
+    }
+
+    #[test]
+    fn jammed_wide_table() {
+        let opts = TableOptions {
+            wide: true,
+            color: false,
+        };
+        insta::assert_snapshot!(status_table(&sample::jammed(), opts));
+    }
+
+    #[test]
+    fn several_clusters_are_blocks_separated_by_a_blank_line() {
+        let report = Report {
+            clusters: vec![
+                sample::jammed().clusters.remove(0),
+                sample::converged().clusters.remove(0),
+            ],
+        };
+        insta::assert_snapshot!(status_table(&report, plain()));
+    }
+
+    #[test]
+    fn empty_report_renders_nothing() {
+        assert_eq!(
+            status_table(&Report { clusters: vec![] }, plain()),
+            String::new()
+        );
+    }
+
+    #[test]
+    fn headline_names_holder_evidence_hold_time_source_and_queue() {
+        let out = status_table(&sample::jammed(), plain());
+        let first = out.lines().next().unwrap_or_default();
+        for want in [
+            "prod/cache",
+            "JAMMED",
+            "cache-1-1 holds the permit",
+            "CrashLoopBackOff (restarts 7)",
+            "held 14m (event)",
+        ] {
+            assert!(first.contains(want), "{want:?} missing from {first:?}");
+        }
+        let second = out.lines().nth(1).unwrap_or_default();
+        for want in [
+            "4 nodes wait behind it",
+            "1/6 rolled",
+            "P1",
+            "stall threshold 10m",
+            "cluster Reconciling/UpdatingNodes",
+        ] {
+            assert!(second.contains(want), "{want:?} missing from {second:?}");
+        }
+    }
+
+    #[test]
+    fn headline_variants() {
+        let mut unknown_hold = sample::jammed().clusters.remove(0);
+        unknown_hold.nodes[2].held_for_seconds = None;
+        unknown_hold.nodes[2].granted_at = None;
+        unknown_hold.nodes[2].granted_at_source = GrantSource::Unknown;
+        unknown_hold.done = None;
+        unknown_hold.protocol = crate::report::Protocol::Unknown;
+
+        let mut conflict = sample::jammed().clusters.remove(0);
+        conflict.verdict = Verdict::Conflict;
+        conflict.holders = vec!["cache-1-1".into(), "cache-0-1".into()];
+        conflict.nodes[0].permit = Some("*".into());
+        conflict.nodes[0].held_for_seconds = Some(30);
+        conflict.nodes[0].granted_at_source = GrantSource::Annotation;
+
+        let mut stalled = sample::converged().clusters.remove(0);
+        stalled.verdict = Verdict::Stalled;
+        stalled.reason = "no holder; the front cache-0-1 is not ready".into();
+        stalled.front = Some("cache-0-1".into());
+        stalled.blocking = 1;
+        stalled.quiet_for_seconds = Some(1500);
+        stalled.cluster_found = false;
+
+        let cases: &[(&str, ClusterReport, &[&str])] = &[
+            (
+                "unknown hold time",
+                unknown_hold,
+                &[
+                    "held for an unknown time (no grant time found)",
+                    "?/6 rolled",
+                    "protocol unknown",
+                ],
+            ),
+            (
+                "conflict",
+                conflict,
+                &[
+                    "CONFLICT",
+                    "2 nodes hold a permit at once: cache-1-1 (held 14m (event)), cache-0-1 (held 30s (annotation))",
+                    "4 nodes wait behind them",
+                ],
+            ),
+            (
+                "stalled",
+                stalled,
+                &[
+                    "STALLED  no holder; the front cache-0-1 is not ready",
+                    "front cache-0-1 · 1 blocking · quiet 25m",
+                    "ValkeyCluster not found",
+                ],
+            ),
+        ];
+        for (name, cluster, wants) in cases {
+            let head = headline(cluster, false);
+            for want in *wants {
+                assert!(
+                    head.contains(want),
+                    "{name}: {want:?} missing from {head:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rows_put_holders_first_then_the_queue() {
+        let out = status_table(&sample::jammed(), plain());
+        let names: Vec<&str> = out
+            .lines()
+            .skip(3)
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "NODE",
+                "cache-1-1",
+                "cache-0-0",
+                "cache-1-0",
+                "cache-2-1",
+                "cache-2-0",
+                "cache-0-1"
+            ]
+        );
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let report = sample::jammed();
+        let plain_out = status_table(&report, plain());
+        assert!(!plain_out.contains('\u{1b}'), "{plain_out}");
+        let coloured = status_table(
+            &report,
+            TableOptions {
+                wide: false,
+                color: true,
+            },
+        );
+        assert!(coloured.contains('\u{1b}'));
+        // Red and bold around the verdict word.
+        assert!(coloured.contains("\u{1b}[1m\u{1b}[31mJAMMED"), "{coloured}");
+    }
+
+    #[test]
+    fn hostile_text_cannot_break_a_row() {
+        let mut report = sample::jammed();
+        report.clusters[0].nodes[0].reason = "line one\nline two\u{1b}[2J".into();
+        let out = status_table(&report, plain());
+        assert!(!out.contains('\u{1b}'));
+        assert!(out.contains("line one line two [2J"), "{out}");
+    }
+}
