@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Builds the binaries the tests and CI need, from the Go modules beside this
+# script, into a cache directory keyed by tool and version:
+#
+#   ${TESTBIN_CACHE:-$HOME/.cache/kubectl-valkey-roll/testbin}/<tool>-<version>/<tool>
+#
+# Idempotent: a binary that is already in the cache is not built again.
+# Usage: bash testbin/build.sh [kube] [etcd] [krew]   (no argument: all three)
+#
+# Progress goes to stderr. stdout gets only `export NAME=path` lines, so
+#   eval "$(bash testbin/build.sh kube etcd)"
+# sets KUBE_APISERVER, KUBECTL, ETCD (and KREW, VALIDATE_KREW_MANIFEST with
+# krew). The same lines, for every tool in the cache, are written to
+# <cache>/env.sh for `source`.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${TESTBIN_CACHE:-${HOME:-/root}/.cache/kubectl-valkey-roll/testbin}
+
+say() { printf 'testbin: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+if command -v go >/dev/null 2>&1; then
+  GO=$(command -v go)
+elif [ -x /usr/local/go/bin/go ]; then
+  GO=/usr/local/go/bin/go
+else
+  die "no Go toolchain found (need Go >= 1.25 on PATH or at /usr/local/go/bin/go)"
+fi
+export GOFLAGS="-buildvcs=false ${GOFLAGS:-}"
+export GOTOOLCHAIN=local
+
+# version of a module required by one of our go.mod files
+modver() { awk -v m="$2" '$1 == m { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$here/$1/go.mod"; }
+
+KUBE_VERSION=$(modver kube k8s.io/kubernetes)
+ETCD_VERSION=$(modver etcd go.etcd.io/etcd/server/v3)
+KREW_VERSION=$(modver krew sigs.k8s.io/krew)
+[ -n "$KUBE_VERSION" ] && [ -n "$ETCD_VERSION" ] && [ -n "$KREW_VERSION" ] ||
+  die "could not read the pinned versions from testbin/*/go.mod"
+
+kube_minor=${KUBE_VERSION#v1.}
+kube_minor=${kube_minor%%.*}
+kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$kube_minor -X k8s.io/component-base/version.gitTreeState=clean"
+
+path_of() { # tool version -> path of the cached binary
+  printf '%s/%s-%s/%s' "$cache" "$1" "$2" "$1"
+}
+
+# build MODULE_DIR LDFLAGS VERSION "tool=package"... : builds the listed tools
+# that are missing, in one `go build` (they share most packages), into a
+# staging directory, then moves each binary into its cache slot.
+build() {
+  local mod=$1 ldflags=$2 version=$3
+  shift 3
+  local want=() pkgs=() spec tool pkg
+  for spec in "$@"; do
+    tool=${spec%%=*} pkg=${spec#*=}
+    if [ -x "$(path_of "$tool" "$version")" ]; then
+      say "$tool $version: cached at $(path_of "$tool" "$version")"
+    else
+      want+=("$tool") pkgs+=("$pkg")
+    fi
+  done
+  [ ${#want[@]} -gt 0 ] || return 0
+  local stage start end
+  stage=$(mktemp -d "$cache/.build.XXXXXX")
+  start=$(date +%s)
+  say "building ${want[*]} $version with $("$GO" env GOVERSION) in testbin/$mod (a cold build takes minutes on 2 cores) ..."
+  (
+    cd "$here/$mod"
+    # One package: name the output (etcd's main package ends in /v3).
+    # Several: go names each binary after its package's last element.
+    local out="$stage/"
+    [ ${#pkgs[@]} -eq 1 ] && out="$stage/${want[0]}"
+    "$GO" build -trimpath -ldflags "$ldflags" -o "$out" "${pkgs[@]}"
+  ) 2>&1 | sed 's/^/testbin:   /' >&2 || { rm -rf "$stage"; die "go build of ${want[*]} failed"; }
+  end=$(date +%s)
+  for tool in "${want[@]}"; do
+    [ -x "$stage/$tool" ] || { rm -rf "$stage"; die "go build produced no $tool"; }
+    mkdir -p "$cache/$tool-$version"
+    mv -f "$stage/$tool" "$(path_of "$tool" "$version")"
+    say "$tool $version: built in $((end - start))s -> $(path_of "$tool" "$version")"
+  done
+  rm -rf "$stage"
+}
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(kube etcd krew)
+
+mkdir -p "$cache"
+# One build at a time per cache (two test scripts may start together).
+exec 9>"$cache/.lock"
+if command -v flock >/dev/null 2>&1; then
+  flock 9
+fi
+
+for g in "${groups[@]}"; do
+  case $g in
+    kube)
+      build kube "$kube_ldflags" "$KUBE_VERSION" \
+        kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
+        kubectl=k8s.io/kubernetes/cmd/kubectl
+      ;;
+    etcd)
+      # go.etcd.io/etcd/server/v3 is etcd's main package.
+      build etcd "-s -w" "$ETCD_VERSION" etcd=go.etcd.io/etcd/server/v3
+      ;;
+    krew)
+      build krew "-s -w" "$KREW_VERSION" \
+        krew=sigs.k8s.io/krew/cmd/krew \
+        validate-krew-manifest=sigs.k8s.io/krew/cmd/validate-krew-manifest
+      ;;
+    *) die "unknown group '$g' (kube, etcd, krew)" ;;
+  esac
+done
+
+# The env file lists every tool present in the cache at the pinned versions.
+env_line() { # VAR tool version
+  local p
+  p=$(path_of "$2" "$3")
+  [ -x "$p" ] && printf 'export %s=%q\n' "$1" "$p"
+  return 0
+}
+all_env() {
+  env_line KUBE_APISERVER kube-apiserver "$KUBE_VERSION"
+  env_line KUBECTL kubectl "$KUBE_VERSION"
+  env_line ETCD etcd "$ETCD_VERSION"
+  env_line KREW krew "$KREW_VERSION"
+  env_line VALIDATE_KREW_MANIFEST validate-krew-manifest "$KREW_VERSION"
+}
+all_env >"$cache/env.sh.tmp" && mv -f "$cache/env.sh.tmp" "$cache/env.sh"
+say "env file: $cache/env.sh"
+all_env

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Kills the etcd and kube-apiserver processes that test runs left behind, and
+# removes their work directories. The test harness (tests/harness) writes one
+# pidfile per child it starts:
+#
+#   <target dir>/testbin-pids/<name>-<pid>.pid     line 1: pid, line 2: work dir
+#
+# and removes it when it stops the child itself. A pidfile that is still
+# there belongs to a test process that died without cleaning up (SIGKILL,
+# abort); its child normally died with it (PR_SET_PDEATHSIG), and this script
+# makes sure. A pid is only signalled while /proc says it is still an etcd or
+# kube-apiserver, so a recycled pid is never hit.
+#
+# Usage: bash testbin/reap.sh [--check]
+#   --check: also fail (exit 1) if a process running a binary from the
+#            testbin cache is still alive afterwards (CI runs this last).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+case $target in /*) ;; *) target=$root/$target ;; esac
+piddir=$target/testbin-pids
+cache=${TESTBIN_CACHE:-${HOME:-/root}/.cache/kubectl-valkey-roll/testbin}
+check=false
+[ "${1:-}" = --check ] && check=true
+
+say() { printf 'reap: %s\n' "$*" >&2; }
+
+is_ours() { # pid -> true while it is an etcd or kube-apiserver
+  local exe
+  [ -r "/proc/$1/cmdline" ] || return 1
+  exe=$(tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | head -n 1)
+  case ${exe##*/} in etcd | kube-apiserver) return 0 ;; *) return 1 ;; esac
+}
+
+kill_wait() { # pid: SIGKILL its process group and itself, wait up to 10 s
+  local pid=$1 i
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  kill -KILL "$pid" 2>/dev/null || true
+  for i in $(seq 100); do
+    is_ours "$pid" || return 0
+    # a zombie whose parent is gone is reaped by init; stop waiting for it
+    [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && return 0
+    sleep 0.1
+  done
+  say "pid $pid did not exit"
+  return 1
+}
+
+killed=0
+if [ -d "$piddir" ]; then
+  for f in "$piddir"/*.pid; do
+    [ -e "$f" ] || continue
+    pid=$(sed -n 1p "$f")
+    dir=$(sed -n 2p "$f")
+    if [[ $pid =~ ^[0-9]+$ ]] && is_ours "$pid"; then
+      say "killing left-over ${f##*/} (pid $pid)"
+      kill_wait "$pid" || true
+      killed=$((killed + 1))
+    fi
+    # the work dir is the harness's temporary directory (etcd data, certs)
+    if [ -n "$dir" ] && [ -d "$dir" ] && [ -e "$dir/.testbin-workdir" ]; then
+      rm -rf "$dir"
+    fi
+    rm -f "$f"
+  done
+fi
+say "$killed left-over test server process(es) killed"
+
+if $check; then
+  left=()
+  for p in /proc/[0-9]*; do
+    pid=${p#/proc/}
+    exe=$(readlink "$p/exe" 2>/dev/null) || continue
+    case $exe in "$cache"/etcd-*/etcd | "$cache"/kube-apiserver-*/kube-apiserver) left+=("$pid:$exe") ;; esac
+  done
+  if [ ${#left[@]} -gt 0 ]; then
+    say "still running: ${left[*]}"
+    exit 1
+  fi
+  say "no etcd or kube-apiserver from $cache is running"
+fi
