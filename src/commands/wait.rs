@@ -1,6 +1,466 @@
-//! `wait` (not built yet).
+//! `wait [CLUSTER]`: block until every cluster in view is Converged.
+//!
+//! Exit 0 when all are Converged; exit 3 at once when one is Jammed,
+//! Stalled or Conflict (unless `--no-fail-fast`, which keeps waiting); exit
+//! 5 at `--timeout`; a named cluster that does not exist is an error (exit
+//! 1). It judges on every change the watch reports and once a second, since
+//! time alone turns a roll Stalled or a holder Stuck.
+//!
+//! Progress lines go to stderr as the roll moves (a pipeline's log must see
+//! them while it waits, so like `status --watch` this command prints as it
+//! goes), one only when the progress changes. The outcome carries the final
+//! report on stdout for `-o json|yaml`, and why it stopped on stderr.
+
+use super::watch::{ConnectionView, TICK, check_in_view, start};
 use crate::app::Ctx;
-use crate::error::{Error, Outcome, Result};
-pub async fn run(_ctx: &Ctx, _args: &crate::cli::WaitArgs) -> Result<Outcome> {
-    Err(Error::Other("wait is not built yet".into()))
+use crate::classify::classify;
+use crate::cli::{OutputFormat, WaitArgs};
+use crate::error::{Exit, Outcome, Result};
+use crate::render::duration::human;
+use crate::render::json::{to_json, to_yaml};
+use crate::report::{ClusterReport, NodeState, Report, Verdict};
+use crate::source::watch::{Scope, Update};
+use std::io::Write;
+use tokio::time::{Instant, MissedTickBehavior};
+
+/// What to do after judging a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Continue,
+    Exit(Exit),
+}
+
+/// The decision for one report: attention first (a jam is news even when
+/// another cluster is done), then Converged, else keep waiting. A report
+/// without clusters is never Converged.
+pub fn decide(report: &Report, no_fail_fast: bool) -> Decision {
+    if !no_fail_fast && report.clusters.iter().any(|c| c.verdict.needs_attention()) {
+        return Decision::Exit(Exit::NeedsAttention);
+    }
+    if !report.clusters.is_empty()
+        && report
+            .clusters
+            .iter()
+            .all(|c| c.verdict == Verdict::Converged)
+    {
+        return Decision::Exit(Exit::Done);
+    }
+    Decision::Continue
+}
+
+/// What a progress line says, without what only ticks (the holders' hold
+/// times): a new key is a new line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgressKey(Vec<ClusterProgress>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ClusterProgress {
+    cluster: String,
+    verdict: Verdict,
+    done: Option<usize>,
+    total: usize,
+    /// Each holder and its state.
+    holders: Vec<(String, NodeState)>,
+    front: Option<String>,
+}
+
+pub fn progress_key(report: &Report) -> ProgressKey {
+    ProgressKey(
+        report
+            .clusters
+            .iter()
+            .map(|c| ClusterProgress {
+                cluster: format!("{}/{}", c.namespace, c.name),
+                verdict: c.verdict,
+                done: c.done,
+                total: c.total,
+                holders: c
+                    .nodes
+                    .iter()
+                    .filter(|n| c.holders.contains(&n.name))
+                    .map(|n| (n.name.clone(), n.state))
+                    .collect(),
+                front: c.front.clone(),
+            })
+            .collect(),
+    )
+}
+
+/// How a cluster is named in progress lines: not at all when one was
+/// named, by name in one namespace, by namespace/name across all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    None,
+    Name,
+    NamespaceName,
+}
+
+impl Naming {
+    pub fn for_scope(scope: &Scope) -> Naming {
+        match (&scope.cluster, &scope.namespace) {
+            (_, None) => Naming::NamespaceName,
+            (Some(_), Some(_)) => Naming::None,
+            (None, Some(_)) => Naming::Name,
+        }
+    }
+
+    fn prefix(self, c: &ClusterReport) -> String {
+        match self {
+            Naming::None => String::new(),
+            Naming::Name => format!("{}: ", c.name),
+            Naming::NamespaceName => format!("{}/{}: ", c.namespace, c.name),
+        }
+    }
+}
+
+/// One line per cluster: "4/6 rolled; cache-1-1 Rolling for 2m".
+pub fn progress_lines(report: &Report, naming: Naming) -> String {
+    let mut out = String::new();
+    for c in &report.clusters {
+        let done = c.done.map_or_else(|| "?".to_string(), |d| d.to_string());
+        let holders: Vec<String> = c
+            .nodes
+            .iter()
+            .filter(|n| c.holders.contains(&n.name))
+            .map(|n| match n.held_for_seconds {
+                Some(held) => format!("{} {} for {}", n.name, n.state, human(held)),
+                None => format!("{} {}", n.name, n.state),
+            })
+            .collect();
+        let what = match (c.verdict, holders.is_empty()) {
+            (Verdict::Rolling, false) => holders.join(", "),
+            (verdict, false) => format!("{verdict}: {}", holders.join(", ")),
+            (Verdict::Converged, true) => "Converged".to_string(),
+            (verdict, true) => match &c.front {
+                Some(front) => format!("{verdict}, front {front}"),
+                None => match (&c.state, &c.state_reason) {
+                    (Some(state), Some(reason)) => {
+                        format!("{verdict}; the cluster reports {state}/{reason}")
+                    }
+                    (Some(state), None) => format!("{verdict}; the cluster reports {state}"),
+                    _ => verdict.to_string(),
+                },
+            },
+        };
+        out.push_str(&format!(
+            "{}{done}/{} rolled; {what}\n",
+            naming.prefix(c),
+            c.total
+        ));
+    }
+    out
+}
+
+/// Why `wait` stopped, for stderr (nothing for a plain success: the last
+/// progress line said Converged).
+fn final_words(report: &Report, exit: Exit, timeout: Option<std::time::Duration>) -> String {
+    let mut out = String::new();
+    for c in &report.clusters {
+        let name = format!("{}/{}", c.namespace, c.name);
+        match exit {
+            Exit::NeedsAttention if c.verdict.needs_attention() => out.push_str(&format!(
+                "{name} needs attention: {}: {}\n",
+                c.verdict.to_string().to_uppercase(),
+                c.reason
+            )),
+            Exit::TimedOut if c.verdict != Verdict::Converged => {
+                out.push_str(&format!("{name} is still {}: {}\n", c.verdict, c.reason))
+            }
+            _ => {}
+        }
+    }
+    if exit == Exit::TimedOut {
+        let after = timeout.map_or_else(String::new, |t| format!(" after {}", human(t.as_secs())));
+        out.insert_str(0, &format!("timed out{after}\n"));
+    }
+    out
+}
+
+pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
+    let deadline = args.timeout.map(|t| Instant::now() + t);
+    let timeout = async {
+        match deadline {
+            Some(at) => tokio::time::sleep_until(at).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(timeout);
+    let (mut watch, scope) = tokio::select! {
+        started = start(ctx, args.cluster.as_deref()) => started?,
+        () = &mut timeout => return Ok(timed_out_before_reading(args)),
+    };
+    let naming = Naming::for_scope(&scope);
+    let mut snapshot = None;
+    let mut last_report = None;
+    let mut last_progress = None;
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let exit = loop {
+        tokio::select! {
+            update = watch.next() => match update? {
+                Update::Snapshot(s) => snapshot = Some(s),
+                Update::Connection(c) => {
+                    eprint(&ConnectionView::from(c).log_line(Instant::now()));
+                }
+            },
+            _ = tick.tick() => {}
+            () = &mut timeout => break Exit::TimedOut,
+        }
+        let Some(snapshot) = &snapshot else { continue };
+        let report = classify(snapshot, ctx.now(), ctx.global.stall_threshold);
+        check_in_view(&report, &scope, true)?;
+        let key = progress_key(&report);
+        if last_progress.as_ref() != Some(&key) {
+            eprint(&progress_lines(&report, naming));
+            last_progress = Some(key);
+        }
+        let decision = decide(&report, args.no_fail_fast);
+        last_report = Some(report);
+        if let Decision::Exit(exit) = decision {
+            break exit;
+        }
+    };
+    let Some(report) = last_report else {
+        return Ok(timed_out_before_reading(args));
+    };
+    let stdout = match ctx.global.output {
+        OutputFormat::Json => to_json(&report)?,
+        OutputFormat::Yaml => to_yaml(&report)?,
+        OutputFormat::Table | OutputFormat::Wide => String::new(),
+    };
+    Ok(Outcome {
+        stdout,
+        stderr: final_words(&report, exit, args.timeout),
+        exit,
+    })
+}
+
+fn timed_out_before_reading(args: &WaitArgs) -> Outcome {
+    let after = args
+        .timeout
+        .map_or_else(String::new, |t| format!(" after {}", human(t.as_secs())));
+    Outcome {
+        stdout: String::new(),
+        stderr: format!("timed out{after}, before the clusters could be read\n"),
+        exit: Exit::TimedOut,
+    }
+}
+
+fn eprint(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{GrantSource, NodeFacts, NodeReport, Protocol};
+
+    fn node(name: &str, state: NodeState, held: Option<u64>) -> NodeReport {
+        NodeReport {
+            name: name.into(),
+            shard: Some(0),
+            index: Some(0),
+            role: None,
+            state,
+            queue_position: None,
+            permit: None,
+            desired_revision: None,
+            last_rollout_hash: None,
+            ready: true,
+            pod: None,
+            held_for_seconds: held,
+            granted_at: None,
+            granted_at_source: GrantSource::Unknown,
+            granted_by: None,
+            grant_reason: None,
+            waiting_for_seconds: None,
+            reason: String::new(),
+            evidence: Vec::new(),
+            facts: NodeFacts::default(),
+        }
+    }
+
+    fn cluster(name: &str, verdict: Verdict) -> ClusterReport {
+        ClusterReport {
+            namespace: "prod".into(),
+            name: name.into(),
+            protocol: Protocol::P1,
+            verdict,
+            reason: format!("{name} is {verdict}"),
+            holders: Vec::new(),
+            front: None,
+            waiting: 0,
+            blocking: 0,
+            total: 6,
+            done: Some(4),
+            quiet_for_seconds: None,
+            state: None,
+            state_reason: None,
+            nodes: Vec::new(),
+            stall_threshold_seconds: 600,
+            cluster_found: true,
+            unfinished_by_cluster: false,
+        }
+    }
+
+    fn report(verdicts: &[Verdict]) -> Report {
+        Report {
+            clusters: verdicts
+                .iter()
+                .enumerate()
+                .map(|(i, v)| cluster(&format!("c{i}"), *v))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn decision_table() {
+        use Decision::{Continue, Exit as Stop};
+        use Verdict::*;
+        // (verdicts of the clusters in view, --no-fail-fast, decision)
+        let cases: &[(&[Verdict], bool, Decision)] = &[
+            (&[Converged], false, Stop(Exit::Done)),
+            (&[Converged, Converged], false, Stop(Exit::Done)),
+            (&[Rolling], false, Continue),
+            (&[Waiting], false, Continue),
+            (&[Converged, Rolling], false, Continue),
+            (&[Jammed], false, Stop(Exit::NeedsAttention)),
+            (&[Stalled], false, Stop(Exit::NeedsAttention)),
+            (&[Conflict], false, Stop(Exit::NeedsAttention)),
+            (&[Converged, Jammed], false, Stop(Exit::NeedsAttention)),
+            (&[Rolling, Stalled], false, Stop(Exit::NeedsAttention)),
+            (&[Jammed], true, Continue),
+            (&[Stalled, Converged], true, Continue),
+            (&[Conflict], true, Continue),
+            (&[Converged], true, Stop(Exit::Done)),
+            (&[], false, Continue),
+        ];
+        for (verdicts, no_fail_fast, want) in cases {
+            assert_eq!(
+                decide(&report(verdicts), *no_fail_fast),
+                *want,
+                "{verdicts:?} no_fail_fast={no_fail_fast}"
+            );
+        }
+    }
+
+    fn rolling(holder: &str, state: NodeState, held: u64, done: usize) -> Report {
+        let mut c = cluster("cache", Verdict::Rolling);
+        c.holders = vec![holder.into()];
+        c.done = Some(done);
+        c.nodes = vec![
+            node("cache-0-0", NodeState::Waiting, None),
+            node(holder, state, Some(held)),
+        ];
+        Report { clusters: vec![c] }
+    }
+
+    #[test]
+    fn progress_lines_say_who_holds() {
+        let mut jammed = rolling("cache-1-1", NodeState::Stuck, 840, 1);
+        jammed.clusters[0].verdict = Verdict::Jammed;
+        let mut between = report(&[Verdict::Waiting]);
+        between.clusters[0].state = Some("Reconciling".into());
+        between.clusters[0].state_reason = Some("UpdatingNodes".into());
+        between.clusters[0].done = None;
+        let mut waiting = report(&[Verdict::Waiting]);
+        waiting.clusters[0].front = Some("cache-0-0".into());
+        let mut done = report(&[Verdict::Converged]);
+        done.clusters[0].done = Some(6);
+        let cases: &[(&str, Report, Naming, &str)] = &[
+            (
+                "rolling",
+                rolling("cache-1-1", NodeState::Rolling, 120, 4),
+                Naming::None,
+                "4/6 rolled; cache-1-1 Rolling for 2m\n",
+            ),
+            (
+                "jammed",
+                jammed,
+                Naming::Name,
+                "cache: 1/6 rolled; Jammed: cache-1-1 Stuck for 14m\n",
+            ),
+            (
+                "between nodes",
+                between,
+                Naming::None,
+                "?/6 rolled; Waiting; the cluster reports Reconciling/UpdatingNodes\n",
+            ),
+            (
+                "waiting on the front",
+                waiting,
+                Naming::NamespaceName,
+                "prod/c0: 4/6 rolled; Waiting, front cache-0-0\n",
+            ),
+            ("done", done, Naming::None, "6/6 rolled; Converged\n"),
+        ];
+        for (name, report, naming, want) in cases {
+            assert_eq!(progress_lines(report, *naming), *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn progress_key_changes_with_progress_not_with_time() {
+        let base = progress_key(&rolling("cache-1-1", NodeState::Rolling, 120, 4));
+        let cases: &[(&str, Report, bool)] = &[
+            (
+                "held longer",
+                rolling("cache-1-1", NodeState::Rolling, 180, 4),
+                false,
+            ),
+            (
+                "settling",
+                rolling("cache-1-1", NodeState::Settling, 180, 4),
+                true,
+            ),
+            (
+                "next holder",
+                rolling("cache-0-1", NodeState::Rolling, 1, 4),
+                true,
+            ),
+            (
+                "one more rolled",
+                rolling("cache-1-1", NodeState::Rolling, 120, 5),
+                true,
+            ),
+        ];
+        for (name, report, changed) in cases {
+            assert_eq!(progress_key(report) != base, *changed, "{name}");
+        }
+    }
+
+    #[test]
+    fn naming_by_scope() {
+        let scope = |ns: Option<&str>, c: Option<&str>| Scope {
+            namespace: ns.map(str::to_string),
+            cluster: c.map(str::to_string),
+        };
+        assert_eq!(
+            Naming::for_scope(&scope(Some("prod"), Some("cache"))),
+            Naming::None
+        );
+        assert_eq!(Naming::for_scope(&scope(Some("prod"), None)), Naming::Name);
+        assert_eq!(
+            Naming::for_scope(&scope(None, Some("cache"))),
+            Naming::NamespaceName
+        );
+    }
+
+    #[test]
+    fn final_words_say_why() {
+        let mut r = report(&[Verdict::Converged, Verdict::Jammed]);
+        r.clusters[1].reason = "cache-1-1 holds the permit and its pod is CrashLoopBackOff".into();
+        assert_eq!(
+            final_words(&r, Exit::NeedsAttention, None),
+            "prod/c1 needs attention: JAMMED: cache-1-1 holds the permit and its pod is CrashLoopBackOff\n"
+        );
+        let r = report(&[Verdict::Rolling]);
+        assert_eq!(
+            final_words(&r, Exit::TimedOut, Some(std::time::Duration::from_secs(3))),
+            "timed out after 3s\nprod/c0 is still Rolling: c0 is Rolling\n"
+        );
+        assert_eq!(final_words(&r, Exit::Done, None), "");
+    }
 }

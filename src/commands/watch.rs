@@ -1,6 +1,723 @@
-//! `watch` (not built yet).
+//! `status --watch`: the status report, kept live.
+//!
+//! The one command that prints as it goes (every other command returns its
+//! text to `main`): a live view cannot wait for its end. It returns an
+//! [`Outcome`] with empty stdout when the person presses Ctrl-C (exit 0).
+//!
+//! It re-classifies on every change the watch reports and once a second as
+//! well, since time alone changes verdicts (a holder crossing the stall
+//! threshold turns Stuck without any API event). It draws only when what is
+//! shown changes:
+//! - on a terminal, the frame (report and a last line "updated 10:16:11 ·
+//!   live") is redrawn in place on the alternate screen: cursor home, each
+//!   line cleared to its end, then the rest of the screen cleared, in one
+//!   write, so nothing flickers and no frame piles into the scrollback. On
+//!   exit the normal screen comes back and the last report is printed there.
+//! - off a terminal, a full report with a timestamp line is printed only when
+//!   it changes visibly ([`visible_key`]); ticking durations alone are no
+//!   change. The connection state goes to stderr.
+
 use crate::app::Ctx;
+use crate::classify::classify;
+use crate::cli::{OutputFormat, StatusArgs};
 use crate::error::{Error, Outcome, Result};
-pub async fn run(_ctx: &Ctx, _args: &crate::cli::StatusArgs) -> Result<Outcome> {
-    Err(Error::Other("status --watch is not built yet".into()))
+use crate::render::duration::timestamp;
+use crate::render::json::{to_json, to_yaml};
+use crate::render::table::{TableOptions, status_table};
+use crate::report::{EvidenceKind, GrantSource, NodeState, Protocol, Report, Verdict};
+use crate::source::watch::{Connection, Scope, Update, Watch};
+use crate::source::{live, live_namespace};
+use jiff::Timestamp;
+use std::io::Write;
+use std::time::Duration;
+use tokio::time::{Instant, MissedTickBehavior};
+
+/// How often the report is judged again without any change from the API.
+pub const TICK: Duration = Duration::from_secs(1);
+
+pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
+    let (mut watch, scope) = start(ctx, args.cluster.as_deref()).await?;
+    let mut out = Output::new(ctx, &scope);
+    let mut snapshot = None;
+    let mut connection = ConnectionView::Live;
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    let mut checked = false;
+    loop {
+        tokio::select! {
+            _ = &mut ctrl_c => break,
+            update = watch.next() => match update? {
+                Update::Snapshot(s) => snapshot = Some(s),
+                Update::Connection(c) => {
+                    connection = ConnectionView::from(c);
+                    out.connection(&connection)?;
+                }
+            },
+            _ = tick.tick() => {}
+        }
+        let Some(snapshot) = &snapshot else { continue };
+        let now = ctx.now();
+        let report = classify(snapshot, now, ctx.global.stall_threshold);
+        if !checked {
+            // A named cluster that is not there is an error, as for `status`;
+            // one that goes away later is shown gone.
+            check_in_view(&report, &scope, false)?;
+            checked = true;
+        }
+        out.report(&report, now, &connection)?;
+    }
+    Ok(Outcome::ok(out.finish()))
+}
+
+/// Connects and starts the watch of what `status`/`wait` would read.
+pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Watch, Scope)> {
+    let live = live::connect(&ctx.global).await?;
+    let scope = Scope {
+        namespace: live_namespace(
+            ctx.global.namespace.as_deref(),
+            ctx.global.all_namespaces,
+            &live.default_namespace,
+        ),
+        cluster: cluster.map(str::to_string),
+    };
+    let watch = Watch::start(&live, &scope)?;
+    Ok((watch, scope))
+}
+
+/// A named ValkeyCluster must be in view; with `need_any`, so must some
+/// cluster when none is named (`wait` has nothing to wait for otherwise).
+pub(crate) fn check_in_view(report: &Report, scope: &Scope, need_any: bool) -> Result<()> {
+    let namespace = scope.namespace.clone().unwrap_or_else(|| "*".to_string());
+    match &scope.cluster {
+        Some(name) => {
+            if report
+                .clusters
+                .iter()
+                .any(|c| &c.name == name && c.cluster_found)
+            {
+                Ok(())
+            } else {
+                Err(Error::NotFound {
+                    kind: "ValkeyCluster",
+                    namespace,
+                    name: name.clone(),
+                    nearest: Vec::new(),
+                })
+            }
+        }
+        None if need_any && report.clusters.is_empty() => {
+            Err(Error::Other(match &scope.namespace {
+                Some(ns) => format!("no ValkeyCluster in namespace {ns}"),
+                None => "no ValkeyCluster in any namespace".to_string(),
+            }))
+        }
+        None => Ok(()),
+    }
+}
+
+/// The report as `status` renders it (`-o table|wide|json|yaml`).
+pub(crate) fn render(report: &Report, ctx: &Ctx, scope: &Scope) -> Result<String> {
+    match ctx.global.output {
+        OutputFormat::Json => to_json(report),
+        OutputFormat::Yaml => to_yaml(report),
+        OutputFormat::Table | OutputFormat::Wide if report.clusters.is_empty() => {
+            Ok(match &scope.namespace {
+                Some(ns) => format!("No ValkeyClusters found in namespace {ns}.\n"),
+                None => "No ValkeyClusters found in any namespace.\n".to_string(),
+            })
+        }
+        format @ (OutputFormat::Table | OutputFormat::Wide) => Ok(status_table(
+            report,
+            TableOptions {
+                wide: format == OutputFormat::Wide,
+                color: ctx.color,
+            },
+        )),
+    }
+}
+
+/// What a person sees of a report, without what only ticks: durations, and
+/// the reason texts that quote them. Two reports with the same key look the
+/// same but for their clocks; off a terminal only a new key prints a report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VisibleKey(Vec<ClusterKey>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ClusterKey {
+    namespace: String,
+    name: String,
+    protocol: Protocol,
+    verdict: Verdict,
+    holders: Vec<String>,
+    front: Option<String>,
+    waiting: usize,
+    blocking: usize,
+    total: usize,
+    done: Option<usize>,
+    state: Option<String>,
+    state_reason: Option<String>,
+    nodes: Vec<NodeKey>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct NodeKey {
+    name: String,
+    shard: Option<u32>,
+    index: Option<u32>,
+    role: Option<String>,
+    state: NodeState,
+    queue_position: Option<usize>,
+    permit: Option<String>,
+    desired_revision: Option<String>,
+    last_rollout_hash: Option<String>,
+    ready: bool,
+    pod: Option<String>,
+    granted_at: Option<Timestamp>,
+    granted_at_source: GrantSource,
+    granted_by: Option<String>,
+    grant_reason: Option<String>,
+    evidence: Vec<EvidenceKind>,
+}
+
+/// The [`VisibleKey`] of a report.
+pub fn visible_key(report: &Report) -> VisibleKey {
+    VisibleKey(
+        report
+            .clusters
+            .iter()
+            .map(|c| ClusterKey {
+                namespace: c.namespace.clone(),
+                name: c.name.clone(),
+                protocol: c.protocol,
+                verdict: c.verdict,
+                holders: c.holders.clone(),
+                front: c.front.clone(),
+                waiting: c.waiting,
+                blocking: c.blocking,
+                total: c.total,
+                done: c.done,
+                state: c.state.clone(),
+                state_reason: c.state_reason.clone(),
+                nodes: c
+                    .nodes
+                    .iter()
+                    .map(|n| NodeKey {
+                        name: n.name.clone(),
+                        shard: n.shard,
+                        index: n.index,
+                        role: n.role.clone(),
+                        state: n.state,
+                        queue_position: n.queue_position,
+                        permit: n.permit.clone(),
+                        desired_revision: n.desired_revision.clone(),
+                        last_rollout_hash: n.last_rollout_hash.clone(),
+                        ready: n.ready,
+                        pod: n.pod.clone(),
+                        granted_at: n.granted_at,
+                        granted_at_source: n.granted_at_source,
+                        granted_by: n.granted_by.clone(),
+                        grant_reason: n.grant_reason.clone(),
+                        evidence: n.evidence.iter().map(|e| e.kind).collect(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    )
+}
+
+/// The connection state as shown; `Lost` keeps the moment of the next try
+/// so the countdown runs between updates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ConnectionView {
+    Live,
+    Lost { retry_at: Instant, error: String },
+}
+
+impl From<Connection> for ConnectionView {
+    fn from(c: Connection) -> Self {
+        match c {
+            Connection::Live => ConnectionView::Live,
+            Connection::Lost { retry_in, error } => ConnectionView::Lost {
+                retry_at: Instant::now() + retry_in,
+                error,
+            },
+        }
+    }
+}
+
+impl ConnectionView {
+    /// "live", or "connection lost, retrying in 4s" (whole seconds, rounded
+    /// up, so it never says 0s before the try).
+    fn words(&self, now: Instant) -> String {
+        match self {
+            ConnectionView::Live => "live".to_string(),
+            ConnectionView::Lost { retry_at, .. } => {
+                let left = retry_at.saturating_duration_since(now);
+                if left.is_zero() {
+                    "connection lost, retrying now".to_string()
+                } else {
+                    let secs = left.as_millis().div_ceil(1000);
+                    format!("connection lost, retrying in {secs}s")
+                }
+            }
+        }
+    }
+
+    /// The stderr line off a terminal.
+    pub(crate) fn log_line(&self, now: Instant) -> String {
+        match self {
+            ConnectionView::Live => "connection restored; the view is live again\n".to_string(),
+            ConnectionView::Lost { error, .. } => {
+                format!("{}: {error}\n", self.words(now))
+            }
+        }
+    }
+}
+
+/// The last line of a terminal frame.
+pub fn status_line(updated: Timestamp, connection: &str) -> String {
+    let local = updated.to_zoned(jiff::tz::TimeZone::system());
+    format!("updated {} · {connection}", local.strftime("%H:%M:%S"))
+}
+
+/// A frame for a terminal: from the top left, every line cleared to its
+/// end, then everything below cleared; written at once, it does not flicker.
+pub fn terminal_frame(body: &str, last_line: &str) -> String {
+    let mut frame = String::with_capacity(body.len() + last_line.len() + 64);
+    frame.push_str(CURSOR_HOME);
+    for line in body.lines() {
+        frame.push_str(line);
+        frame.push_str(CLEAR_LINE);
+        frame.push('\n');
+    }
+    frame.push('\n');
+    frame.push_str(last_line);
+    frame.push_str(CLEAR_LINE);
+    frame.push_str(CLEAR_BELOW);
+    frame
+}
+
+const CURSOR_HOME: &str = "\x1b[H";
+const CLEAR_LINE: &str = "\x1b[K";
+const CLEAR_BELOW: &str = "\x1b[J";
+const ENTER_ALT_SCREEN: &str = "\x1b[?1049h\x1b[?25l";
+const LEAVE_ALT_SCREEN: &str = "\x1b[?25h\x1b[?1049l";
+
+/// Where the frames go.
+struct Output<'a> {
+    ctx: &'a Ctx,
+    scope: Scope,
+    mode: Mode,
+}
+
+enum Mode {
+    Terminal(Terminal),
+    Log { last: Option<VisibleKey> },
+}
+
+/// The alternate screen, left again when dropped (also on an error).
+struct Terminal {
+    entered: bool,
+    /// The report last drawn (without the last line).
+    body: Option<String>,
+    /// When the report last changed.
+    updated: Timestamp,
+    /// The whole frame last written.
+    frame: String,
+}
+
+impl Terminal {
+    fn enter() -> Terminal {
+        let mut out = std::io::stdout().lock();
+        let entered = out.write_all(ENTER_ALT_SCREEN.as_bytes()).is_ok() && out.flush().is_ok();
+        Terminal {
+            entered,
+            body: None,
+            updated: Timestamp::now(),
+            frame: String::new(),
+        }
+    }
+
+    fn leave(&mut self) {
+        if self.entered {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(LEAVE_ALT_SCREEN.as_bytes());
+            let _ = out.flush();
+            self.entered = false;
+        }
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        self.leave();
+    }
+}
+
+impl<'a> Output<'a> {
+    fn new(ctx: &'a Ctx, scope: &Scope) -> Output<'a> {
+        let mode = if ctx.stdout_is_terminal {
+            Mode::Terminal(Terminal::enter())
+        } else {
+            Mode::Log { last: None }
+        };
+        Output {
+            ctx,
+            scope: scope.clone(),
+            mode,
+        }
+    }
+
+    fn report(
+        &mut self,
+        report: &Report,
+        now: Timestamp,
+        connection: &ConnectionView,
+    ) -> Result<()> {
+        match &mut self.mode {
+            Mode::Terminal(term) => {
+                let body = render(report, self.ctx, &self.scope)?;
+                if term.body.as_ref() != Some(&body) {
+                    term.body = Some(body);
+                    term.updated = now;
+                }
+                self.redraw(connection)
+            }
+            Mode::Log { last } => {
+                let key = visible_key(report);
+                if last.as_ref() == Some(&key) {
+                    return Ok(());
+                }
+                *last = Some(key);
+                let text = log_entry(report, self.ctx, &self.scope, now)?;
+                write_stdout(&text)
+            }
+        }
+    }
+
+    fn connection(&mut self, connection: &ConnectionView) -> Result<()> {
+        match &self.mode {
+            Mode::Terminal(_) => self.redraw(connection),
+            Mode::Log { .. } => {
+                let line = connection.log_line(Instant::now());
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(line.as_bytes());
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes the frame when it differs from the one on screen.
+    fn redraw(&mut self, connection: &ConnectionView) -> Result<()> {
+        let Mode::Terminal(term) = &mut self.mode else {
+            return Ok(());
+        };
+        let body = term
+            .body
+            .clone()
+            .unwrap_or_else(|| "Listing and watching...\n".to_string());
+        let last_line = status_line(term.updated, &connection.words(Instant::now()));
+        let frame = terminal_frame(&body, &last_line);
+        if frame == term.frame {
+            return Ok(());
+        }
+        write_stdout(&frame)?;
+        term.frame = frame;
+        Ok(())
+    }
+
+    /// Leaves the terminal as it was; returns the last report for `main` to
+    /// print on the normal screen, so the final state stays visible.
+    fn finish(self) -> String {
+        match self.mode {
+            Mode::Terminal(mut term) => {
+                term.leave();
+                term.body.take().unwrap_or_default()
+            }
+            Mode::Log { .. } => String::new(),
+        }
+    }
+}
+
+/// One report off a terminal: a timestamp line, then the report. JSON is
+/// one document per line (JSON Lines, no timestamp line) so that a reader
+/// of the stream can parse each one.
+pub(crate) fn log_entry(
+    report: &Report,
+    ctx: &Ctx,
+    scope: &Scope,
+    now: Timestamp,
+) -> Result<String> {
+    let stamp = timestamp(now);
+    Ok(match ctx.global.output {
+        OutputFormat::Json => {
+            let mut line = serde_json::to_string(report)
+                .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?;
+            line.push('\n');
+            line
+        }
+        OutputFormat::Yaml => format!("--- # {stamp}\n{}", render(report, ctx, scope)?),
+        OutputFormat::Table | OutputFormat::Wide => {
+            format!("--- {stamp}\n{}\n", render(report, ctx, scope)?)
+        }
+    })
+}
+
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::Other(format!("cannot write to stdout: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{ClusterReport, Evidence, NodeFacts, NodeReport};
+
+    fn node(name: &str, state: NodeState) -> NodeReport {
+        NodeReport {
+            name: name.into(),
+            shard: Some(0),
+            index: Some(1),
+            role: Some("replica".into()),
+            state,
+            queue_position: None,
+            permit: None,
+            desired_revision: None,
+            last_rollout_hash: None,
+            ready: true,
+            pod: Some(format!("valkey-{name}-0")),
+            held_for_seconds: None,
+            granted_at: None,
+            granted_at_source: GrantSource::Unknown,
+            granted_by: None,
+            grant_reason: None,
+            waiting_for_seconds: None,
+            reason: String::new(),
+            evidence: Vec::new(),
+            facts: NodeFacts::default(),
+        }
+    }
+
+    fn cluster(verdict: Verdict, nodes: Vec<NodeReport>) -> ClusterReport {
+        ClusterReport {
+            namespace: "prod".into(),
+            name: "cache".into(),
+            protocol: Protocol::P1,
+            verdict,
+            reason: "cache-0-1 holds the permit for 2m".into(),
+            holders: Vec::new(),
+            front: None,
+            waiting: 0,
+            blocking: 0,
+            total: nodes.len(),
+            done: Some(0),
+            quiet_for_seconds: Some(10),
+            state: Some("Reconciling".into()),
+            state_reason: Some("UpdatingNodes".into()),
+            nodes,
+            stall_threshold_seconds: 600,
+            cluster_found: true,
+            unfinished_by_cluster: false,
+        }
+    }
+
+    /// A holder rolling for 2m with a waiting node behind it.
+    fn base() -> Report {
+        let mut holder = node("cache-0-1", NodeState::Rolling);
+        holder.permit = Some("h1".into());
+        holder.held_for_seconds = Some(120);
+        holder.granted_at_source = GrantSource::Event;
+        holder.reason = "rolling for 2m".into();
+        let mut waiting = node("cache-0-0", NodeState::Waiting);
+        waiting.desired_revision = Some("h1".into());
+        waiting.queue_position = Some(1);
+        waiting.waiting_for_seconds = Some(300);
+        waiting.reason = "queue 1, behind cache-0-1 for 5m".into();
+        let mut c = cluster(Verdict::Rolling, vec![holder, waiting]);
+        c.holders = vec!["cache-0-1".into()];
+        c.front = Some("cache-0-0".into());
+        c.waiting = 1;
+        Report { clusters: vec![c] }
+    }
+
+    #[test]
+    fn visible_key_ignores_ticking_durations_and_sees_every_shown_change() {
+        type Edit = fn(&mut Report);
+        // (case, edit, visible?)
+        let cases: &[(&str, Edit, bool)] = &[
+            ("nothing", |_| {}, false),
+            (
+                "durations tick",
+                |r| {
+                    let c = &mut r.clusters[0];
+                    c.quiet_for_seconds = Some(70);
+                    c.reason = "cache-0-1 holds the permit for 3m".into();
+                    c.nodes[0].held_for_seconds = Some(180);
+                    c.nodes[0].reason = "rolling for 3m".into();
+                    c.nodes[1].waiting_for_seconds = Some(360);
+                    c.nodes[1].reason = "queue 1, behind cache-0-1 for 6m".into();
+                },
+                false,
+            ),
+            (
+                "evidence message only (restart count)",
+                |r| {
+                    r.clusters[0].nodes[0].evidence = vec![Evidence {
+                        kind: EvidenceKind::CrashLoopBackOff,
+                        message: "restarts 8".into(),
+                    }];
+                },
+                true,
+            ),
+            ("verdict", |r| r.clusters[0].verdict = Verdict::Jammed, true),
+            (
+                "node state",
+                |r| r.clusters[0].nodes[0].state = NodeState::Stuck,
+                true,
+            ),
+            (
+                "holder",
+                |r| r.clusters[0].holders = vec!["cache-0-0".into()],
+                true,
+            ),
+            ("front", |r| r.clusters[0].front = None, true),
+            (
+                "permit",
+                |r| r.clusters[0].nodes[0].permit = Some("*".into()),
+                true,
+            ),
+            ("cluster state", |r| r.clusters[0].state_reason = None, true),
+            ("progress", |r| r.clusters[0].done = Some(1), true),
+            ("ready", |r| r.clusters[0].nodes[1].ready = false, true),
+            (
+                "grant time source",
+                |r| r.clusters[0].nodes[0].granted_at_source = GrantSource::ManagedFields,
+                true,
+            ),
+            ("a cluster goes", |r| r.clusters.clear(), true),
+        ];
+        let before = visible_key(&base());
+        for (name, edit, visible) in cases {
+            let mut report = base();
+            edit(&mut report);
+            assert_eq!(
+                visible_key(&report) != before,
+                *visible,
+                "{name}: visible change expected {visible}"
+            );
+        }
+        // A change of evidence kind is visible even when the count stays.
+        let mut a = base();
+        a.clusters[0].nodes[0].evidence = vec![Evidence {
+            kind: EvidenceKind::CrashLoopBackOff,
+            message: "x".into(),
+        }];
+        let mut b = a.clone();
+        b.clusters[0].nodes[0].evidence[0].kind = EvidenceKind::ImagePullBackOff;
+        assert_ne!(visible_key(&a), visible_key(&b));
+        b.clusters[0].nodes[0].evidence[0] = Evidence {
+            kind: EvidenceKind::CrashLoopBackOff,
+            message: "y (restarts 9)".into(),
+        };
+        assert_eq!(visible_key(&a), visible_key(&b), "message alone");
+    }
+
+    #[test]
+    fn terminal_frame_redraws_in_place() {
+        let frame = terminal_frame("a\nbb\n", "updated 10:16:11 · live");
+        assert_eq!(
+            frame,
+            "\x1b[Ha\x1b[K\nbb\x1b[K\n\nupdated 10:16:11 · live\x1b[K\x1b[J"
+        );
+        // No full-screen clear (it flickers) and nothing that scrolls
+        // beyond the frame's own lines.
+        assert!(!frame.contains("\x1b[2J"));
+    }
+
+    #[test]
+    fn connection_words() {
+        let now = Instant::now();
+        let cases: &[(ConnectionView, &str)] = &[
+            (ConnectionView::Live, "live"),
+            (
+                ConnectionView::Lost {
+                    retry_at: now + Duration::from_millis(3200),
+                    error: "refused".into(),
+                },
+                "connection lost, retrying in 4s",
+            ),
+            (
+                ConnectionView::Lost {
+                    retry_at: now,
+                    error: "refused".into(),
+                },
+                "connection lost, retrying now",
+            ),
+        ];
+        for (view, words) in cases {
+            assert_eq!(view.words(now), *words);
+        }
+        let lost = ConnectionView::Lost {
+            retry_at: now + Duration::from_secs(1),
+            error: "connection refused".into(),
+        };
+        assert_eq!(
+            lost.log_line(now),
+            "connection lost, retrying in 1s: connection refused\n"
+        );
+    }
+
+    #[test]
+    fn status_line_names_the_time_and_the_connection() {
+        let line = status_line(Timestamp::UNIX_EPOCH, "live");
+        assert!(line.starts_with("updated "), "{line}");
+        assert!(line.ends_with(" · live"), "{line}");
+        // HH:MM:SS
+        let time = &line["updated ".len()..line.len() - " · live".len()];
+        assert_eq!(time.len(), 8, "{line}");
+        assert_eq!(time.matches(':').count(), 2, "{line}");
+    }
+
+    fn scope(cluster: Option<&str>) -> Scope {
+        Scope {
+            namespace: Some("prod".into()),
+            cluster: cluster.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn clusters_in_view() {
+        let empty = Report {
+            clusters: Vec::new(),
+        };
+        let mut missing_object = base();
+        missing_object.clusters[0].cluster_found = false;
+        // (case, report, named, need_any, ok?)
+        let cases: &[(&str, &Report, Option<&str>, bool, bool)] = &[
+            ("named, there", &base(), Some("cache"), true, true),
+            ("named, absent", &empty, Some("cache"), false, false),
+            ("named, other", &base(), Some("store"), true, false),
+            (
+                "named, only its nodes' label",
+                &missing_object,
+                Some("cache"),
+                true,
+                false,
+            ),
+            ("none named, none there, status", &empty, None, false, true),
+            ("none named, none there, wait", &empty, None, true, false),
+            ("none named, some there", &base(), None, true, true),
+        ];
+        for (name, report, cluster, need_any, ok) in cases {
+            let got = check_in_view(report, &scope(*cluster), *need_any);
+            assert_eq!(got.is_ok(), *ok, "{name}: {got:?}");
+        }
+        let err = check_in_view(&empty, &scope(Some("cache")), false).unwrap_err();
+        assert_eq!(err.exit().code(), 1);
+        assert_eq!(err.to_string(), "ValkeyCluster prod/cache not found");
+    }
 }
