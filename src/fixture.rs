@@ -756,7 +756,6 @@ impl NodeBuilder {
                 phase: Some("Running".to_string()),
                 ..Default::default()
             }),
-            ..Default::default()
         })
     }
     fn pod_status(&mut self) -> &mut PodStatus {

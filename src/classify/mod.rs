@@ -1,13 +1,293 @@
-//! The pure classifier: (Snapshot, now, stall threshold) -> Report. Not built yet.
-use crate::report::Report;
-use crate::snapshot::Snapshot;
-use jiff::Timestamp;
+//! The pure classifier: (Snapshot, now, stall threshold) -> Report.
+//!
+//! No I/O, no printing, the clock passed in. A newcomer looking for "why is
+//! this node Stuck" reads, in order: [`node`] (the facts of one node: asks,
+//! holder, healthy, rolled out), [`evidence`] (failure evidence),
+//! [`grant_time`] (when a permit started), [`judge`] (the node state, in
+//! PLUGIN.md's decision order), [`walk`] (walk order and primaries),
+//! [`quiet`] and [`verdict`] (the cluster). Durations are never negative: a
+//! timestamp in the future counts as now. "Over T" is strictly greater.
+//!
+//! Choices where the contract is silent:
+//! - A ValkeyNode belongs to the cluster its `valkey.io/cluster` label
+//!   names (as the live source selects them); a node without the label is
+//!   in no report. A label naming a ValkeyCluster not in view gives a report
+//!   with `cluster_found = false`, judged by its nodes alone.
+//! - `total` counts the cluster-owned nodes; Standalone nodes are shown but
+//!   are not part of the roll, hold no permit and are never a front.
+//! - A cluster whose protocol is `unknown` is read with P1's rules; nothing
+//!   is staged there, so no node asks or holds.
+//! - Grant time, hold time and the grant-time sources are computed for
+//!   holders only; other nodes show `grantedAtSource: unknown`.
+//! - Failure evidence is listed on every node that has it (a Blocking node
+//!   shows its CrashLoopBackOff), but only decides holders and the front.
+
+mod events;
+mod evidence;
+mod grant_time;
+mod judge;
+mod node;
+mod quiet;
+mod text;
+mod timeline;
+mod verdict;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+pub use timeline::{cluster_timeline, timeline};
+
+use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Report};
+use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
+use jiff::{SignedDuration, Timestamp};
+use judge::{Judged, StuckBy};
+use node::NodeView;
+use std::collections::BTreeMap;
 use std::time::Duration;
+use text::{human, secs, short, since};
 
 /// Judges every ValkeyCluster in the snapshot (and every cluster that a
-/// node's `valkey.io/cluster` label names), nodes in walk order.
-pub fn classify(_snapshot: &Snapshot, _now: Timestamp, _threshold: Duration) -> Report {
+/// node's `valkey.io/cluster` label names), sorted by namespace and name,
+/// nodes in walk order.
+pub fn classify(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Report {
+    let threshold = SignedDuration::try_from(threshold).unwrap_or(SignedDuration::MAX);
+    let mut clusters: BTreeMap<(&str, &str), Option<&ValkeyCluster>> = BTreeMap::new();
+    for c in &snapshot.clusters {
+        clusters.insert((c.namespace(), c.name()), Some(c));
+    }
+    for n in &snapshot.nodes {
+        if let Some(label) = n.cluster_label().filter(|l| !l.is_empty()) {
+            clusters.entry((n.namespace(), label)).or_insert(None);
+        }
+    }
     Report {
-        clusters: Vec::new(),
+        clusters: clusters
+            .into_iter()
+            .map(|((ns, name), c)| classify_cluster(snapshot, ns, name, c, now, threshold))
+            .collect(),
+    }
+}
+
+fn classify_cluster(
+    snapshot: &Snapshot,
+    namespace: &str,
+    name: &str,
+    cluster: Option<&ValkeyCluster>,
+    now: Timestamp,
+    threshold: SignedDuration,
+) -> ClusterReport {
+    let nodes: Vec<&ValkeyNode> = snapshot.nodes_of(namespace, name).collect();
+    let protocol = verdict::protocol(&nodes);
+    let places = walk::place(&nodes, name);
+    let judged: Vec<Judged<'_>> = walk::order(&places)
+        .into_iter()
+        .map(|i| {
+            let view = NodeView::new(snapshot, nodes[i]);
+            judge::judge(snapshot, view, places[i].clone(), protocol, now, threshold)
+        })
+        .collect();
+
+    let holders: Vec<&Judged<'_>> = judged.iter().filter(|j| j.holder).collect();
+    let is_queue = |j: &&Judged<'_>| matches!(j.state, NodeState::Waiting | NodeState::Blocking);
+    let front = judged.iter().find(is_queue);
+    let waiting = judged
+        .iter()
+        .filter(|j| j.state == NodeState::Waiting)
+        .count();
+    let blocking = judged
+        .iter()
+        .filter(|j| j.state == NodeState::Blocking)
+        .count();
+    let not_done = verdict::cluster_not_done(cluster);
+    let unfinished = front.is_some() || not_done.is_some();
+
+    let quiet = if unfinished {
+        let progress = quiet::newest_progress(snapshot, namespace, name, cluster, &judged);
+        let start = quiet::oldest_start(cluster, not_done.is_some(), &judged, now).unwrap_or(now);
+        Some(since(now, quiet::quiet_since(progress, start)))
+    } else {
+        None
+    };
+    let total = judged.iter().filter(|j| j.cluster_owned).count();
+    let verdict = verdict::verdict(&holders, front, unfinished, quiet, threshold);
+    let reason = verdict::reason(
+        verdict,
+        &holders,
+        front,
+        waiting,
+        total,
+        not_done.as_deref(),
+        quiet,
+        threshold,
+    );
+    let done = verdict::done(snapshot, cluster, not_done.is_some(), &judged);
+
+    let mut queue = 0;
+    let node_reports = judged
+        .iter()
+        .map(|j| {
+            let position = (j.state == NodeState::Waiting).then(|| {
+                queue += 1;
+                queue
+            });
+            node_report(j, position, &holders, front, now, threshold)
+        })
+        .collect();
+
+    let status = cluster.and_then(|c| c.status.as_ref());
+    ClusterReport {
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+        protocol,
+        verdict,
+        reason,
+        holders: holders.iter().map(|h| h.name().to_string()).collect(),
+        front: front.map(|f| f.name().to_string()),
+        waiting,
+        blocking,
+        total,
+        done,
+        quiet_for_seconds: quiet.map(secs),
+        state: status.and_then(|s| s.state.clone()),
+        state_reason: status.and_then(|s| s.reason.clone()),
+        nodes: node_reports,
+        stall_threshold_seconds: secs(threshold),
+        cluster_found: cluster.is_some(),
+        unfinished_by_cluster: unfinished && front.is_none(),
+    }
+}
+
+/// The node's REASON: short and specific.
+fn node_reason(
+    j: &Judged<'_>,
+    position: Option<usize>,
+    holders: &[&Judged<'_>],
+    front: Option<&Judged<'_>>,
+    now: Timestamp,
+    threshold: SignedDuration,
+) -> String {
+    match j.state {
+        NodeState::Standalone => "standalone: permits do not apply".to_string(),
+        NodeState::StalePermit => format!(
+            "stale permit {}: asks for {}",
+            short(j.permit.unwrap_or("")),
+            short(j.asked_for.unwrap_or(""))
+        ),
+        NodeState::Stuck => match j.stuck_by {
+            Some(StuckBy::Evidence) => j
+                .findings
+                .first()
+                .map(|f| f.short.clone())
+                .unwrap_or_default(),
+            Some(StuckBy::NotReleased) => match j.complete_since {
+                Some(t) => format!("rolled {} ago, permit not released", human(since(now, t))),
+                None => format!(
+                    "rolled, permit not released (held {})",
+                    human(j.hold.unwrap_or_default())
+                ),
+            },
+            _ => format!(
+                "held {} > {}, not rolled",
+                human(j.hold.unwrap_or_default()),
+                human(threshold)
+            ),
+        },
+        NodeState::Settling => "rolled; the controller has yet to release the permit".to_string(),
+        NodeState::Rolling => {
+            let v = &j.view;
+            if j.asks {
+                "permit granted; template not applied yet".to_string()
+            } else if !v.generation_observed() {
+                "new spec not yet observed".to_string()
+            } else if v.template_roll_in_progress() == Some(true) {
+                "workload rolling".to_string()
+            } else if v.pod_ready() != Some(true) {
+                match v.pod_name() {
+                    Some(p) => format!("pod {p} not Ready yet"),
+                    None => "pod not Ready yet".to_string(),
+                }
+            } else {
+                "rolling".to_string()
+            }
+        }
+        NodeState::Waiting => {
+            let q = position.unwrap_or(0);
+            let ahead: Vec<&str> = holders.iter().map(|h| h.name()).collect();
+            if !ahead.is_empty() {
+                format!("queue {q}, behind {}", ahead.join(", "))
+            } else {
+                match front {
+                    Some(f) if f.name() != j.name() => {
+                        let blocking = if f.state == NodeState::Blocking {
+                            " (blocking)"
+                        } else {
+                            ""
+                        };
+                        format!("queue {q}, behind {}{blocking}", f.name())
+                    }
+                    _ => format!("queue {q}, next"),
+                }
+            }
+        }
+        NodeState::Blocking => match j.findings.first() {
+            Some(f) => f.short.clone(),
+            None => j.unhealthy_because.join("; "),
+        },
+        NodeState::Converged => "rolled".to_string(),
+    }
+}
+
+fn node_report(
+    j: &Judged<'_>,
+    position: Option<usize>,
+    holders: &[&Judged<'_>],
+    front: Option<&Judged<'_>>,
+    now: Timestamp,
+    threshold: SignedDuration,
+) -> NodeReport {
+    let v = &j.view;
+    let mut evidence: Vec<_> = j.findings.iter().map(|f| f.evidence.clone()).collect();
+    evidence.extend(j.hold_evidence.iter().cloned());
+    let waiting_for = (j.state == NodeState::Waiting)
+        .then_some(j.waiting_since)
+        .flatten()
+        .map(|t| secs(since(now, t)));
+    NodeReport {
+        name: j.name().to_string(),
+        shard: j.place.shard,
+        index: j.place.index,
+        role: v.role().map(str::to_string),
+        state: j.state,
+        queue_position: position,
+        permit: j.permit.map(str::to_string),
+        desired_revision: j.asked_for.map(str::to_string),
+        last_rollout_hash: v.last_rollout_hash().map(str::to_string),
+        ready: v.node_ready(),
+        pod: v.pod_name(),
+        held_for_seconds: j.hold.map(secs),
+        granted_at: j.grant.at,
+        granted_at_source: j.grant.source,
+        granted_by: j.grant.by.clone(),
+        grant_reason: j.grant.reason.clone(),
+        waiting_for_seconds: waiting_for,
+        reason: node_reason(j, position, holders, front, now, threshold),
+        evidence,
+        facts: NodeFacts {
+            cluster_owned: j.cluster_owned,
+            asks: j.asks,
+            holder: j.holder,
+            healthy: j.healthy(),
+            unhealthy_because: j.unhealthy_because.clone(),
+            is_primary: j.place.is_primary,
+            complete: j.complete,
+            complete_since: j.complete_since,
+            pod_ready: v.pod_ready(),
+            workload_rolled_out: v.rolled_out(),
+            template_roll_in_progress: v.template_roll_in_progress(),
+            waiting_since: j.waiting_since,
+            unavailable_sources: j.grant.unavailable.clone(),
+            resource_version: v.node.metadata.resource_version.clone(),
+        },
     }
 }

@@ -1,0 +1,172 @@
+//! Failure evidence on a node's pod or workload (PLUGIN.md, "Words"): the
+//! signs that a roll will not finish by waiting.
+
+use super::node::NodeView;
+use super::text::{human, since};
+use crate::report::{Evidence, EvidenceKind};
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::core::v1::ContainerStatus;
+
+/// How long a pod may be Unschedulable, or a superseded StatefulSet pod not
+/// Ready, before it counts (shorter is often an autoscaler at work).
+pub(crate) const GRACE: SignedDuration = SignedDuration::from_secs(120);
+
+/// One piece of failure evidence, worded three ways.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Finding {
+    pub evidence: Evidence,
+    /// For the node's REASON column: `pod valkey-cache-1-1-0 CrashLoopBackOff (restarts 7)`.
+    pub short: String,
+    /// For the cluster's sentence: `its pod is CrashLoopBackOff (restarts 7)`.
+    pub phrase: String,
+}
+
+const WAITING_REASONS: [(&str, EvidenceKind); 7] = [
+    ("CrashLoopBackOff", EvidenceKind::CrashLoopBackOff),
+    ("ImagePullBackOff", EvidenceKind::ImagePullBackOff),
+    ("ErrImagePull", EvidenceKind::ErrImagePull),
+    ("InvalidImageName", EvidenceKind::InvalidImageName),
+    (
+        "CreateContainerConfigError",
+        EvidenceKind::CreateContainerConfigError,
+    ),
+    ("CreateContainerError", EvidenceKind::CreateContainerError),
+    ("RunContainerError", EvidenceKind::RunContainerError),
+];
+
+fn finding(kind: EvidenceKind, message: String, short: String, phrase: String) -> Finding {
+    Finding {
+        evidence: Evidence { kind, message },
+        short,
+        phrase,
+    }
+}
+
+/// Every piece of failure evidence on the node's pod and workload, pod
+/// first. A pod being deleted gives none (its workload still may).
+pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(pod) = view.pod
+        && pod.metadata.deletion_timestamp.is_none()
+    {
+        let pod_name = pod.metadata.name.as_deref().unwrap_or("");
+        let status = pod.status.as_ref();
+        let containers: Vec<&ContainerStatus> = status
+            .into_iter()
+            .flat_map(|s| {
+                s.init_container_statuses
+                    .iter()
+                    .flatten()
+                    .chain(s.container_statuses.iter().flatten())
+            })
+            .collect();
+        for c in &containers {
+            let waiting = c
+                .state
+                .as_ref()
+                .and_then(|s| s.waiting.as_ref())
+                .and_then(|w| w.reason.as_deref());
+            if let Some(reason) = waiting
+                && let Some((_, kind)) = WAITING_REASONS.iter().find(|(r, _)| *r == reason)
+            {
+                let restarts = format!("(restarts {})", c.restart_count);
+                out.push(finding(
+                    *kind,
+                    format!("container {} waiting: {reason} {restarts}", c.name),
+                    format!("pod {pod_name} {reason} {restarts}"),
+                    format!("its pod is {reason} {restarts}"),
+                ));
+            }
+        }
+        for c in &containers {
+            let terminated = |s: Option<&k8s_openapi::api::core::v1::ContainerState>| {
+                s.and_then(|s| s.terminated.as_ref())
+                    .and_then(|t| t.reason.as_deref())
+                    == Some("OOMKilled")
+            };
+            if !c.ready && (terminated(c.last_state.as_ref()) || terminated(c.state.as_ref())) {
+                out.push(finding(
+                    EvidenceKind::OomKilled,
+                    format!(
+                        "container {} not ready, last terminated OOMKilled (restarts {})",
+                        c.name, c.restart_count
+                    ),
+                    format!("pod {pod_name} OOMKilled (restarts {})", c.restart_count),
+                    "its pod was OOMKilled and is not ready".to_string(),
+                ));
+            }
+        }
+        let unschedulable = status
+            .and_then(|s| s.conditions.as_ref())
+            .into_iter()
+            .flatten()
+            .find(|c| {
+                c.type_ == "PodScheduled"
+                    && c.status == "False"
+                    && c.reason.as_deref() == Some("Unschedulable")
+            });
+        if let Some(c) = unschedulable
+            && let Some(at) = c.last_transition_time.as_ref().map(|t| t.0)
+            && since(now, at) > GRACE
+        {
+            let d = human(since(now, at));
+            let detail = c
+                .message
+                .as_deref()
+                .map(|m| format!(": {m}"))
+                .unwrap_or_default();
+            out.push(finding(
+                EvidenceKind::Unschedulable,
+                format!("PodScheduled=False (Unschedulable) for {d}{detail}"),
+                format!("pod {pod_name} Unschedulable for {d}"),
+                format!("its pod is Unschedulable for {d}"),
+            ));
+        }
+        if let (Some(sts_rev), Some(pod_rev)) = (view.update_revision(), view.pod_revision())
+            && view.sts.is_some()
+            && view.pod_ready() == Some(false)
+            && pod_rev != sts_rev
+            && let Some(at) = view.pod_not_ready_since()
+            && since(now, at) > GRACE
+        {
+            let d = human(since(now, at));
+            out.push(finding(
+                EvidenceKind::SupersededPod,
+                format!(
+                    "pod {pod_name} not Ready for {d} on revision {pod_rev}; the StatefulSet's update revision is {sts_rev}: under OrderedReady it blocks its own replacement (delete the pod)"
+                ),
+                format!("pod {pod_name} superseded (revision {pod_rev}, not Ready {d})"),
+                format!("its pod is superseded (revision {pod_rev}, StatefulSet wants {sts_rev}) and not Ready"),
+            ));
+        }
+    }
+    if let Some(d) = view.deployment {
+        let exceeded = d
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .into_iter()
+            .flatten()
+            .find(|c| {
+                c.type_ == "Progressing"
+                    && c.status == "False"
+                    && c.reason.as_deref() == Some("ProgressDeadlineExceeded")
+            });
+        if let Some(c) = exceeded {
+            let name = d.metadata.name.as_deref().unwrap_or("");
+            out.push(finding(
+                EvidenceKind::ProgressDeadlineExceeded,
+                format!(
+                    "Deployment {name} Progressing=False (ProgressDeadlineExceeded){}",
+                    c.message
+                        .as_deref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                ),
+                format!("deployment {name} ProgressDeadlineExceeded"),
+                "its Deployment exceeded its progress deadline".to_string(),
+            ));
+        }
+    }
+    out
+}

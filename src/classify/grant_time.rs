@@ -1,0 +1,226 @@
+//! When did a permit start? (PROTOCOL.md): the plugin's own trace
+//! annotations when they are about the current permit, else the newest
+//! grant event naming the node, else the managedFields time of the permit
+//! field, else unknown.
+
+use super::events;
+use super::node::NodeView;
+use super::text::hash_in;
+use crate::report::{GrantSource, Protocol};
+use crate::snapshot::{Snapshot, keys};
+use jiff::Timestamp;
+
+/// The grant time of a holder's permit and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Grant {
+    pub at: Option<Timestamp>,
+    pub source: GrantSource,
+    /// From trusted trace annotations only.
+    pub by: Option<String>,
+    pub reason: Option<String>,
+    /// Every source that could not give a time, and why.
+    pub unavailable: Vec<String>,
+}
+
+impl Grant {
+    pub fn unknown() -> Self {
+        Grant {
+            at: None,
+            source: GrantSource::Unknown,
+            by: None,
+            reason: None,
+            unavailable: Vec::new(),
+        }
+    }
+}
+
+pub(crate) const NO_MANAGED_FIELDS: &str = "no managedFields in this snapshot (kubectl get -o yaml drops them unless --show-managed-fields)";
+const EXPIRE: &str = "events expire after an hour by default";
+
+/// The `fieldsV1` path of the permit: P1's annotation, P2's spec field.
+fn permit_path(protocol: Protocol) -> Vec<String> {
+    match protocol {
+        Protocol::P2 => vec!["f:spec".into(), "f:workloadRevision".into()],
+        Protocol::P1 | Protocol::Unknown => vec![
+            "f:metadata".into(),
+            "f:annotations".into(),
+            format!("f:{}", keys::ANN_PERMIT),
+        ],
+    }
+}
+
+fn permit_field(protocol: Protocol) -> String {
+    match protocol {
+        Protocol::P2 => "spec.workloadRevision".to_string(),
+        Protocol::P1 | Protocol::Unknown => format!("the {} annotation", keys::ANN_PERMIT),
+    }
+}
+
+/// The managedFields entries that own the permit field: (manager, time).
+/// None when the object carries no managedFields at all.
+fn permit_owners(
+    view: &NodeView<'_>,
+    protocol: Protocol,
+) -> Option<Vec<(String, Option<Timestamp>)>> {
+    let entries = view
+        .node
+        .metadata
+        .managed_fields
+        .as_ref()
+        .filter(|m| !m.is_empty())?;
+    let path = permit_path(protocol);
+    Some(
+        entries
+            .iter()
+            .filter(|e| {
+                let mut v = e.fields_v1.as_ref().map(|f| &f.0);
+                for step in &path {
+                    v = v.and_then(|x| x.get(step));
+                }
+                v.is_some()
+            })
+            .map(|e| {
+                (
+                    e.manager.clone().unwrap_or_default(),
+                    e.time.as_ref().map(|t| t.0),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The trace annotations, when they speak of the current permit: their
+/// time, by and reason; or why they do not count.
+fn trace(
+    view: &NodeView<'_>,
+    protocol: Protocol,
+    permit: &str,
+) -> Result<(Timestamp, Option<String>, Option<String>), String> {
+    let node = view.node;
+    let Some(at) = node.annotation(keys::ANN_GRANTED_AT) else {
+        return Err(format!(
+            "no {} annotation (the permit was not granted by hand with this plugin)",
+            keys::ANN_GRANTED_AT
+        ));
+    };
+    let Ok(at) = at.trim().parse::<Timestamp>() else {
+        return Err(format!(
+            "{} is not an RFC 3339 time: {at:?}",
+            keys::ANN_GRANTED_AT
+        ));
+    };
+    let revision = node.annotation(keys::ANN_GRANTED_REVISION).unwrap_or("");
+    if revision != permit {
+        return Err(format!(
+            "trace annotations are stale: {} {revision:?} is not the current permit {permit:?}",
+            keys::ANN_GRANTED_REVISION
+        ));
+    }
+    // Where managedFields are present, the permit must have been written by
+    // the plugin. When no entry owns the field the check cannot be made, and
+    // the trace is trusted.
+    if let Some(owners) = permit_owners(view, protocol)
+        && !owners.is_empty()
+        && !owners.iter().any(|(m, _)| m == keys::FIELD_MANAGER)
+    {
+        let managers: Vec<&str> = owners.iter().map(|(m, _)| m.as_str()).collect();
+        return Err(format!(
+            "trace annotations are stale: {} is managed by {}, not {}",
+            permit_field(protocol),
+            managers.join(", "),
+            keys::FIELD_MANAGER
+        ));
+    }
+    let by = node.annotation(keys::ANN_GRANTED_BY).map(str::to_string);
+    let reason = node.annotation(keys::ANN_REASON).map(str::to_string);
+    Ok((at, by, reason))
+}
+
+/// The newest grant event for this permit: P1 hash: WorkloadRollPermitted
+/// naming the node (and the hash when the note has one); P1 `*` and P2:
+/// ValkeyNodeUpdated naming the node.
+fn event(
+    snapshot: &Snapshot,
+    view: &NodeView<'_>,
+    protocol: Protocol,
+    permit: &str,
+) -> Result<Timestamp, String> {
+    let (reason, hash_checked) = match protocol {
+        Protocol::P2 => (keys::EVENT_NODE_UPDATED, false),
+        _ if permit == "*" => (keys::EVENT_NODE_UPDATED, false),
+        _ => (keys::EVENT_PERMITTED, true),
+    };
+    snapshot
+        .events
+        .iter()
+        .filter(|e| {
+            events::reason(e) == reason && events::names_node(e, view.namespace(), view.name())
+        })
+        .filter(|e| !hash_checked || hash_in(events::note(e)).is_none_or(|h| h == permit))
+        .filter_map(events::time)
+        .max()
+        .ok_or_else(|| format!("no {reason} event for this node ({EXPIRE})"))
+}
+
+fn managed_fields(view: &NodeView<'_>, protocol: Protocol) -> Result<Timestamp, String> {
+    let Some(owners) = permit_owners(view, protocol) else {
+        return Err(NO_MANAGED_FIELDS.to_string());
+    };
+    if owners.is_empty() {
+        return Err(format!(
+            "no managedFields entry owns {}",
+            permit_field(protocol)
+        ));
+    }
+    owners.iter().filter_map(|(_, t)| *t).max().ok_or_else(|| {
+        format!(
+            "the managedFields entry owning {} has no time",
+            permit_field(protocol)
+        )
+    })
+}
+
+/// The grant time of `permit` on this node, from the best source; every
+/// source that gave nothing is listed with its reason.
+pub(crate) fn grant_time(
+    snapshot: &Snapshot,
+    view: &NodeView<'_>,
+    protocol: Protocol,
+    permit: &str,
+) -> Grant {
+    let mut g = Grant::unknown();
+    match trace(view, protocol, permit) {
+        Ok((at, by, reason)) => {
+            g.at = Some(at);
+            g.source = GrantSource::Annotation;
+            g.by = by;
+            g.reason = reason;
+        }
+        Err(why) => g.unavailable.push(why),
+    }
+    match event(snapshot, view, protocol, permit) {
+        Ok(at) if g.at.is_none() => {
+            g.at = Some(at);
+            g.source = GrantSource::Event;
+        }
+        Ok(_) => {}
+        Err(why) => g.unavailable.push(why),
+    }
+    match managed_fields(view, protocol) {
+        Ok(at) if g.at.is_none() => {
+            g.at = Some(at);
+            g.source = GrantSource::ManagedFields;
+        }
+        Ok(_) => {}
+        Err(why) => g.unavailable.push(why),
+    }
+    g
+}
+
+/// The time of a grant by hand, for quiet time: the trace's granted-at,
+/// whatever permit it was for.
+pub(crate) fn hand_grant_time(view: &NodeView<'_>) -> Option<Timestamp> {
+    view.node
+        .annotation(keys::ANN_GRANTED_AT)
+        .and_then(|v| v.trim().parse::<Timestamp>().ok())
+}

@@ -1,0 +1,213 @@
+//! One node's state, decided in PLUGIN.md's order: Standalone,
+//! StalePermit, Stuck, Settling, Rolling, Waiting, Blocking, Converged.
+
+use super::evidence::{Finding, failure_evidence};
+use super::grant_time::{Grant, grant_time};
+use super::node::NodeView;
+use super::text::{human, since};
+use super::walk::Place;
+use crate::report::{Evidence, EvidenceKind, NodeState, Protocol};
+use crate::snapshot::{Snapshot, keys};
+use jiff::{SignedDuration, Timestamp};
+
+/// Why a holder is Stuck (the first rule that fired).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StuckBy {
+    /// Failure evidence on its pod or workload.
+    Evidence,
+    /// Not complete, and held over the threshold.
+    HeldOverThreshold,
+    /// Complete for over the threshold (or for an unknown time while held
+    /// over it), and the permit is still held.
+    NotReleased,
+}
+
+/// Everything the classifier found out about one node.
+#[derive(Clone, Debug)]
+pub(crate) struct Judged<'a> {
+    pub view: NodeView<'a>,
+    pub place: Place,
+    pub cluster_owned: bool,
+    pub asks: bool,
+    pub asked_for: Option<&'a str>,
+    pub permit: Option<&'a str>,
+    pub holder: bool,
+    pub unhealthy_because: Vec<String>,
+    pub findings: Vec<Finding>,
+    /// Grant time (holders only; unknown otherwise).
+    pub grant: Grant,
+    pub hold: Option<SignedDuration>,
+    pub complete: bool,
+    pub complete_since: Option<Timestamp>,
+    pub stuck_by: Option<StuckBy>,
+    /// HeldOverThreshold / NotReleased, where those rules fire.
+    pub hold_evidence: Vec<Evidence>,
+    pub state: NodeState,
+    /// The start of its wait (Waiting and Blocking nodes), when known.
+    pub waiting_since: Option<Timestamp>,
+}
+
+impl Judged<'_> {
+    pub fn healthy(&self) -> bool {
+        self.unhealthy_because.is_empty()
+    }
+    pub fn name(&self) -> &str {
+        self.view.name()
+    }
+}
+
+/// The earliest known time among the node's roll condition (WorkloadDrift
+/// or WorkloadRollPending, True) and its Ready=False transition.
+fn wait_start(view: &NodeView<'_>) -> Option<Timestamp> {
+    let node = view.node;
+    let roll = [keys::COND_DRIFT, keys::COND_PENDING]
+        .into_iter()
+        .filter_map(|t| node.condition(t))
+        .filter(|c| c.is_true());
+    let not_ready = node.condition(keys::COND_READY).filter(|c| c.is_false());
+    roll.chain(not_ready)
+        .filter_map(|c| c.last_transition_time.as_ref().map(|t| t.0))
+        .min()
+}
+
+pub(crate) fn judge<'a>(
+    snapshot: &'a Snapshot,
+    view: NodeView<'a>,
+    place: Place,
+    protocol: Protocol,
+    now: Timestamp,
+    threshold: SignedDuration,
+) -> Judged<'a> {
+    let cluster_owned = view.cluster_owned();
+    let asks = view.asks(protocol);
+    let asked_for = view.asked_for(protocol);
+    let permit = view.permit(protocol);
+    let holder = cluster_owned
+        && match protocol {
+            Protocol::P2 => {
+                (asks && asked_for.is_some() && permit == asked_for)
+                    || (!asks
+                        && (!view.generation_observed()
+                            || view.template_roll_in_progress() == Some(true)))
+            }
+            Protocol::P1 | Protocol::Unknown => permit.is_some(),
+        };
+    let unhealthy_because = view.unhealthy_because();
+    let findings = failure_evidence(&view, now);
+    let lrh = view.last_rollout_hash();
+
+    let mut j = Judged {
+        view,
+        place,
+        cluster_owned,
+        asks,
+        asked_for,
+        permit,
+        holder,
+        unhealthy_because,
+        findings,
+        grant: Grant::unknown(),
+        hold: None,
+        complete: false,
+        complete_since: None,
+        stuck_by: None,
+        hold_evidence: Vec::new(),
+        state: NodeState::Converged,
+        waiting_since: None,
+    };
+
+    if !cluster_owned {
+        j.state = NodeState::Standalone;
+        return j;
+    }
+
+    if holder {
+        // A P2 holder that asks nothing may have no revision in its spec;
+        // its grant time then has only the event and managedFields sources.
+        let permit_value = permit.unwrap_or("");
+        j.grant = grant_time(snapshot, &view, protocol, permit_value);
+        j.hold = j.grant.at.map(|at| since(now, at));
+        let ready_after_grant = match (view.pod_ready_since(), j.grant.at) {
+            (Some(ready), Some(granted)) => ready > granted,
+            _ => true,
+        };
+        j.complete = view.pod_ready() == Some(true)
+            && ((lrh.is_some() && lrh == permit)
+                || (!asks
+                    && view.generation_observed()
+                    && view.rolled_out() == Some(true)
+                    && ready_after_grant));
+        if j.complete {
+            j.complete_since = view.pod_ready_since();
+        }
+    }
+
+    let stale = holder
+        && protocol != Protocol::P2
+        && asks
+        && permit.is_some_and(|p| p != "*" && asked_for.is_some_and(|a| a != p) && lrh != Some(p));
+
+    let over = |d: Option<SignedDuration>| d.is_some_and(|d| d > threshold);
+    if holder {
+        let complete_for = j.complete_since.map(|t| since(now, t));
+        if !j.complete && over(j.hold) {
+            j.hold_evidence.push(Evidence {
+                kind: EvidenceKind::HeldOverThreshold,
+                message: format!(
+                    "held {} > stall threshold {}",
+                    human(j.hold.unwrap_or_default()),
+                    human(threshold)
+                ),
+            });
+        }
+        let not_released =
+            j.complete && (over(complete_for) || (complete_for.is_none() && over(j.hold)));
+        if not_released {
+            let message = match complete_for {
+                Some(d) => format!(
+                    "rolled and Ready for {} > stall threshold {}, permit still held",
+                    human(d),
+                    human(threshold)
+                ),
+                None => format!(
+                    "rolled (Ready since an unknown time), permit held {} > stall threshold {}",
+                    human(j.hold.unwrap_or_default()),
+                    human(threshold)
+                ),
+            };
+            j.hold_evidence.push(Evidence {
+                kind: EvidenceKind::NotReleased,
+                message,
+            });
+        }
+        j.stuck_by = if !j.findings.is_empty() {
+            Some(StuckBy::Evidence)
+        } else if !j.complete && over(j.hold) {
+            Some(StuckBy::HeldOverThreshold)
+        } else if not_released {
+            Some(StuckBy::NotReleased)
+        } else {
+            None
+        };
+    }
+
+    j.state = if stale {
+        NodeState::StalePermit
+    } else if j.stuck_by.is_some() {
+        NodeState::Stuck
+    } else if holder && j.complete {
+        NodeState::Settling
+    } else if holder {
+        NodeState::Rolling
+    } else if asks {
+        NodeState::Waiting
+    } else if !j.healthy() {
+        NodeState::Blocking
+    } else {
+        NodeState::Converged
+    };
+    if matches!(j.state, NodeState::Waiting | NodeState::Blocking) {
+        j.waiting_since = wait_start(&view);
+    }
+    j
+}

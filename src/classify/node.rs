@@ -1,0 +1,334 @@
+//! One node's objects (ValkeyNode, workload, pod) and the plain facts read
+//! from them: asks, asked-for revision, permit, holder, healthy, template
+//! roll in progress, rolled out (PLUGIN.md, "Words").
+
+use super::text::hash_in;
+use crate::report::Protocol;
+use crate::snapshot::{Snapshot, ValkeyNode, WorkloadKind, keys};
+use jiff::Timestamp;
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+/// A ValkeyNode with the objects found for it in the snapshot.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NodeView<'a> {
+    pub node: &'a ValkeyNode,
+    pub pod: Option<&'a Pod>,
+    pub sts: Option<&'a StatefulSet>,
+    pub deployment: Option<&'a Deployment>,
+}
+
+fn named(m: &ObjectMeta, ns: &str, name: &str) -> bool {
+    m.namespace.as_deref().unwrap_or("") == ns && m.name.as_deref() == Some(name)
+}
+
+fn label<'a>(m: &'a ObjectMeta, key: &str) -> Option<&'a str> {
+    m.labels.as_ref()?.get(key).map(String::as_str)
+}
+
+/// A non-empty string, else None (an empty annotation is no annotation).
+fn non_empty(s: Option<&str>) -> Option<&str> {
+    s.filter(|v| !v.trim().is_empty())
+}
+
+impl<'a> NodeView<'a> {
+    /// Finds the node's workload (`valkey-<node>`, of its workload type) and
+    /// its pod: `status.podName` when set and present; otherwise the pod
+    /// labelled `app.kubernetes.io/instance=<node>`, preferring one that is
+    /// not being deleted, then the newest.
+    pub fn new(snapshot: &'a Snapshot, node: &'a ValkeyNode) -> Self {
+        let ns = node.namespace();
+        let workload = node.workload_name();
+        let (sts, deployment) = match node.workload_kind() {
+            WorkloadKind::StatefulSet => (
+                snapshot
+                    .stateful_sets
+                    .iter()
+                    .find(|s| named(&s.metadata, ns, &workload)),
+                None,
+            ),
+            WorkloadKind::Deployment => (
+                None,
+                snapshot
+                    .deployments
+                    .iter()
+                    .find(|d| named(&d.metadata, ns, &workload)),
+            ),
+        };
+        let by_name = node
+            .status
+            .as_ref()
+            .and_then(|s| non_empty(s.pod_name.as_deref()))
+            .and_then(|p| snapshot.pods.iter().find(|pod| named(&pod.metadata, ns, p)));
+        let pod = by_name.or_else(|| {
+            snapshot
+                .pods
+                .iter()
+                .filter(|p| {
+                    p.metadata.namespace.as_deref().unwrap_or("") == ns
+                        && label(&p.metadata, keys::LABEL_INSTANCE) == Some(node.name())
+                })
+                .max_by_key(|p| {
+                    (
+                        p.metadata.deletion_timestamp.is_none(),
+                        p.metadata.creation_timestamp.as_ref().map(|t| t.0),
+                        p.metadata.name.clone(),
+                    )
+                })
+        });
+        NodeView {
+            node,
+            pod,
+            sts,
+            deployment,
+        }
+    }
+
+    pub fn name(&self) -> &'a str {
+        self.node.name()
+    }
+
+    pub fn namespace(&self) -> &'a str {
+        self.node.namespace()
+    }
+
+    /// Owned by a controlling ValkeyCluster: permits apply.
+    pub fn cluster_owned(&self) -> bool {
+        self.node.controller_cluster().is_some()
+    }
+
+    fn condition_true(&self, type_: &str) -> Option<&'a crate::snapshot::Condition> {
+        self.node.condition(type_).filter(|c| c.is_true())
+    }
+
+    /// P1: WorkloadDrift True or the desired annotation set. P2:
+    /// WorkloadRollPending True. Unknown protocol: P1's rule (nothing is
+    /// staged there, so it finds nothing).
+    pub fn asks(&self, protocol: Protocol) -> bool {
+        match protocol {
+            Protocol::P2 => self.condition_true(keys::COND_PENDING).is_some(),
+            Protocol::P1 | Protocol::Unknown => {
+                self.condition_true(keys::COND_DRIFT).is_some()
+                    || non_empty(self.node.annotation(keys::ANN_DESIRED)).is_some()
+            }
+        }
+    }
+
+    /// The asked-for revision. P1: the desired annotation, else the hash in
+    /// the True WorkloadDrift condition's message. P2: the hash in the True
+    /// WorkloadRollPending condition's message.
+    pub fn asked_for(&self, protocol: Protocol) -> Option<&'a str> {
+        let in_message = |type_| {
+            self.condition_true(type_)
+                .and_then(|c| c.message.as_deref())
+                .and_then(hash_in)
+        };
+        match protocol {
+            Protocol::P2 => in_message(keys::COND_PENDING),
+            Protocol::P1 | Protocol::Unknown => non_empty(self.node.annotation(keys::ANN_DESIRED))
+                .or_else(|| in_message(keys::COND_DRIFT)),
+        }
+    }
+
+    /// P1: the permit annotation; P2: `spec.workloadRevision`.
+    pub fn permit(&self, protocol: Protocol) -> Option<&'a str> {
+        match protocol {
+            Protocol::P2 => non_empty(self.node.spec.workload_revision.as_deref()),
+            Protocol::P1 | Protocol::Unknown => non_empty(self.node.annotation(keys::ANN_PERMIT)),
+        }
+    }
+
+    pub fn last_rollout_hash(&self) -> Option<&'a str> {
+        non_empty(self.node.status.as_ref()?.last_rollout_hash.as_deref())
+    }
+
+    pub fn role(&self) -> Option<&'a str> {
+        non_empty(self.node.status.as_ref()?.role.as_deref())
+    }
+
+    /// `status.ready` is true.
+    pub fn node_ready(&self) -> bool {
+        self.node.status.as_ref().and_then(|s| s.ready) == Some(true)
+    }
+
+    /// `status.observedGeneration` has caught up with `metadata.generation`
+    /// (true where either is not set).
+    pub fn generation_observed(&self) -> bool {
+        match (
+            self.node.metadata.generation,
+            self.node
+                .status
+                .as_ref()
+                .and_then(|s| s.observed_generation),
+        ) {
+            (Some(g), Some(o)) => o >= g,
+            _ => true,
+        }
+    }
+
+    pub fn pod_name(&self) -> Option<String> {
+        self.pod.and_then(|p| p.metadata.name.clone()).or_else(|| {
+            self.node
+                .status
+                .as_ref()
+                .and_then(|s| non_empty(s.pod_name.as_deref()))
+                .map(str::to_string)
+        })
+    }
+
+    fn pod_ready_condition(&self) -> Option<&'a k8s_openapi::api::core::v1::PodCondition> {
+        self.pod?
+            .status
+            .as_ref()?
+            .conditions
+            .as_ref()?
+            .iter()
+            .find(|c| c.type_ == "Ready")
+    }
+
+    /// The pod is Ready (None: no pod found). A pod being deleted is going
+    /// away, so it does not count as Ready whatever its condition says.
+    pub fn pod_ready(&self) -> Option<bool> {
+        let pod = self.pod?;
+        if pod.metadata.deletion_timestamp.is_some() {
+            return Some(false);
+        }
+        Some(
+            self.pod_ready_condition()
+                .is_some_and(|c| c.status == "True"),
+        )
+    }
+
+    /// When the pod became Ready (its Ready=True condition's transition).
+    pub fn pod_ready_since(&self) -> Option<Timestamp> {
+        if self.pod_ready() != Some(true) {
+            return None;
+        }
+        self.pod_ready_condition()?
+            .last_transition_time
+            .as_ref()
+            .map(|t| t.0)
+    }
+
+    /// When the pod stopped being Ready (its Ready=False condition's
+    /// transition); None when Ready or unknown.
+    pub fn pod_not_ready_since(&self) -> Option<Timestamp> {
+        let c = self.pod_ready_condition()?;
+        if c.status == "True" {
+            return None;
+        }
+        c.last_transition_time.as_ref().map(|t| t.0)
+    }
+
+    /// Healthy (PLUGIN.md), and the reasons it is not, in plain words.
+    pub fn unhealthy_because(&self) -> Vec<String> {
+        let mut why = Vec::new();
+        if !self.node_ready() {
+            why.push("node not ready".to_string());
+        }
+        if self.pod_ready() == Some(false) {
+            let name = self.pod_name().unwrap_or_default();
+            if self
+                .pod
+                .is_some_and(|p| p.metadata.deletion_timestamp.is_some())
+            {
+                why.push(format!("pod {name} being deleted"));
+            } else {
+                why.push(format!("pod {name} not Ready"));
+            }
+        }
+        if !self.generation_observed() {
+            why.push(format!(
+                "generation {} not observed (observed {})",
+                self.node.metadata.generation.unwrap_or_default(),
+                self.node
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.observed_generation)
+                    .unwrap_or_default()
+            ));
+        }
+        if self
+            .node
+            .condition(keys::COND_LIVE_CONFIG)
+            .is_some_and(|c| c.is_false())
+        {
+            why.push("live config not applied (LiveConfigApplied=False)".to_string());
+        }
+        why
+    }
+
+    /// Template roll in progress (None: no workload found).
+    /// StatefulSet: observedGeneration behind generation, or current and
+    /// update revisions differ. Deployment: observedGeneration behind
+    /// generation, or fewer updated replicas than wanted, or old pods left.
+    /// A missing observedGeneration counts as not yet observed.
+    pub fn template_roll_in_progress(&self) -> Option<bool> {
+        if let Some(sts) = self.sts {
+            let st = sts.status.as_ref();
+            let behind = behind(
+                sts.metadata.generation,
+                st.and_then(|s| s.observed_generation),
+            );
+            let cur = st.and_then(|s| s.current_revision.as_deref());
+            let upd = st.and_then(|s| s.update_revision.as_deref());
+            return Some(behind || cur != upd);
+        }
+        if let Some(d) = self.deployment {
+            let st = d.status.as_ref();
+            let behind = behind(
+                d.metadata.generation,
+                st.and_then(|s| s.observed_generation),
+            );
+            let wanted = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+            let updated = st.and_then(|s| s.updated_replicas).unwrap_or(0);
+            let replicas = st.and_then(|s| s.replicas).unwrap_or(0);
+            return Some(behind || updated < wanted || replicas > updated);
+        }
+        None
+    }
+
+    /// Rolled out (None: no workload found): no template roll in progress
+    /// and ready replicas; for a StatefulSet also the pod's
+    /// `controller-revision-hash` equal to the update revision when the
+    /// label is there.
+    pub fn rolled_out(&self) -> Option<bool> {
+        let in_progress = self.template_roll_in_progress()?;
+        if let Some(sts) = self.sts {
+            let st = sts.status.as_ref();
+            let ready = st.and_then(|s| s.ready_replicas).unwrap_or(0) >= 1;
+            let upd = st.and_then(|s| s.update_revision.as_deref());
+            let pod_on_update = self.pod_revision().is_none_or(|r| Some(r) == upd);
+            return Some(!in_progress && ready && pod_on_update);
+        }
+        if let Some(d) = self.deployment {
+            let wanted = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+            let ready = d
+                .status
+                .as_ref()
+                .and_then(|s| s.ready_replicas)
+                .unwrap_or(0);
+            return Some(!in_progress && ready >= wanted);
+        }
+        None
+    }
+
+    /// The pod's `controller-revision-hash` label.
+    pub fn pod_revision(&self) -> Option<&'a str> {
+        label(&self.pod?.metadata, keys::LABEL_CONTROLLER_REVISION)
+    }
+
+    /// The StatefulSet's `status.updateRevision`.
+    pub fn update_revision(&self) -> Option<&'a str> {
+        self.sts?.status.as_ref()?.update_revision.as_deref()
+    }
+}
+
+fn behind(generation: Option<i64>, observed: Option<i64>) -> bool {
+    match (generation, observed) {
+        (Some(g), Some(o)) => o < g,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}

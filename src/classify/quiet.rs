@@ -1,0 +1,95 @@
+//! Quiet time (PLUGIN.md, "Quiet for"): since the later of the newest sign
+//! of progress and the oldest start among the causes that keep the roll
+//! unfinished.
+
+use super::events;
+use super::grant_time::hand_grant_time;
+use super::judge::Judged;
+use crate::report::NodeState;
+use crate::snapshot::{Snapshot, ValkeyCluster, condition, keys};
+use jiff::Timestamp;
+
+/// The roll events that count as progress: the controller granting,
+/// applying or advancing, and a grant by hand recorded by the plugin.
+const PROGRESS_EVENTS: [&str; 5] = [
+    keys::EVENT_PERMITTED,
+    keys::EVENT_APPLIED,
+    keys::EVENT_NODE_UPDATED,
+    keys::EVENT_MANUAL_GRANTED,
+    keys::EVENT_MANUAL_FORCED,
+];
+
+/// The newest sign of progress, if any.
+pub(crate) fn newest_progress(
+    snapshot: &Snapshot,
+    namespace: &str,
+    cluster_name: &str,
+    cluster: Option<&ValkeyCluster>,
+    nodes: &[Judged<'_>],
+) -> Option<Timestamp> {
+    let from_events = snapshot
+        .events
+        .iter()
+        .filter(|e| PROGRESS_EVENTS.contains(&events::reason(e)))
+        .filter(|e| {
+            events::is_about(e, namespace, "ValkeyCluster", cluster_name)
+                || nodes
+                    .iter()
+                    .any(|j| events::names_node(e, namespace, j.name()))
+        })
+        .filter_map(events::time);
+    let from_nodes = nodes.iter().flat_map(|j| {
+        let node_ready = j
+            .view
+            .node
+            .condition(keys::COND_READY)
+            .filter(|c| c.is_true())
+            .and_then(|c| c.last_transition_time.as_ref())
+            .map(|t| t.0);
+        [
+            node_ready,
+            j.view.pod_ready_since(),
+            hand_grant_time(&j.view),
+        ]
+    });
+    let from_cluster = cluster.into_iter().flat_map(|c| {
+        [keys::COND_READY, keys::COND_PROGRESSING].map(|t| {
+            condition(c.conditions(), t)
+                .and_then(|c| c.last_transition_time.as_ref())
+                .map(|t| t.0)
+        })
+    });
+    from_events
+        .chain(from_nodes.flatten())
+        .chain(from_cluster.flatten())
+        .max()
+}
+
+/// The oldest start among the causes that keep the roll unfinished: each
+/// Waiting or Blocking node's wait start, and the ValkeyCluster's Ready
+/// transition when it says not done for its current generation. A cause
+/// whose start is unknown started now. None: nothing keeps it unfinished.
+pub(crate) fn oldest_start(
+    cluster: Option<&ValkeyCluster>,
+    cluster_not_done: bool,
+    nodes: &[Judged<'_>],
+    now: Timestamp,
+) -> Option<Timestamp> {
+    let node_starts = nodes
+        .iter()
+        .filter(|j| matches!(j.state, NodeState::Waiting | NodeState::Blocking))
+        .map(|j| j.waiting_since.unwrap_or(now));
+    let cluster_start = cluster.filter(|_| cluster_not_done).map(|c| {
+        let generation = c.metadata.generation;
+        condition(c.conditions(), keys::COND_READY)
+            .filter(|r| r.observed_generation.is_none() || r.observed_generation == generation)
+            .and_then(|r| r.last_transition_time.as_ref())
+            .map_or(now, |t| t.0)
+    });
+    node_starts.chain(cluster_start).min()
+}
+
+/// The moment the roll went quiet: the later of the two.
+pub(crate) fn quiet_since(progress: Option<Timestamp>, start: Timestamp) -> Timestamp {
+    progress.map_or(start, |p| p.max(start))
+}

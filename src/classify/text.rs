@@ -1,0 +1,176 @@
+//! Small pieces of wording shared by the classifier's reason sentences.
+
+use jiff::{SignedDuration, Timestamp};
+
+/// `now - then` in whole seconds, never negative: a time in the future
+/// (clock skew) counts as now.
+pub(crate) fn since(now: Timestamp, then: Timestamp) -> SignedDuration {
+    let d = now.duration_since(then);
+    if d.is_negative() {
+        SignedDuration::ZERO
+    } else {
+        d
+    }
+}
+
+/// Whole seconds of a non-negative duration.
+pub(crate) fn secs(d: SignedDuration) -> u64 {
+    u64::try_from(d.as_secs()).unwrap_or(0)
+}
+
+/// A duration as people read it: the two most significant units
+/// (`45s`, `14m`, `10m1s`, `2h5m`, `3d4h`).
+pub(crate) fn human(d: SignedDuration) -> String {
+    let total = secs(d);
+    let (days, rest) = (total / 86_400, total % 86_400);
+    let (hours, rest) = (rest / 3_600, rest % 3_600);
+    let (minutes, seconds) = (rest / 60, rest % 60);
+    let units = [(days, "d"), (hours, "h"), (minutes, "m"), (seconds, "s")];
+    let Some(first) = units.iter().position(|(v, _)| *v > 0) else {
+        return "0s".to_string();
+    };
+    let mut out = format!("{}{}", units[first].0, units[first].1);
+    if let Some((v, u)) = units.get(first + 1)
+        && *v > 0
+    {
+        out.push_str(&format!("{v}{u}"));
+    }
+    out
+}
+
+/// A revision hash shortened for prose (the table shortens on its own).
+pub(crate) fn short(h: &str) -> &str {
+    match h.char_indices().nth(12) {
+        Some((i, _)) => &h[..i],
+        None => h,
+    }
+}
+
+/// `1 node` / `3 nodes`.
+pub(crate) fn nodes(n: usize) -> String {
+    if n == 1 {
+        "1 node".to_string()
+    } else {
+        format!("{n} nodes")
+    }
+}
+
+/// The hash that follows the word `hash` in a condition message or event
+/// note (`... template hash <h> awaits ...`, `(hash <h>)`), without quotes
+/// or trailing punctuation.
+pub(crate) fn hash_in(text: &str) -> Option<&str> {
+    let mut words = text.split_whitespace();
+    while let Some(w) = words.next() {
+        if w.trim_start_matches('(') == "hash" {
+            let h = words.next()?.trim_matches(|c: char| {
+                matches!(c, '"' | '\'' | '(' | ')' | ',' | '.' | ';' | ':')
+            });
+            return (!h.is_empty()).then_some(h);
+        }
+    }
+    None
+}
+
+/// `text` contains `word` as a whole word: not inside a longer name
+/// (`cache-0-1` is not in `cache-0-10` nor in `valkey-cache-0-1-0`). A
+/// sentence's closing dot still ends a word.
+pub(crate) fn contains_word(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    let mut from = 0;
+    while let Some(pos) = text[from..].find(word) {
+        let start = from + pos;
+        let end = start + word.len();
+        let before_ok = text[..start]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !name_char(c));
+        let mut after = text[end..].chars();
+        let after_ok = match after.next() {
+            None => true,
+            Some('.') => after.next().is_none_or(|c| !c.is_ascii_alphanumeric()),
+            Some(c) => !name_char(c),
+        };
+        if before_ok && after_ok {
+            return true;
+        }
+        from = start + word.chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_durations() {
+        let cases = [
+            (0, "0s"),
+            (45, "45s"),
+            (600, "10m"),
+            (601, "10m1s"),
+            (840, "14m"),
+            (7_500, "2h5m"),
+            (3 * 86_400 + 4 * 3_600 + 7, "3d4h"),
+        ];
+        for (s, want) in cases {
+            assert_eq!(human(SignedDuration::from_secs(s)), want, "{s}s");
+        }
+    }
+
+    #[test]
+    fn never_negative() {
+        let a: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        let b: Timestamp = "2026-01-01T00:05:00Z".parse().unwrap();
+        assert_eq!(since(a, b), SignedDuration::ZERO);
+        assert_eq!(since(b, a), SignedDuration::from_secs(300));
+    }
+
+    #[test]
+    fn hashes_in_messages() {
+        let cases = [
+            (
+                "desired workload template hash abc123 awaits cluster roll permit",
+                Some("abc123"),
+            ),
+            (
+                "desired workload template hash 9f2c awaits Spec.WorkloadRevision (have \"41ab\")",
+                Some("9f2c"),
+            ),
+            (
+                "Granted workload roll permit for cache-0-1 (hash h1)",
+                Some("h1"),
+            ),
+            ("Applied pod template update (hash h2).", Some("h2")),
+            ("no hash", None),
+            ("Updated ValkeyNode cache-0-1", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(hash_in(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn whole_words() {
+        let cases = [
+            ("Granted workload roll permit for cache-0-1 (hash h)", true),
+            (
+                "Granted workload roll permit for cache-0-10 (hash h)",
+                false,
+            ),
+            ("pod valkey-cache-0-1-0 restarted", false),
+            ("Updated ValkeyNode cache-0-1.", true),
+            ("Updated cache-0-1.x", false),
+            ("prod/cache-0-1 updated", true),
+            ("cache-0-1", true),
+            ("xcache-0-1 cache-0-1", true),
+            ("", false),
+        ];
+        for (text, want) in cases {
+            assert_eq!(contains_word(text, "cache-0-1"), want, "{text}");
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! The cluster's protocol, whether its roll is unfinished, its verdict and
+//! the sentence that explains it, and the progress count.
+
+use super::events;
+use super::judge::{Judged, StuckBy};
+use super::text::{human, nodes as n_nodes, short};
+use crate::report::{NodeState, Protocol, Verdict};
+use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode, condition, keys};
+use jiff::{SignedDuration, Timestamp};
+
+/// P2 when any node has `spec.workloadRevision` or a WorkloadRollPending
+/// condition; else P1 when any node carries the permit or desired
+/// annotation or a WorkloadDrift condition; else unknown. The plugin's own
+/// `valkey-roll.io/*` annotations never count.
+pub(crate) fn protocol(nodes: &[&ValkeyNode]) -> Protocol {
+    let p2 = nodes.iter().any(|n| {
+        n.spec
+            .workload_revision
+            .as_deref()
+            .is_some_and(|r| !r.is_empty())
+            || n.condition(keys::COND_PENDING).is_some()
+    });
+    if p2 {
+        return Protocol::P2;
+    }
+    let p1 = nodes.iter().any(|n| {
+        n.annotation(keys::ANN_PERMIT).is_some()
+            || n.annotation(keys::ANN_DESIRED).is_some()
+            || n.condition(keys::COND_DRIFT).is_some()
+    });
+    if p1 { Protocol::P1 } else { Protocol::Unknown }
+}
+
+/// Why the ValkeyCluster says its roll is not done: its Ready condition is
+/// for an older generation, or is not True. None: Ready for its generation,
+/// or no Ready condition (then the nodes alone decide).
+pub(crate) fn cluster_not_done(cluster: Option<&ValkeyCluster>) -> Option<String> {
+    let c = cluster?;
+    let ready = condition(c.conditions(), keys::COND_READY)?;
+    let generation = c.metadata.generation;
+    if let (Some(observed), Some(g)) = (ready.observed_generation, generation)
+        && observed < g
+    {
+        return Some(format!(
+            "its Ready condition is for generation {observed}, the spec is at generation {g}"
+        ));
+    }
+    if !ready.is_true() {
+        let reason = ready
+            .reason
+            .as_deref()
+            .map(|r| format!(", reason {r}"))
+            .unwrap_or_default();
+        return Some(format!("Ready={}{reason}", ready.status));
+    }
+    None
+}
+
+/// How long a stale permit may sit before it jams: the node controller
+/// drops one within seconds when it runs.
+const STALE_GRACE: SignedDuration = SignedDuration::from_secs(60);
+
+/// The verdict, first that matches.
+pub(crate) fn verdict(
+    holders: &[&Judged<'_>],
+    front: Option<&Judged<'_>>,
+    unfinished: bool,
+    quiet: Option<SignedDuration>,
+    threshold: SignedDuration,
+) -> Verdict {
+    match holders {
+        [_, _, ..] => Verdict::Conflict,
+        [h] => {
+            let stale_jam =
+                h.state == NodeState::StalePermit && h.hold.is_none_or(|d| d > STALE_GRACE);
+            if h.state == NodeState::Stuck || stale_jam {
+                Verdict::Jammed
+            } else {
+                Verdict::Rolling
+            }
+        }
+        [] => {
+            if front.is_some_and(|f| f.state == NodeState::Blocking && !f.findings.is_empty()) {
+                Verdict::Jammed
+            } else if unfinished {
+                if quiet.is_some_and(|q| q > threshold) {
+                    Verdict::Stalled
+                } else {
+                    Verdict::Waiting
+                }
+            } else {
+                Verdict::Converged
+            }
+        }
+    }
+}
+
+/// `held 14m (event)` or `held for an unknown time`.
+fn held(j: &Judged<'_>) -> String {
+    match j.hold {
+        Some(d) => format!("held {} ({})", human(d), j.grant.source),
+        None => "held for an unknown time".to_string(),
+    }
+}
+
+/// What the front is doing, as a clause: `is next for a permit`,
+/// `is not healthy (node not ready)`.
+fn front_clause(f: &Judged<'_>) -> String {
+    if f.state == NodeState::Waiting {
+        return "asks for a permit".to_string();
+    }
+    let why = match f.findings.first() {
+        Some(finding) => finding.short.clone(),
+        None => f.unhealthy_because.join("; "),
+    };
+    format!("is not healthy ({why})")
+}
+
+/// The cluster's reason sentence: who, why, for how long.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn reason(
+    verdict: Verdict,
+    holders: &[&Judged<'_>],
+    front: Option<&Judged<'_>>,
+    waiting: usize,
+    total: usize,
+    not_done: Option<&str>,
+    quiet: Option<SignedDuration>,
+    threshold: SignedDuration,
+) -> String {
+    let quiet_text = quiet.map(human).unwrap_or_else(|| "0s".to_string());
+    let behind = if waiting > 0 {
+        format!("; {} waiting", waiting)
+    } else {
+        String::new()
+    };
+    match verdict {
+        Verdict::Conflict => {
+            let names: Vec<&str> = holders.iter().map(|h| h.name()).collect();
+            format!(
+                "{} hold a permit at once ({}): the one-at-a-time rule is broken",
+                n_nodes(holders.len()),
+                names.join(", ")
+            )
+        }
+        Verdict::Jammed => match holders.first() {
+            Some(h) if h.state == NodeState::StalePermit => format!(
+                "{} holds a stale permit {} while it asks for {}, {}",
+                h.name(),
+                short(h.permit.unwrap_or("")),
+                short(h.asked_for.unwrap_or("")),
+                held(h)
+            ),
+            Some(h) => {
+                let for_how_long = h
+                    .hold
+                    .map(|d| format!("for {}", human(d)))
+                    .unwrap_or_else(|| "(held for an unknown time)".to_string());
+                match h.stuck_by {
+                    Some(StuckBy::Evidence) => {
+                        let phrase = h.findings.first().map(|f| f.phrase.as_str()).unwrap_or("");
+                        format!("{} holds the permit and {phrase} {for_how_long}", h.name())
+                    }
+                    Some(StuckBy::NotReleased) => match h.complete_since {
+                        Some(_) => format!(
+                            "{} finished rolling but still holds the permit ({})",
+                            h.name(),
+                            h.hold_evidence
+                                .iter()
+                                .map(|e| e.message.as_str())
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        ),
+                        None => format!(
+                            "{} finished rolling but still holds the permit, {}",
+                            h.name(),
+                            held(h)
+                        ),
+                    },
+                    _ => format!(
+                        "{} holds the permit and has not finished rolling {for_how_long} (stall threshold {})",
+                        h.name(),
+                        human(threshold)
+                    ),
+                }
+            }
+            None => match front {
+                Some(f) => format!(
+                    "no node holds a permit; the walk's front {} is not healthy: {}{behind}",
+                    f.name(),
+                    f.findings.first().map(|x| x.short.as_str()).unwrap_or("")
+                ),
+                None => "jammed".to_string(),
+            },
+        },
+        Verdict::Rolling => {
+            let Some(h) = holders.first() else {
+                return "rolling".to_string();
+            };
+            match h.state {
+                NodeState::Settling => format!(
+                    "{} has rolled; the controller has yet to release its permit ({}){behind}",
+                    h.name(),
+                    held(h)
+                ),
+                NodeState::StalePermit => format!(
+                    "{} holds a stale permit {} (it asks for {}); the node controller drops it when it runs ({})",
+                    h.name(),
+                    short(h.permit.unwrap_or("")),
+                    short(h.asked_for.unwrap_or("")),
+                    held(h)
+                ),
+                _ => format!("{} is rolling ({}){behind}", h.name(), held(h)),
+            }
+        }
+        Verdict::Stalled => {
+            let what = match (front, not_done) {
+                (Some(f), _) => format!("the walk's front {} {}", f.name(), front_clause(f)),
+                (None, Some(why)) => format!("the ValkeyCluster reports it is not done ({why})"),
+                (None, None) => "the roll is unfinished".to_string(),
+            };
+            format!(
+                "nothing has moved for {quiet_text}: {what}; the controller may be down, or deferring a primary without a synced replica"
+            )
+        }
+        Verdict::Waiting => match (front, not_done) {
+            (Some(f), _) if f.state == NodeState::Waiting => format!(
+                "a grant is due: {} is next ({} waiting, quiet for {quiet_text})",
+                f.name(),
+                waiting
+            ),
+            (Some(f), _) => format!(
+                "the controller waits for {} to become healthy ({}){behind}, quiet for {quiet_text}",
+                f.name(),
+                f.unhealthy_because.join("; ")
+            ),
+            (None, Some(why)) => {
+                format!("the ValkeyCluster reports it is not done ({why}), quiet for {quiet_text}")
+            }
+            (None, None) => "waiting".to_string(),
+        },
+        Verdict::Converged => {
+            if total == 0 {
+                "no ValkeyNodes in view".to_string()
+            } else {
+                format!("all {} rolled and healthy", n_nodes(total))
+            }
+        }
+    }
+}
+
+/// A roll event older than the ValkeyCluster's Ready=False transition by
+/// at most this much still belongs to this roll: the controller advances
+/// its first node in the same reconcile that flips Ready, and condition
+/// times are truncated to the second.
+const SAME_RECONCILE: SignedDuration = SignedDuration::from_secs(60);
+
+/// Progress `done` (None: the headline shows `?`).
+///
+/// In a roll the nodes ask for: the nodes that no longer ask and are
+/// Converged. In a Spec-driven roll (the ValkeyCluster not Ready for its
+/// generation, no node asks): the Converged nodes with a roll event
+/// (ValkeyNodeUpdated; also WorkloadRollPermitted/Applied, since a
+/// builder-only roll whose last node just finished looks the same) naming
+/// them, newer than the ValkeyCluster's Ready transition; `?` when that
+/// transition is unknown or no node has such an event (events expire).
+/// Counting only Converged nodes keeps a node still rolling out of "rolled".
+pub(crate) fn done(
+    snapshot: &Snapshot,
+    cluster: Option<&ValkeyCluster>,
+    not_done: bool,
+    nodes: &[Judged<'_>],
+) -> Option<usize> {
+    let owned = || nodes.iter().filter(|j| j.cluster_owned);
+    let converged = |j: &&Judged<'_>| j.state == NodeState::Converged;
+    if owned().any(|j| j.asks) || !not_done {
+        return Some(owned().filter(converged).count());
+    }
+    let c = cluster?;
+    let ready = condition(c.conditions(), keys::COND_READY)?;
+    let transition = ready.last_transition_time.as_ref()?.0;
+    let for_this_generation =
+        ready.observed_generation.is_none() || ready.observed_generation == c.metadata.generation;
+    let since: Timestamp = if for_this_generation && !ready.is_true() {
+        transition.checked_sub(SAME_RECONCILE).unwrap_or(transition)
+    } else {
+        transition
+    };
+    let ns = c.namespace();
+    let updated = |j: &Judged<'_>| {
+        snapshot.events.iter().any(|e| {
+            matches!(
+                events::reason(e),
+                keys::EVENT_NODE_UPDATED | keys::EVENT_PERMITTED | keys::EVENT_APPLIED
+            ) && events::names_node(e, ns, j.name())
+                && events::time(e).is_some_and(|t| t >= since)
+        })
+    };
+    if !owned().any(updated) {
+        return None;
+    }
+    Some(owned().filter(converged).filter(|j| updated(j)).count())
+}

@@ -1,0 +1,104 @@
+//! The cluster controller's walk: where each node stands, which node is its
+//! shard's primary, and the order the controller visits them.
+
+use crate::snapshot::{ValkeyNode, keys};
+use std::collections::BTreeMap;
+
+/// A node's place in the walk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub shard: Option<u32>,
+    pub index: Option<u32>,
+    pub name: String,
+    /// The node is its shard's primary (exactly one ready `primary`).
+    pub is_primary: bool,
+}
+
+/// Shard and node index: the labels `valkey.io/shard-index` and
+/// `valkey.io/node-index`, each falling back to the name
+/// `<cluster>-<shard>-<node>` when its label is missing or not a number.
+pub(crate) fn indices(node: &ValkeyNode, cluster: &str) -> (Option<u32>, Option<u32>) {
+    let from_name = node
+        .name()
+        .strip_prefix(cluster)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .and_then(|rest| rest.split_once('-'))
+        .and_then(|(s, n)| Some((s.parse::<u32>().ok()?, n.parse::<u32>().ok()?)));
+    let label = |key| node.label(key).and_then(|v| v.trim().parse::<u32>().ok());
+    (
+        label(keys::LABEL_SHARD_INDEX).or(from_name.map(|p| p.0)),
+        label(keys::LABEL_NODE_INDEX).or(from_name.map(|p| p.1)),
+    )
+}
+
+/// The role a node reports; an empty role counts as a replica.
+fn is_ready_primary(node: &ValkeyNode) -> bool {
+    let st = node.status.as_ref();
+    st.and_then(|s| s.role.as_deref()) == Some("primary") && st.and_then(|s| s.ready) == Some(true)
+}
+
+/// Places every node (same order as `nodes`) and marks each shard's
+/// primary: the one node of the shard whose role is `primary` and whose
+/// `status.ready` is true; none when there is no such node or more than one.
+pub(crate) fn place(nodes: &[&ValkeyNode], cluster: &str) -> Vec<Place> {
+    let mut places: Vec<Place> = nodes
+        .iter()
+        .map(|n| {
+            let (shard, index) = indices(n, cluster);
+            Place {
+                shard,
+                index,
+                name: n.name().to_string(),
+                is_primary: false,
+            }
+        })
+        .collect();
+    let mut candidates: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if let Some(shard) = places[i].shard
+            && is_ready_primary(n)
+        {
+            candidates.entry(shard).or_default().push(i);
+        }
+    }
+    for found in candidates.values() {
+        if let [only] = found.as_slice() {
+            places[*only].is_primary = true;
+        }
+    }
+    places
+}
+
+/// Walk order as indices into `places`: shard ascending; within a shard
+/// the other nodes by node index ascending, then the primary; when the
+/// shard's primary is unknown, node index descending. Nodes without both
+/// indices come last, by name. Ties break by name so the order is total.
+pub(crate) fn order(places: &[Place]) -> Vec<usize> {
+    let mut shards: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut loose: Vec<usize> = Vec::new();
+    for (i, p) in places.iter().enumerate() {
+        match (p.shard, p.index) {
+            (Some(s), Some(_)) => shards.entry(s).or_default().push(i),
+            _ => loose.push(i),
+        }
+    }
+    let mut out = Vec::with_capacity(places.len());
+    for members in shards.values_mut() {
+        let primary_known = members.iter().any(|&i| places[i].is_primary);
+        if primary_known {
+            members.sort_by(|&a, &b| {
+                let (pa, pb) = (&places[a], &places[b]);
+                (pa.is_primary, pa.index, &pa.name).cmp(&(pb.is_primary, pb.index, &pb.name))
+            });
+        } else {
+            members.sort_by(|&a, &b| {
+                let (pa, pb) = (&places[a], &places[b]);
+                pb.index.cmp(&pa.index).then_with(|| pa.name.cmp(&pb.name))
+            });
+        }
+        out.extend(members.iter().copied());
+    }
+    loose.sort_by(|&a, &b| places[a].name.cmp(&places[b].name));
+    out.extend(loose);
+    out
+}
