@@ -1,12 +1,164 @@
-//! `steer` (not built yet).
+//! `grant`, `revoke` and `force`: read, plan, and (against a cluster)
+//! execute; print the result for people or as PLUGIN.md's steering
+//! document. Exit 0 written or planned, 4 refused, 6 another holder after
+//! the write, 1 errors.
+
 use crate::app::Ctx;
+use crate::classify::classify;
+use crate::cli::{DryRun, ForceArgs, GrantArgs, OutputFormat, ProtocolArg, RevokeArgs, SteerArgs};
 use crate::error::{Error, Outcome, Result};
-pub async fn grant(_ctx: &Ctx, _args: &crate::cli::GrantArgs) -> Result<Outcome> {
-    Err(Error::Other("grant is not built yet".into()))
+use crate::render;
+use crate::report::Protocol;
+use crate::snapshot::Snapshot;
+use crate::source;
+use crate::steer::Steered;
+use crate::steer::exec::{self, Options, Terminal};
+use crate::steer::plan::{self, Action, Decision, Request};
+
+pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
+    let request = Request {
+        action: Action::Grant,
+        namespace: String::new(),
+        node: args.node.clone(),
+        revision: args.revision.clone(),
+        any: args.any,
+        allow_primary: args.allow_primary,
+        reason: args.reason.clone(),
+        takeover: false,
+        protocol_override: protocol(&args.steer),
+        dry_run: args.steer.dry_run,
+    };
+    run(ctx, request, &args.steer).await
 }
-pub async fn revoke(_ctx: &Ctx, _args: &crate::cli::RevokeArgs) -> Result<Outcome> {
-    Err(Error::Other("revoke is not built yet".into()))
+
+pub async fn revoke(ctx: &Ctx, args: &RevokeArgs) -> Result<Outcome> {
+    let request = Request {
+        action: Action::Revoke,
+        namespace: String::new(),
+        node: args.node.clone(),
+        revision: None,
+        any: false,
+        allow_primary: false,
+        reason: args.reason.clone(),
+        takeover: false,
+        protocol_override: protocol(&args.steer),
+        dry_run: args.steer.dry_run,
+    };
+    run(ctx, request, &args.steer).await
 }
-pub async fn force(_ctx: &Ctx, _args: &crate::cli::ForceArgs) -> Result<Outcome> {
-    Err(Error::Other("force is not built yet".into()))
+
+pub async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
+    let request = Request {
+        action: Action::Force,
+        namespace: String::new(),
+        node: args.node.clone(),
+        revision: args.revision.clone(),
+        any: args.any,
+        allow_primary: true,
+        reason: Some(args.reason.clone()),
+        takeover: args.takeover,
+        protocol_override: protocol(&args.steer),
+        dry_run: args.steer.dry_run,
+    };
+    run(ctx, request, &args.steer).await
+}
+
+fn protocol(steer: &SteerArgs) -> Option<Protocol> {
+    steer.protocol.map(|p| match p {
+        ProtocolArg::P1 => Protocol::P1,
+        ProtocolArg::P2 => Protocol::P2,
+    })
+}
+
+async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outcome> {
+    let loaded = source::load(ctx, None).await?;
+    request.namespace = namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), &request.node)?;
+    let steered = match (&loaded.live, request.dry_run) {
+        // A file, or a plan only: nothing is sent and nobody is asked.
+        (None, _) | (Some(_), DryRun::Client) => {
+            let actor = match &loaded.live {
+                Some(live) => source::live::who_am_i(live).await,
+                None => "you".to_string(),
+            };
+            let now = ctx.now();
+            let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
+            Steered::planned(plan::plan(
+                &loaded.snapshot,
+                &report,
+                &request,
+                now,
+                &actor,
+            )?)
+        }
+        (Some(live), _) => {
+            let opts = Options {
+                yes: steer.yes,
+                interactive: ctx.stdin_is_terminal,
+                stall_threshold: ctx.global.stall_threshold,
+                now: ctx.global.now,
+                color: ctx.color,
+            };
+            exec::execute(live, &loaded.snapshot, &request, &opts, &mut Terminal).await?
+        }
+    };
+    output(ctx, &steered)
+}
+
+/// The node's namespace: the one in view, else (a file read without `-n`,
+/// or `-A`) the one namespace where a node of that name exists.
+fn namespace_of(snapshot: &Snapshot, in_view: Option<&str>, node: &str) -> Result<String> {
+    if let Some(ns) = in_view {
+        return Ok(ns.to_string());
+    }
+    let mut found: Vec<&str> = snapshot
+        .nodes
+        .iter()
+        .filter(|n| n.name() == node)
+        .map(|n| n.namespace())
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    match found.as_slice() {
+        [one] => Ok((*one).to_string()),
+        [] => {
+            let names: Vec<&str> = snapshot.nodes.iter().map(|n| n.name()).collect();
+            Err(Error::NotFound {
+                kind: "ValkeyNode",
+                namespace: "(any)".to_string(),
+                name: node.to_string(),
+                nearest: plan::nearest(node, &names),
+            })
+        }
+        many => Err(Error::Usage(format!(
+            "ValkeyNode {node} exists in several namespaces ({}): say which with -n",
+            many.join(", ")
+        ))),
+    }
+}
+
+fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
+    let (stdout, stderr) = match ctx.global.output {
+        OutputFormat::Json => (
+            render::json::to_json(&render::steer::document(steered))?,
+            String::new(),
+        ),
+        OutputFormat::Yaml => (
+            render::json::to_yaml(&render::steer::document(steered))?,
+            String::new(),
+        ),
+        OutputFormat::Table | OutputFormat::Wide => {
+            let text = render::steer::text(steered, ctx.color);
+            // A refusal is a failure: it goes where errors go.
+            if steered.plan.decision == Decision::Refused {
+                (String::new(), text)
+            } else {
+                (text, String::new())
+            }
+        }
+    };
+    Ok(Outcome {
+        stdout,
+        stderr,
+        exit: steered.exit,
+    })
 }

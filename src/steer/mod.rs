@@ -1,1 +1,42 @@
-//! Steering: a pure plan and a small executor. Not built yet.
+//! Steering a roll by hand: `grant`, `revoke`, `force`.
+//!
+//! - [`plan`]: pure. What to write and why, or why not (PLUGIN.md's rules).
+//! - [`exec`]: asks, takes the cluster's Lease, re-reads and re-plans, sends
+//!   the patches with their resourceVersion, checks after the write, records
+//!   the Events.
+//! - [`lease`]: the `coordination.k8s.io/v1` Lease that serialises manual
+//!   steering of one cluster.
+//! - [`hooks`]: pause points for end-to-end tests (compiled in only with the
+//!   `test-hooks` feature).
+
+pub mod exec;
+pub mod hooks;
+pub mod lease;
+pub mod plan;
+
+pub use plan::{Action, Decision, Plan, Refusal, Request, Warning, plan};
+
+use crate::error::Exit;
+
+/// What a steering command ends with: the final plan (its decision is
+/// `written` once sent), the exit code, and what happened on the way that
+/// the plan alone does not say (a changed decision, a holder that appeared
+/// after the write, an Event that could not be recorded).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Steered {
+    pub plan: Plan,
+    pub exit: Exit,
+    pub notes: Vec<String>,
+}
+
+impl Steered {
+    /// A plan that was only made, not sent.
+    pub fn planned(plan: Plan) -> Steered {
+        let exit = plan.exit();
+        Steered {
+            plan,
+            exit,
+            notes: Vec::new(),
+        }
+    }
+}

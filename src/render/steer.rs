@@ -1,0 +1,315 @@
+//! The result of `grant`, `revoke` and `force`: text for people, and the
+//! steering document of PLUGIN.md for `-o json|yaml`.
+
+use crate::cli::DryRun;
+use crate::render::style::{Tone, clean, paint, strong};
+use crate::steer::Steered;
+use crate::steer::plan::{Action, Decision};
+use serde::Serialize;
+use serde_json::Value;
+
+/// PLUGIN.md's steering document, field for field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SteerDocument {
+    pub action: Action,
+    pub namespace: String,
+    pub cluster: String,
+    pub node: String,
+    /// `none`, `client` or `server`.
+    pub dry_run: &'static str,
+    pub decision: Decision,
+    pub reasons: Vec<String>,
+    pub warnings: Vec<String>,
+    pub patches: Vec<PatchDocument>,
+    pub undo: Option<String>,
+    pub exit_code: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PatchDocument {
+    pub kind: &'static str,
+    pub name: String,
+    pub resource_version: Option<String>,
+    pub patch: Value,
+}
+
+pub fn dry_run_word(d: DryRun) -> &'static str {
+    match d {
+        DryRun::None => "none",
+        DryRun::Client => "client",
+        DryRun::Server => "server",
+    }
+}
+
+/// The steering document of a result.
+pub fn document(s: &Steered) -> SteerDocument {
+    let p = &s.plan;
+    SteerDocument {
+        action: p.action,
+        namespace: p.namespace.clone(),
+        cluster: p.cluster.clone(),
+        node: p.node.clone(),
+        dry_run: dry_run_word(p.dry_run),
+        decision: p.decision,
+        reasons: p.reasons.iter().map(ToString::to_string).collect(),
+        warnings: p
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .chain(s.notes.iter().cloned())
+            .collect(),
+        patches: p
+            .patches
+            .iter()
+            .map(|x| PatchDocument {
+                kind: x.kind,
+                name: x.name.clone(),
+                resource_version: x.resource_version.clone(),
+                patch: x.patch.clone(),
+            })
+            .collect(),
+        undo: p.undo.clone(),
+        exit_code: s.exit.code(),
+    }
+}
+
+/// The result for people: the decision, the reasons, the warnings, each
+/// patch, the Events and the undo command.
+pub fn text(s: &Steered, color: bool) -> String {
+    let p = &s.plan;
+    let mut out = String::new();
+    let target = format!("{} {}/{}", p.action, p.namespace, p.node);
+    let context = if p.cluster.is_empty() {
+        format!("protocol {}", p.protocol)
+    } else {
+        format!("ValkeyCluster {}, {}", p.cluster, p.protocol)
+    };
+    let (word, tone) = match (p.decision, p.dry_run) {
+        (Decision::Refused, _) => ("REFUSED: nothing was written", Tone::Bad),
+        (Decision::Written, _) if s.exit.code() != 0 => ("WRITTEN, but check below", Tone::Warn),
+        (Decision::Written, _) => ("written", Tone::Good),
+        (Decision::Planned, DryRun::Client) => ("planned (dry run: nothing sent)", Tone::Queue),
+        (Decision::Planned, DryRun::Server) => (
+            "planned (server dry run: the API server accepted the patches, nothing stored)",
+            Tone::Queue,
+        ),
+        (Decision::Planned, DryRun::None) => ("planned", Tone::Queue),
+    };
+    out.push_str(&format!(
+        "{} ({}): {}\n",
+        strong(&clean(&target), color),
+        clean(&context),
+        paint(word, tone, true, color)
+    ));
+    for r in &p.reasons {
+        out.push_str(&format!("  - {}\n", clean(&r.to_string())));
+    }
+    for note in &s.notes {
+        out.push_str(&format!(
+            "{} {}\n",
+            paint("note:", Tone::Warn, true, color),
+            clean(note)
+        ));
+    }
+    for w in &p.warnings {
+        out.push_str(&format!(
+            "{} {}\n",
+            paint("warning:", Tone::Warn, true, color),
+            clean(&w.to_string())
+        ));
+    }
+    let sent = match (p.decision, p.dry_run) {
+        (Decision::Written, _) => "sent",
+        (_, DryRun::Server) => "sent with dryRun=All",
+        _ => "to send",
+    };
+    for x in &p.patches {
+        out.push_str(&format!(
+            "patch {} {} (resourceVersion {}, {sent}):\n  {}\n",
+            x.kind,
+            clean(&x.name),
+            clean(x.resource_version.as_deref().unwrap_or("none")),
+            clean(&x.patch.to_string())
+        ));
+    }
+    let recorded = if p.decision == Decision::Written {
+        "recorded"
+    } else {
+        "to record"
+    };
+    for e in &p.events {
+        out.push_str(&format!(
+            "event {} on {} ({recorded}): {}\n",
+            e.reason,
+            clean(&e.node),
+            clean(&e.message)
+        ));
+    }
+    if let Some(confirm) = &p.confirmation
+        && p.decision == Decision::Planned
+    {
+        out.push_str(&format!("a real run asks first: {}\n", clean(confirm)));
+    }
+    if let Some(undo) = &p.undo {
+        let label = if p.decision == Decision::Written {
+            "undo with:"
+        } else {
+            "undo would be:"
+        };
+        out.push_str(&format!("{label} {}\n", clean(undo)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Exit;
+    use crate::report::Protocol;
+    use crate::steer::plan::{EventPlan, NodePatch, PatchEffect, Plan, Refusal, Warning};
+    use serde_json::json;
+    use std::collections::BTreeSet;
+
+    fn planned() -> Plan {
+        Plan {
+            action: Action::Grant,
+            namespace: "prod".into(),
+            cluster: "cache".into(),
+            node: "cache-0-1".into(),
+            dry_run: DryRun::Client,
+            protocol: Protocol::P1,
+            decision: Decision::Planned,
+            reasons: vec![],
+            warnings: vec![Warning::NotFront {
+                node: "cache-0-1".into(),
+                front: Some("cache-0-2".into()),
+            }],
+            patches: vec![NodePatch {
+                kind: "ValkeyNode",
+                name: "cache-0-1".into(),
+                resource_version: Some("41".into()),
+                patch: json!({"metadata": {"resourceVersion": "41"}}),
+                effect: PatchEffect::Grant,
+            }],
+            events: vec![EventPlan {
+                node: "cache-0-1".into(),
+                reason: "ManualRollPermitGranted",
+                message: "alice granted".into(),
+            }],
+            undo: Some("kubectl valkey-roll revoke cache-0-1 -n prod".into()),
+            confirmation: None,
+            revision: Some("h1".into()),
+            other_holders: vec![],
+            kept_holders: vec![],
+        }
+    }
+
+    #[test]
+    fn document_has_exactly_plugin_md_fields() {
+        let doc = serde_json::to_value(document(&Steered::planned(planned()))).unwrap();
+        let got: BTreeSet<&str> = doc
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let want: BTreeSet<&str> = [
+            "action",
+            "namespace",
+            "cluster",
+            "node",
+            "dryRun",
+            "decision",
+            "reasons",
+            "warnings",
+            "patches",
+            "undo",
+            "exitCode",
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(got, want);
+        let patch_keys: BTreeSet<&str> = doc["patches"][0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            patch_keys,
+            ["kind", "name", "resourceVersion", "patch"]
+                .into_iter()
+                .collect()
+        );
+        assert_eq!(doc["action"], "grant");
+        assert_eq!(doc["dryRun"], "client");
+        assert_eq!(doc["decision"], "planned");
+        assert_eq!(doc["exitCode"], 0);
+        assert_eq!(doc["patches"][0]["resourceVersion"], "41");
+    }
+
+    #[test]
+    fn refusal_document_has_null_undo_and_exit_4() {
+        let mut p = planned();
+        p.refuse(Refusal::HoldsNothing {
+            node: "cache-0-1".into(),
+        });
+        let doc = serde_json::to_value(document(&Steered::planned(p))).unwrap();
+        assert_eq!(doc["decision"], "refused");
+        assert_eq!(doc["undo"], Value::Null);
+        assert_eq!(doc["exitCode"], 4);
+        assert_eq!(doc["patches"], json!([]));
+        assert_eq!(
+            doc["reasons"],
+            json!(["cache-0-1 holds no permit: nothing to revoke"])
+        );
+    }
+
+    #[test]
+    fn notes_join_the_warnings_and_exit_6_shows() {
+        let mut p = planned();
+        p.decision = Decision::Written;
+        p.dry_run = DryRun::None;
+        let s = Steered {
+            plan: p,
+            exit: Exit::OtherHolder,
+            notes: vec!["cache-0-2 holds a permit too".into()],
+        };
+        let doc = serde_json::to_value(document(&s)).unwrap();
+        assert_eq!(doc["exitCode"], 6);
+        assert_eq!(doc["warnings"].as_array().map(Vec::len), Some(2));
+        let t = text(&s, false);
+        assert!(t.contains("WRITTEN, but check below"), "{t}");
+        assert!(t.contains("note: cache-0-2 holds a permit too"), "{t}");
+        assert!(
+            t.contains("undo with: kubectl valkey-roll revoke cache-0-1 -n prod"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn text_names_decision_patch_event_and_undo() {
+        let t = text(&Steered::planned(planned()), false);
+        for want in [
+            "grant prod/cache-0-1 (ValkeyCluster cache, P1): planned (dry run: nothing sent)",
+            "warning: cache-0-1 is not the walk's front (cache-0-2 is)",
+            "patch ValkeyNode cache-0-1 (resourceVersion 41, to send):",
+            "event ManualRollPermitGranted on cache-0-1 (to record): alice granted",
+            "undo would be: kubectl valkey-roll revoke cache-0-1 -n prod",
+        ] {
+            assert!(t.contains(want), "missing {want:?} in\n{t}");
+        }
+        assert!(!t.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn control_characters_from_a_reason_do_not_reach_the_terminal() {
+        let mut p = planned();
+        p.events[0].message = "alice granted: evil\u{1b}[2J\nline".into();
+        let t = text(&Steered::planned(p), false);
+        assert!(!t.contains('\u{1b}'), "{t}");
+        assert!(t.contains("evil [2J line"), "{t}");
+    }
+}

@@ -1,0 +1,301 @@
+//! The `coordination.k8s.io/v1` Lease `valkey-roll.<cluster>` that
+//! serialises manual steering of one cluster: a second steering command is
+//! refused while it is held, and told who holds it. Taken over only once
+//! expired; released (deleted) at the end.
+
+use crate::error::Result;
+use crate::source::live::api_error;
+use crate::steer::plan::Refusal;
+use jiff::Timestamp;
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use kube::Api;
+use kube::api::{DeleteParams, PostParams, Preconditions};
+
+/// How long a Lease is valid without renewal (PLUGIN.md: 30 s).
+pub const DURATION_SECONDS: i32 = 30;
+
+/// The Lease's name for a cluster.
+pub fn name(cluster: &str) -> String {
+    format!("valkey-roll.{cluster}")
+}
+
+/// `user@host/pid`, the Lease's holderIdentity.
+pub fn holder_identity(user: &str) -> String {
+    format!("{user}@{}/{}", host_name(), std::process::id())
+}
+
+/// The machine's name, for the Lease and the Events; `unknown-host` when it
+/// cannot be told.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
+        .or_else(|| std::env::var("COMPUTERNAME").ok().filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| "unknown-host".to_string())
+}
+
+/// A Lease this process holds.
+pub struct Guard {
+    api: Api<Lease>,
+    namespace: String,
+    name: String,
+    resource_version: Option<String>,
+}
+
+/// The moment a Lease runs out: its renew time (else acquire time, else
+/// creation) plus its duration. `None` when it carries no time at all.
+pub fn expires_at(lease: &Lease) -> Option<Timestamp> {
+    let spec = lease.spec.as_ref();
+    let since = spec
+        .and_then(|s| s.renew_time.as_ref().or(s.acquire_time.as_ref()))
+        .map(|t| t.0)
+        .or_else(|| lease.metadata.creation_timestamp.as_ref().map(|t| t.0))?;
+    let secs = spec
+        .and_then(|s| s.lease_duration_seconds)
+        .unwrap_or(DURATION_SECONDS);
+    since
+        .checked_add(jiff::SignedDuration::from_secs(i64::from(secs.max(0))))
+        .ok()
+}
+
+/// Whether a Lease has run out at `now` (one without any time counts as run
+/// out: nobody can be renewing it).
+pub fn expired(lease: &Lease, now: Timestamp) -> bool {
+    expires_at(lease).is_none_or(|at| at <= now)
+}
+
+fn held_refusal(lease: &Lease, now: Timestamp) -> Refusal {
+    let name = lease.metadata.name.clone().unwrap_or_default();
+    let holder = lease
+        .spec
+        .as_ref()
+        .and_then(|s| s.holder_identity.clone())
+        .unwrap_or_else(|| "an unnamed holder".to_string());
+    let expires_in_seconds = expires_at(lease)
+        .map(|at| u64::try_from(at.as_second().saturating_sub(now.as_second())).unwrap_or(0));
+    Refusal::LeaseHeld {
+        lease: name,
+        holder,
+        expires_in_seconds,
+    }
+}
+
+fn fresh_spec(holder: &str, now: Timestamp, transitions: Option<i32>) -> LeaseSpec {
+    LeaseSpec {
+        holder_identity: Some(holder.to_string()),
+        lease_duration_seconds: Some(DURATION_SECONDS),
+        acquire_time: Some(MicroTime(now)),
+        renew_time: Some(MicroTime(now)),
+        lease_transitions: transitions,
+        ..LeaseSpec::default()
+    }
+}
+
+/// Takes the cluster's Lease, or says who holds it. `now` is the real
+/// clock (a Lease is about this moment, whatever `--now` says).
+pub async fn take(
+    client: kube::Client,
+    namespace: &str,
+    cluster: &str,
+    holder: &str,
+    now: Timestamp,
+) -> Result<std::result::Result<Guard, Refusal>> {
+    let api: Api<Lease> = Api::namespaced(client, namespace);
+    let lease_name = name(cluster);
+    // Two rounds: a Lease released between our create and our get is
+    // simply created again.
+    for _ in 0..2 {
+        let lease = Lease {
+            metadata: ObjectMeta {
+                name: Some(lease_name.clone()),
+                namespace: Some(namespace.to_string()),
+                ..ObjectMeta::default()
+            },
+            spec: Some(fresh_spec(holder, now, None)),
+        };
+        match api.create(&PostParams::default(), &lease).await {
+            Ok(created) => {
+                return Ok(Ok(Guard {
+                    api,
+                    namespace: namespace.to_string(),
+                    name: lease_name,
+                    resource_version: created.metadata.resource_version,
+                }));
+            }
+            Err(kube::Error::Api(s)) if s.is_already_exists() || s.is_conflict() => {}
+            Err(e) => return Err(api_error(e, "create", "leases", Some(namespace))),
+        }
+        let existing = match api.get_opt(&lease_name).await {
+            Ok(Some(l)) => l,
+            Ok(None) => continue,
+            Err(e) => return Err(api_error(e, "get", "leases", Some(namespace))),
+        };
+        if !expired(&existing, now) {
+            return Ok(Err(held_refusal(&existing, now)));
+        }
+        // Expired: take it over with an update carrying its resourceVersion,
+        // so that of two takers only one wins.
+        let transitions = existing
+            .spec
+            .as_ref()
+            .and_then(|s| s.lease_transitions)
+            .unwrap_or(0)
+            .saturating_add(1);
+        let mut taken = existing.clone();
+        taken.spec = Some(fresh_spec(holder, now, Some(transitions)));
+        match api
+            .replace(&lease_name, &PostParams::default(), &taken)
+            .await
+        {
+            Ok(replaced) => {
+                return Ok(Ok(Guard {
+                    api,
+                    namespace: namespace.to_string(),
+                    name: lease_name,
+                    resource_version: replaced.metadata.resource_version,
+                }));
+            }
+            Err(kube::Error::Api(s)) if s.is_conflict() || s.is_not_found() => {
+                let now_holder = api.get_opt(&lease_name).await.ok().flatten();
+                return Ok(Err(match now_holder {
+                    Some(l) => held_refusal(&l, now),
+                    None => held_refusal(&existing, now),
+                }));
+            }
+            Err(e) => return Err(api_error(e, "update", "leases", Some(namespace))),
+        }
+    }
+    Err(crate::error::Error::Other(format!(
+        "the Lease {lease_name} in namespace {namespace} kept appearing and disappearing; try again"
+    )))
+}
+
+impl Guard {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Deletes the Lease if it is still the one this process took (a Lease
+    /// that expired and was taken over by someone else is left alone).
+    pub async fn release(self) -> Result<()> {
+        let params = DeleteParams {
+            preconditions: Some(Preconditions {
+                resource_version: self.resource_version.clone(),
+                uid: None,
+            }),
+            ..DeleteParams::default()
+        };
+        match self.api.delete(&self.name, &params).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.is_conflict() || s.is_not_found() => Ok(()),
+            Err(e) => Err(api_error(e, "delete", "leases", Some(&self.namespace))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lease(renew: Option<&str>, acquire: Option<&str>, secs: Option<i32>) -> Lease {
+        Lease {
+            metadata: ObjectMeta {
+                name: Some("valkey-roll.cache".into()),
+                ..ObjectMeta::default()
+            },
+            spec: Some(LeaseSpec {
+                holder_identity: Some("alice@box/42".into()),
+                renew_time: renew.map(|t| MicroTime(t.parse().unwrap())),
+                acquire_time: acquire.map(|t| MicroTime(t.parse().unwrap())),
+                lease_duration_seconds: secs,
+                ..LeaseSpec::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn expiry_counts_from_renewal_then_acquisition() {
+        let now: Timestamp = "2026-11-29T10:00:30Z".parse().unwrap();
+        // (case, renewTime, acquireTime, leaseDurationSeconds, expired)
+        type Case<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Option<i32>, bool);
+        let cases: &[Case] = &[
+            (
+                "renewed 10s ago, 30s",
+                Some("2026-11-29T10:00:20Z"),
+                None,
+                Some(30),
+                false,
+            ),
+            (
+                "renewed 30s ago, 30s",
+                Some("2026-11-29T10:00:00Z"),
+                None,
+                Some(30),
+                true,
+            ),
+            (
+                "renewed 31s ago, 30s",
+                Some("2026-11-29T09:59:59Z"),
+                None,
+                Some(30),
+                true,
+            ),
+            (
+                "acquired 5s ago",
+                None,
+                Some("2026-11-29T10:00:25Z"),
+                Some(30),
+                false,
+            ),
+            (
+                "renew wins over acquire",
+                Some("2026-11-29T09:59:00Z"),
+                Some("2026-11-29T10:00:25Z"),
+                Some(30),
+                true,
+            ),
+            (
+                "no duration: 30s",
+                Some("2026-11-29T10:00:10Z"),
+                None,
+                None,
+                false,
+            ),
+            (
+                "in the future",
+                Some("2026-11-29T10:05:00Z"),
+                None,
+                Some(30),
+                false,
+            ),
+            ("no time at all", None, None, Some(30), true),
+        ];
+        for (name, renew, acquire, secs, want) in cases {
+            assert_eq!(
+                expired(&lease(*renew, *acquire, *secs), now),
+                *want,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_held_lease_names_its_holder() {
+        let now: Timestamp = "2026-11-29T10:00:30Z".parse().unwrap();
+        let r = held_refusal(&lease(Some("2026-11-29T10:00:20Z"), None, Some(30)), now);
+        assert_eq!(
+            r.to_string(),
+            "another steering command holds the Lease valkey-roll.cache: alice@box/42 (expires in 20s unless renewed); try again when it is done"
+        );
+    }
+
+    #[test]
+    fn identity_is_user_at_host_slash_pid() {
+        let id = holder_identity("alice");
+        assert!(id.starts_with("alice@"), "{id}");
+        assert!(id.ends_with(&format!("/{}", std::process::id())), "{id}");
+    }
+}
