@@ -38,7 +38,7 @@ pub async fn run(cli: Cli, ctx: Ctx) -> Result<Outcome> {
         Command::Force(args) => commands::steer::force(&ctx, &args).await,
         Command::Wait(args) => commands::wait::run(&ctx, &args).await,
         Command::Completion(args) => commands::completion::run(&args),
-        Command::Version => Ok(commands::version::run()),
+        Command::Version => commands::version::run(&ctx),
         Command::Complete(args) => commands::completion::complete(&ctx, &args).await,
     }
 }
