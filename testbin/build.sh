@@ -63,18 +63,30 @@ build() {
     fi
   done
   [ ${#want[@]} -gt 0 ] || return 0
-  local stage start end
+  local stage start end hb log
   stage=$(mktemp -d "$cache/.build.XXXXXX")
+  log=$stage/go-build.log
   start=$(date +%s)
-  say "building ${want[*]} $version with $("$GO" env GOVERSION) in testbin/$mod (a cold build takes minutes on 2 cores) ..."
-  (
-    cd "$here/$mod"
-    # One package: name the output (etcd's main package ends in /v3).
-    # Several: go names each binary after its package's last element.
-    local out="$stage/"
-    [ ${#pkgs[@]} -eq 1 ] && out="$stage/${want[0]}"
-    "$GO" build -trimpath -ldflags "$ldflags" -o "$out" "${pkgs[@]}"
-  ) 2>&1 | sed 's/^/testbin:   /' >&2 || { rm -rf "$stage"; die "go build of ${want[*]} failed"; }
+  say "building ${want[*]} $version with $("$GO" env GOVERSION) in testbin/$mod (cold: minutes on 2 cores) ..."
+  # a heartbeat, so that a long cold build shows it is alive
+  (while sleep 60; do say "  ... still building ${want[*]} ($(($(date +%s) - start))s)"; done) &
+  hb=$!
+  # One package: name the output (etcd's main package ends in /v3).
+  # Several: go names each binary after its package's last element.
+  local out="$stage/"
+  [ ${#pkgs[@]} -eq 1 ] && out="$stage/${want[0]}"
+  if ! (cd "$here/$mod" && "$GO" build -trimpath -ldflags "$ldflags" -o "$out" "${pkgs[@]}") >"$log" 2>&1; then
+    kill "$hb" 2>/dev/null || true
+    wait "$hb" 2>/dev/null || true
+    grep -v '^go: downloading' "$log" | tail -n 60 | sed 's/^/testbin:   /' >&2
+    rm -rf "$stage"
+    die "go build of ${want[*]} failed (output above)"
+  fi
+  kill "$hb" 2>/dev/null || true
+  wait "$hb" 2>/dev/null || true
+  local fetched
+  fetched=$(grep -c '^go: downloading' "$log" || true)
+  [ "$fetched" -eq 0 ] || say "  fetched $fetched modules from the Go module proxy"
   end=$(date +%s)
   for tool in "${want[@]}"; do
     [ -x "$stage/$tool" ] || { rm -rf "$stage"; die "go build produced no $tool"; }
