@@ -1,6 +1,188 @@
-//! `explain` (not built yet).
+//! `explain NAME`: everything known about a node (or a cluster) and why it
+//! got its state.
+//!
+//! NAME is looked up as a ValkeyNode first, then as a ValkeyCluster, in the
+//! namespace in view. Live, the node's pod events (kubelet's BackOff,
+//! Failed...) are read too (one more LIST) and join its timeline.
+
+use super::status::nearest_names;
 use crate::app::Ctx;
+use crate::classify::{classify, cluster_timeline, timeline};
+use crate::cli::{ExplainArgs, OutputFormat};
 use crate::error::{Error, Outcome, Result};
-pub async fn run(_ctx: &Ctx, _args: &crate::cli::ExplainArgs) -> Result<Outcome> {
-    Err(Error::Other("explain is not built yet".into()))
+use crate::render::explain::{ClusterExplanation, NodeExplanation, explain_cluster, explain_node};
+use crate::render::json::{to_json, to_yaml};
+use crate::report::{ClusterReport, NodeReport, Report};
+use crate::snapshot::Snapshot;
+use crate::source::{self, live};
+use serde::Serialize;
+
+pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
+    let mut loaded = source::load(ctx, None).await?;
+    let now = ctx.now();
+    let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
+    let name = args.name.as_str();
+
+    match find(&report, name)? {
+        Found::Node(cluster, node) => {
+            let mut stderr = String::new();
+            if let (Some(live), Some(pod)) = (&loaded.live, &node.pod) {
+                match live::pod_events(live, &cluster.namespace, pod).await {
+                    Ok(events) => add_events(&mut loaded.snapshot, events),
+                    // The explanation stands without them; say what is missing.
+                    Err(err) => stderr = format!("warning: the events of pod {pod}: {err}\n"),
+                }
+            }
+            let timeline = timeline(&loaded.snapshot, &cluster.namespace, &node.name);
+            let stdout = match text_or_document(ctx) {
+                Some(document) => document.render(&NodeExplanation {
+                    node,
+                    timeline: &timeline,
+                })?,
+                None => {
+                    let object = loaded
+                        .snapshot
+                        .nodes
+                        .iter()
+                        .find(|n| n.namespace() == cluster.namespace && n.name() == node.name);
+                    explain_node(cluster, node, object, &timeline, now, ctx.color)
+                }
+            };
+            Ok(Outcome {
+                stdout,
+                stderr,
+                exit: crate::error::Exit::Done,
+            })
+        }
+        Found::Cluster(cluster) => {
+            let timeline = cluster_timeline(&loaded.snapshot, &cluster.namespace, &cluster.name);
+            let stdout = match text_or_document(ctx) {
+                Some(document) => document.render(&ClusterExplanation {
+                    cluster,
+                    timeline: &timeline,
+                })?,
+                None => {
+                    let object =
+                        loaded.snapshot.clusters.iter().find(|c| {
+                            c.namespace() == cluster.namespace && c.name() == cluster.name
+                        });
+                    explain_cluster(cluster, object, &timeline, now, ctx.color)
+                }
+            };
+            Ok(Outcome::ok(stdout))
+        }
+        Found::Nothing => Err(not_found(
+            &report,
+            &loaded.snapshot,
+            name,
+            loaded.namespace.as_deref(),
+        )),
+    }
+}
+
+enum Found<'a> {
+    Node(&'a ClusterReport, &'a NodeReport),
+    Cluster(&'a ClusterReport),
+    Nothing,
+}
+
+/// NAME as a node first, then as a cluster. The same name in several
+/// namespaces (`-A`, or a file read without `-n`) must be narrowed.
+fn find<'a>(report: &'a Report, name: &str) -> Result<Found<'a>> {
+    let nodes: Vec<(&ClusterReport, &NodeReport)> = report
+        .clusters
+        .iter()
+        .flat_map(|c| c.nodes.iter().map(move |n| (c, n)))
+        .filter(|(_, n)| n.name == name)
+        .collect();
+    match nodes.as_slice() {
+        [(cluster, node)] => return Ok(Found::Node(cluster, node)),
+        [] => {}
+        several => {
+            return Err(ambiguous(
+                "ValkeyNode",
+                name,
+                several.iter().map(|(c, _)| c.namespace.as_str()),
+            ));
+        }
+    }
+    let clusters: Vec<&ClusterReport> = report.clusters.iter().filter(|c| c.name == name).collect();
+    match clusters.as_slice() {
+        [cluster] => Ok(Found::Cluster(cluster)),
+        [] => Ok(Found::Nothing),
+        several => Err(ambiguous(
+            "ValkeyCluster",
+            name,
+            several.iter().map(|c| c.namespace.as_str()),
+        )),
+    }
+}
+
+fn ambiguous<'a>(kind: &str, name: &str, namespaces: impl Iterator<Item = &'a str>) -> Error {
+    let namespaces: Vec<&str> = namespaces.collect();
+    Error::Usage(format!(
+        "{kind} {name} is in several namespaces ({}); choose one with -n",
+        namespaces.join(", ")
+    ))
+}
+
+/// Not a node, not a cluster: name the nearest of both kinds (or say why a
+/// ValkeyNode by that name was left out).
+fn not_found(report: &Report, snapshot: &Snapshot, name: &str, namespace: Option<&str>) -> Error {
+    // The classifier reports only nodes that carry a cluster label.
+    if let Some(node) = snapshot.nodes.iter().find(|n| n.name() == name) {
+        return Error::Other(format!(
+            "ValkeyNode {}/{name} has no valkey.io/cluster label, so it is part of no \
+             cluster's roll; there is nothing to explain",
+            node.namespace()
+        ));
+    }
+    let candidates = report.clusters.iter().flat_map(|c| {
+        std::iter::once(c.name.as_str()).chain(c.nodes.iter().map(|n| n.name.as_str()))
+    });
+    Error::NotFound {
+        kind: "ValkeyNode or ValkeyCluster",
+        namespace: namespace.unwrap_or("*").to_string(),
+        name: name.to_string(),
+        nearest: nearest_names(name, candidates),
+    }
+}
+
+/// Adds the pod's events to the snapshot's (once each), so the classifier's
+/// timeline picks them up with the rest.
+fn add_events(snapshot: &mut Snapshot, events: Vec<k8s_openapi::api::core::v1::Event>) {
+    for event in events {
+        let key = (&event.metadata.namespace, &event.metadata.name);
+        let seen = event.metadata.name.is_some()
+            && snapshot
+                .events
+                .iter()
+                .any(|e| (&e.metadata.namespace, &e.metadata.name) == key);
+        if !seen {
+            snapshot.events.push(event);
+        }
+    }
+}
+
+enum Document {
+    Json,
+    Yaml,
+}
+
+impl Document {
+    fn render<T: Serialize>(&self, value: &T) -> Result<String> {
+        match self {
+            Document::Json => to_json(value),
+            Document::Yaml => to_yaml(value),
+        }
+    }
+}
+
+/// `-o json|yaml` gives the document; `table` and `wide` the prose.
+fn text_or_document(ctx: &Ctx) -> Option<Document> {
+    match ctx.global.output {
+        OutputFormat::Json => Some(Document::Json),
+        OutputFormat::Yaml => Some(Document::Yaml),
+        OutputFormat::Table | OutputFormat::Wide => None,
+    }
 }

@@ -1,4 +1,4 @@
-//! Short forms shared by every renderer: durations ("14m", "2h03m") and
+//! Short forms shared by every renderer: durations ("14m", "2h3m") and
 //! hashes shortened for a table.
 
 use jiff::Timestamp;
@@ -6,29 +6,25 @@ use jiff::Timestamp;
 /// How many characters of a revision hash a table shows.
 pub const SHORT_HASH: usize = 12;
 
-/// A duration for people: `45s`, `2m05s`, `14m`, `2h03m`, `3d4h`.
+/// A duration for people, in its two most significant units: `45s`, `14m`,
+/// `10m1s`, `2h3m`, `3d4h`.
 ///
-/// Seconds are shown only under ten minutes, where they still matter (a
-/// threshold of 10m against a hold of 10m01s); above that they are noise.
+/// Two units keep a threshold boundary visible (held `10m1s` against a
+/// stall threshold of `10m`) without the noise of seconds on a day-long
+/// wait. The classifier's reason sentences use the same form, so the table
+/// and the prose agree.
 pub fn human(seconds: u64) -> String {
-    const MINUTE: u64 = 60;
-    const HOUR: u64 = 60 * MINUTE;
-    const DAY: u64 = 24 * HOUR;
-    match seconds {
-        s if s < MINUTE => format!("{s}s"),
-        s if s < 10 * MINUTE => match s % MINUTE {
-            0 => format!("{}m", s / MINUTE),
-            rest => format!("{}m{rest:02}s", s / MINUTE),
-        },
-        s if s < HOUR => format!("{}m", s / MINUTE),
-        s if s < DAY => match (s % HOUR) / MINUTE {
-            0 => format!("{}h", s / HOUR),
-            minutes => format!("{}h{minutes:02}m", s / HOUR),
-        },
-        s => match (s % DAY) / HOUR {
-            0 => format!("{}d", s / DAY),
-            hours => format!("{}d{hours}h", s / DAY),
-        },
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (hours, rest) = (rest / 3_600, rest % 3_600);
+    let (minutes, secs) = (rest / 60, rest % 60);
+    let units = [(days, "d"), (hours, "h"), (minutes, "m"), (secs, "s")];
+    let Some(first) = units.iter().position(|(v, _)| *v > 0) else {
+        return "0s".to_string();
+    };
+    let (value, unit) = units[first];
+    match units.get(first + 1) {
+        Some((next, next_unit)) if *next > 0 => format!("{value}{unit}{next}{next_unit}"),
+        _ => format!("{value}{unit}"),
     }
 }
 
@@ -78,16 +74,16 @@ mod tests {
             (45, "45s"),
             (59, "59s"),
             (60, "1m"),
-            (125, "2m05s"),
-            (599, "9m59s"),
+            (125, "2m5s"),
             (600, "10m"),
-            (601, "10m"),
+            (601, "10m1s"),
             (840, "14m"),
-            (3599, "59m"),
+            (3599, "59m59s"),
             (3600, "1h"),
-            (2 * 3600 + 3 * 60 + 40, "2h03m"),
-            (23 * 3600 + 59 * 60, "23h59m"),
+            (3601, "1h"),
+            (2 * 3600 + 3 * 60 + 40, "2h3m"),
             (86_400, "1d"),
+            (86_400 + 59, "1d"),
             (3 * 86_400 + 4 * 3600 + 59, "3d4h"),
             (400 * 86_400, "400d"),
         ];

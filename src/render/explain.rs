@@ -433,6 +433,19 @@ impl NodeView<'_> {
             .collect()
     }
 
+    /// Failure evidence other than the superseded pod (whose fix is its
+    /// deletion, not the template).
+    fn has_failure_beyond_superseded(&self) -> bool {
+        self.node.evidence.iter().any(|e| {
+            !matches!(
+                e.kind,
+                EvidenceKind::HeldOverThreshold
+                    | EvidenceKind::NotReleased
+                    | EvidenceKind::SupersededPod
+            )
+        })
+    }
+
     /// Nodes ahead of this one in walk order that the walk must pass first.
     fn ahead(&self) -> Vec<String> {
         let mut ahead = Vec::new();
@@ -505,6 +518,7 @@ impl NodeView<'_> {
                         failures.join("; ")
                     ));
                 }
+                out.extend(self.superseded_trap());
                 if self.has(EvidenceKind::NotReleased) {
                     let complete = match f.complete_since {
                         Some(t) => format!("has been complete for {}", age(t, now)),
@@ -600,8 +614,8 @@ impl NodeView<'_> {
             NodeState::Converged => out
                 .push("It holds no permit, asks for nothing and is healthy: nothing to do.".into()),
         }
-        if let Some(trap) = self.superseded_trap() {
-            out.push(trap);
+        if n.state != NodeState::Stuck {
+            out.extend(self.superseded_trap());
         }
         out
     }
@@ -636,10 +650,11 @@ impl NodeView<'_> {
         };
         match n.state {
             NodeState::Stuck => {
-                let failures = !self.failures().is_empty();
-                if failures {
+                if !self.failures().is_empty() {
                     pod_hint(&mut steps);
-                    steps.push(self.fix_cause());
+                    if self.has_failure_beyond_superseded() {
+                        steps.push(self.fix_cause());
+                    }
                 } else if self.has(EvidenceKind::NotReleased) {
                     steps.push(
                         "Check that the valkey-operator is running and look at its logs: the \
@@ -743,7 +758,7 @@ impl NodeView<'_> {
                 if !self.has(EvidenceKind::SupersededPod) {
                     pod_hint(&mut steps);
                 }
-                if !self.failures().is_empty() && !self.has(EvidenceKind::SupersededPod) {
+                if self.has_failure_beyond_superseded() {
                     steps.push(self.fix_cause());
                 }
                 if f.unhealthy_because.is_empty() && self.failures().is_empty() {
