@@ -29,6 +29,7 @@
 //! s.kubectl_as(kubeconfig: &Path, args: &[&str]) -> Output
 //! s.kubectl_stdin(args: &[&str], stdin: &str) -> Output
 //! s.apply(yaml: &str)                     // kubectl apply -f -, panics on failure
+//! s.install_crds()                        // re-apply tests/crds/ (server() did it already)
 //! s.stop(); s.start(); s.restart();       // kube-apiserver only: same port, same etcd
 //! s.audit_log() -> &Path; s.audit_events() -> Vec<serde_json::Value>
 //! s.bins() -> &Bins                       // paths of kube-apiserver, etcd, kubectl
@@ -293,6 +294,24 @@ impl Server {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+
+    /// Applies the test CRDs (tests/crds/) again and waits until they are
+    /// established. `server()` has done this already; this is for a test
+    /// that deleted or changed one.
+    pub fn install_crds(&self) {
+        let (tx, rx) = mpsc::channel();
+        let job: Job = Box::new(move |sup: &Supervisor| {
+            let _ = tx.send(sup.install_crds());
+        });
+        self.ctl
+            .lock()
+            .unwrap()
+            .send(Cmd::Job(job))
+            .expect("the harness thread is gone");
+        rx.recv()
+            .expect("the harness thread is gone")
+            .unwrap_or_else(|e| panic!("install the test CRDs: {e}"));
     }
 
     /// Stops kube-apiserver (SIGTERM, then SIGKILL after 20 s); etcd keeps
