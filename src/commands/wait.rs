@@ -113,10 +113,15 @@ impl Naming {
     }
 }
 
-/// One line per cluster: "4/6 rolled; cache-1-1 Rolling for 2m".
-pub fn progress_lines(report: &Report, naming: Naming) -> String {
+/// One line per cluster whose progress is not in `since` (every cluster
+/// when `since` is `None`): "4/6 rolled; cache-1-1 Rolling for 2m".
+pub fn progress_lines(report: &Report, naming: Naming, since: Option<&ProgressKey>) -> String {
+    let now = progress_key(report);
     let mut out = String::new();
-    for c in &report.clusters {
+    for (c, key) in report.clusters.iter().zip(&now.0) {
+        if since.is_some_and(|since| since.0.contains(key)) {
+            continue;
+        }
         let done = c.done.map_or_else(|| "?".to_string(), |d| d.to_string());
         let holders: Vec<String> = c
             .nodes
@@ -133,12 +138,17 @@ pub fn progress_lines(report: &Report, naming: Naming) -> String {
             (Verdict::Converged, true) => "Converged".to_string(),
             (verdict, true) => match &c.front {
                 Some(front) => format!("{verdict}, front {front}"),
-                None => match (&c.state, &c.state_reason) {
-                    (Some(state), Some(reason)) => {
-                        format!("{verdict}; the cluster reports {state}/{reason}")
+                // Unfinished by the ValkeyCluster's word alone (between
+                // nodes of a Spec-driven roll). A state of Ready here is
+                // for an older generation, so it is not quoted.
+                None => match (c.state.as_deref(), c.state_reason.as_deref()) {
+                    (Some(state), Some(reason)) if state != "Ready" => format!(
+                        "{verdict}; the ValkeyCluster reports it is not done ({state}/{reason})"
+                    ),
+                    (Some(state), None) if state != "Ready" => {
+                        format!("{verdict}; the ValkeyCluster reports it is not done ({state})")
                     }
-                    (Some(state), None) => format!("{verdict}; the cluster reports {state}"),
-                    _ => verdict.to_string(),
+                    _ => format!("{verdict}; the ValkeyCluster reports it is not done"),
                 },
             },
         };
@@ -211,7 +221,7 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         check_in_view(&report, &scope, true)?;
         let key = progress_key(&report);
         if last_progress.as_ref() != Some(&key) {
-            eprint(&progress_lines(&report, naming));
+            eprint(&progress_lines(&report, naming, last_progress.as_ref()));
             last_progress = Some(key);
         }
         let decision = decide(&report, args.no_fail_fast);
@@ -386,7 +396,7 @@ mod tests {
                 "between nodes",
                 between,
                 Naming::None,
-                "?/6 rolled; Waiting; the cluster reports Reconciling/UpdatingNodes\n",
+                "?/6 rolled; Waiting; the ValkeyCluster reports it is not done (Reconciling/UpdatingNodes)\n",
             ),
             (
                 "waiting on the front",
@@ -397,8 +407,36 @@ mod tests {
             ("done", done, Naming::None, "6/6 rolled; Converged\n"),
         ];
         for (name, report, naming, want) in cases {
-            assert_eq!(progress_lines(report, *naming), *want, "{name}");
+            assert_eq!(progress_lines(report, *naming, None), *want, "{name}");
         }
+    }
+
+    #[test]
+    fn progress_lines_only_for_clusters_that_moved() {
+        let mut before = rolling("cache-1-1", NodeState::Rolling, 120, 4);
+        let mut other = cluster("store", Verdict::Converged);
+        other.done = Some(6);
+        before.clusters.push(other);
+        let since = progress_key(&before);
+        // Only time passed: nothing to say.
+        let mut later = before.clone();
+        later.clusters[0].nodes[1].held_for_seconds = Some(180);
+        assert_eq!(progress_lines(&later, Naming::Name, Some(&since)), "");
+        // `cache` moved on, `store` did not.
+        let mut moved = before.clone();
+        moved.clusters[0].nodes[1].state = NodeState::Settling;
+        assert_eq!(
+            progress_lines(&moved, Naming::Name, Some(&since)),
+            "cache: 4/6 rolled; cache-1-1 Settling for 2m\n"
+        );
+        // A state of Ready is not quoted as the reason for waiting.
+        let mut stale = report(&[Verdict::Waiting]);
+        stale.clusters[0].state = Some("Ready".into());
+        stale.clusters[0].state_reason = Some("ClusterHealthy".into());
+        assert_eq!(
+            progress_lines(&stale, Naming::None, None),
+            "4/6 rolled; Waiting; the ValkeyCluster reports it is not done\n"
+        );
     }
 
     #[test]
