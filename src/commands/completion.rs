@@ -404,16 +404,19 @@ pub fn static_completions(req: &Request) -> Option<Completions> {
             .map(|c| Candidate::new(c.get_name(), c.get_about().map(|a| a.to_string())))
             .collect(),
         Slot::Flag => {
+            // As cobra does: short forms too unless `--` is typed.
+            let shorts = !req.prefix.starts_with("--");
             let flags = cmd
                 .get_arguments()
                 .filter(|a| !a.is_hide_set() && !a.is_positional())
-                .filter_map(|a| {
-                    let name = match (a.get_long(), a.get_short()) {
-                        (Some(long), _) => format!("--{long}"),
-                        (None, Some(short)) => format!("-{short}"),
-                        (None, None) => return None,
-                    };
-                    Some(Candidate::new(name, a.get_help().map(|h| h.to_string())))
+                .flat_map(|a| {
+                    let help = a.get_help().map(|h| h.to_string());
+                    let long = a.get_long().map(|l| format!("--{l}"));
+                    let short = a.get_short().filter(|_| shorts).map(|s| format!("-{s}"));
+                    [long, short]
+                        .into_iter()
+                        .flatten()
+                        .map(move |name| Candidate::new(name, help.clone()))
                 })
                 .collect();
             return Some(
@@ -589,6 +592,13 @@ async fn looked_up(req: &Request) -> Option<Completions> {
     })
     .await
     .ok()??;
+    let candidates = match &req.slot {
+        Slot::FlagValue { inline, .. } if !inline.is_empty() => candidates
+            .into_iter()
+            .map(|c| Candidate::new(format!("{inline}{}", c.value), c.description))
+            .collect(),
+        _ => candidates,
+    };
     Some(Completions {
         candidates,
         directive: directive::NO_FILE_COMP | directive::KEEP_ORDER,
@@ -788,6 +798,8 @@ mod tests {
             ),
             (&["grant", "x", "--protocol", ""], &["P1", "P2"], keep),
             (&["status", "--wat"], &["--watch"], directive::NO_FILE_COMP),
+            (&["status", "-w"], &["-w"], directive::NO_FILE_COMP),
+            (&["status", "-A"], &["-A"], directive::NO_FILE_COMP),
             (
                 &["force", "x", "--ta"],
                 &["--takeover"],

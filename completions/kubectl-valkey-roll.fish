@@ -1,0 +1,237 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_valkey_roll_global_optspecs
+    string join \n n/namespace= A/all-namespaces context= cluster= user= kubeconfig= as= as-group= request-timeout= o/output= stall-threshold= no-color f/from-file= now= h/help
+end
+
+function __fish_kubectl_valkey_roll_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_valkey_roll_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_valkey_roll_using_subcommand
+    set -l cmd (__fish_kubectl_valkey_roll_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "version" -d 'Version, commit, target and the protocols understood'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s w -l watch -d 'Keep the report live until Ctrl-C'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l exit-code -d 'Exit 3 when a verdict needs attention (Jammed, Stalled, Conflict)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l revision -d 'Grant this revision instead of the asked-for one' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l reason -d 'Why, recorded on the node and in an Event' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l dry-run -d 'none: write; client: print the plan, send nothing; server: send with dryRun=All' -r -f -a "none\t''
+client\t''
+server\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
+P2\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l any -d 'Grant `*` (whatever the node builds now; P1 only)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l allow-primary -d 'Allow granting a primary (the controller\'s proactive failover does not run for a permit given by hand)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l reason -d 'Why, recorded in an Event' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l dry-run -d 'none: write; client: print the plan, send nothing; server: send with dryRun=All' -r -f -a "none\t''
+client\t''
+server\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
+P2\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l reason -d 'Why (required), recorded on the node and in an Event' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l revision -d 'Write this revision instead of the asked-for one' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l dry-run -d 'none: write; client: print the plan, send nothing; server: send with dryRun=All' -r -f -a "none\t''
+client\t''
+server\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
+P2\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l takeover -d 'Revoke every other holder\'s permit in the same command'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l any -d 'Write `*`'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l timeout -d 'Give up after this long (exit 5); default: no timeout' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l no-fail-fast -d 'Keep waiting on Jammed, Stalled or Conflict'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "version" -d 'Version, commit, target and the protocols understood'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
