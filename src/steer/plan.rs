@@ -553,6 +553,10 @@ pub fn plan(
         other_holders: Vec::new(),
         kept_holders: Vec::new(),
     };
+    if let Some((cluster, _)) = found {
+        // What the nodes say, until the request's protocol is resolved.
+        plan.protocol = cluster.protocol;
+    }
     let Some((cluster, node)) = found.filter(|(_, n)| n.facts.cluster_owned) else {
         plan.refuse(Refusal::Standalone {
             node: request.node.clone(),
