@@ -23,8 +23,13 @@ pub fn to_json<T: Serialize>(value: &T) -> Result<String> {
 /// and unmaintained, while serde-saphyr is maintained, panic-free, already in
 /// the dependency tree through kube, and is what reads snapshot files too,
 /// so one YAML library serves both directions.
+///
+/// Strings stay on one line (no folded `>` blocks), as kubectl writes them,
+/// so `grep` and line-based tools keep working on the output.
 pub fn to_yaml<T: Serialize>(value: &T) -> Result<String> {
-    let mut out = serde_saphyr::to_string(value)
+    let mut options = serde_saphyr::SerializerOptions::default();
+    options.prefer_block_scalars = false;
+    let mut out = serde_saphyr::to_string_with_options(value, options)
         .map_err(|e| Error::Other(format!("cannot write YAML: {e}")))?;
     if !out.ends_with('\n') {
         out.push('\n');
@@ -178,5 +183,24 @@ mod tests {
         let from_json: Value = serde_json::from_str(&to_json(&report).unwrap()).unwrap();
         assert_eq!(from_yaml, from_json);
         assert!(yaml.ends_with('\n'));
+    }
+
+    #[test]
+    fn yaml_keeps_long_and_odd_strings_on_one_line() {
+        let mut report = sample::jammed();
+        let long = "x ".repeat(80);
+        report.clusters[0].reason = long.trim_end().to_string();
+        report.clusters[0].nodes[0].reason = "two\nlines: and a # hash".into();
+        let yaml = to_yaml(&report).unwrap();
+        let reason_line = yaml
+            .lines()
+            .find(|l| l.trim_start().starts_with("reason: x x"))
+            .unwrap_or_else(|| panic!("long reason not on one line:\n{yaml}"));
+        assert!(reason_line.ends_with("x x"), "{reason_line}");
+        let back: Value = serde_saphyr::from_str(&yaml).unwrap();
+        assert_eq!(
+            back["clusters"][0]["nodes"][0]["reason"],
+            "two\nlines: and a # hash"
+        );
     }
 }
