@@ -186,3 +186,90 @@ fn text_or_document(ctx: &Ctx) -> Option<Document> {
         OutputFormat::Table | OutputFormat::Wide => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::classify;
+    use crate::fixture::{self, t};
+    use k8s_openapi::api::core::v1::Event;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use std::time::Duration;
+
+    fn snapshot() -> Snapshot {
+        let mut s = fixture::snapshot_of(&[
+            &fixture::cluster("prod", "cache").node(fixture::node("cache-0-0").ready()),
+            &fixture::cluster("prod", "sessions").node(fixture::node("sessions-0-0").ready()),
+            &fixture::cluster("staging", "sessions").node(fixture::node("sessions-0-0").ready()),
+        ]);
+        // A ValkeyNode without the cluster label is in no report.
+        s.nodes.push(crate::snapshot::ValkeyNode {
+            metadata: ObjectMeta {
+                name: Some("loose-0-0".into()),
+                namespace: Some("prod".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        s
+    }
+
+    fn outcome(name: &str) -> Result<String> {
+        let s = snapshot();
+        let report = classify(&s, t(0), Duration::from_secs(600));
+        match find(&report, name) {
+            Ok(Found::Node(c, n)) => Ok(format!("node {}/{}", c.namespace, n.name)),
+            Ok(Found::Cluster(c)) => Ok(format!("cluster {}/{}", c.namespace, c.name)),
+            Ok(Found::Nothing) => Err(not_found(&report, &s, name, None)),
+            Err(e) => Err(e),
+        }
+    }
+
+    #[test]
+    fn lookup_node_first_then_cluster() {
+        let cases: &[(&str, Result<&str, &str>)] = &[
+            ("cache-0-0", Ok("node prod/cache-0-0")),
+            ("cache", Ok("cluster prod/cache")),
+            (
+                "sessions-0-0",
+                Err("ValkeyNode sessions-0-0 is in several namespaces (prod, staging)"),
+            ),
+            (
+                "sessions",
+                Err("ValkeyCluster sessions is in several namespaces (prod, staging)"),
+            ),
+            ("cache-0-1", Err("did you mean cache-0-0")),
+            ("loose-0-0", Err("has no valkey.io/cluster label")),
+        ];
+        for (name, want) in cases {
+            match (outcome(name), want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, *want, "{name}"),
+                (Err(err), Err(want)) => {
+                    assert!(err.to_string().contains(want), "{name}: {err}")
+                }
+                (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn pod_events_join_once() {
+        let event = |name: &str| Event {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("prod".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut s = Snapshot::default();
+        s.events.push(event("a"));
+        add_events(&mut s, vec![event("a"), event("b"), event("b")]);
+        let names: Vec<_> = s
+            .events
+            .iter()
+            .filter_map(|e| e.metadata.name.as_deref())
+            .collect();
+        assert_eq!(names, ["a", "b"]);
+    }
+}
