@@ -1061,3 +1061,77 @@ async fn a_second_steering_command_during_a_write_is_told_who_holds_the_lease() 
     );
     assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
 }
+
+/// Steering against a snapshot file plans only: the same checks and exit
+/// codes, the resourceVersion read from the file, and nothing sent.
+#[tokio::test]
+async fn steering_a_snapshot_file_plans_with_the_same_checks() {
+    let h = new_hash();
+    let sim = p1_cluster("from-file", layout(1, 1), &["cache-0-1", "cache-0-0"], &h).await;
+    let s = harness::server();
+    let out = s.kubectl(&[
+        "get",
+        "valkeyclusters,valkeynodes,statefulsets,deployments,pods,events",
+        "-n",
+        &sim.ns,
+        "-o",
+        "yaml",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("snapshot.yaml");
+    std::fs::write(&file, &out.stdout).expect("write snapshot");
+    let before = versions(&sim).await;
+    let offline = |args: &[&str]| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["--no-color", "-f"])
+            .arg(&file)
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .env("KUBECONFIG", dir.path().join("no-such-kubeconfig"))
+            .stdin(Stdio::null());
+        Ran::of(cmd.output().expect("run"))
+    };
+    // (case, args, exit)
+    let cases: &[(&str, &[&str], i32)] = &[
+        (
+            "a waiting replica",
+            &["grant", "cache-0-1", "--dry-run=client", "-o", "json"],
+            0,
+        ),
+        (
+            "a primary without --allow-primary",
+            &["grant", "cache-0-0", "--dry-run=client"],
+            4,
+        ),
+        ("without --dry-run=client", &["grant", "cache-0-1"], 2),
+        (
+            "a node that does not exist",
+            &["grant", "cache-0-9", "--dry-run=client"],
+            1,
+        ),
+    ];
+    for (case, args, want) in cases {
+        let r = offline(args);
+        assert_eq!(r.code, *want, "{case}: {}", r.both());
+    }
+    let r = offline(&["grant", "cache-0-1", "--dry-run=client", "-o", "json"]);
+    let doc = r.json();
+    assert_eq!(doc["namespace"], json!(sim.ns));
+    assert_eq!(doc["decision"], "planned");
+    assert_eq!(
+        doc["patches"][0]["resourceVersion"],
+        json!(before["cache-0-1"])
+    );
+    let missing = offline(&["grant", "cache-0-9", "--dry-run=client"]);
+    assert!(
+        missing.stderr.contains("did you mean cache-0-0, cache-0-1"),
+        "{}",
+        missing.both()
+    );
+    assert_eq!(versions(&sim).await, before);
+}

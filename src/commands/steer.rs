@@ -78,7 +78,12 @@ async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outco
         (None, _) | (Some(_), DryRun::Client) => {
             let actor = match &loaded.live {
                 Some(live) => source::live::who_am_i(live).await,
-                None => "you".to_string(),
+                // No API server to ask: the login name, as a stand-in.
+                None => std::env::var("USER")
+                    .or_else(|_| std::env::var("USERNAME"))
+                    .ok()
+                    .filter(|u| !u.is_empty())
+                    .unwrap_or_else(|| "unknown".to_string()),
             };
             let now = ctx.now();
             let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
