@@ -1,0 +1,1074 @@
+//! Reading a snapshot from what `kubectl get ... -o yaml|json` prints.
+//!
+//! Accepted: a `v1` `List` (kubectl's output for several kinds at once, with
+//! or without managedFields), a typed list as the API server sends it
+//! (`PodList`, whose items carry no `kind`), a multi-document YAML stream of
+//! objects or Lists, a single object, and the same as JSON (one value or a
+//! stream of values). Kinds the plugin does not read are ignored.
+//!
+//! The text is first read into `serde_json::Value` documents (serde-saphyr for
+//! YAML: panic-free and bounded by a budget; serde_json for JSON), then each
+//! known object is deserialized on its own with `serde_path_to_error`, so a
+//! document that breaks the schema is reported with its index, its kind and
+//! name, and the path of the field.
+//!
+//! Documents are numbered from 1 in the order they appear, not counting
+//! empty ones (a stray `---` makes no document).
+
+use crate::error::{Error, Result};
+use crate::snapshot::{Snapshot, VALKEY_API_VERSION, VALKEY_GROUP, ValkeyCluster, ValkeyNode};
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{Event, EventSeries, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::io::Read;
+use std::path::Path;
+
+/// Reads a snapshot file; `-` is stdin. I/O problems are [`Error::Read`].
+pub fn read_snapshot(path: &Path) -> Result<Snapshot> {
+    let (bytes, source_name) = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Read {
+                path: "stdin".into(),
+                problem: e.to_string(),
+            })?;
+        (bytes, "stdin".to_string())
+    } else {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| Error::Read {
+            path: name.clone(),
+            problem: e.to_string(),
+        })?;
+        (bytes, name)
+    };
+    parse_snapshot(&bytes, &source_name)
+}
+
+/// Parses the text of a snapshot. `source_name` names it in errors (a path
+/// or `stdin`).
+pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
+    let documents = read_documents(text, source_name)?;
+    let mut snapshot = Snapshot::default();
+    for (index, document) in documents.iter().enumerate() {
+        add_value(
+            &mut snapshot,
+            document,
+            &(index + 1).to_string(),
+            source_name,
+        )?;
+    }
+    snapshot.normalize();
+    Ok(snapshot)
+}
+
+/// The documents of a YAML stream or a JSON text, empty ones left out.
+fn read_documents(text: &[u8], source_name: &str) -> Result<Vec<Value>> {
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    let read_error = |problem: String| Error::Read {
+        path: source_name.to_string(),
+        problem,
+    };
+    if let Err(e) = std::str::from_utf8(text) {
+        let at = e.valid_up_to();
+        let line = text[..at].iter().filter(|b| **b == b'\n').count() + 1;
+        return Err(read_error(format!(
+            "not UTF-8 text (invalid byte at line {line}, offset {at}); a snapshot is YAML or JSON"
+        )));
+    }
+    let looks_like_json = text
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| *b == b'{' || *b == b'[');
+    let json_error = if looks_like_json {
+        match read_json(text) {
+            Ok(documents) => return Ok(documents),
+            Err(e) => Some(e),
+        }
+    } else {
+        None
+    };
+    match serde_saphyr::from_slice_multiple_with_options::<Value>(text, yaml_options()) {
+        Ok(documents) => Ok(documents.into_iter().filter(|d| !d.is_null()).collect()),
+        // A text that starts like JSON and is not YAML either is most likely
+        // broken JSON: its error says more.
+        Err(e) => Err(read_error(match json_error {
+            Some(json) => format!("not valid JSON: {json}"),
+            None => format!(
+                "not valid YAML: {}",
+                e.render_with_options(serde_saphyr::render_options! {
+                    snippets: serde_saphyr::SnippetMode::Off,
+                })
+            ),
+        })),
+    }
+}
+
+/// A JSON value, or a stream of them (`kubectl get -o json` per kind, concatenated).
+fn read_json(text: &[u8]) -> std::result::Result<Vec<Value>, serde_json::Error> {
+    serde_json::Deserializer::from_slice(text)
+        .into_iter::<Value>()
+        .filter(|d| !matches!(d, Ok(Value::Null)))
+        .collect()
+}
+
+/// Limits for YAML: generous enough for a large namespace with
+/// managedFields, small enough that a hostile file cannot exhaust memory.
+fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_events: 200_000_000,
+            max_nodes: 100_000_000,
+            max_documents: 1_000_000,
+            max_total_scalar_bytes: 2 * 1024 * 1024 * 1024,
+        },
+    }
+}
+
+/// The kinds the plugin reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Known {
+    Cluster,
+    Node,
+    StatefulSet,
+    Deployment,
+    Pod,
+    /// `v1` Event, as kubectl prints `events`.
+    CoreEvent,
+    /// `events.k8s.io` Event: converted to the core view.
+    EventsEvent,
+}
+
+/// Which known kind a document is; `Err` for a valkey.io kind at a version
+/// this plugin cannot read (ignoring it would hide the whole cluster).
+fn known_kind(api_version: &str, kind: &str) -> std::result::Result<Option<Known>, String> {
+    let known = match (api_version, kind) {
+        (VALKEY_API_VERSION, "ValkeyCluster") => Known::Cluster,
+        (VALKEY_API_VERSION, "ValkeyNode") => Known::Node,
+        ("apps/v1", "StatefulSet") => Known::StatefulSet,
+        ("apps/v1", "Deployment") => Known::Deployment,
+        ("v1", "Pod") => Known::Pod,
+        ("v1", "Event") => Known::CoreEvent,
+        ("events.k8s.io/v1" | "events.k8s.io/v1beta1", "Event") => Known::EventsEvent,
+        (_, "ValkeyCluster" | "ValkeyNode")
+            if api_version.split('/').next() == Some(VALKEY_GROUP) =>
+        {
+            return Err(format!(
+                "`{api_version}` is not a version this plugin reads (it reads {VALKEY_API_VERSION})"
+            ));
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(known))
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a sequence",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// ` (Kind namespace/name)` for error messages, from whatever the raw
+/// document has.
+fn describe(kind: &str, value: &Value) -> String {
+    let meta = value.get("metadata");
+    let field = |key: &str| meta.and_then(|m| m.get(key)).and_then(Value::as_str);
+    match (field("namespace"), field("name")) {
+        (Some(ns), Some(name)) => format!(" ({kind} {ns}/{name})"),
+        (None, Some(name)) => format!(" ({kind} {name})"),
+        _ => format!(" ({kind})"),
+    }
+}
+
+/// Adds one document (an object, or a List of them) to the snapshot. `doc`
+/// is its label in errors: `3`, or `1/items[4]` for an item of a List.
+/// The live source feeds the API server's list responses through here too,
+/// so both sources convert objects the same way.
+pub(crate) fn add_value(
+    snapshot: &mut Snapshot,
+    value: &Value,
+    doc: &str,
+    source_name: &str,
+) -> Result<()> {
+    let error = |object: String, field: &str, problem: String| Error::Snapshot {
+        source_name: source_name.to_string(),
+        doc: doc.to_string(),
+        object,
+        field: field.to_string(),
+        problem,
+    };
+    let map = match value {
+        Value::Null => return Ok(()),
+        Value::Object(map) => map,
+        other => {
+            return Err(error(
+                String::new(),
+                "(document)",
+                format!(
+                    "expected a Kubernetes object (a mapping with apiVersion and kind), found {}",
+                    type_name(other)
+                ),
+            ));
+        }
+    };
+    let kind = match map.get("kind") {
+        Some(Value::String(kind)) if !kind.is_empty() => kind.as_str(),
+        None | Some(Value::Null) => {
+            return Err(error(String::new(), "kind", "missing".into()));
+        }
+        Some(other) => {
+            return Err(error(
+                String::new(),
+                "kind",
+                format!("expected a string, found {}", type_name(other)),
+            ));
+        }
+    };
+    let api_version = match map.get("apiVersion") {
+        Some(Value::String(v)) => v.as_str(),
+        None | Some(Value::Null) => "",
+        Some(other) => {
+            return Err(error(
+                describe(kind, value),
+                "apiVersion",
+                format!("expected a string, found {}", type_name(other)),
+            ));
+        }
+    };
+
+    if kind == "List" || (kind.ends_with("List") && map.contains_key("items")) {
+        return add_list(snapshot, value, kind, api_version, doc, source_name);
+    }
+
+    let known = known_kind(api_version, kind)
+        .map_err(|problem| error(describe(kind, value), "apiVersion", problem))?;
+    let Some(known) = known else {
+        return Ok(());
+    };
+    let object = describe(kind, value);
+    fn typed<T: DeserializeOwned>(value: &Value) -> std::result::Result<T, (String, String)> {
+        serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." {
+                "(object)".to_string()
+            } else {
+                path
+            };
+            (path, e.into_inner().to_string())
+        })
+    }
+    let bad = |(field, problem): (String, String)| error(object.clone(), &field, problem);
+    let checked = |meta: &mut ObjectMeta| -> Result<()> {
+        if meta.name.as_deref().is_none_or(str::is_empty) {
+            return Err(error(object.clone(), "metadata.name", "missing".into()));
+        }
+        // Every kind read here is namespaced; an object written by hand
+        // without a namespace lands where kubectl would put it.
+        if meta.namespace.as_deref().is_none_or(str::is_empty) {
+            meta.namespace = Some("default".into());
+        }
+        Ok(())
+    };
+    match known {
+        Known::Cluster => {
+            let mut o: ValkeyCluster = typed(value).map_err(bad)?;
+            checked(&mut o.metadata)?;
+            snapshot.clusters.push(o);
+        }
+        Known::Node => {
+            let mut o: ValkeyNode = typed(value).map_err(bad)?;
+            checked(&mut o.metadata)?;
+            snapshot.nodes.push(o);
+        }
+        Known::StatefulSet => {
+            let mut o: StatefulSet = typed(value).map_err(bad)?;
+            checked(&mut o.metadata)?;
+            snapshot.stateful_sets.push(o);
+        }
+        Known::Deployment => {
+            let mut o: Deployment = typed(value).map_err(bad)?;
+            checked(&mut o.metadata)?;
+            snapshot.deployments.push(o);
+        }
+        Known::Pod => {
+            let mut o: Pod = typed(value).map_err(bad)?;
+            checked(&mut o.metadata)?;
+            snapshot.pods.push(o);
+        }
+        Known::CoreEvent => {
+            let mut o: Event = typed(value).map_err(bad)?;
+            checked(&mut o.metadata)?;
+            super::tidy_event(&mut o);
+            snapshot.events.push(o);
+        }
+        Known::EventsEvent => {
+            let e: k8s_openapi::api::events::v1::Event = typed(value).map_err(bad)?;
+            let mut o = core_view(e);
+            checked(&mut o.metadata)?;
+            super::tidy_event(&mut o);
+            snapshot.events.push(o);
+        }
+    }
+    Ok(())
+}
+
+/// The items of a List. A typed list from the API server (`PodList`) leaves
+/// `kind` and `apiVersion` off its items; they are taken from the list.
+fn add_list(
+    snapshot: &mut Snapshot,
+    value: &Value,
+    kind: &str,
+    api_version: &str,
+    doc: &str,
+    source_name: &str,
+) -> Result<()> {
+    let items = match value.get("items") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(Error::Snapshot {
+                source_name: source_name.to_string(),
+                doc: doc.to_string(),
+                object: format!(" ({kind})"),
+                field: "items".into(),
+                problem: format!("expected a sequence, found {}", type_name(other)),
+            });
+        }
+    };
+    let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty());
+    for (index, item) in items.iter().enumerate() {
+        let label = format!("{doc}/items[{index}]");
+        let filled;
+        let item = match (item_kind, item) {
+            (Some(item_kind), Value::Object(map)) if !map.contains_key("kind") => {
+                let mut map = map.clone();
+                map.insert("kind".into(), Value::String(item_kind.to_string()));
+                map.entry("apiVersion")
+                    .or_insert_with(|| Value::String(api_version.to_string()));
+                filled = Value::Object(map);
+                &filled
+            }
+            _ => item,
+        };
+        add_value(snapshot, item, &label, source_name)?;
+    }
+    Ok(())
+}
+
+/// An `events.k8s.io` Event as the core `v1` API shows the same object:
+/// regarding is involvedObject, note is message, the deprecated fields are
+/// the core ones, reportingController is reportingComponent.
+fn core_view(e: k8s_openapi::api::events::v1::Event) -> Event {
+    Event {
+        action: e.action,
+        count: e.deprecated_count,
+        event_time: e.event_time,
+        first_timestamp: e.deprecated_first_timestamp,
+        involved_object: e.regarding.unwrap_or_default(),
+        last_timestamp: e.deprecated_last_timestamp,
+        message: e.note,
+        metadata: e.metadata,
+        reason: e.reason,
+        related: e.related,
+        reporting_component: e.reporting_controller,
+        reporting_instance: e.reporting_instance,
+        series: e.series.map(|s| EventSeries {
+            count: Some(s.count),
+            last_observed_time: Some(s.last_observed_time),
+        }),
+        source: e.deprecated_source,
+        type_: e.type_,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::keys;
+
+    const JAMMED: &[u8] = include_bytes!("../../examples/jammed.yaml");
+    const ROLLING: &[u8] = include_bytes!("../../examples/rolling.yaml");
+    const CONVERGED: &[u8] = include_bytes!("../../examples/converged.yaml");
+
+    /// The P1 jammed example's two revisions.
+    const OLD: &str = "41ab77c0e1f28d5b0e6a93c4f17d2e08b5a6c39f41e7d0b2a58c6e13f94d7a0c";
+    const NEW: &str = "9f2c41ab03de57c8e2b1f6a94d03e7b58c21a6f09d4e3b7c15a82f6e09d14b3a";
+
+    /// A small kubectl List with one object of every kind read, and two
+    /// kinds that are not.
+    const LIST: &str = r#"apiVersion: v1
+items:
+- apiVersion: valkey.io/v1alpha1
+  kind: ValkeyCluster
+  metadata:
+    generation: 2
+    name: cache
+    namespace: prod
+    uid: 0b6c1e8e-1d5f-4d8e-9a51-3c0f7f2d9e01
+  spec:
+    shards: 1
+  status:
+    conditions:
+    - lastTransitionTime: "2026-11-29T10:00:00Z"
+      observedGeneration: 2
+      reason: UpdatingNodes
+      status: "False"
+      type: Ready
+    reason: UpdatingNodes
+    state: Reconciling
+- apiVersion: valkey.io/v1alpha1
+  kind: ValkeyNode
+  metadata:
+    annotations:
+      valkey.io/allow-workload-revision: 9f2c41ab03de
+    generation: 2
+    labels:
+      valkey.io/cluster: cache
+      valkey.io/node-index: "1"
+      valkey.io/shard-index: "0"
+    managedFields:
+    - apiVersion: valkey.io/v1alpha1
+      fieldsType: FieldsV1
+      fieldsV1:
+        f:metadata:
+          f:annotations:
+            f:valkey.io/allow-workload-revision: {}
+      manager: valkey-operator
+      operation: Update
+      time: "2026-11-29T10:02:10Z"
+    name: cache-0-1
+    namespace: prod
+    ownerReferences:
+    - apiVersion: valkey.io/v1alpha1
+      controller: true
+      kind: ValkeyCluster
+      name: cache
+      uid: 0b6c1e8e-1d5f-4d8e-9a51-3c0f7f2d9e01
+  spec:
+    workloadType: StatefulSet
+  status:
+    lastRolloutHash: 41ab77c0e1f2
+    observedGeneration: 2
+    podName: valkey-cache-0-1-0
+    ready: false
+    role: replica
+- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata:
+    generation: 3
+    name: valkey-cache-0-1
+    namespace: prod
+  spec:
+    replicas: 1
+    selector:
+      matchLabels:
+        app.kubernetes.io/instance: cache-0-1
+    serviceName: valkey-cache
+    template:
+      metadata:
+        labels:
+          app.kubernetes.io/instance: cache-0-1
+      spec:
+        containers:
+        - image: valkey/valkey:8.1.4
+          name: server
+  status:
+    currentRevision: valkey-cache-0-1-5d8f7c9b6d
+    observedGeneration: 3
+    replicas: 1
+    updateRevision: valkey-cache-0-1-7b6c5d4f9e
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: checkout-api
+    namespace: prod
+  spec:
+    selector:
+      matchLabels:
+        app: checkout-api
+    template:
+      metadata:
+        labels:
+          app: checkout-api
+      spec:
+        containers:
+        - image: checkout-api:2
+          name: api
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    labels:
+      controller-revision-hash: valkey-cache-0-1-7b6c5d4f9e
+    name: valkey-cache-0-1-0
+    namespace: prod
+  spec:
+    containers:
+    - image: valkey/valkey:8.1.4
+      name: server
+  status:
+    containerStatuses:
+    - image: valkey/valkey:8.1.4
+      imageID: ""
+      name: server
+      ready: false
+      restartCount: 7
+      state:
+        waiting:
+          reason: CrashLoopBackOff
+    phase: Running
+- apiVersion: v1
+  kind: Service
+  metadata:
+    name: valkey-cache
+    namespace: prod
+  spec:
+    ports: "not what a Service has, and never read"
+- apiVersion: v1
+  eventTime: "2026-11-29T10:02:10.482913Z"
+  firstTimestamp: null
+  involvedObject:
+    apiVersion: valkey.io/v1alpha1
+    kind: ValkeyCluster
+    name: cache
+    namespace: prod
+  kind: Event
+  lastTimestamp: null
+  message: Granted workload roll permit for cache-0-1 (hash 9f2c41ab03de)
+  metadata:
+    name: cache.18ec7bdaa9078025
+    namespace: prod
+  reason: WorkloadRollPermitted
+  related:
+    apiVersion: valkey.io/v1alpha1
+    kind: ValkeyNode
+    name: cache-0-1
+    namespace: prod
+  reportingComponent: valkey-operator
+  reportingInstance: ""
+  source: {}
+  type: Normal
+kind: List
+metadata:
+  resourceVersion: ""
+"#;
+
+    fn parse(text: &str) -> Result<Snapshot> {
+        parse_snapshot(text.as_bytes(), "snap.yaml")
+    }
+
+    fn counts(s: &Snapshot) -> [usize; 6] {
+        [
+            s.clusters.len(),
+            s.nodes.len(),
+            s.stateful_sets.len(),
+            s.deployments.len(),
+            s.pods.len(),
+            s.events.len(),
+        ]
+    }
+
+    fn list_value() -> Value {
+        serde_saphyr::from_str(LIST).expect("the fixture is YAML")
+    }
+
+    fn items() -> Vec<Value> {
+        list_value()["items"]
+            .as_array()
+            .cloned()
+            .expect("the fixture has items")
+    }
+
+    fn to_yaml(value: &Value) -> String {
+        serde_saphyr::to_string(value).expect("a Value serializes")
+    }
+
+    #[test]
+    fn kubectl_list_reads_every_kind_and_ignores_the_rest() {
+        let s = parse(LIST).expect("the fixture reads");
+        assert_eq!(counts(&s), [1, 1, 1, 1, 1, 1]);
+        let node = &s.nodes[0];
+        assert_eq!(node.annotation(keys::ANN_PERMIT), Some("9f2c41ab03de"));
+        assert_eq!(node.controller_cluster(), Some("cache"));
+        let status = node.status.as_ref().expect("node status");
+        assert_eq!(status.ready, Some(false));
+        assert_eq!(status.last_rollout_hash.as_deref(), Some("41ab77c0e1f2"));
+        // --show-managed-fields: the managedFields grant-time source survives.
+        let managed = node
+            .metadata
+            .managed_fields
+            .as_ref()
+            .expect("managedFields");
+        assert_eq!(managed[0].manager.as_deref(), Some("valkey-operator"));
+        assert!(managed[0].time.is_some());
+        let event = &s.events[0];
+        assert_eq!(event.involved_object.kind.as_deref(), Some("ValkeyCluster"));
+        assert!(event.event_time.is_some());
+        assert_eq!(event.first_timestamp, None);
+        // Empty values are tidied away (source: {}, reportingInstance: "").
+        assert_eq!(event.source, None);
+        assert_eq!(event.reporting_instance, None);
+    }
+
+    #[test]
+    fn every_accepted_form_gives_the_same_snapshot() {
+        let expected = parse(LIST).expect("the List reads");
+        let items = items();
+        let half = items.len() / 2;
+        let list_of = |items: &[Value]| serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}});
+        // A typed list as the API server sends it: items without kind/apiVersion.
+        let typed_lists: String = items
+            .iter()
+            .map(|item| {
+                let mut bare = item.clone();
+                let kind = bare["kind"].as_str().unwrap_or_default().to_string();
+                let api_version = bare["apiVersion"].as_str().unwrap_or_default().to_string();
+                if let Some(map) = bare.as_object_mut() {
+                    map.remove("kind");
+                    map.remove("apiVersion");
+                }
+                serde_json::json!({"apiVersion": api_version, "kind": format!("{kind}List"), "metadata": {}, "items": [bare]})
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let forms: Vec<(&str, String)> = vec![
+            (
+                "-o json",
+                serde_json::to_string_pretty(&list_value()).unwrap_or_default(),
+            ),
+            (
+                "YAML stream of objects",
+                items.iter().map(to_yaml).collect::<Vec<_>>().join("---\n"),
+            ),
+            (
+                "YAML stream of Lists, with empty documents",
+                format!(
+                    "---\n---\n{}---\n{}---\n",
+                    to_yaml(&list_of(&items[..half])),
+                    to_yaml(&list_of(&items[half..]))
+                ),
+            ),
+            (
+                "JSON stream of objects",
+                items
+                    .iter()
+                    .map(Value::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            ("JSON stream of typed lists", typed_lists),
+            ("byte order mark", format!("\u{feff}{LIST}")),
+        ];
+        for (name, text) in forms {
+            let got = parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(got, expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn single_objects_and_empty_input() {
+        let cases: &[(&str, String, [usize; 6])] = &[
+            ("nothing", String::new(), [0; 6]),
+            ("only separators", "---\n---\n".into(), [0; 6]),
+            ("a comment", "# nothing here\n".into(), [0; 6]),
+            (
+                "an empty List",
+                "apiVersion: v1\nkind: List\nitems: []\n".into(),
+                [0; 6],
+            ),
+            (
+                "a List with null items",
+                "apiVersion: v1\nkind: List\nitems: null\n".into(),
+                [0; 6],
+            ),
+            ("one node", to_yaml(&items()[1]), [0, 1, 0, 0, 0, 0]),
+            (
+                "one pod as JSON",
+                items()[4].to_string(),
+                [0, 0, 0, 0, 1, 0],
+            ),
+            (
+                "an unknown kind",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n".into(),
+                [0; 6],
+            ),
+            (
+                "another group's ValkeyNode",
+                "apiVersion: example.com/v1\nkind: ValkeyNode\nmetadata: {name: x}\nspec: 5\n"
+                    .into(),
+                [0; 6],
+            ),
+        ];
+        for (name, text, expected) in cases {
+            let s = parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(counts(&s), *expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_object_without_namespace_lands_in_default() {
+        let s = parse(
+            "apiVersion: valkey.io/v1alpha1\nkind: ValkeyNode\nmetadata: {name: cache-0-0}\n",
+        )
+        .expect("reads");
+        assert_eq!(s.nodes[0].namespace(), "default");
+    }
+
+    #[test]
+    fn events_k8s_io_events_read_as_their_core_view() {
+        let core = r#"
+apiVersion: v1
+kind: Event
+metadata: {name: cache.18ec7bdaa9078025, namespace: prod, uid: e1, resourceVersion: "7", creationTimestamp: "2026-11-29T10:02:10Z"}
+involvedObject: {apiVersion: valkey.io/v1alpha1, kind: ValkeyCluster, name: cache, namespace: prod, uid: c1}
+related: {apiVersion: valkey.io/v1alpha1, kind: ValkeyNode, name: cache-1-1, namespace: prod, uid: n1}
+reason: WorkloadRollPermitted
+message: Granted workload roll permit for cache-1-1 (hash 9f2c41ab03de)
+action: GrantRollPermit
+eventTime: "2026-11-29T10:02:10.482913Z"
+firstTimestamp: null
+lastTimestamp: null
+reportingComponent: valkey-operator
+reportingInstance: valkey-operator-6f7c9d8b5-q4xkz
+series: {count: 2, lastObservedTime: "2026-11-29T10:03:10.120000Z"}
+source: {}
+type: Normal
+---
+apiVersion: v1
+kind: Event
+metadata: {name: valkey-cache-1-1-0.18ec7bddceb5e13d, namespace: prod}
+involvedObject: {apiVersion: v1, kind: Pod, name: valkey-cache-1-1-0, namespace: prod, fieldPath: "spec.containers{server}"}
+reason: BackOff
+message: Back-off restarting failed container server
+count: 62
+eventTime: null
+firstTimestamp: "2026-11-29T10:02:24Z"
+lastTimestamp: "2026-11-29T10:15:58Z"
+reportingComponent: kubelet
+reportingInstance: worker-1
+source: {component: kubelet, host: worker-1}
+type: Warning
+"#;
+        let events_k8s_io = r#"
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: cache.18ec7bdaa9078025, namespace: prod, uid: e1, resourceVersion: "7", creationTimestamp: "2026-11-29T10:02:10Z"}
+regarding: {apiVersion: valkey.io/v1alpha1, kind: ValkeyCluster, name: cache, namespace: prod, uid: c1}
+related: {apiVersion: valkey.io/v1alpha1, kind: ValkeyNode, name: cache-1-1, namespace: prod, uid: n1}
+reason: WorkloadRollPermitted
+note: Granted workload roll permit for cache-1-1 (hash 9f2c41ab03de)
+action: GrantRollPermit
+eventTime: "2026-11-29T10:02:10.482913Z"
+reportingController: valkey-operator
+reportingInstance: valkey-operator-6f7c9d8b5-q4xkz
+series: {count: 2, lastObservedTime: "2026-11-29T10:03:10.120000Z"}
+type: Normal
+---
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: valkey-cache-1-1-0.18ec7bddceb5e13d, namespace: prod}
+regarding: {apiVersion: v1, kind: Pod, name: valkey-cache-1-1-0, namespace: prod, fieldPath: "spec.containers{server}"}
+reason: BackOff
+note: Back-off restarting failed container server
+deprecatedCount: 62
+deprecatedFirstTimestamp: "2026-11-29T10:02:24Z"
+deprecatedLastTimestamp: "2026-11-29T10:15:58Z"
+deprecatedSource: {component: kubelet, host: worker-1}
+reportingController: kubelet
+reportingInstance: worker-1
+type: Warning
+"#;
+        let a = parse(core).expect("core view reads");
+        let b = parse(events_k8s_io).expect("events.k8s.io view reads");
+        assert_eq!(a.events.len(), 2);
+        assert_eq!(a, b);
+        let permitted = &a.events[0];
+        assert_eq!(permitted.involved_object.name.as_deref(), Some("cache"));
+        assert_eq!(
+            permitted.related.as_ref().and_then(|r| r.name.as_deref()),
+            Some("cache-1-1")
+        );
+        assert!(
+            permitted
+                .series
+                .as_ref()
+                .is_some_and(|s| s.last_observed_time.is_some())
+        );
+    }
+
+    #[derive(Debug)]
+    enum Expect {
+        /// Error::Read whose problem contains this.
+        Read(&'static str),
+        /// Error::Snapshot at (doc, object, field); the problem contains the last.
+        Doc(&'static str, &'static str, &'static str, &'static str),
+    }
+
+    #[test]
+    fn malformed_input_names_the_document_and_field() {
+        let node = |status: &str| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c, namespace: prod}}\n---\napiVersion: valkey.io/v1alpha1\nkind: ValkeyNode\nmetadata: {{name: cache-0-1, namespace: prod}}\n{status}\n"
+            )
+        };
+        let cases: Vec<(&str, Vec<u8>, Expect)> = vec![
+            ("bad YAML", b"kind: List\nitems:\n- a: [1\n  b: 2\n".to_vec(), Expect::Read("not valid YAML")),
+            ("bad indentation", b"kind: Pod\n metadata: x\n  name: y\n".to_vec(), Expect::Read("line")),
+            ("truncated JSON", br#"{"apiVersion":"v1","kind":"List","items":[{"kind":"Pod""#.to_vec(), Expect::Read("not valid JSON")),
+            ("not UTF-8", b"kind: Pod\nmetadata:\n  name: \xff\xfe\n".to_vec(), Expect::Read("line 3")),
+            ("a NUL byte", b"kind: Pod\nmetadata: {name: \x00}\n".to_vec(), Expect::Read("not valid YAML")),
+            ("duplicate keys", b"kind: Pod\nkind: Pod\n".to_vec(), Expect::Read("duplicate")),
+            ("too deep", format!("a: {}1{}\n", "[".repeat(200), "]".repeat(200)).into_bytes(), Expect::Read("")),
+            ("a sequence document", b"- a\n- b\n".to_vec(), Expect::Doc("1", "", "(document)", "sequence")),
+            ("a scalar document", b"apiVersion: v1\nkind: List\n---\nhello\n".to_vec(), Expect::Doc("2", "", "(document)", "string")),
+            ("a JSON array", b"[1, 2]".to_vec(), Expect::Doc("1", "", "(document)", "sequence")),
+            ("no kind", b"apiVersion: v1\nmetadata: {name: x}\n".to_vec(), Expect::Doc("1", "", "kind", "missing")),
+            ("kind not a string", b"kind: [Pod]\n".to_vec(), Expect::Doc("1", "", "kind", "expected a string")),
+            ("apiVersion not a string", b"apiVersion: 1\nkind: Pod\nmetadata: {name: p, namespace: prod}\n".to_vec(), Expect::Doc("1", " (Pod prod/p)", "apiVersion", "expected a string")),
+            ("items not a sequence", b"apiVersion: v1\nkind: List\nitems: {a: 1}\n".to_vec(), Expect::Doc("1", " (List)", "items", "sequence")),
+            ("status.ready a string", node("status: {ready: \"yes\"}").into_bytes(), Expect::Doc("2", " (ValkeyNode prod/cache-0-1)", "status.ready", "boolean")),
+            ("huge generation", b"apiVersion: valkey.io/v1alpha1\nkind: ValkeyNode\nmetadata: {name: node-a, namespace: prod, generation: 99999999999999999999999}\n".to_vec(), Expect::Doc("1", " (ValkeyNode prod/node-a)", "metadata.generation", "")),
+            ("generation out of i64", b"apiVersion: valkey.io/v1alpha1\nkind: ValkeyNode\nmetadata: {name: node-a, namespace: prod, generation: 18446744073709551615}\n".to_vec(), Expect::Doc("1", " (ValkeyNode prod/node-a)", "metadata.generation", "")),
+            ("fractional observedGeneration", node("status: {observedGeneration: 1.5}").into_bytes(), Expect::Doc("2", " (ValkeyNode prod/cache-0-1)", "status.observedGeneration", "")),
+            ("condition without type", node("status: {conditions: [{status: \"True\"}]}").into_bytes(), Expect::Doc("2", " (ValkeyNode prod/cache-0-1)", "status.conditions[0]", "type")),
+            ("conditions a mapping", node("status: {conditions: {Ready: true}}").into_bytes(), Expect::Doc("2", " (ValkeyNode prod/cache-0-1)", "status.conditions", "")),
+            ("label not a string", node("spec: {}\n").replace("namespace: prod}\nspec", "namespace: prod, labels: {valkey.io/cluster: 7}}\nspec").into_bytes(), Expect::Doc("2", " (ValkeyNode prod/cache-0-1)", "metadata.labels.valkey.io/cluster", "")),
+            ("bad timestamp", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod, creationTimestamp: yesterday}\n".to_vec(), Expect::Doc("1", " (Pod prod/p)", "metadata.creationTimestamp", "")),
+            ("no name", b"apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {namespace: prod}\n".to_vec(), Expect::Doc("1", " (StatefulSet)", "metadata.name", "missing")),
+            ("an item of a List", format!("apiVersion: v1\nkind: List\nitems:\n- {}\n- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata: {{name: valkey-cache-0-1, namespace: prod}}\n  spec: {{replicas: three}}\n", "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: prod}}").into_bytes(), Expect::Doc("1/items[1]", " (StatefulSet prod/valkey-cache-0-1)", "spec.replicas", "")),
+            ("a typed list item", br#"{"apiVersion":"v1","kind":"PodList","items":[{"metadata":{"name":"p","namespace":"prod"},"status":{"phase":5}}]}"#.to_vec(), Expect::Doc("1/items[0]", " (Pod prod/p)", "status.phase", "")),
+            ("events.k8s.io regarding", b"apiVersion: events.k8s.io/v1\nkind: Event\nmetadata: {name: e, namespace: prod}\nregarding: cache\n".to_vec(), Expect::Doc("1", " (Event prod/e)", "regarding", "")),
+            ("a valkey.io version not read", b"apiVersion: valkey.io/v1beta1\nkind: ValkeyNode\nmetadata: {name: node-a, namespace: prod}\n".to_vec(), Expect::Doc("1", " (ValkeyNode prod/node-a)", "apiVersion", "valkey.io/v1alpha1")),
+            ("metadata a string", b"apiVersion: valkey.io/v1alpha1\nkind: ValkeyCluster\nmetadata: cache\n".to_vec(), Expect::Doc("1", " (ValkeyCluster)", "metadata", "")),
+        ];
+        for (name, text, expect) in cases {
+            let err = match parse_snapshot(&text, "snap.yaml") {
+                Ok(s) => panic!("{name}: read without error: {s:?}"),
+                Err(e) => e,
+            };
+            match (&err, &expect) {
+                (Error::Read { path, problem }, Expect::Read(needle)) => {
+                    assert_eq!(path, "snap.yaml", "{name}");
+                    assert!(problem.contains(needle), "{name}: {problem}");
+                    assert!(!problem.contains('\n'), "{name}: one line: {problem}");
+                }
+                (
+                    Error::Snapshot {
+                        source_name,
+                        doc,
+                        object,
+                        field,
+                        problem,
+                    },
+                    Expect::Doc(want_doc, want_object, want_field, needle),
+                ) => {
+                    assert_eq!(source_name, "snap.yaml", "{name}");
+                    assert_eq!(
+                        (doc.as_str(), object.as_str(), field.as_str()),
+                        (*want_doc, *want_object, *want_field),
+                        "{name}: {err}"
+                    );
+                    assert!(problem.contains(needle), "{name}: {problem}");
+                }
+                _ => panic!("{name}: expected {expect:?}, got {err:?}"),
+            }
+            assert_eq!(err.exit(), crate::error::Exit::Error, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_error_message_names_document_object_and_field() {
+        let err = parse("apiVersion: valkey.io/v1alpha1\nkind: ValkeyNode\nmetadata: {name: cache-0-1, namespace: prod}\nstatus: {ready: maybe}\n")
+            .expect_err("bad ready");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(
+                "snap.yaml: document 1 (ValkeyNode prod/cache-0-1): field `status.ready`:"
+            ),
+            "{text}"
+        );
+    }
+
+    /// Cuts and byte changes of valid input: whatever comes of it, an error
+    /// is a Read or Snapshot error, and nothing panics.
+    fn assert_no_panic(name: &str, text: &[u8]) {
+        match parse_snapshot(text, "mutated.yaml") {
+            Ok(_) | Err(Error::Read { .. } | Error::Snapshot { .. }) => {}
+            Err(other) => panic!("{name}: unexpected error kind {other:?}"),
+        }
+    }
+
+    #[test]
+    fn truncations_and_mutations_never_panic() {
+        let small = LIST.as_bytes();
+        for cut in (0..small.len()).step_by(3) {
+            assert_no_panic(&format!("LIST cut at {cut}"), &small[..cut]);
+        }
+        let json = serde_json::to_vec(&list_value()).unwrap_or_default();
+        for cut in (0..json.len()).step_by(7) {
+            assert_no_panic(&format!("JSON cut at {cut}"), &json[..cut]);
+        }
+        let replacements: &[u8] = b":-\"'[]{}\t\n #&*!|>%@`9\x00\xff";
+        for (i, at) in (0..small.len()).step_by(13).enumerate() {
+            let mut text = small.to_vec();
+            text[at] = replacements[i % replacements.len()];
+            assert_no_panic(&format!("LIST byte {at} changed"), &text);
+            let mut text = json.clone();
+            let at = at * json.len() / small.len();
+            text[at] = replacements[(i + 5) % replacements.len()];
+            assert_no_panic(&format!("JSON byte {at} changed"), &text);
+        }
+        let lines: Vec<&str> = LIST.lines().collect();
+        for drop in 0..lines.len() {
+            let mut kept = lines.clone();
+            kept.remove(drop);
+            assert_no_panic(
+                &format!("LIST line {drop} dropped"),
+                kept.join("\n").as_bytes(),
+            );
+            let mut doubled = lines.clone();
+            doubled.insert(drop, lines[drop]);
+            assert_no_panic(
+                &format!("LIST line {drop} doubled"),
+                doubled.join("\n").as_bytes(),
+            );
+        }
+        for cut in (0..JAMMED.len()).step_by(JAMMED.len() / 12) {
+            assert_no_panic(&format!("jammed cut at {cut}"), &JAMMED[..cut]);
+        }
+    }
+
+    #[test]
+    fn examples_parse() {
+        // (name, text, [clusters, nodes, statefulsets, deployments, pods, events])
+        let cases: &[(&str, &[u8], [usize; 6])] = &[
+            ("jammed", JAMMED, [1, 6, 6, 1, 7, 26]),
+            ("rolling", ROLLING, [1, 6, 6, 0, 6, 13]),
+            ("converged", CONVERGED, [1, 6, 6, 0, 6, 18]),
+        ];
+        for (name, text, expected) in cases {
+            let s = parse_snapshot(text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(counts(&s), *expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn jammed_example_tells_its_story() {
+        let s = parse_snapshot(JAMMED, "jammed").expect("reads");
+        let node = |name: &str| {
+            s.nodes
+                .iter()
+                .find(|n| n.name() == name)
+                .unwrap_or_else(|| panic!("node {name}"))
+        };
+        let holder = node("cache-1-1");
+        assert_eq!(holder.annotation(keys::ANN_PERMIT), Some(NEW));
+        assert_eq!(holder.annotation(keys::ANN_DESIRED), None);
+        assert_eq!(holder.status.as_ref().and_then(|st| st.ready), Some(false));
+        let waiting: Vec<&str> = s
+            .nodes
+            .iter()
+            .filter(|n| {
+                n.annotation(keys::ANN_DESIRED) == Some(NEW)
+                    && n.condition(keys::COND_DRIFT).is_some_and(|c| c.is_true())
+            })
+            .map(|n| n.name())
+            .collect();
+        assert_eq!(
+            waiting,
+            ["cache-0-0", "cache-1-0", "cache-2-0", "cache-2-1"]
+        );
+        let rolled = node("cache-0-1");
+        assert_eq!(
+            rolled
+                .status
+                .as_ref()
+                .and_then(|st| st.last_rollout_hash.as_deref()),
+            Some(NEW)
+        );
+        assert_eq!(
+            holder
+                .status
+                .as_ref()
+                .and_then(|st| st.last_rollout_hash.as_deref()),
+            Some(OLD)
+        );
+        let pod = s
+            .pods
+            .iter()
+            .find(|p| p.metadata.name.as_deref() == Some("valkey-cache-1-1-0"))
+            .expect("holder's pod");
+        let server = pod
+            .status
+            .as_ref()
+            .and_then(|st| st.container_statuses.as_ref())
+            .and_then(|cs| cs.iter().find(|c| c.name == "server"))
+            .expect("server container");
+        assert_eq!(server.restart_count, 7);
+        assert_eq!(
+            server
+                .state
+                .as_ref()
+                .and_then(|st| st.waiting.as_ref())
+                .and_then(|w| w.reason.as_deref()),
+            Some("CrashLoopBackOff")
+        );
+        let permitted: Vec<String> = s
+            .events
+            .iter()
+            .filter(|e| e.reason.as_deref() == Some(keys::EVENT_PERMITTED))
+            .filter(|e| e.related.as_ref().and_then(|r| r.name.as_deref()) == Some("cache-1-1"))
+            .filter_map(|e| e.event_time.as_ref().map(|t| t.0.to_string()))
+            .collect();
+        assert_eq!(permitted, ["2026-11-29T10:02:10.482913Z"]);
+        let cluster = &s.clusters[0];
+        let status = cluster.status.as_ref().expect("cluster status");
+        assert_eq!(
+            (status.state.as_deref(), status.reason.as_deref()),
+            (Some("Reconciling"), Some("UpdatingNodes"))
+        );
+    }
+
+    #[test]
+    fn p2_examples_carry_the_workload_revision() {
+        let rolling = parse_snapshot(ROLLING, "rolling").expect("reads");
+        let advanced: Vec<&str> = rolling
+            .nodes
+            .iter()
+            .filter(|n| n.condition(keys::COND_PENDING).is_none())
+            .map(|n| n.name())
+            .collect();
+        assert_eq!(advanced, ["sessions-0-1"]);
+        assert!(
+            rolling
+                .nodes
+                .iter()
+                .all(|n| n.spec.workload_revision.is_some())
+        );
+        let converged = parse_snapshot(CONVERGED, "converged").expect("reads");
+        let revisions: std::collections::BTreeSet<_> = converged
+            .nodes
+            .iter()
+            .map(|n| n.spec.workload_revision.clone())
+            .collect();
+        assert_eq!(revisions.len(), 1);
+        let ready = converged.clusters[0]
+            .conditions()
+            .iter()
+            .find(|c| c.type_ == keys::COND_READY)
+            .expect("Ready condition");
+        assert!(ready.is_true());
+        assert_eq!(
+            ready.observed_generation,
+            converged.clusters[0].metadata.generation
+        );
+    }
+}
