@@ -807,6 +807,19 @@ impl NodeBuilder {
         });
         self
     }
+    /// Pod Ready with no lastTransitionTime on its Ready condition.
+    pub fn pod_ready_no_time(mut self) -> Self {
+        self = self.pod_ready();
+        if let Some(c) = self
+            .pod_status()
+            .conditions
+            .as_mut()
+            .and_then(|cs| cs.iter_mut().find(|c| c.type_ == "Ready"))
+        {
+            c.last_transition_time = None;
+        }
+        self
+    }
     /// Pod Running, not Ready since `since` (readiness failing).
     pub fn pod_not_ready(mut self, since: Timestamp) -> Self {
         self.pod_status().phase = Some("Running".to_string());

@@ -1,0 +1,248 @@
+//! Every failure-evidence reason, and the cases that are not quite one.
+
+use super::*;
+use crate::fixture::{event_permitted, mins, t};
+use crate::report::EvidenceKind::{self, *};
+
+const N: &str = "cache-0-1";
+
+/// A holder granted a minute ago (so no hold-time rule fires), judged at t(0).
+fn holder_with(n: NodeBuilder) -> ClusterReport {
+    let c = cluster()
+        .node(n.permit("h1").desired("h1"))
+        .event(event_permitted(NS, CL, N, "h1", mins(-1)));
+    judge(&c.snapshot(), t(0))
+}
+
+fn kinds(r: &ClusterReport) -> Vec<EvidenceKind> {
+    node(r, N).evidence.iter().map(|e| e.kind).collect()
+}
+
+#[test]
+fn every_reason() {
+    let base = || {
+        fixture::node(N)
+            .replica()
+            .shard(0, 1)
+            .ready()
+            .sts_rolled_out()
+    };
+    let waiting = |reason: &str| base().pod_waiting(reason, 4);
+    let rows: Vec<(&str, NodeBuilder, Vec<EvidenceKind>)> = vec![
+        (
+            "CrashLoopBackOff",
+            waiting("CrashLoopBackOff"),
+            vec![CrashLoopBackOff],
+        ),
+        (
+            "ImagePullBackOff",
+            waiting("ImagePullBackOff"),
+            vec![ImagePullBackOff],
+        ),
+        ("ErrImagePull", waiting("ErrImagePull"), vec![ErrImagePull]),
+        (
+            "InvalidImageName",
+            waiting("InvalidImageName"),
+            vec![InvalidImageName],
+        ),
+        (
+            "CreateContainerConfigError",
+            waiting("CreateContainerConfigError"),
+            vec![CreateContainerConfigError],
+        ),
+        (
+            "CreateContainerError",
+            waiting("CreateContainerError"),
+            vec![CreateContainerError],
+        ),
+        (
+            "RunContainerError",
+            waiting("RunContainerError"),
+            vec![RunContainerError],
+        ),
+        (
+            "ContainerCreating is not failure",
+            waiting("ContainerCreating"),
+            vec![],
+        ),
+        (
+            "OOMKilled, not ready",
+            base().pod_not_ready(mins(-1)).pod_oomkilled(),
+            vec![OomKilled],
+        ),
+        (
+            "OOMKilled, but ready again",
+            base().pod_ready().pod_oomkilled(),
+            vec![],
+        ),
+        (
+            "Unschedulable 2m01s",
+            base().pod_unschedulable(t(-121)),
+            vec![Unschedulable],
+        ),
+        (
+            "Unschedulable 1m59s",
+            base().pod_unschedulable(t(-119)),
+            vec![],
+        ),
+        (
+            "Unschedulable exactly 2m",
+            base().pod_unschedulable(t(-120)),
+            vec![],
+        ),
+        (
+            "Unschedulable, no transition time",
+            base().pod_unschedulable_no_time(),
+            vec![],
+        ),
+        (
+            "pod being deleted gives none",
+            base()
+                .pod_waiting("CrashLoopBackOff", 9)
+                .pod_being_deleted(),
+            vec![],
+        ),
+        (
+            "ProgressDeadlineExceeded",
+            fixture::node(N)
+                .replica()
+                .shard(0, 1)
+                .ready()
+                .deployment(2, 2, 1, 2, 1, 0)
+                .pod_not_ready(mins(-1))
+                .progress_deadline_exceeded(mins(-1)),
+            vec![ProgressDeadlineExceeded],
+        ),
+        (
+            "SupersededPod: not Ready 3m, old revision",
+            base()
+                .sts(2, 2, "rev-old", "rev-new", 0)
+                .pod_not_ready(mins(-3))
+                .pod_revision("rev-old"),
+            vec![SupersededPod],
+        ),
+        (
+            "not superseded: not Ready only 1m",
+            base()
+                .sts(2, 2, "rev-old", "rev-new", 0)
+                .pod_not_ready(mins(-1))
+                .pod_revision("rev-old"),
+            vec![],
+        ),
+        (
+            "not superseded: on the update revision",
+            base()
+                .sts(2, 2, "rev-old", "rev-new", 0)
+                .pod_not_ready(mins(-3))
+                .pod_revision("rev-new"),
+            vec![],
+        ),
+        (
+            "not superseded: being deleted",
+            base()
+                .sts(2, 2, "rev-old", "rev-new", 0)
+                .pod_not_ready(mins(-3))
+                .pod_revision("rev-old")
+                .pod_being_deleted(),
+            vec![],
+        ),
+        (
+            "not superseded: a Deployment pod",
+            fixture::node(N)
+                .replica()
+                .shard(0, 1)
+                .ready()
+                .deployment(2, 2, 1, 2, 1, 0)
+                .pod_not_ready(mins(-3)),
+            vec![],
+        ),
+        (
+            "readiness failing is not evidence",
+            base().pod_not_ready(mins(-9)),
+            vec![],
+        ),
+        (
+            "two at once, pod first",
+            fixture::node(N)
+                .replica()
+                .shard(0, 1)
+                .ready()
+                .deployment(2, 2, 1, 2, 1, 0)
+                .pod_waiting("CrashLoopBackOff", 2)
+                .progress_deadline_exceeded(mins(-1)),
+            vec![CrashLoopBackOff, ProgressDeadlineExceeded],
+        ),
+    ];
+    for (name, n, want) in rows {
+        let r = holder_with(n);
+        assert_eq!(kinds(&r), want, "{name}");
+        let want_state = if want.is_empty() {
+            NodeState::Rolling
+        } else {
+            NodeState::Stuck
+        };
+        assert_eq!(state(&r, N), want_state, "{name}: state");
+    }
+}
+
+#[test]
+fn evidence_words() {
+    let r = holder_with(
+        fixture::node(N)
+            .replica()
+            .shard(0, 1)
+            .ready()
+            .sts(2, 2, "rev-old", "rev-new", 0)
+            .pod_not_ready(mins(-3))
+            .pod_revision("rev-old"),
+    );
+    let n = node(&r, N);
+    assert_eq!(
+        n.reason,
+        "pod valkey-cache-0-1-0 superseded (revision rev-old, not Ready 3m)"
+    );
+    assert!(
+        n.evidence[0].message.contains("delete the pod"),
+        "{}",
+        n.evidence[0].message
+    );
+    assert!(
+        n.evidence[0].message.contains("rev-new"),
+        "{}",
+        n.evidence[0].message
+    );
+
+    let r = holder_with(
+        fixture::node(N)
+            .replica()
+            .shard(0, 1)
+            .ready()
+            .sts_rolled_out()
+            .pod_unschedulable(mins(-5)),
+    );
+    assert_eq!(
+        node(&r, N).reason,
+        "pod valkey-cache-0-1-0 Unschedulable for 5m"
+    );
+}
+
+#[test]
+fn evidence_on_a_node_that_holds_nothing() {
+    // Shown on the Blocking node, and it jams the cluster as the front.
+    let c = cluster()
+        .node(
+            healthy(N, 0, 1)
+                .not_ready(mins(-4))
+                .pod_not_ready(mins(-4))
+                .pod_oomkilled(),
+        )
+        .node(healthy("cache-0-0", 0, 0).desired("h1"));
+    let r = judge(&c.snapshot(), t(0));
+    assert_eq!(kinds(&r), vec![OomKilled]);
+    assert_eq!(state(&r, N), NodeState::Blocking);
+    assert_eq!(
+        node(&r, N).reason,
+        "pod valkey-cache-0-1-0 OOMKilled (restarts 1)"
+    );
+    assert_eq!(r.verdict, Verdict::Jammed);
+}
