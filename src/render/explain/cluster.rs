@@ -1,0 +1,218 @@
+//! One cluster's prose: why its queue is or is not moving, and what a
+//! person could do next.
+
+use crate::render::duration::{human, human_or};
+use crate::report::{ClusterReport, NodeState, Protocol, Verdict};
+use crate::snapshot::ValkeyCluster;
+
+pub(super) fn cluster_reasoning(
+    cluster: &ClusterReport,
+    object: Option<&ValkeyCluster>,
+) -> Vec<String> {
+    let find = |name: &str| cluster.nodes.iter().find(|n| n.name == name);
+    let waiting = match cluster.waiting {
+        1 => "1 node waits".to_string(),
+        w => format!("{w} nodes wait"),
+    };
+    let mut out = Vec::new();
+    match cluster.verdict {
+        Verdict::Conflict => out.push(format!(
+            "{} nodes hold a permit at once ({}): the one-at-a-time rule is broken. A grant \
+             by hand or a forced permit usually does this; each holder rolls at the same \
+             time.",
+            cluster.holders.len(),
+            cluster.holders.join(", ")
+        )),
+        Verdict::Jammed | Verdict::Rolling => {
+            if let Some(holder) = cluster.holders.first().and_then(|h| find(h)) {
+                let held = human_or(holder.held_for_seconds, "an unknown time");
+                out.push(format!(
+                    "{} holds the permit and is {} ({}); held {held} (grant time from {}). While \
+                     it holds, the cluster controller grants no other node: {waiting} behind \
+                     it.",
+                    holder.name,
+                    holder.state,
+                    if holder.reason.is_empty() {
+                        "no reason given"
+                    } else {
+                        &holder.reason
+                    },
+                    holder.granted_at_source,
+                ));
+            } else if let Some(front) = cluster.front.as_deref().and_then(find) {
+                out.push(format!(
+                    "No node holds a permit. The walk's front, {}, is {} with failure \
+                     evidence ({}); the cluster controller waits on it, and {waiting} behind \
+                     it.",
+                    front.name,
+                    front.state,
+                    front
+                        .evidence
+                        .iter()
+                        .map(|e| e.message.as_str())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ));
+            } else {
+                out.push(cluster.reason.clone());
+            }
+        }
+        Verdict::Stalled | Verdict::Waiting => {
+            let quiet = human_or(cluster.quiet_for_seconds, "an unknown time");
+            let threshold = human(cluster.stall_threshold_seconds);
+            match cluster.front.as_deref().and_then(find) {
+                Some(front) if front.state == NodeState::Blocking => out.push(format!(
+                    "No node holds a permit. The walk's front, {}, is Blocking: {}. The \
+                     controller waits for it to become healthy before it grants anyone.",
+                    front.name,
+                    if front.facts.unhealthy_because.is_empty() {
+                        "it is not healthy".to_string()
+                    } else {
+                        front.facts.unhealthy_because.join("; ")
+                    }
+                )),
+                Some(front) => out.push(format!(
+                    "No node holds a permit. The walk's front, {}, asks for {} and is due a \
+                     grant.",
+                    front.name,
+                    front.desired_revision.as_deref().unwrap_or("a revision")
+                )),
+                None => out.push(format!(
+                    "No node holds a permit and none waits, but the ValkeyCluster reports \
+                     that it is not done{}.",
+                    cluster_word(cluster, object)
+                )),
+            }
+            if cluster.verdict == Verdict::Stalled {
+                out.push(format!(
+                    "Nothing has moved for {quiet}, more than the stall threshold \
+                     {threshold}: the cluster controller may be down, or deferring a primary's \
+                     roll because its shard has no synced replica to fail over to."
+                ));
+            } else {
+                out.push(format!(
+                    "Quiet for {quiet} (stall threshold {threshold}): still within the \
+                     normal pace of a roll."
+                ));
+            }
+        }
+        Verdict::Converged => out.push(
+            "No node holds a permit, none asks for a revision, every node is healthy and the \
+             ValkeyCluster does not report an unfinished roll."
+                .into(),
+        ),
+    }
+    if !cluster.cluster_found {
+        out.push(
+            "The ValkeyCluster object itself was not in view; this report is built from the \
+             nodes that carry its label."
+                .into(),
+        );
+    }
+    out
+}
+
+/// " (state Reconciling/UpdatingNodes: message)" from the report and object.
+fn cluster_word(cluster: &ClusterReport, object: Option<&ValkeyCluster>) -> String {
+    let mut word = match (&cluster.state, &cluster.state_reason) {
+        (Some(s), Some(r)) => format!("{s}/{r}"),
+        (Some(s), None) => s.clone(),
+        (None, Some(r)) => r.clone(),
+        (None, None) => String::new(),
+    };
+    if let Some(message) = object
+        .and_then(|o| o.status.as_ref())
+        .and_then(|s| s.message.as_deref())
+        .filter(|m| !m.is_empty())
+    {
+        if !word.is_empty() {
+            word.push_str(": ");
+        }
+        word.push_str(message);
+    }
+    if word.is_empty() {
+        word
+    } else {
+        format!(" (state {word})")
+    }
+}
+
+pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
+    let ns = &cluster.namespace;
+    let name = &cluster.name;
+    let p2 = cluster.protocol == Protocol::P2;
+    let mut steps = Vec::new();
+    match cluster.verdict {
+        Verdict::Conflict => {
+            for holder in &cluster.holders {
+                steps.push(format!("`kubectl valkey-roll explain {holder} -n {ns}`"));
+            }
+            if p2 {
+                steps.push(
+                    "In P2 there is no revoke: let the rolls finish, fixing any that fail.".into(),
+                );
+            } else {
+                steps.push(format!(
+                    "Keep one: `kubectl valkey-roll revoke NODE -n {ns} --reason \"...\"` for \
+                     each of the others (revoking does not roll a pod back)."
+                ));
+            }
+        }
+        Verdict::Jammed => {
+            let culprit = cluster.holders.first().or(cluster.front.as_ref());
+            if let Some(node) = culprit {
+                steps.push(format!(
+                    "See the evidence and the ways out: `kubectl valkey-roll explain {node} -n \
+                     {ns}`."
+                ));
+            }
+            if !p2 && let Some(holder) = cluster.holders.first() {
+                steps.push(format!(
+                    "Fix the cause, or `kubectl valkey-roll revoke {holder} -n {ns}`, or move \
+                     the permit: `kubectl valkey-roll force OTHER -n {ns} --takeover --reason \
+                     \"...\"`."
+                ));
+            }
+            if p2 {
+                steps.push(
+                    "There is no revoke in P2; fixing the cause (template or image) is the way \
+                     out."
+                        .into(),
+                );
+            }
+        }
+        Verdict::Rolling => steps.push(format!(
+            "Nothing yet: `kubectl valkey-roll status {name} -n {ns} --watch`, or `kubectl \
+             valkey-roll wait {name} -n {ns}`."
+        )),
+        Verdict::Stalled => {
+            steps.push("Check that the valkey-operator is running and look at its logs.".into());
+            if let Some(front) = &cluster.front {
+                steps.push(format!(
+                    "See why the front waits: `kubectl valkey-roll explain {front} -n {ns}`."
+                ));
+                let front_waits = cluster
+                    .nodes
+                    .iter()
+                    .any(|n| &n.name == front && n.state == NodeState::Waiting);
+                if front_waits {
+                    steps.push(format!(
+                        "Grant it by hand: `kubectl valkey-roll grant {front} -n {ns} --reason \
+                         \"...\"` (add --allow-primary for a primary)."
+                    ));
+                }
+            } else {
+                steps.push(format!(
+                    "Look at the ValkeyCluster's status: `kubectl describe valkeycluster \
+                     {name} -n {ns}`."
+                ));
+            }
+        }
+        Verdict::Waiting => steps.push(format!(
+            "Nothing yet: a grant is due. If nothing moves for {}, the verdict turns Stalled.",
+            human(cluster.stall_threshold_seconds)
+        )),
+        Verdict::Converged => steps.push("Nothing.".into()),
+    }
+    steps
+}

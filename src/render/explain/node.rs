@@ -1,0 +1,574 @@
+//! One node's prose: its facts, why it has its state, and what a person
+//! could do next.
+
+use crate::render::duration::{age, human, human_or, timestamp};
+use crate::report::{ClusterReport, EvidenceKind, GrantSource, NodeReport, NodeState, Protocol};
+use crate::snapshot::{ValkeyNode, WorkloadKind};
+use jiff::Timestamp;
+
+/// One node seen with its cluster: the pieces of prose are built here.
+pub(super) struct NodeView<'a> {
+    pub cluster: &'a ClusterReport,
+    pub node: &'a NodeReport,
+    pub object: Option<&'a ValkeyNode>,
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+fn or_dash(s: &Option<String>) -> String {
+    s.clone().unwrap_or_else(|| "-".into())
+}
+
+impl NodeView<'_> {
+    fn ns(&self) -> &str {
+        &self.cluster.namespace
+    }
+
+    fn threshold(&self) -> String {
+        human(self.cluster.stall_threshold_seconds)
+    }
+
+    /// "cluster prod/cache (JAMMED, P1) · shard 1, index 1 · replica"
+    pub(super) fn place(&self) -> String {
+        let n = self.node;
+        let mut parts = vec![format!(
+            "cluster {}/{} ({}, {})",
+            self.cluster.namespace,
+            self.cluster.name,
+            self.cluster.verdict.to_string().to_uppercase(),
+            match self.cluster.protocol {
+                Protocol::Unknown => "protocol unknown".to_string(),
+                p => p.to_string(),
+            }
+        )];
+        match (n.shard, n.index) {
+            (Some(s), Some(i)) => parts.push(format!("shard {s}, index {i}")),
+            (Some(s), None) => parts.push(format!("shard {s}")),
+            _ => {}
+        }
+        let role = n.role.clone().unwrap_or_else(|| "no role reported".into());
+        parts.push(if n.facts.is_primary {
+            format!("{role} (the shard's primary)")
+        } else {
+            role
+        });
+        parts.join(" · ")
+    }
+
+    fn workload(&self) -> String {
+        let kind = match self.object.map(ValkeyNode::workload_kind) {
+            Some(WorkloadKind::Deployment) => "deployment",
+            _ => "statefulset",
+        };
+        format!("{kind}/valkey-{}", self.node.name)
+    }
+
+    pub(super) fn facts(&self, now: Timestamp) -> Vec<(&'static str, String)> {
+        let n = self.node;
+        let f = &n.facts;
+        let mut rows = vec![
+            ("permit", or_dash(&n.permit)),
+            (
+                "desired revision",
+                match &n.desired_revision {
+                    Some(h) => h.clone(),
+                    None if f.asks => "asks, revision unknown".into(),
+                    None => "- (asks for nothing)".into(),
+                },
+            ),
+            ("lastRolloutHash", or_dash(&n.last_rollout_hash)),
+            ("ready", yes_no(n.ready).into()),
+            (
+                "healthy",
+                if f.healthy {
+                    "yes".into()
+                } else if f.unhealthy_because.is_empty() {
+                    "no".into()
+                } else {
+                    format!("no: {}", f.unhealthy_because.join("; "))
+                },
+            ),
+            ("cluster-owned", yes_no(f.cluster_owned).into()),
+            (
+                "pod",
+                match (&n.pod, f.pod_ready) {
+                    (Some(pod), Some(r)) => format!("{pod} (Ready: {})", yes_no(r)),
+                    (Some(pod), None) => format!("{pod} (not found)"),
+                    (None, _) => "- (status.podName is not set)".into(),
+                },
+            ),
+            ("workload", self.workload_facts()),
+        ];
+        if f.holder || n.permit.is_some() || n.granted_at.is_some() {
+            rows.push(("granted at", self.grant_time(now)));
+            if let Some(by) = &n.granted_by {
+                rows.push(("granted by", by.clone()));
+            }
+            if let Some(reason) = &n.grant_reason {
+                rows.push(("grant reason", reason.clone()));
+            }
+            rows.push((
+                "held for",
+                format!(
+                    "{} (stall threshold {})",
+                    human_or(n.held_for_seconds, "unknown"),
+                    self.threshold()
+                ),
+            ));
+            rows.push((
+                "roll complete",
+                match (f.complete, f.complete_since) {
+                    (true, Some(t)) => format!("yes, for {} (since {})", age(t, now), timestamp(t)),
+                    (true, None) => "yes, since an unknown time".into(),
+                    (false, _) => "no".into(),
+                },
+            ));
+        }
+        for source in &f.unavailable_sources {
+            rows.push(("not available", source.clone()));
+        }
+        if let Some(q) = n.queue_position {
+            rows.push(("queue position", q.to_string()));
+        }
+        if let Some(w) = n.waiting_for_seconds {
+            let since = f
+                .waiting_since
+                .map(|t| format!(" (since {})", timestamp(t)))
+                .unwrap_or_default();
+            rows.push(("waiting for", format!("{}{since}", human(w))));
+        }
+        if let Some(rv) = &f.resource_version {
+            rows.push(("resourceVersion", rv.clone()));
+        }
+        rows
+    }
+
+    fn workload_facts(&self) -> String {
+        let f = &self.node.facts;
+        let mut words = Vec::new();
+        match f.template_roll_in_progress {
+            Some(true) => words.push("template roll in progress"),
+            Some(false) => words.push("no template roll in progress"),
+            None => {}
+        }
+        match f.workload_rolled_out {
+            Some(true) => words.push("rolled out"),
+            Some(false) => words.push("not rolled out"),
+            None => {}
+        }
+        if words.is_empty() {
+            format!("{} (not found)", self.workload())
+        } else {
+            format!("{}: {}", self.workload(), words.join(", "))
+        }
+    }
+
+    fn grant_time(&self, now: Timestamp) -> String {
+        let n = self.node;
+        match (n.granted_at, n.granted_at_source) {
+            (Some(t), source) => format!(
+                "{} ({} ago; source: {source}{})",
+                timestamp(t),
+                age(t, now),
+                if source == GrantSource::ManagedFields {
+                    ", an upper bound"
+                } else {
+                    ""
+                }
+            ),
+            (None, _) => "unknown (no source had it; see below)".into(),
+        }
+    }
+
+    fn has(&self, kind: EvidenceKind) -> bool {
+        self.node.evidence.iter().any(|e| e.kind == kind)
+    }
+
+    /// Failure evidence from the pod or workload (not the clock's).
+    fn failures(&self) -> Vec<String> {
+        self.node
+            .evidence
+            .iter()
+            .filter(|e| {
+                !matches!(
+                    e.kind,
+                    EvidenceKind::HeldOverThreshold | EvidenceKind::NotReleased
+                )
+            })
+            .map(|e| e.message.clone())
+            .collect()
+    }
+
+    /// Failure evidence other than the superseded pod (whose fix is its
+    /// deletion, not the template).
+    fn has_failure_beyond_superseded(&self) -> bool {
+        self.node.evidence.iter().any(|e| {
+            !matches!(
+                e.kind,
+                EvidenceKind::HeldOverThreshold
+                    | EvidenceKind::NotReleased
+                    | EvidenceKind::SupersededPod
+            )
+        })
+    }
+
+    /// Nodes ahead of this one in walk order that the walk must pass first.
+    fn ahead(&self) -> Vec<String> {
+        let mut ahead = Vec::new();
+        for n in &self.cluster.nodes {
+            if n.name == self.node.name {
+                break;
+            }
+            if matches!(n.state, NodeState::Waiting | NodeState::Blocking) {
+                ahead.push(format!("{} ({})", n.name, n.state));
+            }
+        }
+        ahead
+    }
+
+    fn holders_besides_me(&self) -> Vec<&str> {
+        self.cluster
+            .holders
+            .iter()
+            .filter(|h| **h != self.node.name)
+            .map(String::as_str)
+            .collect()
+    }
+
+    fn superseded_trap(&self) -> Option<String> {
+        if !self.has(EvidenceKind::SupersededPod) {
+            return None;
+        }
+        let pod = self.node.pod.as_deref().unwrap_or("its pod");
+        Some(format!(
+            "Its pod {pod} runs a superseded revision of {} and is not Ready. Under the \
+             OrderedReady policy the StatefulSet will not replace a pod until it is Ready, so \
+             it will not replace this one, even after the template is reverted \
+             (kubernetes#67250, valkey-operator#408). Deleting the pod is the fix.",
+            self.workload()
+        ))
+    }
+
+    pub(super) fn reasoning(&self, now: Timestamp) -> Vec<String> {
+        let n = self.node;
+        let f = &n.facts;
+        let waiting = self.cluster.waiting;
+        let behind = match waiting {
+            0 => "no node waits behind it".to_string(),
+            1 => "1 node waits behind it".to_string(),
+            w => format!("{w} nodes wait behind it"),
+        };
+        let held = human_or(n.held_for_seconds, "an unknown time");
+        let mut out = Vec::new();
+        match n.state {
+            NodeState::Standalone => out.push(
+                "It has no controlling ValkeyCluster owner, so roll permits do not apply: its \
+                 node controller applies template changes at once."
+                    .into(),
+            ),
+            NodeState::StalePermit => out.push(format!(
+                "It holds the permit {}, but asks for {} and its lastRolloutHash is {}: the \
+                 permit is for a revision it does not build. The node controller drops such a \
+                 permit within seconds when it runs; this one has been held {held}. While it \
+                 stays, the cluster controller grants no other node; {behind}.",
+                or_dash(&n.permit),
+                or_dash(&n.desired_revision),
+                or_dash(&n.last_rollout_hash),
+            )),
+            NodeState::Stuck => {
+                let failures = self.failures();
+                if !failures.is_empty() {
+                    out.push(format!(
+                        "It holds the permit and its pod or workload shows failure: {}. Its \
+                         roll cannot complete until that is fixed.",
+                        failures.join("; ")
+                    ));
+                }
+                out.extend(self.superseded_trap());
+                if self.has(EvidenceKind::NotReleased) {
+                    let complete = match f.complete_since {
+                        Some(t) => format!("has been complete for {}", age(t, now)),
+                        None => format!("is complete (since an unknown time; held {held})"),
+                    };
+                    out.push(format!(
+                        "Its roll {complete} and the permit is still held, past the stall \
+                         threshold {}: the node controller has not released it.",
+                        self.threshold()
+                    ));
+                } else if self.has(EvidenceKind::HeldOverThreshold) {
+                    out.push(format!(
+                        "Its roll is not complete after {held}, more than the stall threshold \
+                         {}.",
+                        self.threshold()
+                    ));
+                }
+                if out.is_empty() {
+                    out.push(format!(
+                        "It holds the permit and is judged stuck after {held}."
+                    ));
+                }
+                out.push(format!(
+                    "While it holds the permit the cluster controller grants no other node: \
+                     {behind}."
+                ));
+            }
+            NodeState::Settling => out.push(format!(
+                "Its roll is complete{}, and the permit is still held: the controller has yet \
+                 to release it, which normally takes seconds.",
+                f.complete_since
+                    .map(|t| format!(" (pod Ready since {})", timestamp(t)))
+                    .unwrap_or_default()
+            )),
+            NodeState::Rolling => {
+                let doing = match (f.template_roll_in_progress, f.pod_ready) {
+                    (Some(true), _) => "its workload is rolling the new template",
+                    (_, Some(false)) => "its new pod is not Ready yet",
+                    _ => "its roll has not completed yet",
+                };
+                out.push(format!(
+                    "It holds the permit and {doing}; held {held} of the {} stall threshold, \
+                     with no failure seen.",
+                    self.threshold()
+                ));
+            }
+            NodeState::Waiting => {
+                let asked = n
+                    .desired_revision
+                    .clone()
+                    .unwrap_or_else(|| "a revision".into());
+                let queue = n
+                    .queue_position
+                    .map(|q| format!(", queue position {q}"))
+                    .unwrap_or_default();
+                out.push(format!(
+                    "It asks for {asked} and waits for the cluster controller's walk to reach \
+                     it{queue}. The controller grants one node at a time, in walk order."
+                ));
+                let holders = self.holders_besides_me();
+                if !holders.is_empty() {
+                    out.push(format!(
+                        "The permit is held by {}; no grant happens until it is released.",
+                        holders.join(", ")
+                    ));
+                }
+                let ahead = self.ahead();
+                if ahead.is_empty() {
+                    out.push("No node is ahead of it: it is the walk's front.".into());
+                } else {
+                    out.push(format!("Ahead of it: {}.", ahead.join(", ")));
+                }
+            }
+            NodeState::Blocking => {
+                let why = if f.unhealthy_because.is_empty() {
+                    "it is not healthy".to_string()
+                } else {
+                    f.unhealthy_because.join("; ")
+                };
+                out.push(format!(
+                    "It holds no permit and asks for nothing, but {why}. The cluster \
+                     controller's walk stops at the first node that is not healthy, so every \
+                     node after it in walk order waits."
+                ));
+                if self.cluster.front.as_deref() == Some(n.name.as_str()) {
+                    out.push(format!("It is the walk's front: {behind}."));
+                }
+                let failures = self.failures();
+                if !failures.is_empty() {
+                    out.push(format!("Failure evidence: {}.", failures.join("; ")));
+                }
+            }
+            NodeState::Converged => out
+                .push("It holds no permit, asks for nothing and is healthy: nothing to do.".into()),
+        }
+        if n.state != NodeState::Stuck {
+            out.extend(self.superseded_trap());
+        }
+        out
+    }
+
+    pub(super) fn next_steps(&self) -> Vec<String> {
+        let n = self.node;
+        let ns = self.ns();
+        let name = &n.name;
+        let p2 = self.cluster.protocol == Protocol::P2;
+        let mut steps = Vec::new();
+        if self.has(EvidenceKind::SupersededPod) {
+            let pod = n.pod.as_deref().unwrap_or("<pod>");
+            steps.push(format!(
+                "Delete the superseded pod so the StatefulSet replaces it on its current \
+                 revision: `kubectl delete pod {pod} -n {ns}`. Reverting the template alone \
+                 does not help."
+            ));
+        }
+        let pod_hint = |steps: &mut Vec<String>| {
+            if let Some(pod) = &n.pod {
+                let logs = if self.has(EvidenceKind::CrashLoopBackOff)
+                    || self.has(EvidenceKind::OomKilled)
+                {
+                    format!(" and `kubectl logs {pod} -n {ns} --previous`")
+                } else {
+                    String::new()
+                };
+                steps.push(format!(
+                    "Look at the pod: `kubectl describe pod {pod} -n {ns}`{logs}."
+                ));
+            }
+        };
+        match n.state {
+            NodeState::Stuck => {
+                if !self.failures().is_empty() {
+                    pod_hint(&mut steps);
+                    if self.has_failure_beyond_superseded() {
+                        steps.push(self.fix_cause());
+                    }
+                } else if self.has(EvidenceKind::NotReleased) {
+                    steps.push(
+                        "Check that the valkey-operator is running and look at its logs: the \
+                         node controller releases the permit once the roll is rolled out."
+                            .into(),
+                    );
+                } else {
+                    steps.push(format!(
+                        "See why the roll is slow: `kubectl describe {} -n {ns}`.",
+                        self.workload()
+                    ));
+                    pod_hint(&mut steps);
+                    steps.push(
+                        "If it is only slow, wait, or judge with a longer --stall-threshold."
+                            .into(),
+                    );
+                }
+                if p2 {
+                    steps.push(
+                        "There is no revoke in protocol P2: the cluster controller owns \
+                         spec.workloadRevision and would put it back. Fixing the cause is the \
+                         way out."
+                            .into(),
+                    );
+                } else {
+                    steps.push(format!(
+                        "`kubectl valkey-roll revoke {name} -n {ns} --reason \"...\"` removes \
+                         its permit. It does not roll the pod back, and the controller still \
+                         waits for {name} to become Ready before it moves on, so it stays a \
+                         block until it is fixed."
+                    ));
+                    let other = self
+                        .cluster
+                        .front
+                        .as_deref()
+                        .filter(|f| *f != name.as_str())
+                        .unwrap_or("OTHER");
+                    steps.push(format!(
+                        "To roll another node first: `kubectl valkey-roll force {other} -n {ns} \
+                         --takeover --reason \"...\"` (revokes {name}'s permit in the same \
+                         command)."
+                    ));
+                }
+            }
+            NodeState::StalePermit => {
+                steps.push(
+                    "Wait a few seconds: the node controller drops a stale permit on its next \
+                     pass. If it stays, check that the valkey-operator is running."
+                        .into(),
+                );
+                if !p2 {
+                    steps.push(format!(
+                        "`kubectl valkey-roll revoke {name} -n {ns} --reason \"stale permit\"` \
+                         removes it by hand."
+                    ));
+                }
+            }
+            NodeState::Settling => steps.push(
+                "Nothing: the controller releases the permit within seconds. If it stays \
+                 past the stall threshold, the node turns Stuck."
+                    .into(),
+            ),
+            NodeState::Rolling => steps.push(format!(
+                "Nothing yet: follow it with `kubectl valkey-roll status {} -n {ns} --watch`, \
+                 or `kubectl valkey-roll wait {} -n {ns}`.",
+                self.cluster.name, self.cluster.name
+            )),
+            NodeState::Waiting => {
+                steps.push("Nothing: the controller grants it when its walk reaches it.".into());
+                for holder in self.holders_besides_me() {
+                    steps.push(format!(
+                        "If the holder looks stuck: `kubectl valkey-roll explain {holder} -n \
+                         {ns}`."
+                    ));
+                }
+                let is_front = self.ahead().is_empty();
+                if self.holders_besides_me().is_empty() {
+                    let mut grant = format!(
+                        "To grant it by hand: `kubectl valkey-roll grant {name} -n {ns} --reason \
+                         \"...\"`"
+                    );
+                    if n.facts.is_primary {
+                        grant.push_str(
+                            " (it is the shard's primary: add --allow-primary; the \
+                             controller's failover does not run for a permit given by hand)",
+                        );
+                    }
+                    if !is_front {
+                        grant.push_str(if p2 {
+                            "; refused in P2 while it is not the walk's front"
+                        } else {
+                            "; it is not the walk's front, so the tool warns"
+                        });
+                    }
+                    grant.push('.');
+                    steps.push(grant);
+                }
+            }
+            NodeState::Blocking => {
+                let f = &n.facts;
+                if !self.has(EvidenceKind::SupersededPod) {
+                    pod_hint(&mut steps);
+                }
+                if self.has_failure_beyond_superseded() {
+                    steps.push(self.fix_cause());
+                }
+                if f.unhealthy_because.is_empty() && self.failures().is_empty() {
+                    steps.push(
+                        "Check the node's conditions above and the valkey-operator's logs.".into(),
+                    );
+                } else {
+                    steps.push(
+                        "Once it is healthy the walk moves on by itself; a permit elsewhere \
+                         does not get past it."
+                            .into(),
+                    );
+                }
+            }
+            NodeState::Converged => steps.push("Nothing.".into()),
+            NodeState::Standalone => {
+                steps.push("Nothing: permits do not apply to a standalone node.".into());
+            }
+        }
+        steps
+    }
+
+    fn fix_cause(&self) -> String {
+        let image = [
+            EvidenceKind::ImagePullBackOff,
+            EvidenceKind::ErrImagePull,
+            EvidenceKind::InvalidImageName,
+        ]
+        .into_iter()
+        .any(|k| self.has(k));
+        let what = if image {
+            "the image name, tag or pull secret"
+        } else if self.has(EvidenceKind::Unschedulable) {
+            "the pod's resources, affinity or node capacity"
+        } else if self.has(EvidenceKind::OomKilled) {
+            "the memory limit or the maxmemory setting"
+        } else {
+            "the template or the image (revert the ValkeyCluster change that started the roll)"
+        };
+        format!(
+            "Fix the cause: {what}. The node controller then builds a new revision and the \
+             roll goes on."
+        )
+    }
+}
