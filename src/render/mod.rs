@@ -15,6 +15,6 @@ pub mod style;
 pub mod table;
 
 #[cfg(test)]
-pub(crate) mod sample;
-#[cfg(test)]
 mod classified;
+#[cfg(test)]
+pub(crate) mod sample;
