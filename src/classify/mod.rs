@@ -120,6 +120,7 @@ fn classify_cluster(
         not_done.as_deref(),
         quiet,
         threshold,
+        now,
     );
     let done = verdict::done(snapshot, cluster, not_done.is_some(), &judged);
 

@@ -127,6 +127,7 @@ pub(crate) fn reason(
     not_done: Option<&str>,
     quiet: Option<SignedDuration>,
     threshold: SignedDuration,
+    now: Timestamp,
 ) -> String {
     let quiet_text = quiet.map(human).unwrap_or_else(|| "0s".to_string());
     let behind = if waiting > 0 {
@@ -162,14 +163,11 @@ pub(crate) fn reason(
                         format!("{} holds the permit and {phrase} {for_how_long}", h.name())
                     }
                     Some(StuckBy::NotReleased) => match h.complete_since {
-                        Some(_) => format!(
-                            "{} finished rolling but still holds the permit ({})",
+                        Some(t) => format!(
+                            "{} finished rolling {} ago but still holds the permit (stall threshold {})",
                             h.name(),
-                            h.hold_evidence
-                                .iter()
-                                .map(|e| e.message.as_str())
-                                .collect::<Vec<_>>()
-                                .join("; ")
+                            human(super::text::since(now, t)),
+                            human(threshold)
                         ),
                         None => format!(
                             "{} finished rolling but still holds the permit, {}",
@@ -199,18 +197,18 @@ pub(crate) fn reason(
             };
             match h.state {
                 NodeState::Settling => format!(
-                    "{} has rolled; the controller has yet to release its permit ({}){behind}",
+                    "{} has rolled, {}; the controller has yet to release its permit{behind}",
                     h.name(),
                     held(h)
                 ),
                 NodeState::StalePermit => format!(
-                    "{} holds a stale permit {} (it asks for {}); the node controller drops it when it runs ({})",
+                    "{} holds a stale permit {} while it asks for {}, {}; the node controller drops it when it runs",
                     h.name(),
                     short(h.permit.unwrap_or("")),
                     short(h.asked_for.unwrap_or("")),
                     held(h)
                 ),
-                _ => format!("{} is rolling ({}){behind}", h.name(), held(h)),
+                _ => format!("{} is rolling, {}{behind}", h.name(), held(h)),
             }
         }
         Verdict::Stalled => {

@@ -309,6 +309,48 @@ fn reasons_name_who_why_and_how_long() {
             &["cache-0-1 is rolling", "held 3m", "event"],
         ),
         (
+            "settling",
+            cluster()
+                .node(
+                    healthy("cache-0-1", 0, 1)
+                        .permit("h1")
+                        .pod_ready_since(mins(-1)),
+                )
+                .event(event_permitted(NS, CL, "cache-0-1", "h1", mins(-4))),
+            &["cache-0-1 has rolled, held 4m (event)", "yet to release"],
+        ),
+        (
+            "not released",
+            cluster()
+                .node(
+                    healthy("cache-0-1", 0, 1)
+                        .permit("h1")
+                        .pod_ready_since(mins(-12)),
+                )
+                .event(event_permitted(NS, CL, "cache-0-1", "h1", mins(-14))),
+            &["cache-0-1 finished rolling 12m ago but still holds the permit"],
+        ),
+        (
+            "stale permit, jammed",
+            cluster()
+                .node(
+                    healthy("cache-0-1", 0, 1)
+                        .permit("aaaaaaaaaaaaaaaa")
+                        .desired("bbbbbbbbbbbbbbbb"),
+                )
+                .event(event_permitted(
+                    NS,
+                    CL,
+                    "cache-0-1",
+                    "aaaaaaaaaaaaaaaa",
+                    mins(-5),
+                )),
+            &[
+                "stale permit aaaaaaaaaaaa while it asks for bbbbbbbbbbbb",
+                "held 5m (event)",
+            ],
+        ),
+        (
             "converged",
             cluster().node(healthy("cache-0-1", 0, 1)),
             &["all 1 node rolled and healthy"],
