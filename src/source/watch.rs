@@ -384,15 +384,11 @@ struct Aggregate {
     listed: [bool; 6],
     /// Per kind: the time its next attempt starts, while it is failing.
     failing: [Option<Instant>; 6],
-    /// The connection state last told, and the retry time it named.
+    /// While lost: the retry time last told.
     told_lost: Option<Instant>,
     dirty: bool,
     last: Option<Snapshot>,
 }
-
-/// Several kinds fail together (one outage); their retries fall within this
-/// of each other, and they are told as one.
-const SAME_ROUND: Duration = Duration::from_millis(500);
 
 impl Aggregate {
     /// Every kind has been listed once (the first snapshot may be built).
@@ -421,9 +417,13 @@ impl Aggregate {
     ) -> Option<Connection> {
         let retry_at = now + retry_in;
         self.failing[kind.index()] = Some(retry_at);
+        // One line per round of retries: the kinds fail together in an
+        // outage, but their backoffs are jittered apart. Tell the first
+        // failure, then only a failure once the retry that was told has
+        // come (it failed too), naming the next one.
         let tell = match self.told_lost {
             None => true,
-            Some(told) => retry_at > told + SAME_ROUND,
+            Some(told) => now >= told,
         };
         if tell {
             self.told_lost = Some(retry_at);
@@ -560,18 +560,20 @@ mod tests {
                 error: "refused".into(),
             })
         };
-        // One outage: every kind fails within a few ms; told once.
+        let ms = Duration::from_millis;
+        // One outage: every kind fails, at moments apart; told once, with
+        // the first retry.
         assert_eq!(agg.failed(Kind::Pods, "refused".into(), s(1), t0), lost(1));
         assert_eq!(
-            agg.failed(
-                Kind::Events,
-                "refused".into(),
-                s(1),
-                t0 + Duration::from_millis(3)
-            ),
+            agg.failed(Kind::Events, "refused".into(), ms(1400), t0 + ms(3)),
             None
         );
-        // The next round backs off further: told again.
+        // The other kind's retry fails before the told one came: not told.
+        assert_eq!(
+            agg.failed(Kind::Events, "refused".into(), s(3), t0 + ms(500)),
+            None
+        );
+        // The told retry came and failed: told again, backed off further.
         assert_eq!(
             agg.failed(Kind::Pods, "refused".into(), s(2), t0 + s(1)),
             lost(2)

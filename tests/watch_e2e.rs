@@ -1,0 +1,381 @@
+//! `status --watch` against the real API server: off a terminal it prints
+//! one report per visible change and none while nothing changes, re-judges
+//! on a timer (a holder crossing the stall threshold turns Stuck without
+//! any API event), and survives the API server restarting.
+//!
+//! The restart test stops the API server that every test of this binary
+//! shares: it takes [`SERVER`] for writing, the others for reading, so it
+//! runs alone. Every wait is bounded; no timing is asserted.
+
+mod harness;
+
+use harness::sim::{self, Layout, Sim};
+use kube::api::{Patch, PatchParams};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+use tokio::sync::{RwLock, mpsc};
+
+/// Generous bound for anything that should happen "soon".
+const BOUND: Duration = Duration::from_secs(120);
+
+/// Held for reading by every test, for writing by the one that stops the
+/// API server.
+static SERVER: RwLock<()> = RwLock::const_new(());
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// The plugin binary running in the background; killed when dropped.
+struct Plugin {
+    child: Child,
+    rx: mpsc::UnboundedReceiver<(Stream, String)>,
+    stdout: Vec<String>,
+    stderr: Vec<String>,
+    args: Vec<String>,
+}
+
+impl Plugin {
+    fn spawn(kubeconfig: &Path, ns: &str, args: &[&str]) -> Plugin {
+        let mut all: Vec<String> = vec![
+            "--kubeconfig".into(),
+            kubeconfig.display().to_string(),
+            "-n".into(),
+            ns.into(),
+        ];
+        all.extend(args.iter().map(|a| a.to_string()));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
+            .args(&all)
+            .env_remove("KUBECONFIG")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the plugin");
+        let (tx, rx) = mpsc::unbounded_channel();
+        let out = child.stdout.take().expect("stdout");
+        let err = child.stderr.take().expect("stderr");
+        for (which, pipe) in [
+            (Stream::Out, Box::new(out) as Box<dyn std::io::Read + Send>),
+            (Stream::Err, Box::new(err)),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                use std::io::BufRead;
+                for line in std::io::BufReader::new(pipe).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send((which, line)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        Plugin {
+            child,
+            rx,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            args: all,
+        }
+    }
+
+    fn take(&mut self, (which, line): (Stream, String)) {
+        match which {
+            Stream::Out => self.stdout.push(line),
+            Stream::Err => self.stderr.push(line),
+        }
+    }
+
+    /// Takes the lines printed so far.
+    fn drain(&mut self) {
+        while let Ok(item) = self.rx.try_recv() {
+            self.take(item);
+        }
+    }
+
+    fn exited(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().expect("poll the plugin")
+    }
+
+    /// Waits for the exit (at most `bound`), then for the rest of the output.
+    async fn exit(&mut self, bound: Duration) -> ExitStatus {
+        let deadline = Instant::now() + bound;
+        let status = loop {
+            self.drain();
+            if let Some(status) = self.exited() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                panic!(
+                    "the plugin did not exit within {}s\n{}",
+                    bound.as_secs(),
+                    self.transcript()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        // Both pipes close at exit: read to their end.
+        while let Ok(Some(item)) =
+            tokio::time::timeout(Duration::from_secs(10), self.rx.recv()).await
+        {
+            self.take(item);
+        }
+        status
+    }
+
+    /// Waits until `pred` holds of the output so far.
+    async fn until(&mut self, what: &str, pred: impl Fn(&Plugin) -> bool) {
+        let deadline = Instant::now() + BOUND;
+        loop {
+            self.drain();
+            if pred(self) {
+                return;
+            }
+            if let Some(status) = self.exited() {
+                self.drain();
+                panic!(
+                    "the plugin exited ({status}) before {what}\n{}",
+                    self.transcript()
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what} within {}s\n{}",
+                BOUND.as_secs(),
+                self.transcript()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Waits until a stderr line satisfies `pred`.
+    async fn until_stderr(&mut self, what: &str, pred: impl Fn(&str) -> bool) {
+        self.until(what, |p| p.stderr.iter().any(|l| pred(l))).await;
+    }
+
+    /// Sends SIGINT, as Ctrl-C does.
+    fn interrupt(&self) {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("pid");
+        // SAFETY: kill(2) with a pid this test started and still owns.
+        let rc = unsafe { libc::kill(pid, libc::SIGINT) };
+        assert_eq!(rc, 0, "kill -INT {pid}");
+    }
+
+    fn transcript(&self) -> String {
+        format!(
+            "args: {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.args,
+            self.stdout.join("\n"),
+            self.stderr.join("\n")
+        )
+    }
+}
+
+impl Drop for Plugin {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reports printed off a terminal with `-o table`: one `--- <time>` line each.
+fn table_reports(p: &Plugin) -> usize {
+    p.stdout.iter().filter(|l| l.starts_with("--- ")).count()
+}
+
+/// Reports printed off a terminal with `-o json`: one document per line.
+fn json_reports(p: &Plugin) -> Vec<Value> {
+    p.stdout
+        .iter()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("a JSON document per line: {e}: {l}"))
+        })
+        .collect()
+}
+
+fn node_state(report: &Value, node: &str) -> String {
+    report["clusters"][0]["nodes"]
+        .as_array()
+        .and_then(|nodes| nodes.iter().find(|n| n["name"] == node))
+        .and_then(|n| n["state"].as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Rows 1 to 3 of the builder-only roll: both nodes ask for `h`, and
+/// cache-0-1 is granted (annotation, then the event that dates the grant).
+async fn holder(sim: &Sim, h: &str) {
+    let (x, y) = (sim.node_at(0, 1), sim.node_at(0, 0));
+    x.annotate_desired(h).await;
+    x.set_drift(h).await;
+    y.annotate_desired(h).await;
+    y.set_drift(h).await;
+    x.grant(h).await;
+    sim.event_permitted(&x.name, h).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn off_a_terminal_one_report_per_visible_change_and_none_while_nothing_changes() {
+    let _shared = SERVER.read().await;
+    let s = harness::server();
+    let ns = s.fresh_namespace("watch-count");
+    let client = s.client().await;
+    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let h = sim::hash("watch-count");
+    holder(&sim, &h).await;
+
+    let mut watch = Plugin::spawn(&s.kubeconfig_in(&ns), &ns, &["status", "cache", "--watch"]);
+    watch
+        .until("the first report", |p| {
+            table_reports(p) == 1 && p.stdout.iter().any(|l| l.contains("ROLLING"))
+        })
+        .await;
+
+    // Nothing changes but the holder's hold time: no report.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    watch.drain();
+    assert_eq!(table_reports(&watch), 1, "{}", watch.transcript());
+
+    // An API change that shows nowhere: no report.
+    sim.clusters()
+        .patch(
+            "cache",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"team": "storage"}}})),
+        )
+        .await
+        .expect("label the ValkeyCluster");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    watch.drain();
+    assert_eq!(table_reports(&watch), 1, "{}", watch.transcript());
+
+    // A visible change (row 4: the cluster's state): exactly one report.
+    sim.cluster_updating().await;
+    watch
+        .until("the report of the new cluster state", |p| {
+            table_reports(p) == 2
+        })
+        .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    watch.drain();
+    assert_eq!(table_reports(&watch), 2, "{}", watch.transcript());
+    let second = watch
+        .stdout
+        .iter()
+        .rposition(|l| l.starts_with("--- "))
+        .expect("second report");
+    assert!(
+        watch.stdout[second..]
+            .iter()
+            .any(|l| l.contains("Reconciling/UpdatingNodes")),
+        "{}",
+        watch.transcript()
+    );
+    assert!(
+        watch.stderr.is_empty(),
+        "nothing on stderr while live\n{}",
+        watch.transcript()
+    );
+
+    // Ctrl-C: exit 0.
+    watch.interrupt();
+    let status = watch.exit(BOUND).await;
+    assert_eq!(status.code(), Some(0), "{}", watch.transcript());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_crossing_the_stall_threshold_turns_stuck_without_an_api_event() {
+    let _shared = SERVER.read().await;
+    let s = harness::server();
+    let ns = s.fresh_namespace("watch-stall");
+    let client = s.client().await;
+    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let h = sim::hash("watch-stall");
+    holder(&sim, &h).await;
+
+    let mut watch = Plugin::spawn(
+        &s.kubeconfig_in(&ns),
+        &ns,
+        &[
+            "status",
+            "cache",
+            "--watch",
+            "--stall-threshold",
+            "5s",
+            "-o",
+            "json",
+        ],
+    );
+    watch
+        .until("the first report", |p| !p.stdout.is_empty())
+        .await;
+    let first = json_reports(&watch).remove(0);
+    assert_eq!(node_state(&first, "cache-0-1"), "Rolling", "{first}");
+    assert_eq!(first["clusters"][0]["verdict"], "Rolling", "{first}");
+
+    // No write from here on: only the clock moves.
+    watch
+        .until("the holder turning Stuck", |p| {
+            json_reports(p)
+                .iter()
+                .any(|r| node_state(r, "cache-0-1") == "Stuck")
+        })
+        .await;
+    let reports = json_reports(&watch);
+    let stuck = reports.last().expect("a report");
+    assert_eq!(stuck["clusters"][0]["verdict"], "Jammed", "{stuck}");
+    let kinds: Vec<&Value> = stuck["clusters"][0]["nodes"][0]["evidence"]
+        .as_array()
+        .map(|e| e.iter().map(|x| &x["kind"]).collect())
+        .unwrap_or_default();
+    assert!(kinds.contains(&&json!("HeldOverThreshold")), "{stuck}");
+    // Rolling, then Stuck: two reports, the durations in between unprinted.
+    assert_eq!(reports.len(), 2, "{}", watch.transcript());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watch_survives_the_api_server_restarting_and_says_so_on_stderr() {
+    let _alone = SERVER.write().await;
+    let s = harness::server();
+    let ns = s.fresh_namespace("watch-restart");
+    let client = s.client().await;
+    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+
+    let mut watch = Plugin::spawn(&s.kubeconfig_in(&ns), &ns, &["status", "cache", "--watch"]);
+    watch
+        .until("the first report", |p| table_reports(p) == 1)
+        .await;
+
+    s.stop();
+    watch
+        .until_stderr("word of the lost connection", |l| {
+            l.starts_with("connection lost, retrying")
+        })
+        .await;
+    assert!(watch.exited().is_none(), "{}", watch.transcript());
+    s.start();
+    watch
+        .until_stderr("word of the restored connection", |l| {
+            l.starts_with("connection restored")
+        })
+        .await;
+
+    // The view is live again: a change after the restart is shown.
+    let h = sim::hash("watch-restart");
+    let client = s.client().await;
+    let sim = Sim::new(client, &sim.ns, "cache");
+    sim.node_at(0, 1).annotate_desired(&h).await;
+    watch
+        .until("a report of a change after the restart", |p| {
+            table_reports(p) == 2 && p.stdout.iter().any(|l| l.contains("WAITING"))
+        })
+        .await;
+    watch.interrupt();
+    let status = watch.exit(BOUND).await;
+    assert_eq!(status.code(), Some(0), "{}", watch.transcript());
+}
