@@ -92,25 +92,21 @@ pub async fn execute<C: Confirm>(
         return send(live, planned, request, opts, &actor).await;
     }
     let mut planned = planned;
-    if let Some(question) = planned.confirmation.clone()
-        && !opts.yes
-    {
-        let asked = opts.interactive;
-        let yes = asked
-            && confirm
-                .ask(
-                    &crate::render::steer::text(&Steered::planned(planned.clone()), opts.color),
-                    &question,
-                )
-                .await;
-        if !yes {
-            planned.refuse(Refusal::NotConfirmed {
-                action: request.action,
-                node: request.node.clone(),
-                asked,
-            });
-            return Ok(Steered::planned(planned));
+    let confirmed = match confirmation_step(&planned, opts.yes, opts.interactive) {
+        Step::Go => true,
+        Step::Refuse => false,
+        Step::Ask(question) => {
+            let shown = crate::render::steer::text(&Steered::planned(planned.clone()), opts.color);
+            confirm.ask(&shown, &question).await
         }
+    };
+    if !confirmed {
+        planned.refuse(Refusal::NotConfirmed {
+            action: request.action,
+            node: request.node.clone(),
+            asked: opts.interactive,
+        });
+        return Ok(Steered::planned(planned));
     }
 
     let holder = lease::holder_identity(&actor);
@@ -143,6 +139,26 @@ pub async fn execute<C: Confirm>(
             Ok(s)
         }
         (Err(e), _) => Err(e),
+    }
+}
+
+/// What to do about confirmation before a real write.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// Nothing to confirm, or `--yes`.
+    Go,
+    /// On a terminal: ask this.
+    Ask(String),
+    /// Off a terminal without `--yes`: refused (exit 4).
+    Refuse,
+}
+
+fn confirmation_step(plan: &Plan, yes: bool, interactive: bool) -> Step {
+    match &plan.confirmation {
+        None => Step::Go,
+        Some(_) if yes => Step::Go,
+        Some(q) if interactive => Step::Ask(q.clone()),
+        Some(_) => Step::Refuse,
     }
 }
 
@@ -422,6 +438,52 @@ async fn record_events(
                 "the Event {} on {} could not be recorded: {err}",
                 ev.reason, patch.name
             ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Protocol;
+
+    fn plan_with(confirmation: Option<&str>) -> Plan {
+        Plan {
+            action: Action::Force,
+            namespace: "prod".into(),
+            cluster: "cache".into(),
+            node: "cache-0-1".into(),
+            dry_run: DryRun::None,
+            protocol: Protocol::P1,
+            decision: Decision::Planned,
+            reasons: vec![],
+            warnings: vec![],
+            patches: vec![],
+            events: vec![],
+            undo: None,
+            confirmation: confirmation.map(str::to_string),
+            revision: None,
+            other_holders: vec![],
+            kept_holders: vec![],
+        }
+    }
+
+    #[test]
+    fn confirmation_is_asked_on_a_terminal_and_refused_off_one() {
+        // (case, confirmation, --yes, terminal, step)
+        let cases: &[(&str, Option<&str>, bool, bool, Step)] = &[
+            ("nothing to confirm", None, false, false, Step::Go),
+            ("--yes", Some("q"), true, false, Step::Go),
+            ("--yes on a terminal", Some("q"), true, true, Step::Go),
+            ("a terminal", Some("q"), false, true, Step::Ask("q".into())),
+            ("off a terminal", Some("q"), false, false, Step::Refuse),
+        ];
+        for (name, confirmation, yes, terminal, want) in cases {
+            assert_eq!(
+                confirmation_step(&plan_with(*confirmation), *yes, *terminal),
+                *want,
+                "{name}"
+            );
         }
     }
 }
