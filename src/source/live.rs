@@ -109,8 +109,22 @@ fn kubeconfig_error(problem: impl std::fmt::Display) -> Error {
 /// Reads the kubeconfig a source names (`None` for in-cluster).
 pub(crate) fn read_kubeconfig(source: &ConfigSource) -> Result<Option<Kubeconfig>> {
     let read = |path: &Path| {
-        Kubeconfig::read_from(path)
-            .map_err(|e| kubeconfig_error(format!("{}: {}", path.display(), error_chain(&e))))
+        Kubeconfig::read_from(path).map_err(|e| {
+            // A YAML error quotes the file over several lines: its first
+            // line has the position, which is enough on one line.
+            let problem = error_chain(&e)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            let shown = path.display().to_string();
+            // Some of kube's messages name the file already.
+            kubeconfig_error(if problem.contains(&shown) {
+                problem
+            } else {
+                format!("{shown}: {problem}")
+            })
+        })
     };
     match source {
         ConfigSource::Flag(path) | ConfigSource::Home(path) => read(path).map(Some),
@@ -466,4 +480,409 @@ fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
         text.push_str(&part);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::Parser;
+    use kube::core::Status;
+    use std::ffi::OsString;
+
+    fn global(args: &[&str]) -> GlobalArgs {
+        let argv = std::iter::once("kubectl-valkey-roll")
+            .chain(args.iter().copied())
+            .chain(std::iter::once("status"));
+        Cli::try_parse_from(argv).expect("test flags parse").global
+    }
+
+    const MAIN: &str = r#"apiVersion: v1
+kind: Config
+current-context: dev
+clusters:
+- name: dev-cluster
+  cluster:
+    server: http://127.0.0.1:1
+- name: prod-cluster
+  cluster:
+    server: https://prod.example.com:6443
+contexts:
+- name: dev
+  context:
+    cluster: dev-cluster
+    user: alice
+    namespace: team-a
+- name: prod
+  context:
+    cluster: prod-cluster
+    user: bob
+users:
+- name: alice
+  user:
+    token: alice-token
+- name: bob
+  user:
+    token: bob-token
+"#;
+
+    /// A second file for KUBECONFIG: its current-context loses to the first
+    /// file's; its new context is added.
+    const EXTRA: &str = r#"apiVersion: v1
+kind: Config
+current-context: prod
+contexts:
+- name: other
+  context:
+    cluster: dev-cluster
+    user: carol
+    namespace: team-c
+users:
+- name: carol
+  user:
+    token: carol-token
+"#;
+
+    struct Files {
+        dir: tempfile::TempDir,
+    }
+
+    impl Files {
+        fn new() -> Files {
+            let dir = tempfile::tempdir().expect("temp dir");
+            std::fs::write(dir.path().join("main"), MAIN).expect("write main");
+            std::fs::write(dir.path().join("extra"), EXTRA).expect("write extra");
+            Files { dir }
+        }
+        fn path(&self, name: &str) -> PathBuf {
+            self.dir.path().join(name)
+        }
+    }
+
+    #[test]
+    fn config_source_follows_kubectl_order() {
+        let flag = PathBuf::from("/flag/config");
+        let home = PathBuf::from("/home/me/.kube/config");
+        let joined = std::env::join_paths(["/a/config", "/b/config"]).expect("join");
+        let cases: Vec<(
+            &str,
+            Option<&Path>,
+            Option<OsString>,
+            Option<PathBuf>,
+            ConfigSource,
+        )> = vec![
+            (
+                "--kubeconfig wins",
+                Some(&flag),
+                Some(joined.clone()),
+                Some(home.clone()),
+                ConfigSource::Flag(flag.clone()),
+            ),
+            (
+                "KUBECONFIG lists several",
+                None,
+                Some(joined.clone()),
+                Some(home.clone()),
+                ConfigSource::Env(vec!["/a/config".into(), "/b/config".into()]),
+            ),
+            (
+                "empty KUBECONFIG is unset",
+                None,
+                Some(OsString::new()),
+                Some(home.clone()),
+                ConfigSource::Home(home.clone()),
+            ),
+            (
+                "home",
+                None,
+                None,
+                Some(home.clone()),
+                ConfigSource::Home(home.clone()),
+            ),
+            (
+                "nothing: in-cluster",
+                None,
+                None,
+                None,
+                ConfigSource::InCluster,
+            ),
+        ];
+        for (name, flag, env, home, expected) in cases {
+            assert_eq!(
+                config_source(flag, env.as_deref(), home),
+                expected,
+                "{name}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn kubeconfig_choices() {
+        let files = Files::new();
+        let env = ConfigSource::Env(vec![
+            files.path("missing"),
+            files.path("main"),
+            files.path("extra"),
+        ]);
+        let flag = ConfigSource::Flag(files.path("main"));
+        // (case, flags, source, server, default namespace, kubeconfig user)
+        let cases: Vec<(&str, Vec<&str>, &ConfigSource, &str, &str, Option<&str>)> = vec![
+            (
+                "current context",
+                vec![],
+                &flag,
+                "http://127.0.0.1:1/",
+                "team-a",
+                Some("alice"),
+            ),
+            (
+                "--context without namespace",
+                vec!["--context", "prod"],
+                &flag,
+                "https://prod.example.com:6443/",
+                "default",
+                Some("bob"),
+            ),
+            (
+                "--cluster and --user override the context",
+                vec!["--cluster", "prod-cluster", "--user", "bob"],
+                &flag,
+                "https://prod.example.com:6443/",
+                "team-a",
+                Some("bob"),
+            ),
+            (
+                "KUBECONFIG merged: first current-context wins",
+                vec![],
+                &env,
+                "http://127.0.0.1:1/",
+                "team-a",
+                Some("alice"),
+            ),
+            (
+                "KUBECONFIG merged: a context from the second file",
+                vec!["--context", "other"],
+                &env,
+                "http://127.0.0.1:1/",
+                "team-c",
+                Some("carol"),
+            ),
+            (
+                "--as names the user",
+                vec!["--as", "dave"],
+                &flag,
+                "http://127.0.0.1:1/",
+                "team-a",
+                Some("dave"),
+            ),
+        ];
+        for (name, args, source, server, namespace, user) in cases {
+            let (config, kube_user) = client_config(&global(&args), source)
+                .await
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(config.cluster_url.to_string(), server, "{name}");
+            assert_eq!(config.default_namespace, namespace, "{name}");
+            assert_eq!(kube_user.as_deref(), user, "{name}");
+        }
+    }
+
+    #[tokio::test]
+    async fn kubeconfig_errors() {
+        let files = Files::new();
+        let cases: Vec<(&str, Vec<&str>, ConfigSource, &str)> = vec![
+            (
+                "--kubeconfig that does not exist",
+                vec![],
+                ConfigSource::Flag(files.path("nope")),
+                "nope",
+            ),
+            (
+                "KUBECONFIG naming no file that exists",
+                vec![],
+                ConfigSource::Env(vec![files.path("nope"), files.path("gone")]),
+                "none of the files KUBECONFIG names exists",
+            ),
+            (
+                "unknown context",
+                vec!["--context", "staging"],
+                ConfigSource::Flag(files.path("main")),
+                "staging",
+            ),
+        ];
+        for (name, args, source, needle) in cases {
+            match client_config(&global(&args), &source).await {
+                Err(Error::Kubeconfig { problem }) => {
+                    assert!(problem.contains(needle), "{name}: {problem}")
+                }
+                Err(other) => panic!("{name}: wrong error {other:?}"),
+                Ok(_) => panic!("{name}: no error"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn flags_set_impersonation_and_timeouts() {
+        let files = Files::new();
+        let source = ConfigSource::Flag(files.path("main"));
+        let args = global(&[
+            "--as",
+            "dave",
+            "--as-group",
+            "sre",
+            "--as-group",
+            "oncall",
+            "--request-timeout",
+            "7s",
+        ]);
+        let (config, _) = client_config(&args, &source).await.expect("config");
+        assert_eq!(config.auth_info.impersonate.as_deref(), Some("dave"));
+        assert_eq!(
+            config.auth_info.impersonate_groups,
+            Some(vec!["sre".to_string(), "oncall".to_string()])
+        );
+        let seven = Some(std::time::Duration::from_secs(7));
+        assert_eq!(
+            (
+                config.connect_timeout,
+                config.read_timeout,
+                config.write_timeout
+            ),
+            (seven, seven, seven)
+        );
+        let (config, _) = client_config(&global(&["--request-timeout", "0s"]), &source)
+            .await
+            .expect("config");
+        assert_eq!(
+            (
+                config.connect_timeout,
+                config.read_timeout,
+                config.write_timeout
+            ),
+            (None, None, None),
+            "0 means no limit, as in kubectl"
+        );
+        let (config, _) = client_config(&global(&[]), &source).await.expect("config");
+        assert_eq!(config.auth_info.impersonate, None);
+        assert_eq!(config.auth_info.impersonate_groups, None);
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_server_is_named() {
+        let files = Files::new();
+        let live = connect_with(
+            &global(&["--request-timeout", "5s"]),
+            &ConfigSource::Flag(files.path("main")),
+        )
+        .await
+        .expect("connect makes no request");
+        assert_eq!(live.server, "http://127.0.0.1:1");
+        assert_eq!(live.default_namespace, "team-a");
+        match read(&live, Some("team-a"), Some("cache")).await {
+            Err(Error::Unreachable { server, .. }) => assert_eq!(server, "http://127.0.0.1:1"),
+            other => panic!("expected Unreachable, got {other:?}"),
+        }
+        // No SelfSubjectReview answer: the kubeconfig's user.
+        assert_eq!(who_am_i(&live).await, "alice");
+        let nobody = Live {
+            kube_user: None,
+            ..live.clone()
+        };
+        assert_eq!(who_am_i(&nobody).await, "unknown");
+        match read(&live, None, Some("cache,env=prod")).await {
+            Err(Error::Usage(message)) => assert!(message.contains("cache,env=prod"), "{message}"),
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    fn status(code: u16, name: &str) -> kube::Error {
+        let mut status = Status::failure("the server says no", "Reason").with_code(code);
+        if !name.is_empty() {
+            status = status.with_details(kube::core::response::StatusDetails {
+                name: name.to_string(),
+                group: "valkey.io".into(),
+                kind: "valkeynodes".into(),
+                uid: String::new(),
+                causes: Vec::new(),
+                retry_after_seconds: 0,
+            });
+        }
+        kube::Error::Api(Box::new(status))
+    }
+
+    #[test]
+    fn api_errors_map_to_what_a_person_can_act_on() {
+        let cases: Vec<(&str, kube::Error, &str, &str, &str)> = vec![
+            ("401", status(401, ""), "list", "pods", "Unauthorized"),
+            (
+                "403",
+                status(403, ""),
+                "patch",
+                "valkeynodes",
+                "Forbidden patch valkeynodes",
+            ),
+            (
+                "404 listing nodes",
+                status(404, ""),
+                "list",
+                "valkeynodes",
+                "CrdMissing valkeynodes.valkey.io",
+            ),
+            (
+                "404 watching clusters",
+                status(404, ""),
+                "watch",
+                "valkeyclusters",
+                "CrdMissing valkeyclusters.valkey.io",
+            ),
+            (
+                "404 of one node",
+                status(404, "cache-0-9"),
+                "patch",
+                "valkeynodes",
+                "Api 404",
+            ),
+            (
+                "404 listing pods",
+                status(404, ""),
+                "list",
+                "pods",
+                "Api 404",
+            ),
+            (
+                "409",
+                status(409, "cache-0-1"),
+                "patch",
+                "valkeynodes",
+                "Api 409",
+            ),
+            ("500", status(500, ""), "list", "events", "Api 500"),
+        ];
+        for (name, err, verb, resource, expected) in cases {
+            let got = match api_error(err, verb, resource, Some("prod")) {
+                Error::Unauthorized { .. } => "Unauthorized".to_string(),
+                Error::Forbidden {
+                    verb,
+                    resource,
+                    namespace,
+                    message,
+                } => {
+                    assert_eq!(namespace.as_deref(), Some("prod"), "{name}");
+                    assert_eq!(message, "the server says no", "{name}");
+                    format!("Forbidden {verb} {resource}")
+                }
+                Error::CrdMissing { crd } => format!("CrdMissing {crd}"),
+                Error::Api {
+                    status,
+                    verb: v,
+                    resource: r,
+                    ..
+                } => {
+                    assert_eq!((v.as_str(), r.as_str()), (verb, resource), "{name}");
+                    format!("Api {status}")
+                }
+                other => format!("{other:?}"),
+            };
+            assert_eq!(got, expected, "{name}");
+        }
+    }
 }
