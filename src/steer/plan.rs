@@ -489,6 +489,10 @@ impl Plan {
                 before.revision.as_deref().map_or("nothing", short_hash),
             ));
         }
+        // A revoke acts on its node alone: other holders do not change it.
+        if self.action == Action::Revoke {
+            return None;
+        }
         let was: Vec<&String> = before
             .other_holders
             .iter()
@@ -2070,6 +2074,20 @@ mod tests {
         );
         assert_eq!(one.changed_from(&two, &["cache-1-1".to_string()]), None);
         assert!(one.changed_from(&two, &[]).is_some());
+        // A revoke does not care who else holds.
+        let revoke = req(Action::Revoke, "cache-0-1");
+        let alone = run(
+            &Scene::p1(vec![holder("cache-0-1", NodeState::Rolling, H, None)]),
+            &revoke,
+        );
+        let crowded = run(
+            &Scene::p1(vec![
+                holder("cache-0-1", NodeState::Rolling, H, None),
+                stuck_holder(),
+            ]),
+            &revoke,
+        );
+        assert_eq!(crowded.changed_from(&alone, &[]), None);
     }
 
     #[test]
