@@ -379,3 +379,176 @@ async fn the_watch_survives_the_api_server_restarting_and_says_so_on_stderr() {
     let status = watch.exit(BOUND).await;
     assert_eq!(status.code(), Some(0), "{}", watch.transcript());
 }
+
+/// A pseudo-terminal: the plugin's stdout is its slave side, so it draws as
+/// on a person's terminal; the test reads the master side.
+struct Pty {
+    master: std::fs::File,
+    slave: std::os::fd::OwnedFd,
+}
+
+fn open_pty() -> Pty {
+    use std::os::fd::FromRawFd;
+    let mut master: libc::c_int = -1;
+    let mut slave: libc::c_int = -1;
+    let size = libc::winsize {
+        ws_row: 50,
+        ws_col: 200,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty writes two descriptors it opened into our variables.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors are open and owned by nothing else.
+    unsafe {
+        Pty {
+            master: std::fs::File::from_raw_fd(master),
+            slave: std::os::fd::OwnedFd::from_raw_fd(slave),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_terminal_it_redraws_in_place_and_ctrl_c_restores_the_screen() {
+    let _shared = SERVER.read().await;
+    let s = harness::server();
+    let ns = s.fresh_namespace("watch-tty");
+    let client = s.client().await;
+    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+
+    let pty = open_pty();
+    let kubeconfig = s.kubeconfig_in(&ns);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
+        .args(["--kubeconfig", &kubeconfig.display().to_string(), "-n", &ns])
+        .args(["status", "cache", "--watch"])
+        .env_remove("KUBECONFIG")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(pty.slave.try_clone().expect("dup the pty")))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the plugin");
+    let guard = KillOnDrop(&mut child);
+    drop(pty.slave);
+    // The master reads until every copy of the slave is closed (EIO).
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let mut master = pty.master;
+    std::thread::spawn(move || {
+        use std::io::Read;
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut screen = String::new();
+    let mut read_until = async |what: &str, pred: &dyn Fn(&str) -> bool| {
+        let deadline = Instant::now() + BOUND;
+        while !pred(&screen) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match tokio::time::timeout(left, rx.recv()).await {
+                Ok(Some(bytes)) => screen.push_str(&String::from_utf8_lossy(&bytes)),
+                Ok(None) => panic!("the terminal closed before {what}:\n{screen:?}"),
+                Err(_) => panic!("no {what} within {}s:\n{screen:?}", BOUND.as_secs()),
+            }
+        }
+    };
+    read_until("the first frame", &|t: &str| {
+        t.contains("· live") && t.contains("CONVERGED")
+    })
+    .await;
+
+    // A change redraws the frame in place: from the top left, cleared to
+    // the end of the screen, no full-screen clear.
+    sim.node_at(0, 1)
+        .annotate_desired(&sim::hash("watch-tty"))
+        .await;
+    read_until("the redrawn frame", &|t: &str| t.contains("WAITING")).await;
+
+    guard.0.kill_signal_int();
+    let status = wait_child(guard.0, BOUND).await;
+    assert_eq!(status.code(), Some(0));
+    // The child is gone: read what is left, to the terminal's end.
+    while let Ok(Some(bytes)) = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+        screen.push_str(&String::from_utf8_lossy(&bytes));
+    }
+
+    assert!(
+        screen.starts_with("\x1b[?1049h"),
+        "alternate screen first: {screen:?}"
+    );
+    let Some(left) = screen.rfind("\x1b[?1049l") else {
+        panic!("the alternate screen is left at the end: {screen:?}");
+    };
+    let (live, after) = screen.split_at(left);
+    let frames = live.matches("\x1b[H").count();
+    assert!(frames >= 2, "at least two frames: {live:?}");
+    assert!(
+        !live.contains("\x1b[2J"),
+        "no full clear (it flickers): {live:?}"
+    );
+    let last_frame = &live[live.rfind("\x1b[H").unwrap_or(0)..];
+    assert!(last_frame.contains("\x1b[J"), "{last_frame:?}");
+    assert!(
+        last_frame.contains("WAITING") && !last_frame.contains("CONVERGED"),
+        "{last_frame:?}"
+    );
+    let status_line = last_frame
+        .split(['\n', '\r'])
+        .find(|l| l.starts_with("updated "))
+        .unwrap_or_else(|| panic!("a last line 'updated HH:MM:SS · live': {last_frame:?}"));
+    assert!(status_line.contains(" · live"), "{status_line:?}");
+    assert!(
+        live.ends_with("\x1b[?25h"),
+        "the cursor shown again: {screen:?}"
+    );
+    // Back on the normal screen, the last report stays there.
+    assert!(after.contains("WAITING"), "{after:?}");
+}
+
+struct KillOnDrop<'a>(&'a mut Child);
+
+impl Drop for KillOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+trait Interrupt {
+    fn kill_signal_int(&self);
+}
+
+impl Interrupt for Child {
+    fn kill_signal_int(&self) {
+        let pid = libc::pid_t::try_from(self.id()).expect("pid");
+        // SAFETY: kill(2) with a pid this test started and still owns.
+        let rc = unsafe { libc::kill(pid, libc::SIGINT) };
+        assert_eq!(rc, 0, "kill -INT {pid}");
+    }
+}
+
+async fn wait_child(child: &mut Child, bound: Duration) -> ExitStatus {
+    let deadline = Instant::now() + bound;
+    loop {
+        if let Some(status) = child.try_wait().expect("poll the plugin") {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the plugin did not exit within {}s",
+            bound.as_secs()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
