@@ -559,18 +559,31 @@ users:
         }
     }
 
+    /// (case, --kubeconfig, KUBECONFIG, ~/.kube/config when it exists, the source)
+    type SourceCase<'a> = (
+        &'a str,
+        Option<&'a Path>,
+        Option<OsString>,
+        Option<PathBuf>,
+        ConfigSource,
+    );
+
+    /// (case, flags, source, server, default namespace, kubeconfig user)
+    type ChoiceCase<'a> = (
+        &'a str,
+        Vec<&'a str>,
+        &'a ConfigSource,
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+    );
+
     #[test]
     fn config_source_follows_kubectl_order() {
         let flag = PathBuf::from("/flag/config");
         let home = PathBuf::from("/home/me/.kube/config");
         let joined = std::env::join_paths(["/a/config", "/b/config"]).expect("join");
-        let cases: Vec<(
-            &str,
-            Option<&Path>,
-            Option<OsString>,
-            Option<PathBuf>,
-            ConfigSource,
-        )> = vec![
+        let cases: Vec<SourceCase> = vec![
             (
                 "--kubeconfig wins",
                 Some(&flag),
@@ -625,8 +638,7 @@ users:
             files.path("extra"),
         ]);
         let flag = ConfigSource::Flag(files.path("main"));
-        // (case, flags, source, server, default namespace, kubeconfig user)
-        let cases: Vec<(&str, Vec<&str>, &ConfigSource, &str, &str, Option<&str>)> = vec![
+        let cases: Vec<ChoiceCase> = vec![
             (
                 "current context",
                 vec![],
