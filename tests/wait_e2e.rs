@@ -478,9 +478,10 @@ async fn wait_for_a_cluster_that_does_not_exist_is_an_error() {
     let status = wait.exit(BOUND).await;
     assert_eq!(code(status), 1, "{}", wait.transcript());
     assert!(
-        wait.stderr
-            .iter()
-            .any(|l| l.contains("ValkeyCluster") && l.contains("cahce") && l.contains("not found")),
+        wait.stderr.iter().any(|l| l.contains("ValkeyCluster")
+            && l.contains("cahce")
+            && l.contains("not found")
+            && l.contains("did you mean cache?")),
         "{}",
         wait.transcript()
     );

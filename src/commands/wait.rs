@@ -11,7 +11,7 @@
 //! goes), one only when the progress changes. The outcome carries the final
 //! report on stdout for `-o json|yaml`, and why it stopped on stderr.
 
-use super::watch::{ConnectionView, TICK, check_in_view, start};
+use super::watch::{ConnectionView, TICK, in_view, start};
 use crate::app::Ctx;
 use crate::classify::classify;
 use crate::cli::{OutputFormat, WaitArgs};
@@ -195,7 +195,7 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         }
     };
     tokio::pin!(timeout);
-    let (mut watch, scope) = tokio::select! {
+    let (live, mut watch, scope) = tokio::select! {
         started = start(ctx, args.cluster.as_deref()) => started?,
         () = &mut timeout => return Ok(timed_out_before_reading(args)),
     };
@@ -218,7 +218,7 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         }
         let Some(snapshot) = &snapshot else { continue };
         let report = classify(snapshot, ctx.now(), ctx.global.stall_threshold);
-        check_in_view(&report, &scope, true)?;
+        in_view(&live, &report, &scope, true).await?;
         let key = progress_key(&report);
         if last_progress.as_ref() != Some(&key) {
             eprint(&progress_lines(&report, naming, last_progress.as_ref()));

@@ -17,17 +17,19 @@
 //!   it changes visibly ([`visible_key`]); ticking durations alone are no
 //!   change. The connection state goes to stderr.
 
+use super::status::{nearest_names, no_clusters_message, render_report};
 use crate::app::Ctx;
 use crate::classify::classify;
 use crate::cli::{OutputFormat, StatusArgs};
 use crate::error::{Error, Outcome, Result};
 use crate::render::duration::timestamp;
-use crate::render::json::{to_json, to_yaml};
-use crate::render::table::{TableOptions, status_table};
 use crate::report::{EvidenceKind, GrantSource, NodeState, Protocol, Report, Verdict};
+use crate::snapshot::ValkeyCluster;
 use crate::source::watch::{Connection, Scope, Update, Watch};
-use crate::source::{live, live_namespace};
+use crate::source::{Live, live, live_namespace};
 use jiff::Timestamp;
+use kube::Api;
+use kube::api::ListParams;
 use std::io::Write;
 use std::time::Duration;
 use tokio::time::{Instant, MissedTickBehavior};
@@ -36,7 +38,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 pub const TICK: Duration = Duration::from_secs(1);
 
 pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
-    let (mut watch, scope) = start(ctx, args.cluster.as_deref()).await?;
+    let (live, mut watch, scope) = start(ctx, args.cluster.as_deref()).await?;
     let mut out = Output::new(ctx, &scope);
     let mut snapshot = None;
     let mut connection = ConnectionView::Live;
@@ -63,7 +65,7 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         if !checked {
             // A named cluster that is not there is an error, as for `status`;
             // one that goes away later is shown gone.
-            check_in_view(&report, &scope, false)?;
+            in_view(&live, &report, &scope, false).await?;
             checked = true;
         }
         out.report(&report, now, &connection)?;
@@ -72,7 +74,7 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
 }
 
 /// Connects and starts the watch of what `status`/`wait` would read.
-pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Watch, Scope)> {
+pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Live, Watch, Scope)> {
     let live = live::connect(&ctx.global).await?;
     let scope = Scope {
         namespace: live_namespace(
@@ -83,7 +85,7 @@ pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Watch, Sc
         cluster: cluster.map(str::to_string),
     };
     let watch = Watch::start(&live, &scope)?;
-    Ok((watch, scope))
+    Ok((live, watch, scope))
 }
 
 /// A named ValkeyCluster must be in view; with `need_any`, so must some
@@ -117,24 +119,50 @@ pub(crate) fn check_in_view(report: &Report, scope: &Scope, need_any: bool) -> R
     }
 }
 
-/// The report as `status` renders it (`-o table|wide|json|yaml`).
+/// The report as `status` renders it (`-o table|wide|json|yaml`); an empty
+/// table says so, since a live view has nowhere else to say it.
 pub(crate) fn render(report: &Report, ctx: &Ctx, scope: &Scope) -> Result<String> {
     match ctx.global.output {
-        OutputFormat::Json => to_json(report),
-        OutputFormat::Yaml => to_yaml(report),
         OutputFormat::Table | OutputFormat::Wide if report.clusters.is_empty() => {
-            Ok(match &scope.namespace {
-                Some(ns) => format!("No ValkeyClusters found in namespace {ns}.\n"),
-                None => "No ValkeyClusters found in any namespace.\n".to_string(),
+            Ok(no_clusters_message(scope.namespace.as_deref()))
+        }
+        _ => render_report(report, ctx),
+    }
+}
+
+/// [`check_in_view`] with the nearest names filled in: a person who typed
+/// `cahce` is told about `cache`. Costs one LIST of ValkeyClusters, on the
+/// way out only.
+pub(crate) async fn in_view(
+    live: &Live,
+    report: &Report,
+    scope: &Scope,
+    need_any: bool,
+) -> Result<()> {
+    match check_in_view(report, scope, need_any) {
+        Err(Error::NotFound {
+            kind,
+            namespace,
+            name,
+            ..
+        }) => {
+            let api: Api<ValkeyCluster> = match &scope.namespace {
+                Some(ns) => Api::namespaced(live.client.clone(), ns),
+                None => Api::all(live.client.clone()),
+            };
+            let names: Vec<String> = api
+                .list(&ListParams::default())
+                .await
+                .map(|list| list.items.iter().map(|c| c.name().to_string()).collect())
+                .unwrap_or_default();
+            Err(Error::NotFound {
+                kind,
+                namespace,
+                nearest: nearest_names(&name, names.iter().map(String::as_str)),
+                name,
             })
         }
-        format @ (OutputFormat::Table | OutputFormat::Wide) => Ok(status_table(
-            report,
-            TableOptions {
-                wide: format == OutputFormat::Wide,
-                color: ctx.color,
-            },
-        )),
+        other => other,
     }
 }
 
