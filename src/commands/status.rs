@@ -13,12 +13,24 @@ use crate::render::json::{to_json, to_yaml};
 use crate::render::table::{TableOptions, status_table};
 use crate::report::Report;
 use crate::source;
+use crate::source::watch::Scope;
 
 pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let loaded = source::load(ctx, args.cluster.as_deref()).await?;
     let mut report = classify(&loaded.snapshot, ctx.now(), ctx.global.stall_threshold);
-    if let Some(name) = &args.cluster {
-        keep_cluster(&mut report, name, loaded.namespace.as_deref())?;
+    if let Some(name) = &args.cluster
+        && let Err(err) = keep_cluster(&mut report, name, loaded.namespace.as_deref())
+    {
+        // Live, the cluster was listed by name, so the report has no other
+        // names to suggest: `in_view` lists them, on the way out only.
+        if let Some(live) = &loaded.live {
+            let scope = Scope {
+                namespace: loaded.namespace.clone(),
+                cluster: Some(name.clone()),
+            };
+            super::watch::in_view(live, &report, &scope, false).await?;
+        }
+        return Err(err);
     }
     let mut outcome = if report.clusters.is_empty() && is_table(ctx) {
         // kubectl's habit: an empty listing is a note on stderr, not output.
