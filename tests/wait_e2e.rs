@@ -43,6 +43,12 @@ impl Plugin {
             ns.into(),
         ];
         all.extend(args.iter().map(|a| a.to_string()));
+        Plugin::spawn_raw(&all)
+    }
+
+    /// Runs the plugin with exactly these arguments.
+    fn spawn_raw(all: &[String]) -> Plugin {
+        let all = all.to_vec();
         let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
             .args(&all)
             .env_remove("KUBECONFIG")
@@ -587,6 +593,57 @@ async fn wait_exits_0_at_the_end_of_a_spec_driven_roll_and_not_before() {
             .any(|l| l
                 .contains("the ValkeyCluster reports it is not done (Reconciling/UpdatingNodes)")),
         "the moments between nodes were seen\n{}",
+        wait.transcript()
+    );
+}
+
+/// `-A` with a name: the clusters of that name in every namespace, each
+/// named `namespace/name` in the progress lines; exit 0 once both are
+/// Converged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_all_namespaces_waits_for_every_cluster_of_the_name() {
+    let s = harness::server();
+    let (ns1, ns2) = (s.fresh_namespace("wait-all"), s.fresh_namespace("wait-all"));
+    // A name no other test uses: -A sees every namespace of the server.
+    let name = format!("everywhere-{ns1}");
+    let client = s.client().await;
+    let rolling = Sim::build(client.clone(), &ns1, &name, &Layout::default()).await;
+    let _resting = Sim::build(client, &ns2, &name, &Layout::default()).await;
+    let h = sim::hash("wait-all");
+    let (x, y) = (rolling.node_name(0, 1), rolling.node_name(0, 0));
+    for node in [&x, &y] {
+        rolling.node(node).annotate_desired(&h).await;
+        rolling.node(node).set_drift(&h).await;
+    }
+
+    let mut all: Vec<String> = vec!["--kubeconfig".into(), s.kubeconfig().display().to_string()];
+    all.extend(["wait", "-A", &name, "--timeout", "5m"].map(String::from));
+    let mut wait = Plugin::spawn_raw(&all);
+    wait.until_stderr("a line for the rolling cluster", |l| {
+        l.starts_with(&format!("{ns1}/{name}: "))
+    })
+    .await;
+    wait.until_stderr("a line for the resting cluster", |l| {
+        l.starts_with(&format!("{ns2}/{name}: ")) && l.contains("Converged")
+    })
+    .await;
+    assert!(wait.exited().is_none(), "{}", wait.transcript());
+    let driver = tokio::spawn({
+        let h = h.clone();
+        async move {
+            roll_node(&rolling, &x, &h, true).await;
+            roll_node(&rolling, &y, &h, false).await;
+            rolling.cluster_ready().await;
+        }
+    });
+    let status = wait.exit(Duration::from_secs(300)).await;
+    driver.await.expect("the roll driver");
+    assert_eq!(code(status), 0, "{}", wait.transcript());
+    assert!(
+        wait.stderr
+            .iter()
+            .any(|l| l.starts_with(&format!("{ns1}/{name}: ")) && l.contains("Converged")),
+        "{}",
         wait.transcript()
     );
 }
