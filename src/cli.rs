@@ -254,6 +254,11 @@ impl Cli {
         let fail =
             |msg: &str| Err(Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg));
         let g = &self.global;
+        // clap's conflicts_with misses a global flag given before the
+        // subcommand and the other after it.
+        if g.all_namespaces && g.namespace.is_some() {
+            return fail("-A/--all-namespaces cannot be used with -n/--namespace");
+        }
         match &self.command {
             Command::Status(s) if s.watch && g.now.is_some() => {
                 return fail("--now cannot be used with --watch, which runs on the real clock");
@@ -344,6 +349,7 @@ mod tests {
                 &["grant", "x", "--revision", "abc", "--any"],
             ),
             ("-A with -n", &["status", "-A", "-n", "prod"]),
+            ("-n before, -A after the subcommand", &["-n", "prod", "status", "-A"]),
             ("bad output", &["status", "-o", "xml"]),
             (
                 "force in P2",
