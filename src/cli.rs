@@ -349,7 +349,10 @@ mod tests {
                 &["grant", "x", "--revision", "abc", "--any"],
             ),
             ("-A with -n", &["status", "-A", "-n", "prod"]),
-            ("-n before, -A after the subcommand", &["-n", "prod", "status", "-A"]),
+            (
+                "-n before, -A after the subcommand",
+                &["-n", "prod", "status", "-A"],
+            ),
             ("bad output", &["status", "-o", "xml"]),
             (
                 "force in P2",
