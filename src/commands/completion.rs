@@ -685,7 +685,8 @@ mod tests {
             inline: inline.into(),
         };
         // (words, subcommand, slot, global words)
-        let cases: Vec<(&[&str], (Option<String>, Slot), &[&str])> = vec![
+        type Case<'a> = (&'a [&'a str], (Option<String>, Slot), &'a [&'a str]);
+        let cases: Vec<Case> = vec![
             (&[], (None, Slot::Subcommand), &[]),
             (&[""], (None, Slot::Subcommand), &[]),
             (&["gr"], (None, Slot::Subcommand), &[]),
