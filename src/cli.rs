@@ -50,7 +50,7 @@ pub struct GlobalArgs {
     #[arg(long = "as-group", global = true, value_name = "GROUP")]
     pub impersonate_groups: Vec<String>,
     /// Time limit of each API request (watch streams are exempt)
-    #[arg(long, global = true, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    #[arg(long, global = true, value_name = "DURATION", default_value = "30s", value_parser = parse_request_timeout)]
     pub request_timeout: Duration,
     /// Output format
     #[arg(short = 'o', long, global = true, value_enum, default_value_t = OutputFormat::Table)]
@@ -155,7 +155,7 @@ pub struct GrantArgs {
     #[arg(value_name = "NODE")]
     pub node: String,
     /// Grant this revision instead of the asked-for one
-    #[arg(long, value_name = "HASH", conflicts_with = "any")]
+    #[arg(long, value_name = "HASH", conflicts_with = "any", value_parser = non_blank)]
     pub revision: Option<String>,
     /// Grant `*` (whatever the node builds now; P1 only)
     #[arg(long)]
@@ -164,7 +164,7 @@ pub struct GrantArgs {
     #[arg(long)]
     pub allow_primary: bool,
     /// Why, recorded on the node and in an Event
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", value_parser = non_blank)]
     pub reason: Option<String>,
     #[command(flatten)]
     pub steer: SteerArgs,
@@ -176,7 +176,7 @@ pub struct RevokeArgs {
     #[arg(value_name = "NODE")]
     pub node: String,
     /// Why, recorded in an Event
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", value_parser = non_blank)]
     pub reason: Option<String>,
     #[command(flatten)]
     pub steer: SteerArgs,
@@ -188,13 +188,13 @@ pub struct ForceArgs {
     #[arg(value_name = "NODE")]
     pub node: String,
     /// Why (required), recorded on the node and in an Event
-    #[arg(long, value_name = "TEXT", required = true)]
+    #[arg(long, value_name = "TEXT", required = true, value_parser = non_blank)]
     pub reason: String,
     /// Revoke every other holder's permit in the same command
     #[arg(long)]
     pub takeover: bool,
     /// Write this revision instead of the asked-for one
-    #[arg(long, value_name = "HASH", conflicts_with = "any")]
+    #[arg(long, value_name = "HASH", conflicts_with = "any", value_parser = non_blank)]
     pub revision: Option<String>,
     /// Write `*`
     #[arg(long)]
@@ -242,6 +242,24 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         .map_err(|e| format!("`{s}` is not a duration (e.g. 30s, 10m, 1h): {e}"))
 }
 
+/// `--request-timeout`: a duration, or a bare number of seconds as kubectl
+/// takes it (`0`: no limit).
+pub fn parse_request_timeout(s: &str) -> Result<Duration, String> {
+    match s.parse::<u64>() {
+        Ok(secs) => Ok(Duration::from_secs(secs)),
+        Err(_) => parse_duration(s),
+    }
+}
+
+/// A value that must say something (`--reason ""` records nothing).
+pub fn non_blank(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        Err("must not be empty".to_string())
+    } else {
+        Ok(s.to_string())
+    }
+}
+
 pub fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
     s.parse::<Timestamp>()
         .map_err(|e| format!("`{s}` is not an RFC 3339 time (e.g. 2026-11-29T10:16:00Z): {e}"))
@@ -258,6 +276,9 @@ impl Cli {
         // subcommand and the other after it.
         if g.all_namespaces && g.namespace.is_some() {
             return fail("-A/--all-namespaces cannot be used with -n/--namespace");
+        }
+        if !g.impersonate_groups.is_empty() && g.impersonate.is_none() {
+            return fail("--as-group needs --as (as in kubectl)");
         }
         match &self.command {
             Command::Status(s) if s.watch && g.now.is_some() => {
@@ -278,17 +299,6 @@ impl Cli {
             if g.from_file.is_some() && steer.dry_run != DryRun::Client {
                 return fail("steering against --from-file only plans: add --dry-run=client");
             }
-            if matches!(self.command, Command::Force(_) | Command::Revoke(_))
-                && steer.protocol == Some(ProtocolArg::P2)
-            {
-                return fail("revoke and force exist only in protocol P1");
-            }
-        }
-        if let Command::Grant(grant) = &self.command
-            && grant.any
-            && grant.steer.protocol == Some(ProtocolArg::P2)
-        {
-            return fail("--any (a `*` permit) exists only in protocol P1");
         }
         Ok(())
     }
@@ -354,9 +364,12 @@ mod tests {
                 &["-n", "prod", "status", "-A"],
             ),
             ("bad output", &["status", "-o", "xml"]),
+            ("empty --revision", &["grant", "x", "--revision", ""]),
+            ("blank --reason", &["force", "x", "--reason", "  "]),
+            ("--as-group without --as", &["status", "--as-group", "ops"]),
             (
-                "force in P2",
-                &["force", "x", "--reason", "r", "--protocol", "P2"],
+                "bad request timeout",
+                &["status", "--request-timeout", "soon"],
             ),
         ];
         for (name, args) in cases {
@@ -401,6 +414,13 @@ mod tests {
             cli.command,
             Command::Force(ForceArgs { takeover: true, .. })
         ));
+        let cli = parse(&["status", "--request-timeout", "45"]).expect("bare seconds");
+        assert_eq!(cli.global.request_timeout, Duration::from_secs(45));
+        // The planner refuses these with exit 4, like a detected P2 cluster.
+        parse(&["force", "x", "--reason", "r", "--protocol", "P2"])
+            .expect("force --protocol P2 parses");
+        parse(&["grant", "x", "--any", "--protocol", "P2"])
+            .expect("grant --any --protocol P2 parses");
         let cli = parse(&["grant", "x", "--protocol", "p1"]).expect("lower-case protocol");
         assert_eq!(
             cli.command.steer_args().and_then(|s| s.protocol),
