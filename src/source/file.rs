@@ -153,6 +153,10 @@ fn known_kind(api_version: &str, kind: &str) -> std::result::Result<Option<Known
         ("v1", "Pod") => Known::Pod,
         ("v1", "Event") => Known::CoreEvent,
         ("events.k8s.io/v1" | "events.k8s.io/v1beta1", "Event") => Known::EventsEvent,
+        // Ignoring a valkey.io object would hide a node or a cluster.
+        ("", "ValkeyCluster" | "ValkeyNode") => {
+            return Err(format!("missing (expected {VALKEY_API_VERSION})"));
+        }
         (_, "ValkeyCluster" | "ValkeyNode")
             if api_version.split('/').next() == Some(VALKEY_GROUP) =>
         {
@@ -346,6 +350,17 @@ fn add_list(
     let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty());
     for (index, item) in items.iter().enumerate() {
         let label = format!("{doc}/items[{index}]");
+        // An empty document is nothing, but a null item of a List is a
+        // broken List: say so rather than drop an object silently.
+        if item.is_null() {
+            return Err(Error::Snapshot {
+                source_name: source_name.to_string(),
+                doc: label,
+                object: String::new(),
+                field: "(document)".into(),
+                problem: "expected a Kubernetes object, found null".into(),
+            });
+        }
         let filled;
         let item = match (item_kind, item) {
             (Some(item_kind), Value::Object(map)) if !map.contains_key("kind") => {
@@ -848,6 +863,8 @@ type: Warning
             ("events.k8s.io regarding", b"apiVersion: events.k8s.io/v1\nkind: Event\nmetadata: {name: e, namespace: prod}\nregarding: cache\n".to_vec(), Expect::Doc("1", " (Event prod/e)", "regarding", "")),
             ("a valkey.io version not read", b"apiVersion: valkey.io/v1beta1\nkind: ValkeyNode\nmetadata: {name: node-a, namespace: prod}\n".to_vec(), Expect::Doc("1", " (ValkeyNode prod/node-a)", "apiVersion", "valkey.io/v1alpha1")),
             ("metadata a string", b"apiVersion: valkey.io/v1alpha1\nkind: ValkeyCluster\nmetadata: cache\n".to_vec(), Expect::Doc("1", " (ValkeyCluster)", "metadata", "")),
+            ("a null item of a List", b"apiVersion: v1\nkind: List\nitems:\n- null\n".to_vec(), Expect::Doc("1/items[0]", "", "(document)", "null")),
+            ("a ValkeyNode without apiVersion", b"kind: ValkeyNode\nmetadata: {name: node-a, namespace: prod}\n".to_vec(), Expect::Doc("1", " (ValkeyNode prod/node-a)", "apiVersion", "missing")),
         ];
         for (name, text, expect) in cases {
             let err = match parse_snapshot(&text, "snap.yaml") {
