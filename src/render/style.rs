@@ -86,12 +86,24 @@ pub fn cell_color(tone: Tone) -> Option<comfy_table::Color> {
 }
 
 /// Text from a cluster or a file with control characters (newlines, escape
-/// sequences) replaced by spaces: it cannot break a table row or drive the
-/// terminal.
+/// sequences) and bidirectional controls replaced by spaces: it cannot break
+/// a table row, drive the terminal, or reorder the text after it.
 pub fn clean(text: &str) -> String {
     text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| {
+            if c.is_control() || is_bidi_control(c) {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect()
+}
+
+/// The Unicode bidirectional formatting characters (marks, embeddings,
+/// overrides, isolates).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
@@ -118,5 +130,8 @@ mod tests {
     fn control_characters_are_neutralised() {
         assert_eq!(clean("a\nb\u{1b}[31mc\td"), "a b [31mc d");
         assert_eq!(clean("plain"), "plain");
+        // Bidirectional overrides and isolates could reorder what follows.
+        assert_eq!(clean("cache-0-1\u{202e}kcuts"), "cache-0-1 kcuts");
+        assert_eq!(clean("a\u{2066}b\u{2069}c\u{200f}"), "a b c ");
     }
 }
