@@ -666,7 +666,7 @@ fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
     if let Err(r) = &value {
         refusals.push(r.clone());
     }
-    if c.node.facts.is_primary && !c.request.allow_primary {
+    if claims_primary_role(c.node) && !c.request.allow_primary {
         refusals.push(Refusal::Primary {
             node: c.node.name.clone(),
         });
@@ -687,7 +687,7 @@ fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
         return;
     }
     let Ok(value) = value else { return };
-    if c.node.facts.is_primary {
+    if claims_primary_role(c.node) {
         plan.warnings.push(Warning::Primary {
             node: c.node.name.clone(),
         });
@@ -725,7 +725,7 @@ fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
     {
         refusals.push(r.clone());
     }
-    if c.node.facts.is_primary && !c.request.allow_primary {
+    if claims_primary_role(c.node) && !c.request.allow_primary {
         refusals.push(Refusal::Primary {
             node: c.node.name.clone(),
         });
@@ -751,7 +751,7 @@ fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
         return;
     }
     let Ok(value) = value else { return };
-    if c.node.facts.is_primary {
+    if claims_primary_role(c.node) {
         plan.warnings.push(Warning::Primary {
             node: c.node.name.clone(),
         });
@@ -807,7 +807,7 @@ fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
         c,
         &c.node.name,
         &old,
-        c.node.facts.is_primary,
+        claims_primary_role(c.node),
     ));
 }
 
@@ -834,7 +834,7 @@ fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
             takeover: c.request.takeover,
         });
     }
-    if c.node.facts.is_primary {
+    if claims_primary_role(c.node) {
         overridden.push(format!(
             "{} is its shard's primary, and the controller's proactive failover does not run for a permit given by hand",
             c.node.name
@@ -894,7 +894,7 @@ fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
             // The first holder can be given back with grant; a second one
             // needs force again, since the first then holds.
             let line = if i == 0 {
-                grant_command(c, &o.name, old, o.facts.is_primary)
+                grant_command(c, &o.name, old, claims_primary_role(o))
             } else {
                 format!(
                     "kubectl valkey-roll force {} -n {} {} --reason {} --yes",
@@ -924,6 +924,13 @@ fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     }
     plan.confirmation = Some(text);
     plan.revision = Some(value);
+}
+
+/// The primary check of grant and force: the node's own `status.role`
+/// (PLUGIN.md), not the shard's one ready primary the walk uses, so a primary
+/// that is not ready, or one of two nodes claiming the role, counts too.
+fn claims_primary_role(n: &NodeReport) -> bool {
+    n.role.as_deref() == Some("primary")
 }
 
 fn because_suffix(because: &[String]) -> String {
@@ -1541,6 +1548,120 @@ mod tests {
             assert!(p.events.is_empty(), "{name}: no event");
             assert_eq!(p.undo, None, "{name}: no undo");
         }
+    }
+
+    /// A node whose `status.role` is `primary` but which is not the shard's
+    /// one ready primary (not ready, or a second node claims the role too).
+    fn claims_primary(mut n: NodeReport) -> NodeReport {
+        n.role = Some("primary".into());
+        n.facts.is_primary = false;
+        n
+    }
+
+    #[test]
+    fn the_primary_check_reads_the_node_role() {
+        // (case, scene, request, refused as primary)
+        let grant = req(Action::Grant, "cache-0-0");
+        let cases: Vec<(&str, Scene, Request, bool)> = vec![
+            (
+                "P1: role primary, not ready",
+                Scene::p1(vec![claims_primary(unhealthy(
+                    waiting("cache-0-0"),
+                    "node not ready",
+                ))]),
+                grant.clone(),
+                true,
+            ),
+            (
+                "P1: two nodes claim primary",
+                Scene::p1(vec![
+                    claims_primary(waiting("cache-0-0")),
+                    claims_primary(converged("cache-0-1")),
+                ]),
+                grant.clone(),
+                true,
+            ),
+            (
+                "P2: role primary, not ready",
+                Scene::p2(vec![claims_primary(unhealthy(
+                    waiting("cache-0-0"),
+                    "node not ready",
+                ))]),
+                grant.clone(),
+                true,
+            ),
+            (
+                "P1: a replica",
+                Scene::p1(vec![waiting("cache-0-0")]),
+                grant.clone(),
+                false,
+            ),
+            (
+                "P1: an empty role counts as a replica",
+                Scene::p1(vec![{
+                    let mut n = waiting("cache-0-0");
+                    n.role = None;
+                    n
+                }]),
+                grant,
+                false,
+            ),
+        ];
+        for (name, scene, request, refused) in cases {
+            let p = run(&scene, &request);
+            let primary = Refusal::Primary {
+                node: "cache-0-0".into(),
+            };
+            assert_eq!(p.reasons.contains(&primary), refused, "{name}: {p:?}");
+            let mut allowed = request.clone();
+            allowed.allow_primary = true;
+            let p = run(&scene, &allowed);
+            assert!(!p.reasons.contains(&primary), "{name}: {:?}", p.reasons);
+            assert_eq!(
+                p.warnings.contains(&Warning::Primary {
+                    node: "cache-0-0".into()
+                }),
+                refused,
+                "{name}: --allow-primary warns: {:?}",
+                p.warnings
+            );
+        }
+        // force on a node that claims primary says so before asking, and
+        // the undo of a revoke on it carries --allow-primary.
+        let mut f = req(Action::Force, "cache-0-0");
+        f.reason = Some("x".into());
+        f.allow_primary = true;
+        let scene = Scene::p1(vec![claims_primary(unhealthy(
+            waiting("cache-0-0"),
+            "node not ready",
+        ))]);
+        let p = run(&scene, &f);
+        assert!(
+            p.warnings.contains(&Warning::Primary {
+                node: "cache-0-0".into()
+            }),
+            "{:?}",
+            p.warnings
+        );
+        let text = p.confirmation.unwrap_or_default();
+        assert!(text.contains("cache-0-0 is its shard's primary"), "{text}");
+        let p = run(
+            &Scene::p1(vec![claims_primary(holder(
+                "cache-0-0",
+                NodeState::Rolling,
+                H,
+                None,
+            ))]),
+            &req(Action::Revoke, "cache-0-0"),
+        );
+        assert!(
+            p.undo
+                .as_deref()
+                .unwrap_or_default()
+                .ends_with(" --allow-primary"),
+            "{:?}",
+            p.undo
+        );
     }
 
     #[test]
