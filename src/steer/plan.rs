@@ -10,7 +10,7 @@
 use crate::cli::DryRun;
 use crate::error::{Error, Exit, Result};
 use crate::render::duration::{human, short_hash};
-use crate::report::{ClusterReport, NodeReport, NodeState, Protocol, Report};
+use crate::report::{ClusterReport, EvidenceKind, NodeReport, NodeState, Protocol, Report};
 use crate::snapshot::{Snapshot, ValkeyNode, keys};
 use jiff::Timestamp;
 use serde::Serialize;
@@ -790,11 +790,15 @@ fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
             node: c.node.name.clone(),
             because: c.node.facts.unhealthy_because.clone(),
         });
+    }
+    // PLUGIN.md asks before revoking a holder whose *pod* is unhealthy; a
+    // Settling holder (pod Ready, node status not ready yet) goes ahead.
+    if let Some(because) = pod_unhealthy_because(c.node) {
         plan.confirmation = Some(format!(
-            "{node} holds the permit for {h} and is not healthy{because}. Revoking does not roll its pod back, and the controller keeps waiting for {node} to become Ready before it moves on (it walks the nodes in order), so {node} stays a block until it is fixed (revert the template; delete a superseded pod) or a permit is forced elsewhere.",
+            "{node} holds the permit for {h} and its pod is not healthy{because}. Revoking does not roll its pod back, and the controller keeps waiting for {node} to become Ready before it moves on (it walks the nodes in order), so {node} stays a block until it is fixed (revert the template; delete a superseded pod) or a permit is forced elsewhere.",
             node = c.node.name,
             h = short_hash(&old),
-            because = because_suffix(&c.node.facts.unhealthy_because),
+            because = because_suffix(&because),
         ));
     }
     plan.patches.push(revoke_patch(&c.node.name, c.rv.clone()));
@@ -931,6 +935,31 @@ fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
 /// that is not ready, or one of two nodes claiming the role, counts too.
 fn claims_primary_role(n: &NodeReport) -> bool {
     n.role.as_deref() == Some("primary")
+}
+
+/// Why the node's pod (or its workload) is unhealthy, or `None` when its
+/// pod is Ready and neither shows failure evidence. A pod that cannot be
+/// found counts as unhealthy: nothing says it runs.
+fn pod_unhealthy_because(n: &NodeReport) -> Option<Vec<String>> {
+    let mut because = Vec::new();
+    match (n.facts.pod_ready, n.pod.as_deref()) {
+        (Some(true), _) => {}
+        (Some(false), Some(pod)) => because.push(format!("pod {pod} not Ready")),
+        (Some(false), None) => because.push("pod not Ready".to_string()),
+        (None, _) => because.push("its pod is not found".to_string()),
+    }
+    because.extend(
+        n.evidence
+            .iter()
+            .filter(|e| {
+                !matches!(
+                    e.kind,
+                    EvidenceKind::HeldOverThreshold | EvidenceKind::NotReleased
+                )
+            })
+            .map(|e| e.message.clone()),
+    );
+    (!because.is_empty()).then_some(because)
 }
 
 fn because_suffix(because: &[String]) -> String {
@@ -1167,7 +1196,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{GrantSource, NodeFacts, Verdict};
+    use crate::report::{Evidence, GrantSource, NodeFacts, Verdict};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
     const H: &str = "9f2c41ab03de55aa66bb77cc88dd99ee";
@@ -1202,6 +1231,7 @@ mod tests {
             facts: NodeFacts {
                 cluster_owned: true,
                 healthy: true,
+                pod_ready: Some(true),
                 ..NodeFacts::default()
             },
         }
@@ -1236,6 +1266,18 @@ mod tests {
         n.facts.healthy = false;
         n.ready = false;
         n.facts.unhealthy_because = vec![why.into()];
+        n
+    }
+
+    /// The node's pod is not Ready and crash-loops.
+    fn crashing(mut n: NodeReport) -> NodeReport {
+        n = unhealthy(n, "pod not Ready");
+        n.pod = Some(format!("valkey-{}-0", n.name));
+        n.facts.pod_ready = Some(false);
+        n.evidence.push(Evidence {
+            kind: EvidenceKind::CrashLoopBackOff,
+            message: "container server waiting: CrashLoopBackOff (restarts 7)".into(),
+        });
         n
     }
 
@@ -1989,10 +2031,7 @@ mod tests {
             ),
             (
                 "an unhealthy holder asks first",
-                unhealthy(
-                    holder("cache-0-1", NodeState::Stuck, H, Some(900)),
-                    "pod CrashLoopBackOff",
-                ),
+                crashing(holder("cache-0-1", NodeState::Stuck, H, Some(900))),
                 true,
                 "kubectl valkey-roll grant cache-0-1 -n prod --revision 9f2c41ab03de55aa66bb77cc88dd99ee",
             ),
@@ -2033,20 +2072,101 @@ mod tests {
             );
         }
         let p = run(
-            &Scene::p1(vec![unhealthy(
-                holder("cache-0-1", NodeState::Stuck, H, Some(900)),
-                "pod CrashLoopBackOff",
-            )]),
+            &Scene::p1(vec![crashing(holder(
+                "cache-0-1",
+                NodeState::Stuck,
+                H,
+                Some(900),
+            ))]),
             &req(Action::Revoke, "cache-0-1"),
         );
         let text = p.confirmation.unwrap_or_default();
         for want in [
-            "cache-0-1 holds the permit for 9f2c41ab03de and is not healthy (pod CrashLoopBackOff)",
+            "cache-0-1 holds the permit for 9f2c41ab03de and its pod is not healthy (pod valkey-cache-0-1-0 not Ready; container server waiting: CrashLoopBackOff (restarts 7))",
             "Revoking does not roll its pod back",
             "the controller keeps waiting for cache-0-1 to become Ready before it moves on",
             "stays a block until it is fixed (revert the template; delete a superseded pod) or a permit is forced elsewhere",
         ] {
             assert!(text.contains(want), "{want:?} not in {text:?}");
+        }
+    }
+
+    #[test]
+    fn revoke_asks_when_the_holders_pod_is_unhealthy() {
+        let evidence = |kind: EvidenceKind, message: &str| Evidence {
+            kind,
+            message: message.into(),
+        };
+        // (case, holder, asks confirmation)
+        let cases: Vec<(&str, NodeReport, bool)> = vec![
+            (
+                "Settling: pod Ready, node not ready yet",
+                unhealthy(
+                    holder("cache-0-1", NodeState::Settling, H, Some(60)),
+                    "node status not ready",
+                ),
+                false,
+            ),
+            (
+                "node generation not observed, pod Ready",
+                unhealthy(
+                    holder("cache-0-1", NodeState::Rolling, H, Some(60)),
+                    "generation 3 not observed (2)",
+                ),
+                false,
+            ),
+            (
+                "pod not Ready",
+                {
+                    let mut n = holder("cache-0-1", NodeState::Rolling, H, Some(60));
+                    n.facts.pod_ready = Some(false);
+                    n
+                },
+                true,
+            ),
+            (
+                "pod unknown",
+                {
+                    let mut n = holder("cache-0-1", NodeState::Rolling, H, Some(60));
+                    n.facts.pod_ready = None;
+                    n
+                },
+                true,
+            ),
+            (
+                "pod Ready, workload failing",
+                {
+                    let mut n = holder("cache-0-1", NodeState::Stuck, H, Some(60));
+                    n.evidence.push(evidence(
+                        EvidenceKind::ProgressDeadlineExceeded,
+                        "Deployment valkey-cache-0-1 ProgressDeadlineExceeded",
+                    ));
+                    n
+                },
+                true,
+            ),
+            (
+                "pod Ready, held over the threshold only",
+                {
+                    let mut n = holder("cache-0-1", NodeState::Stuck, H, Some(900));
+                    n.evidence.push(evidence(
+                        EvidenceKind::HeldOverThreshold,
+                        "held 15m > stall threshold 10m",
+                    ));
+                    n
+                },
+                false,
+            ),
+        ];
+        for (name, n, asks) in cases {
+            let p = run(&Scene::p1(vec![n]), &req(Action::Revoke, "cache-0-1"));
+            assert_eq!(p.decision, Decision::Planned, "{name}: {:?}", p.reasons);
+            assert_eq!(
+                p.confirmation.is_some(),
+                asks,
+                "{name}: {:?}",
+                p.confirmation
+            );
         }
     }
 
