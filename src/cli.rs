@@ -295,10 +295,11 @@ impl Cli {
             }
             _ => {}
         }
-        if let Some(steer) = self.command.steer_args() {
-            if g.from_file.is_some() && steer.dry_run != DryRun::Client {
-                return fail("steering against --from-file only plans: add --dry-run=client");
-            }
+        if let Some(steer) = self.command.steer_args()
+            && g.from_file.is_some()
+            && steer.dry_run != DryRun::Client
+        {
+            return fail("steering against --from-file only plans: add --dry-run=client");
         }
         Ok(())
     }

@@ -160,6 +160,26 @@ fn kube_options(global: &GlobalArgs) -> KubeConfigOptions {
     }
 }
 
+/// `--user` and `--cluster` must name entries of the kubeconfig, as kubectl
+/// insists; kube would otherwise fall back to an empty user silently.
+fn check_named_entries(kubeconfig: &Kubeconfig, options: &KubeConfigOptions) -> Result<()> {
+    if let Some(user) = &options.user
+        && !kubeconfig.auth_infos.iter().any(|a| &a.name == user)
+    {
+        return Err(kubeconfig_error(format!(
+            "auth info \"{user}\" does not exist"
+        )));
+    }
+    if let Some(cluster) = &options.cluster
+        && !kubeconfig.clusters.iter().any(|c| &c.name == cluster)
+    {
+        return Err(kubeconfig_error(format!(
+            "cluster \"{cluster}\" does not exist"
+        )));
+    }
+    Ok(())
+}
+
 /// The kubeconfig's user name for the chosen context (or `--user`).
 pub(crate) fn kubeconfig_user(
     kubeconfig: &Kubeconfig,
@@ -192,6 +212,7 @@ pub(crate) async fn client_config(
     let options = kube_options(global);
     let (mut config, mut kube_user) = match read_kubeconfig(source)? {
         Some(kubeconfig) => {
+            check_named_entries(&kubeconfig, &options)?;
             let user = kubeconfig_user(&kubeconfig, &options);
             let config = Config::from_custom_kubeconfig(kubeconfig, &options)
                 .await
@@ -719,6 +740,18 @@ users:
                 vec!["--context", "staging"],
                 ConfigSource::Flag(files.path("main")),
                 "staging",
+            ),
+            (
+                "unknown --user",
+                vec!["--user", "nope"],
+                ConfigSource::Flag(files.path("main")),
+                "auth info \"nope\" does not exist",
+            ),
+            (
+                "unknown --cluster",
+                vec!["--cluster", "nowhere"],
+                ConfigSource::Flag(files.path("main")),
+                "cluster \"nowhere\" does not exist",
             ),
         ];
         for (name, args, source, needle) in cases {
