@@ -469,7 +469,8 @@ impl Plan {
 
     /// What must stay equal between two plans of one command for the later
     /// one to be written without asking again: the decision, the value
-    /// written and the set of holders it acts on or leaves. `None` when the
+    /// written, whether it needs confirmation (a newly needed one is a
+    /// change) and the set of holders it acts on or leaves. `None` when the
     /// same. `revoked`: holders this command has already revoked (a
     /// takeover interrupted by a conflict), which the later plan no longer
     /// sees as holders.
@@ -487,6 +488,13 @@ impl Plan {
                 self.node,
                 self.revision.as_deref().map_or("nothing", short_hash),
                 before.revision.as_deref().map_or("nothing", short_hash),
+            ));
+        }
+        // What was not asked about must not be written without asking.
+        if let (Some(question), None) = (&self.confirmation, &before.confirmation) {
+            return Some(format!(
+                "{} {} now needs confirmation: {question}",
+                self.action, self.node
             ));
         }
         // A revoke acts on its node alone: other holders do not change it.
@@ -2329,6 +2337,39 @@ mod tests {
             &revoke,
         );
         assert_eq!(crowded.changed_from(&alone, &[]), None);
+    }
+
+    #[test]
+    fn a_newly_needed_confirmation_is_a_change() {
+        let revoke = req(Action::Revoke, "cache-0-1");
+        let fine = || holder("cache-0-1", NodeState::Rolling, H, Some(60));
+        let asked = run(&Scene::p1(vec![crashing(fine())]), &revoke);
+        let unasked = run(&Scene::p1(vec![fine()]), &revoke);
+        assert!(asked.confirmation.is_some() && unasked.confirmation.is_none());
+        // (case, first plan, plan under the Lease, changed)
+        let cases: Vec<(&str, &Plan, &Plan, bool)> = vec![
+            (
+                "no confirmation at first, needed now",
+                &unasked,
+                &asked,
+                true,
+            ),
+            ("needed both times (given)", &asked, &asked, false),
+            ("needed at first, not now", &asked, &unasked, false),
+            ("needed neither time", &unasked, &unasked, false),
+        ];
+        for (name, before, now, changed) in cases {
+            let what = now.changed_from(before, &[]);
+            assert_eq!(what.is_some(), changed, "{name}: {what:?}");
+            if let Some(what) = what {
+                assert!(
+                    what.starts_with(
+                        "revoke cache-0-1 now needs confirmation: cache-0-1 holds the permit"
+                    ),
+                    "{name}: {what}"
+                );
+            }
+        }
     }
 
     #[test]
