@@ -232,10 +232,12 @@ async fn grant_sets_permit_trace_and_event_and_status_shows_the_holder() {
         &["grant", "cache-0-1", "--reason", "e2e: canary first"],
     );
     assert_eq!(r.code, 0, "{}", r.both());
+    // The undo names the same API server: the flags the command was given.
     assert!(
         r.stdout.contains(&format!(
-            "undo with: kubectl valkey-roll revoke cache-0-1 -n {}",
-            sim.ns
+            "undo with: kubectl valkey-roll revoke cache-0-1 -n {} --kubeconfig {}",
+            sim.ns,
+            admin().display()
         )),
         "{}",
         r.both()
@@ -664,6 +666,64 @@ async fn force_takeover_leaves_exactly_the_new_holder() {
         permit_holders(&sim2).await,
         vec!["cache-0-1".to_string(), "cache-0-2".to_string()]
     );
+}
+
+/// Runs an undo line as printed, with `kubectl valkey-roll` standing for
+/// the built binary.
+fn run_undo(line: &str) -> Ran {
+    let line = line.replace("kubectl valkey-roll ", &format!("'{BIN}' --no-color "));
+    Ran::of(
+        Command::new("sh")
+            .args(["-c", &line])
+            .env_remove("KUBECONFIG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the undo"),
+    )
+}
+
+#[tokio::test]
+async fn a_pasted_undo_gives_back_the_permit_the_write_replaced() {
+    let h = new_hash();
+    let old = sim::hash("revision-0");
+    let sim = p1_cluster("undo", layout(1, 2), &["cache-0-1"], &h).await;
+    // cache-0-1 holds a stale permit of its own; the grant replaces it.
+    sim.node("cache-0-1").grant(&old).await;
+    let r = run(
+        &admin(),
+        &sim.ns,
+        &["grant", "cache-0-1", "--reason", "replace", "-o", "json"],
+    );
+    assert_eq!(r.code, 0, "{}", r.both());
+    let undo = r.json()["undo"].as_str().unwrap_or_default().to_string();
+    assert!(
+        undo.contains(&format!("grant cache-0-1 -n {} --kubeconfig", sim.ns))
+            && undo.contains(&format!("--revision {old}")),
+        "{undo}"
+    );
+    assert_eq!(
+        annotation(&node_json(&sim, "cache-0-1").await, ANN_PERMIT),
+        Some(h.as_str())
+    );
+    let u = run_undo(&undo);
+    assert_eq!(u.code, 0, "{undo}: {}", u.both());
+    assert_eq!(
+        annotation(&node_json(&sim, "cache-0-1").await, ANN_PERMIT),
+        Some(old.as_str()),
+        "the undo gives back the old permit"
+    );
+
+    // A revoke of the only permit leaves a cluster at rest (protocol
+    // unknown): its undo still grants it back.
+    let sim = p1_cluster("undo-revoke", layout(1, 2), &[], &h).await;
+    sim.node("cache-0-1").grant(&h).await;
+    let r = run(&admin(), &sim.ns, &["revoke", "cache-0-1", "-o", "json"]);
+    assert_eq!(r.code, 0, "{}", r.both());
+    assert!(permit_holders(&sim).await.is_empty());
+    let undo = r.json()["undo"].as_str().unwrap_or_default().to_string();
+    let u = run_undo(&undo);
+    assert_eq!(u.code, 0, "{undo}: {}", u.both());
+    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
 }
 
 #[tokio::test]

@@ -13,7 +13,7 @@ use crate::snapshot::Snapshot;
 use crate::source;
 use crate::steer::Steered;
 use crate::steer::exec::{self, Options, Terminal};
-use crate::steer::plan::{self, Action, Decision, Request};
+use crate::steer::plan::{self, Action, Connection, Decision, Request};
 
 pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
     let request = Request {
@@ -27,6 +27,7 @@ pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
         takeover: false,
         protocol_override: protocol(&args.steer),
         dry_run: args.steer.dry_run,
+        connection: Connection::of(&ctx.global),
     };
     run(ctx, request, &args.steer).await
 }
@@ -43,6 +44,7 @@ pub async fn revoke(ctx: &Ctx, args: &RevokeArgs) -> Result<Outcome> {
         takeover: false,
         protocol_override: protocol(&args.steer),
         dry_run: args.steer.dry_run,
+        connection: Connection::of(&ctx.global),
     };
     run(ctx, request, &args.steer).await
 }
@@ -59,6 +61,7 @@ pub async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
         takeover: args.takeover,
         protocol_override: protocol(&args.steer),
         dry_run: args.steer.dry_run,
+        connection: Connection::of(&ctx.global),
     };
     run(ctx, request, &args.steer).await
 }

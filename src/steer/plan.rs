@@ -59,6 +59,38 @@ pub struct Request {
     /// `--protocol`, for a cluster whose protocol is unknown.
     pub protocol_override: Option<Protocol>,
     pub dry_run: DryRun,
+    /// The connection flags given, repeated in the undo command.
+    pub connection: Connection,
+}
+
+/// The flags that chose the API server and the user (`--kubeconfig`,
+/// `--context`, `--cluster`, `--user`, `--as`, `--as-group`), so that an
+/// undo pasted later reaches the same cluster as the same user.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Connection {
+    pub kubeconfig: Option<String>,
+    pub context: Option<String>,
+    pub kube_cluster: Option<String>,
+    pub user: Option<String>,
+    pub impersonate: Option<String>,
+    pub impersonate_groups: Vec<String>,
+}
+
+impl Connection {
+    /// The flags of a command's global arguments.
+    pub fn of(global: &crate::cli::GlobalArgs) -> Connection {
+        Connection {
+            kubeconfig: global
+                .kubeconfig
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned()),
+            context: global.context.clone(),
+            kube_cluster: global.kube_cluster.clone(),
+            user: global.user.clone(),
+            impersonate: global.impersonate.clone(),
+            impersonate_groups: global.impersonate_groups.clone(),
+        }
+    }
 }
 
 /// `planned|written|refused`, as the steering document spells it.
@@ -714,7 +746,7 @@ fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
         reason: keys::EVENT_MANUAL_GRANTED,
         message: event_message(c, "granted the roll permit", Some(&value), None),
     });
-    plan.undo = Some(revoke_command(c));
+    plan.undo = Some(undo_of_grant(c, &value, &[], &[]));
     plan.revision = Some(value);
 }
 
@@ -815,11 +847,15 @@ fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
         reason: keys::EVENT_MANUAL_REVOKED,
         message: event_message(c, "revoked the roll permit", Some(&old), None),
     });
-    plan.undo = Some(grant_command(
+    // The other holders keep theirs: giving the permit back then needs force.
+    let holding: Vec<&str> = c.others.iter().map(|o| o.name.as_str()).collect();
+    plan.undo = Some(undo_command(
         c,
-        &c.node.name,
-        &old,
-        claims_primary_role(c.node),
+        &holding,
+        &[UndoStep {
+            node: c.node,
+            old: Some(&old),
+        }],
     ));
 }
 
@@ -897,30 +933,11 @@ fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
         message: event_message(c, "forced the roll permit", Some(&value), None),
     });
 
-    let mut undo = revoke_command(c);
-    if c.request.takeover {
-        for (i, o) in c.others.iter().enumerate() {
-            let Some(old) = o.permit.as_deref() else {
-                continue;
-            };
-            // The first holder can be given back with grant; a second one
-            // needs force again, since the first then holds.
-            let line = if i == 0 {
-                grant_command(c, &o.name, old, claims_primary_role(o))
-            } else {
-                format!(
-                    "kubectl valkey-roll force {} -n {} {} --reason {} --yes",
-                    o.name,
-                    c.request.namespace,
-                    revision_flag(old),
-                    shell_quote(&format!("undo force --takeover of {}", c.node.name))
-                )
-            };
-            undo.push_str(" && ");
-            undo.push_str(&line);
-        }
-    }
-    plan.undo = Some(undo);
+    plan.undo = Some(if c.request.takeover {
+        undo_of_grant(c, &value, &[], c.others)
+    } else {
+        undo_of_grant(c, &value, c.others, &[])
+    });
 
     let mut text = format!(
         "This forces the permit for {} onto {}, past the safety checks",
@@ -1108,23 +1125,118 @@ fn event_message(c: &Ctx<'_>, what: &str, value: Option<&str>, why: Option<&str>
     m
 }
 
-fn revoke_command(c: &Ctx<'_>) -> String {
-    format!(
-        "kubectl valkey-roll revoke {} -n {}",
-        c.node.name, c.request.namespace
-    )
+/// One step of an undo: give `node` back its `old` permit, or (`None`)
+/// revoke the one this command gave it.
+struct UndoStep<'a> {
+    node: &'a NodeReport,
+    old: Option<&'a str>,
 }
 
-fn grant_command(c: &Ctx<'_>, node: &str, value: &str, primary: bool) -> String {
-    let mut s = format!(
-        "kubectl valkey-roll grant {node} -n {} {}",
-        c.request.namespace,
-        revision_flag(value)
-    );
-    if primary {
-        s.push_str(" --allow-primary");
+/// The undo of a grant or force that wrote `value` on the node: the node's
+/// own earlier permit comes back (else its permit is revoked), then the
+/// permits of the holders a takeover revoked. `kept`: holders that keep
+/// their permit through the write.
+fn undo_of_grant(
+    c: &Ctx<'_>,
+    value: &str,
+    kept: &[&NodeReport],
+    revoked: &[&NodeReport],
+) -> String {
+    let own = c.node.permit.as_deref().filter(|_| c.node.facts.holder);
+    let mut steps = Vec::new();
+    // The same permit rewritten: only the trace changed, the permit stays.
+    if own != Some(value) {
+        steps.push(UndoStep {
+            node: c.node,
+            old: own,
+        });
     }
-    s
+    steps.extend(revoked.iter().filter_map(|o| {
+        o.permit.as_deref().map(|old| UndoStep {
+            node: o,
+            old: Some(old),
+        })
+    }));
+    let mut holding: Vec<&str> = kept.iter().map(|o| o.name.as_str()).collect();
+    holding.push(c.node.name.as_str());
+    undo_command(c, &holding, &steps)
+}
+
+/// The steps as one shell line, each step by a command that is not refused
+/// at that point: grant while no other node holds, else force (which needs
+/// a reason and --yes). `holding`: the nodes that hold a permit right after
+/// the write. Every line repeats the connection flags and `-n`, and a
+/// grant or force says `--protocol P1`: once the permits are gone, a
+/// cluster at rest shows no protocol.
+fn undo_command(c: &Ctx<'_>, holding: &[&str], steps: &[UndoStep<'_>]) -> String {
+    let mut holding: Vec<&str> = holding.to_vec();
+    let mut lines = Vec::new();
+    for step in steps {
+        let name = step.node.name.as_str();
+        let mut line = format!(
+            "kubectl valkey-roll {} {name} -n {}",
+            if step.old.is_none() {
+                "revoke"
+            } else if holding.iter().any(|h| *h != name) {
+                "force"
+            } else {
+                "grant"
+            },
+            shell_quote(&c.request.namespace)
+        );
+        for flag in connection_flags(&c.request.connection) {
+            line.push(' ');
+            line.push_str(&flag);
+        }
+        match step.old {
+            None => holding.retain(|h| *h != name),
+            Some(old) if holding.iter().any(|h| *h != name) => {
+                line.push_str(&format!(
+                    " --protocol P1 {} --reason {} --yes",
+                    revision_flag(old),
+                    shell_quote(&format!("undo {} of {}", what_was_done(c), c.node.name))
+                ));
+                holding.push(name);
+            }
+            Some(old) => {
+                line.push_str(&format!(" --protocol P1 {}", revision_flag(old)));
+                if claims_primary_role(step.node) {
+                    line.push_str(" --allow-primary");
+                }
+                holding.push(name);
+            }
+        }
+        lines.push(line);
+    }
+    lines.join(" && ")
+}
+
+/// `grant`, `revoke`, `force` or `force --takeover`, for an undo's reason.
+fn what_was_done(c: &Ctx<'_>) -> String {
+    match c.request.action {
+        Action::Force if c.request.takeover => "force --takeover".to_string(),
+        a => a.to_string(),
+    }
+}
+
+/// `--kubeconfig P --context C --cluster K --user U --as A --as-group G...`,
+/// each word quoted for the shell.
+fn connection_flags(conn: &Connection) -> Vec<String> {
+    let mut flags = Vec::new();
+    let mut add = |flag: &str, value: &Option<String>| {
+        if let Some(v) = value {
+            flags.push(format!("{flag} {}", shell_quote(v)));
+        }
+    };
+    add("--kubeconfig", &conn.kubeconfig);
+    add("--context", &conn.context);
+    add("--cluster", &conn.kube_cluster);
+    add("--user", &conn.user);
+    add("--as", &conn.impersonate);
+    for g in &conn.impersonate_groups {
+        flags.push(format!("--as-group {}", shell_quote(g)));
+    }
+    flags
 }
 
 fn revision_flag(value: &str) -> String {
@@ -1383,6 +1495,7 @@ mod tests {
             takeover: false,
             protocol_override: None,
             dry_run: DryRun::None,
+            connection: Connection::default(),
         }
     }
 
@@ -2035,19 +2148,19 @@ mod tests {
                 "a healthy holder",
                 holder("cache-0-1", NodeState::Settling, H, Some(60)),
                 false,
-                "kubectl valkey-roll grant cache-0-1 -n prod --revision 9f2c41ab03de55aa66bb77cc88dd99ee",
+                "kubectl valkey-roll grant cache-0-1 -n prod --protocol P1 --revision 9f2c41ab03de55aa66bb77cc88dd99ee",
             ),
             (
                 "an unhealthy holder asks first",
                 crashing(holder("cache-0-1", NodeState::Stuck, H, Some(900))),
                 true,
-                "kubectl valkey-roll grant cache-0-1 -n prod --revision 9f2c41ab03de55aa66bb77cc88dd99ee",
+                "kubectl valkey-roll grant cache-0-1 -n prod --protocol P1 --revision 9f2c41ab03de55aa66bb77cc88dd99ee",
             ),
             (
                 "a `*` permit on a primary",
                 primary(holder("cache-0-1", NodeState::Rolling, "*", None)),
                 false,
-                "kubectl valkey-roll grant cache-0-1 -n prod --any --allow-primary",
+                "kubectl valkey-roll grant cache-0-1 -n prod --protocol P1 --any --allow-primary",
             ),
         ];
         for (name, n, asks, undo) in cases {
@@ -2257,7 +2370,7 @@ mod tests {
         assert_eq!(
             took.undo.as_deref(),
             Some(
-                "kubectl valkey-roll revoke cache-0-0 -n prod && kubectl valkey-roll grant cache-1-1 -n prod --revision 9f2c41ab03de55aa66bb77cc88dd99ee"
+                "kubectl valkey-roll revoke cache-0-0 -n prod && kubectl valkey-roll grant cache-1-1 -n prod --protocol P1 --revision 9f2c41ab03de55aa66bb77cc88dd99ee"
             )
         );
         assert!(
@@ -2369,6 +2482,113 @@ mod tests {
                     "{name}: {what}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
+        let own = |permit: &str| {
+            let mut n = holder("cache-0-1", NodeState::StalePermit, permit, Some(5));
+            n.desired_revision = Some(H.into());
+            n.facts.asks = true;
+            n
+        };
+        let other = |name: &str| holder(name, NodeState::Stuck, H, Some(840));
+        let grant = req(Action::Grant, "cache-0-1");
+        let mut force = req(Action::Force, "cache-0-1");
+        force.reason = Some("x".into());
+        force.allow_primary = true;
+        let mut takeover = force.clone();
+        takeover.takeover = true;
+        let mut flagged = grant.clone();
+        flagged.connection = Connection {
+            kubeconfig: Some("/home/me/kube config".into()),
+            context: Some("staging".into()),
+            kube_cluster: Some("kc".into()),
+            user: Some("bob".into()),
+            impersonate: Some("alice".into()),
+            impersonate_groups: vec!["ops".into(), "sre team".into()],
+        };
+        let mut flagged_force = takeover.clone();
+        flagged_force.connection = flagged.connection.clone();
+        let conn = "-n prod --kubeconfig '/home/me/kube config' --context staging --cluster kc --user bob --as alice --as-group ops --as-group 'sre team'";
+        let k = "kubectl valkey-roll";
+        // (case, scene, request, undo)
+        let cases: Vec<(&str, Scene, Request, String)> = vec![
+            (
+                "grant, connection flags repeated",
+                Scene::p1(vec![waiting("cache-0-1")]),
+                flagged,
+                format!("{k} revoke cache-0-1 {conn}"),
+            ),
+            (
+                "grant over its own stale permit: the old one comes back",
+                Scene::p1(vec![own(OLD)]),
+                grant.clone(),
+                format!("{k} grant cache-0-1 -n prod --protocol P1 --revision {OLD}"),
+            ),
+            (
+                "grant over its own `*`",
+                Scene::p1(vec![own("*")]),
+                grant.clone(),
+                format!("{k} grant cache-0-1 -n prod --protocol P1 --any"),
+            ),
+            (
+                "grant over its own permit, on a primary",
+                Scene::p1(vec![claims_primary(own(OLD))]),
+                {
+                    let mut r = grant.clone();
+                    r.allow_primary = true;
+                    r
+                },
+                format!(
+                    "{k} grant cache-0-1 -n prod --protocol P1 --revision {OLD} --allow-primary"
+                ),
+            ),
+            (
+                "force over its own permit, another holder kept: grant would be refused",
+                Scene::p1(vec![own(OLD), other("cache-1-1")]),
+                force.clone(),
+                format!(
+                    "{k} force cache-0-1 -n prod --protocol P1 --revision {OLD} --reason 'undo force of cache-0-1' --yes"
+                ),
+            ),
+            (
+                "force --takeover over its own permit: itself first, then the holder it revoked",
+                Scene::p1(vec![own(OLD), other("cache-1-1")]),
+                takeover.clone(),
+                format!(
+                    "{k} grant cache-0-1 -n prod --protocol P1 --revision {OLD} && {k} force cache-1-1 -n prod --protocol P1 --revision {H} --reason 'undo force --takeover of cache-0-1' --yes"
+                ),
+            ),
+            (
+                "force --takeover of two holders, connection flags on every line",
+                Scene::p1(vec![
+                    waiting("cache-0-1"),
+                    other("cache-1-1"),
+                    other("cache-2-1"),
+                ]),
+                flagged_force,
+                format!(
+                    "{k} revoke cache-0-1 {conn} && {k} grant cache-1-1 {conn} --protocol P1 --revision {H} && {k} force cache-2-1 {conn} --protocol P1 --revision {H} --reason 'undo force --takeover of cache-0-1' --yes"
+                ),
+            ),
+            (
+                "revoke while another node holds: grant would be refused",
+                Scene::p1(vec![
+                    holder("cache-0-1", NodeState::Rolling, H, Some(5)),
+                    other("cache-1-1"),
+                ]),
+                req(Action::Revoke, "cache-0-1"),
+                format!(
+                    "{k} force cache-0-1 -n prod --protocol P1 --revision {H} --reason 'undo revoke of cache-0-1' --yes"
+                ),
+            ),
+        ];
+        for (name, scene, request, want) in cases {
+            let p = run(&scene, &request);
+            assert_eq!(p.decision, Decision::Planned, "{name}: {:?}", p.reasons);
+            assert_eq!(p.undo.as_deref(), Some(want.as_str()), "{name}");
         }
     }
 
