@@ -3,6 +3,7 @@
 use super::text::contains_word;
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Event, ObjectReference};
+use std::collections::HashSet;
 
 /// The newest of `eventTime`, `series.lastObservedTime`, `lastTimestamp`
 /// and `firstTimestamp` that are set (PROTOCOL.md, "Event times").
@@ -52,6 +53,20 @@ pub(crate) fn is_about(e: &Event, ns: &str, kind: &str, name: &str) -> bool {
             || e.related
                 .as_ref()
                 .is_some_and(|r| refers_to(r, ns, kind, name)))
+}
+
+/// [`is_about`] for a set of names: its regarding or related object is
+/// `kind/name` for some name in `names`.
+pub(crate) fn is_about_any(e: &Event, ns: &str, kind: &str, names: &HashSet<&str>) -> bool {
+    in_namespace(e, ns)
+        && [Some(&e.involved_object), e.related.as_ref()]
+            .into_iter()
+            .flatten()
+            .any(|r| {
+                r.name
+                    .as_deref()
+                    .is_some_and(|n| names.contains(n) && refers_to(r, ns, kind, n))
+            })
 }
 
 /// The event names the ValkeyNode: as its regarding or related object, or

@@ -4,10 +4,11 @@
 //! field, else unknown.
 
 use super::events;
+use super::index::Index;
 use super::node::NodeView;
 use super::text::hash_in;
 use crate::report::{GrantSource, Protocol};
-use crate::snapshot::{Snapshot, keys};
+use crate::snapshot::keys;
 use jiff::Timestamp;
 
 /// The grant time of a holder's permit and where it came from.
@@ -140,7 +141,7 @@ fn trace(
 /// naming the node (and the hash when the note has one); P1 `*` and P2:
 /// ValkeyNodeUpdated naming the node.
 fn event(
-    snapshot: &Snapshot,
+    index: &Index<'_>,
     view: &NodeView<'_>,
     protocol: Protocol,
     permit: &str,
@@ -150,12 +151,9 @@ fn event(
         _ if permit == "*" => (keys::EVENT_NODE_UPDATED, false),
         _ => (keys::EVENT_PERMITTED, true),
     };
-    snapshot
-        .events
-        .iter()
-        .filter(|e| {
-            events::reason(e) == reason && events::names_node(e, view.namespace(), view.name())
-        })
+    index
+        .events_naming(view.namespace(), view.name())
+        .filter(|e| events::reason(e) == reason)
         .filter(|e| !hash_checked || hash_in(events::note(e)).is_none_or(|h| h == permit))
         .filter_map(events::time)
         .max()
@@ -183,7 +181,7 @@ fn managed_fields(view: &NodeView<'_>, protocol: Protocol) -> Result<Timestamp, 
 /// The grant time of `permit` on this node, from the best source; every
 /// source that gave nothing is listed with its reason.
 pub(crate) fn grant_time(
-    snapshot: &Snapshot,
+    index: &Index<'_>,
     view: &NodeView<'_>,
     protocol: Protocol,
     permit: &str,
@@ -198,7 +196,7 @@ pub(crate) fn grant_time(
         }
         Err(why) => g.unavailable.push(why),
     }
-    match event(snapshot, view, protocol, permit) {
+    match event(index, view, protocol, permit) {
         Ok(at) if g.at.is_none() => {
             g.at = Some(at);
             g.source = GrantSource::Event;

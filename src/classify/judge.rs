@@ -3,11 +3,12 @@
 
 use super::evidence::{Finding, failure_evidence};
 use super::grant_time::{Grant, grant_time};
+use super::index::Index;
 use super::node::NodeView;
 use super::text::{human, since};
 use super::walk::Place;
 use crate::report::{Evidence, EvidenceKind, NodeState, Protocol};
-use crate::snapshot::{Snapshot, keys};
+use crate::snapshot::keys;
 use jiff::{SignedDuration, Timestamp};
 
 /// Why a holder is Stuck (the first rule that fired).
@@ -71,7 +72,7 @@ fn wait_start(view: &NodeView<'_>) -> Option<Timestamp> {
 }
 
 pub(crate) fn judge<'a>(
-    snapshot: &'a Snapshot,
+    index: &Index<'a>,
     view: NodeView<'a>,
     place: Place,
     protocol: Protocol,
@@ -125,7 +126,7 @@ pub(crate) fn judge<'a>(
         // A P2 holder that asks nothing may have no revision in its spec;
         // its grant time then has only the event and managedFields sources.
         let permit_value = permit.unwrap_or("");
-        j.grant = grant_time(snapshot, &view, protocol, permit_value);
+        j.grant = grant_time(index, &view, protocol, permit_value);
         j.hold = j.grant.at.map(|at| since(now, at));
         let ready_after_grant = match (view.pod_ready_since(), j.grant.at) {
             (Some(ready), Some(granted)) => ready > granted,

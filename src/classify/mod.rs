@@ -25,6 +25,7 @@
 mod events;
 mod evidence;
 mod grant_time;
+mod index;
 mod judge;
 mod node;
 mod quiet;
@@ -39,7 +40,8 @@ mod tests;
 pub use timeline::{cluster_timeline, timeline};
 
 use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Report};
-use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
+use crate::snapshot::{Snapshot, ValkeyCluster};
+use index::Index;
 use jiff::{SignedDuration, Timestamp};
 use judge::{Judged, StuckBy};
 use node::NodeView;
@@ -61,30 +63,32 @@ pub fn classify(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Rep
             clusters.entry((n.namespace(), label)).or_insert(None);
         }
     }
+    // Built once: a look-up per node instead of a scan of every list.
+    let index = Index::new(snapshot);
     Report {
         clusters: clusters
             .into_iter()
-            .map(|((ns, name), c)| classify_cluster(snapshot, ns, name, c, now, threshold))
+            .map(|((ns, name), c)| classify_cluster(&index, ns, name, c, now, threshold))
             .collect(),
     }
 }
 
 fn classify_cluster(
-    snapshot: &Snapshot,
+    index: &Index<'_>,
     namespace: &str,
     name: &str,
     cluster: Option<&ValkeyCluster>,
     now: Timestamp,
     threshold: SignedDuration,
 ) -> ClusterReport {
-    let nodes: Vec<&ValkeyNode> = snapshot.nodes_of(namespace, name).collect();
-    let protocol = verdict::protocol(&nodes);
-    let places = walk::place(&nodes, name);
+    let nodes = index.nodes_of(namespace, name);
+    let protocol = verdict::protocol(nodes);
+    let places = walk::place(nodes, name);
     let judged: Vec<Judged<'_>> = walk::order(&places)
         .into_iter()
         .map(|i| {
-            let view = NodeView::new(snapshot, nodes[i]);
-            judge::judge(snapshot, view, places[i].clone(), protocol, now, threshold)
+            let view = NodeView::new(index, nodes[i]);
+            judge::judge(index, view, places[i].clone(), protocol, now, threshold)
         })
         .collect();
 
@@ -103,7 +107,7 @@ fn classify_cluster(
     let unfinished = front.is_some() || not_done.is_some();
 
     let quiet = if unfinished {
-        let progress = quiet::newest_progress(snapshot, namespace, name, cluster, &judged);
+        let progress = quiet::newest_progress(index, namespace, name, cluster, &judged);
         let start = quiet::oldest_start(cluster, not_done.is_some(), &judged, now).unwrap_or(now);
         Some(since(now, quiet::quiet_since(progress, start)))
     } else {
@@ -122,7 +126,7 @@ fn classify_cluster(
         threshold,
         now,
     );
-    let done = verdict::done(snapshot, cluster, not_done.is_some(), &judged);
+    let done = verdict::done(index, cluster, not_done.is_some(), &judged);
 
     let mut queue = 0;
     let node_reports = judged

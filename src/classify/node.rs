@@ -2,9 +2,10 @@
 //! from them: asks, asked-for revision, permit, holder, healthy, template
 //! roll in progress, rolled out (PLUGIN.md, "Words").
 
+use super::index::Index;
 use super::text::hash_in;
 use crate::report::Protocol;
-use crate::snapshot::{Snapshot, ValkeyNode, WorkloadKind, keys};
+use crate::snapshot::{ValkeyNode, WorkloadKind, keys};
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::Pod;
@@ -17,10 +18,6 @@ pub(crate) struct NodeView<'a> {
     pub pod: Option<&'a Pod>,
     pub sts: Option<&'a StatefulSet>,
     pub deployment: Option<&'a Deployment>,
-}
-
-fn named(m: &ObjectMeta, ns: &str, name: &str) -> bool {
-    m.namespace.as_deref().unwrap_or("") == ns && m.name.as_deref() == Some(name)
 }
 
 fn label<'a>(m: &'a ObjectMeta, key: &str) -> Option<&'a str> {
@@ -37,38 +34,23 @@ impl<'a> NodeView<'a> {
     /// its pod: `status.podName` when set and present; otherwise the pod
     /// labelled `app.kubernetes.io/instance=<node>`, preferring one that is
     /// not being deleted, then the newest.
-    pub fn new(snapshot: &'a Snapshot, node: &'a ValkeyNode) -> Self {
+    pub fn new(index: &Index<'a>, node: &'a ValkeyNode) -> Self {
         let ns = node.namespace();
         let workload = node.workload_name();
         let (sts, deployment) = match node.workload_kind() {
-            WorkloadKind::StatefulSet => (
-                snapshot
-                    .stateful_sets
-                    .iter()
-                    .find(|s| named(&s.metadata, ns, &workload)),
-                None,
-            ),
-            WorkloadKind::Deployment => (
-                None,
-                snapshot
-                    .deployments
-                    .iter()
-                    .find(|d| named(&d.metadata, ns, &workload)),
-            ),
+            WorkloadKind::StatefulSet => (index.stateful_set(ns, &workload), None),
+            WorkloadKind::Deployment => (None, index.deployment(ns, &workload)),
         };
         let by_name = node
             .status
             .as_ref()
             .and_then(|s| non_empty(s.pod_name.as_deref()))
-            .and_then(|p| snapshot.pods.iter().find(|pod| named(&pod.metadata, ns, p)));
+            .and_then(|p| index.pod(ns, p));
         let pod = by_name.or_else(|| {
-            snapshot
-                .pods
+            index
+                .pods_of_instance(ns, node.name())
                 .iter()
-                .filter(|p| {
-                    p.metadata.namespace.as_deref().unwrap_or("") == ns
-                        && label(&p.metadata, keys::LABEL_INSTANCE) == Some(node.name())
-                })
+                .copied()
                 .max_by_key(|p| {
                     (
                         p.metadata.deletion_timestamp.is_none(),

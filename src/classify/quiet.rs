@@ -4,9 +4,10 @@
 
 use super::events;
 use super::grant_time::hand_grant_time;
+use super::index::Index;
 use super::judge::Judged;
 use crate::report::NodeState;
-use crate::snapshot::{Snapshot, ValkeyCluster, condition, keys};
+use crate::snapshot::{ValkeyCluster, condition, keys};
 use jiff::Timestamp;
 
 /// The roll events that count as progress: the controller granting,
@@ -21,22 +22,25 @@ const PROGRESS_EVENTS: [&str; 5] = [
 
 /// The newest sign of progress, if any.
 pub(crate) fn newest_progress(
-    snapshot: &Snapshot,
+    index: &Index<'_>,
     namespace: &str,
     cluster_name: &str,
     cluster: Option<&ValkeyCluster>,
     nodes: &[Judged<'_>],
 ) -> Option<Timestamp> {
-    let from_events = snapshot
-        .events
+    // An event both about the cluster and naming a node (or naming two
+    // nodes) is met more than once here; only the newest time counts.
+    let about_cluster = index
+        .events_in(namespace)
         .iter()
+        .copied()
+        .filter(|e| events::is_about(e, namespace, "ValkeyCluster", cluster_name));
+    let naming_nodes = nodes
+        .iter()
+        .flat_map(|j| index.events_naming(namespace, j.name()));
+    let from_events = about_cluster
+        .chain(naming_nodes)
         .filter(|e| PROGRESS_EVENTS.contains(&events::reason(e)))
-        .filter(|e| {
-            events::is_about(e, namespace, "ValkeyCluster", cluster_name)
-                || nodes
-                    .iter()
-                    .any(|j| events::names_node(e, namespace, j.name()))
-        })
         .filter_map(events::time);
     let from_nodes = nodes.iter().flat_map(|j| {
         let node_ready = j

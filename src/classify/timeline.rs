@@ -1,9 +1,11 @@
 //! The events of a node's roll, and of a whole cluster's, oldest first.
 
 use super::events;
+use super::index::Index;
 use crate::report::TimelineEntry;
 use crate::snapshot::{Snapshot, ValkeyNode};
 use k8s_openapi::api::core::v1::Event;
+use std::collections::HashSet;
 
 /// The event belongs to this node's roll: it names the node, or is about
 /// its pod or its workload.
@@ -57,12 +59,69 @@ pub fn timeline(snapshot: &Snapshot, namespace: &str, node: &str) -> Vec<Timelin
 
 /// The events of a cluster's roll, oldest first: those about the
 /// ValkeyCluster, and every event of its nodes' timelines.
+///
+/// The same events as asking [`belongs_to_node`] of every node, found by
+/// look-ups: a cluster of thousands of nodes has thousands of events.
 pub fn cluster_timeline(snapshot: &Snapshot, namespace: &str, cluster: &str) -> Vec<TimelineEntry> {
-    let nodes: Vec<&ValkeyNode> = snapshot.nodes_of(namespace, cluster).collect();
-    entries(snapshot.events.iter().filter(|e| {
+    let index = Index::new(snapshot);
+    let nodes = index.nodes_of(namespace, cluster);
+    let naming: HashSet<*const Event> = nodes
+        .iter()
+        .flat_map(|n| index.events_naming(namespace, n.name()))
+        .map(std::ptr::from_ref)
+        .collect();
+    let pods: HashSet<&str> = nodes
+        .iter()
+        .filter_map(|n| n.status.as_ref()?.pod_name.as_deref())
+        .collect();
+    let workload_names: Vec<String> = nodes.iter().map(|n| n.workload_name()).collect();
+    let workloads: HashSet<&str> = workload_names.iter().map(String::as_str).collect();
+    // Every event of the cluster's roll lives in its namespace; they keep
+    // the snapshot's order, which `entries` keeps among equal times.
+    entries(index.events_in(namespace).iter().copied().filter(|e| {
         events::is_about(e, namespace, "ValkeyCluster", cluster)
-            || nodes
-                .iter()
-                .any(|n| belongs_to_node(e, namespace, n.name(), Some(n)))
+            || naming.contains(&std::ptr::from_ref(*e))
+            || events::is_about_any(e, namespace, "Pod", &pods)
+            || events::is_about_any(e, namespace, "StatefulSet", &workloads)
+            || events::is_about_any(e, namespace, "Deployment", &workloads)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{self, mins};
+
+    /// The look-ups find what asking every node finds, in the same order.
+    #[test]
+    fn cluster_timeline_is_every_node_timeline() {
+        let (ns, cl) = ("prod", "cache");
+        let about = |kind: &str, name: &str, note: &str, at| {
+            fixture::event(ns, "Seen", fixture::object(ns, kind, name), None, note, at)
+        };
+        let c = fixture::cluster(ns, cl)
+            .node(fixture::node("cache-0-0").ready().pod_ready())
+            .node(fixture::node("cache-0-1").ready())
+            .event(fixture::event_permitted(ns, cl, "cache-0-1", "h", mins(-5)))
+            .event(fixture::event_applied(ns, "cache-0-0", "h", mins(-5)))
+            .event(about("Pod", "valkey-cache-0-0-0", "restarted", mins(-4)))
+            .event(about("StatefulSet", "valkey-cache-0-1", "scaled", mins(-3)))
+            .event(about("Deployment", "valkey-cache-0-0", "scaled", mins(-3)))
+            .event(about("Pod", "valkey-other-0-0-0", "restarted", mins(-3)))
+            .event(about("Service", "x", "mentions cache-0-1.", mins(-2)))
+            .event(about("Service", "x", "mentions cache-0-10", mins(-2)))
+            .event(about("ValkeyCluster", cl, "cluster", mins(-1)))
+            .event(fixture::event_applied("dev", "cache-0-0", "h", mins(-1)));
+        let s = c.snapshot();
+        let nodes: Vec<&ValkeyNode> = s.nodes_of(ns, cl).collect();
+        let by_scan = entries(s.events.iter().filter(|e| {
+            events::is_about(e, ns, "ValkeyCluster", cl)
+                || nodes
+                    .iter()
+                    .any(|n| belongs_to_node(e, ns, n.name(), Some(n)))
+        }));
+        let got = cluster_timeline(&s, ns, cl);
+        assert_eq!(got, by_scan);
+        assert_eq!(got.len(), 7, "{got:#?}");
+    }
 }

@@ -2,10 +2,11 @@
 //! the sentence that explains it, and the progress count.
 
 use super::events;
+use super::index::Index;
 use super::judge::{Judged, StuckBy};
 use super::text::{human, nodes as n_nodes, short};
 use crate::report::{NodeState, Protocol, Verdict};
-use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode, condition, keys};
+use crate::snapshot::{ValkeyCluster, ValkeyNode, condition, keys};
 use jiff::{SignedDuration, Timestamp};
 
 /// P2 when any node has `spec.workloadRevision` or a WorkloadRollPending
@@ -264,7 +265,7 @@ const SAME_RECONCILE: SignedDuration = SignedDuration::from_secs(60);
 /// transition is unknown or no node has such an event (events expire).
 /// Counting only Converged nodes keeps a node still rolling out of "rolled".
 pub(crate) fn done(
-    snapshot: &Snapshot,
+    index: &Index<'_>,
     cluster: Option<&ValkeyCluster>,
     not_done: bool,
     nodes: &[Judged<'_>],
@@ -286,12 +287,11 @@ pub(crate) fn done(
     };
     let ns = c.namespace();
     let updated = |j: &Judged<'_>| {
-        snapshot.events.iter().any(|e| {
+        index.events_naming(ns, j.name()).any(|e| {
             matches!(
                 events::reason(e),
                 keys::EVENT_NODE_UPDATED | keys::EVENT_PERMITTED | keys::EVENT_APPLIED
-            ) && events::names_node(e, ns, j.name())
-                && events::time(e).is_some_and(|t| t >= since)
+            ) && events::time(e).is_some_and(|t| t >= since)
         })
     };
     if !owned().any(updated) {
