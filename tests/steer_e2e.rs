@@ -1060,6 +1060,81 @@ async fn a_write_between_read_and_patch_is_never_overwritten() {
     }
 }
 
+/// A takeover stopped part-way (a conflict, then a changed re-plan) after
+/// its first revoke was sent: that revoke is reported as written, with its
+/// Event and its undo, and the command exits 1, never "nothing was
+/// written".
+#[cfg(feature = "test-hooks")]
+#[tokio::test]
+async fn a_takeover_stopped_part_way_reports_what_was_written() {
+    let h = new_hash();
+    let sim = p1_cluster("partial", layout(1, 3), &["cache-0-1"], &h).await;
+    sim.node("cache-0-2").grant(&h).await;
+    sim.node("cache-0-3").grant(&h).await;
+    let (simr, hr) = (&sim, &h);
+    // The revokes go in walk order: cache-0-2, then cache-0-3.
+    let r = with_pause(
+        &sim.ns,
+        &[
+            "force",
+            "cache-0-1",
+            "--reason",
+            "both wedged",
+            "--takeover",
+            "--yes",
+            "-o",
+            "json",
+        ],
+        "between-patches",
+        move || async move {
+            simr.node("cache-0-3")
+                .annotate("team.example.com/owner", Some("cache-team"))
+                .await;
+            simr.node("cache-0-0").grant(hr).await;
+        },
+    )
+    .await;
+    assert_eq!(r.code, 1, "{}", r.both());
+    assert!(!r.both().contains("nothing was written"), "{}", r.both());
+    let doc = r.json();
+    assert_eq!(doc["decision"], "written", "{doc}");
+    assert_eq!(doc["exitCode"], 1, "{doc}");
+    let sent: Vec<&str> = doc["patches"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|p| p["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(sent, vec!["cache-0-2"], "{doc}");
+    let warnings = doc["warnings"].to_string();
+    assert!(
+        warnings.contains("Written: the revoke of cache-0-2")
+            && warnings.contains("Not written: the revoke of cache-0-3, the force of cache-0-1"),
+        "{doc}"
+    );
+    assert!(
+        doc["undo"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("kubectl valkey-roll force cache-0-2 ")),
+        "{doc}"
+    );
+    assert_eq!(
+        permit_holders(&sim).await,
+        vec!["cache-0-0".to_string(), "cache-0-3".to_string()]
+    );
+    let events: Vec<(String, String)> = manual_events(&sim)
+        .await
+        .into_iter()
+        .map(|(n, r, _, _)| (n, r))
+        .collect();
+    assert_eq!(
+        events,
+        vec![(
+            "cache-0-2".to_string(),
+            "ManualRollPermitRevoked".to_string()
+        )]
+    );
+    assert!(lease_of(&sim).await.is_none(), "Lease released");
+}
+
 #[cfg(feature = "test-hooks")]
 #[tokio::test]
 async fn a_controller_grant_after_the_patch_gives_exit_6() {

@@ -192,6 +192,8 @@ mod tests {
                 resource_version: Some("41".into()),
                 patch: json!({"metadata": {"resourceVersion": "41"}}),
                 effect: PatchEffect::Grant,
+                previous: None,
+                primary: false,
             }],
             events: vec![EventPlan {
                 node: "cache-0-1".into(),

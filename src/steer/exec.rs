@@ -15,7 +15,9 @@ use crate::source::live::{self, Live};
 use crate::steer::Steered;
 use crate::steer::hooks::{self, Point};
 use crate::steer::lease;
-use crate::steer::plan::{self, Action, Decision, EventPlan, NodePatch, Plan, Refusal, Request};
+use crate::steer::plan::{
+    self, Action, Decision, EventPlan, NodePatch, PatchEffect, Plan, Refusal, Request,
+};
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
@@ -225,46 +227,60 @@ async fn send(
         current.patches.iter().cloned().collect();
     while let Some(patch) = queue.pop_front() {
         if patch.resource_version.is_none() {
-            return Err(Error::Other(format!(
+            let err = Error::Other(format!(
                 "ValkeyNode {}/{} has no metadata.resourceVersion: refusing to write without one",
                 request.namespace, patch.name
-            )));
+            ));
+            let stop = Stop::Failed(err);
+            return finish_stopped(live, current, stop, notes, written, &original, request).await;
         }
         match api
             .patch(&patch.name, &params, &Patch::Merge(&patch.patch))
             .await
         {
-            Ok(obj) => written.push((patch, obj)),
+            Ok(obj) => {
+                written.push((patch, obj));
+                if !queue.is_empty() {
+                    hooks::pause(Point::BetweenPatches).await;
+                }
+            }
             Err(kube::Error::Api(s)) if s.is_conflict() => {
                 // Someone wrote in between: never overwrite what we did not
                 // see. Re-read, re-plan, and go on only when nothing that
                 // matters changed.
                 let name = patch.name.clone();
-                let stop = |mut p: Plan, r: Refusal, notes: Vec<String>| {
-                    if !p.is_refused() {
-                        p.refuse(r);
-                    }
-                    (p, notes)
-                };
                 if retried {
-                    let (p, n) = stop(
-                        current.clone(),
-                        Refusal::ConflictAgain { node: name },
-                        notes,
-                    );
-                    return finish_stopped(live, p, n, written, &original, request).await;
+                    let stop = Stop::Refused(Refusal::ConflictAgain { node: name });
+                    return finish_stopped(live, current, stop, notes, written, &original, request)
+                        .await;
                 }
                 retried = true;
-                let state = reread(live, &current, opts).await?;
-                let revoked: Vec<String> = written.iter().map(|(p, _)| p.name.clone()).collect();
-                let again = plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)?;
                 notes.push(format!(
                     "{name} changed after it was read (409 Conflict); re-read and re-planned"
                 ));
+                let again = match reread(live, &current, opts).await.and_then(|state| {
+                    plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)
+                }) {
+                    Ok(again) => again,
+                    Err(e) => {
+                        return finish_stopped(
+                            live,
+                            current,
+                            Stop::Failed(e),
+                            notes,
+                            written,
+                            &original,
+                            request,
+                        )
+                        .await;
+                    }
+                };
+                let revoked: Vec<String> = written.iter().map(|(p, _)| p.name.clone()).collect();
                 if let Some(what) = again.changed_from(&original, &revoked) {
                     notes.push(format!("after the conflict: {what}"));
-                    let (p, n) = stop(again, Refusal::Changed { what }, notes);
-                    return finish_stopped(live, p, n, written, &original, request).await;
+                    let stop = Stop::Refused(Refusal::Changed { what });
+                    return finish_stopped(live, again, stop, notes, written, &original, request)
+                        .await;
                 }
                 queue = again
                     .patches
@@ -276,18 +292,16 @@ async fn send(
             }
             Err(e) => {
                 let err = live.error(e, "patch", "valkeynodes", Some(&request.namespace));
-                if written.is_empty() {
-                    return Err(err);
-                }
-                // Part of a takeover is written: say what, then fail.
-                return Err(Error::Other(format!(
-                    "{err} (already written before this error: {})",
-                    written
-                        .iter()
-                        .map(|(p, _)| p.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
+                return finish_stopped(
+                    live,
+                    current,
+                    Stop::Failed(err),
+                    notes,
+                    written,
+                    &original,
+                    request,
+                )
+                .await;
             }
         }
     }
@@ -353,35 +367,148 @@ fn events_for(current: &Plan, original: &Plan, sent: &[NodePatch]) -> Vec<EventP
         .collect()
 }
 
-/// A stop after a conflict: the refusal, plus what was already written (a
-/// takeover's first revokes) with its Events.
+/// Why the writes stopped before the last patch.
+enum Stop {
+    /// A refusal (a second conflict, a changed re-plan, a lost Lease).
+    Refused(Refusal),
+    /// An error (a patch or a re-read that failed).
+    Failed(Error),
+}
+
+impl Stop {
+    /// The cause, in words that stay true when part of the command is
+    /// written (a refusal's own text says nothing was).
+    fn cause(&self) -> String {
+        match self {
+            Stop::Refused(Refusal::Changed { what }) => {
+                format!("the cluster changed while it was being written ({what})")
+            }
+            Stop::Refused(Refusal::ConflictAgain { node }) => {
+                format!("{node} changed again while it was being written (a second conflict)")
+            }
+            Stop::Refused(r) => r.to_string(),
+            Stop::Failed(e) => e.to_string(),
+        }
+    }
+}
+
+/// A stop before the last patch. Nothing stored yet: the refusal (exit 4)
+/// or the error (exit 1), as if nothing had been tried. Something stored (a
+/// takeover's first revokes): decision `written` for what was sent, with
+/// its Events and its undo, and exit 1 with what was and was not written.
 async fn finish_stopped(
     live: &Live,
-    mut p: Plan,
+    at_stop: Plan,
+    stop: Stop,
     mut notes: Vec<String>,
     written: Vec<(NodePatch, ValkeyNode)>,
     original: &Plan,
     request: &Request,
 ) -> Result<Steered> {
-    if !written.is_empty() {
-        let names: Vec<&str> = written.iter().map(|(x, _)| x.name.as_str()).collect();
-        notes.push(format!(
-            "already written before the stop: the revoke of {}",
-            names.join(", ")
-        ));
-        let sent: Vec<NodePatch> = written.iter().map(|(x, _)| x.clone()).collect();
-        p.events = events_for(original, original, &sent);
-        if request.dry_run == DryRun::None {
-            record_events(live, &p, &written, &mut notes).await;
+    let sent: Vec<NodePatch> = written.iter().map(|(x, _)| x.clone()).collect();
+    if written.is_empty() || request.dry_run == DryRun::Server {
+        let refusal = match stop {
+            Stop::Failed(e) => return Err(e),
+            Stop::Refused(r) => r,
+        };
+        let mut p = at_stop;
+        if !p.is_refused() {
+            p.refuse(refusal);
         }
-        p.patches = sent;
+        if !sent.is_empty() {
+            // A server dry run: accepted, not stored.
+            notes.push(format!(
+                "accepted with dryRun=All before the stop (nothing stored): {}",
+                describe(request.action, &sent)
+            ));
+        }
+        let exit = p.exit();
+        return Ok(Steered {
+            plan: p,
+            exit,
+            notes,
+        });
     }
-    let exit = p.exit();
+    let (result, note) = partly_written(original, &at_stop, &stop.cause(), &sent, request);
+    notes.push(note);
+    record_events(live, &result, &written, &mut notes).await;
     Ok(Steered {
-        plan: p,
-        exit,
+        plan: result,
+        exit: Exit::Error,
         notes,
     })
+}
+
+/// The result of a command stopped after `sent` was stored: the patches
+/// sent, their Events, the undo of exactly those, and a note naming what
+/// was written and what was not.
+fn partly_written(
+    original: &Plan,
+    at_stop: &Plan,
+    cause: &str,
+    sent: &[NodePatch],
+    request: &Request,
+) -> (Plan, String) {
+    let is_sent = |x: &NodePatch| {
+        sent.iter()
+            .any(|s| s.name == x.name && s.effect == x.effect)
+    };
+    let unsent: Vec<NodePatch> = original
+        .patches
+        .iter()
+        .filter(|x| !is_sent(x))
+        .cloned()
+        .collect();
+    // Who holds right after what was sent: the holders seen at the stop,
+    // less the ones revoked, and the node when it holds (its own earlier
+    // permit, or the one just given).
+    let revoked = |h: &String| {
+        sent.iter()
+            .any(|x| &x.name == h && x.effect == PatchEffect::Revoke)
+    };
+    let mut holding: Vec<String> = at_stop
+        .other_holders
+        .iter()
+        .filter(|h| !revoked(h))
+        .cloned()
+        .collect();
+    let node_holds = original
+        .patches
+        .iter()
+        .filter(|x| x.name == original.node && x.effect == PatchEffect::Grant)
+        .any(|x| x.previous.is_some() || is_sent(x));
+    if node_holds && !holding.contains(&original.node) {
+        holding.push(original.node.clone());
+    }
+    let mut result = original.clone();
+    result.decision = Decision::Written;
+    result.reasons.clear();
+    result.confirmation = None;
+    result.patches = sent.to_vec();
+    result.events = events_for(original, original, sent);
+    result.undo = plan::undo_of(request, sent, &holding);
+    let note = format!(
+        "stopped part-way: {cause}. Written: {}. Not written: {}. Check `status` before running anything again",
+        describe(request.action, sent),
+        if unsent.is_empty() {
+            "nothing else".to_string()
+        } else {
+            describe(request.action, &unsent)
+        }
+    );
+    (result, note)
+}
+
+/// `the revoke of cache-0-2, the force of cache-0-1`
+fn describe(action: Action, patches: &[NodePatch]) -> String {
+    patches
+        .iter()
+        .map(|x| match x.effect {
+            PatchEffect::Revoke => format!("the revoke of {}", x.name),
+            PatchEffect::Grant => format!("the {action} of {}", x.name),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Records one `v1` Event per written patch on its ValkeyNode. A failure
@@ -465,6 +592,116 @@ mod tests {
             revision: None,
             other_holders: vec![],
             kept_holders: vec![],
+        }
+    }
+
+    fn patch(name: &str, effect: PatchEffect, previous: Option<&str>) -> NodePatch {
+        let permit = match effect {
+            PatchEffect::Grant => serde_json::json!("h1"),
+            PatchEffect::Revoke => serde_json::Value::Null,
+        };
+        NodePatch {
+            kind: "ValkeyNode",
+            name: name.into(),
+            resource_version: Some(format!("rv-{name}")),
+            patch: serde_json::json!({"metadata": {"annotations": {keys::ANN_PERMIT: permit}}}),
+            effect,
+            previous: previous.map(str::to_string),
+            primary: false,
+        }
+    }
+
+    fn takeover_request() -> Request {
+        Request {
+            action: Action::Force,
+            namespace: "prod".into(),
+            node: "cache-0-1".into(),
+            revision: None,
+            any: false,
+            allow_primary: true,
+            reason: Some("wedged".into()),
+            takeover: true,
+            protocol_override: None,
+            dry_run: DryRun::None,
+            connection: plan::Connection::default(),
+        }
+    }
+
+    #[test]
+    fn a_stop_after_a_first_revoke_reports_it_written() {
+        let mut original = plan_with(Some("q"));
+        original.patches = vec![
+            patch("cache-0-2", PatchEffect::Revoke, Some("h0")),
+            patch("cache-0-3", PatchEffect::Revoke, Some("h0")),
+            patch("cache-0-1", PatchEffect::Grant, None),
+        ];
+        original.events = original
+            .patches
+            .iter()
+            .map(|x| EventPlan {
+                node: x.name.clone(),
+                reason: match x.effect {
+                    PatchEffect::Revoke => keys::EVENT_MANUAL_REVOKED,
+                    PatchEffect::Grant => keys::EVENT_MANUAL_FORCED,
+                },
+                message: format!("about {}", x.name),
+            })
+            .collect();
+        original.other_holders = vec!["cache-0-2".into(), "cache-0-3".into()];
+        original.undo = Some("the whole undo".into());
+        let sent = vec![original.patches[0].clone()];
+        let request = takeover_request();
+        let q = "--protocol P1 --revision h0";
+        // (case, holders seen at the stop, undo of what was sent)
+        let cases: Vec<(&str, Vec<String>, String)> = vec![
+            (
+                "others still hold: the permit goes back by force",
+                vec!["cache-0-3".into(), "cache-0-0".into()],
+                format!(
+                    "kubectl valkey-roll force cache-0-2 -n prod {q} --reason 'undo force --takeover of cache-0-1' --yes"
+                ),
+            ),
+            (
+                "nobody else holds: by grant",
+                vec![],
+                format!("kubectl valkey-roll grant cache-0-2 -n prod {q}"),
+            ),
+        ];
+        for (name, holders, undo) in cases {
+            let mut at_stop = original.clone();
+            at_stop.other_holders = holders;
+            at_stop.refuse(Refusal::Changed {
+                what: "the other holders are now [cache-0-3, cache-0-0], were [cache-0-3]".into(),
+            });
+            let cause = Stop::Refused(Refusal::Changed {
+                what: "the other holders changed".into(),
+            })
+            .cause();
+            let (result, note) = partly_written(&original, &at_stop, &cause, &sent, &request);
+            assert_eq!(result.decision, Decision::Written, "{name}");
+            assert!(result.reasons.is_empty(), "{name}: {:?}", result.reasons);
+            assert_eq!(result.patches, sent, "{name}");
+            let events: Vec<&str> = result.events.iter().map(|e| e.node.as_str()).collect();
+            assert_eq!(events, vec!["cache-0-2"], "{name}");
+            assert_eq!(result.undo.as_deref(), Some(undo.as_str()), "{name}");
+            assert_eq!(
+                note,
+                "stopped part-way: the cluster changed while it was being written (the other holders changed). Written: the revoke of cache-0-2. Not written: the revoke of cache-0-3, the force of cache-0-1. Check `status` before running anything again",
+                "{name}"
+            );
+            let steered = Steered {
+                plan: result,
+                exit: Exit::Error,
+                notes: vec![note],
+            };
+            let text = crate::render::steer::text(&steered, false);
+            assert!(!text.contains("nothing was written"), "{name}: {text}");
+            assert!(text.contains("WRITTEN"), "{name}: {text}");
+            assert_eq!(
+                crate::render::steer::document(&steered).exit_code,
+                1,
+                "{name}"
+            );
         }
     }
 

@@ -5,7 +5,8 @@
 //! build [`pause`] is an empty function. With the feature, the environment
 //! turns one on:
 //!
-//! - `VALKEY_ROLL_TEST_PAUSE=after-plan|after-patch`: which point;
+//! - `VALKEY_ROLL_TEST_PAUSE=after-plan|between-patches|after-patch`: which
+//!   point;
 //! - `VALKEY_ROLL_TEST_PAUSE_FILE=PATH`: on reaching the point the program
 //!   creates `PATH.reached`, then waits (at most 60 s) until `PATH` exists.
 
@@ -14,6 +15,8 @@
 pub enum Point {
     /// Under the Lease, after the re-read and re-plan, before the first patch.
     AfterPlan,
+    /// After the first patch of several (a takeover), before the next.
+    BetweenPatches,
     /// After the patches, before the check for another holder.
     AfterPatch,
 }
@@ -22,6 +25,7 @@ impl Point {
     pub fn as_str(self) -> &'static str {
         match self {
             Point::AfterPlan => "after-plan",
+            Point::BetweenPatches => "between-patches",
             Point::AfterPatch => "after-patch",
         }
     }

@@ -436,6 +436,12 @@ pub struct NodePatch {
     pub resource_version: Option<String>,
     pub patch: Value,
     pub effect: PatchEffect,
+    /// The permit the node held when the patch was decided (P1), which an
+    /// undo gives back.
+    pub previous: Option<String>,
+    /// The node's `status.role` is `primary` (an undo's grant needs
+    /// `--allow-primary`).
+    pub primary: bool,
 }
 
 /// A `v1` Event to record on a ValkeyNode once its patch is written.
@@ -746,7 +752,7 @@ fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
         reason: keys::EVENT_MANUAL_GRANTED,
         message: event_message(c, "granted the roll permit", Some(&value), None),
     });
-    plan.undo = Some(undo_of_grant(c, &value, &[], &[]));
+    plan.undo = undo_of(c.request, &plan.patches, &[c.node.name.clone()]);
     plan.revision = Some(value);
 }
 
@@ -841,22 +847,14 @@ fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
             because = because_suffix(&because),
         ));
     }
-    plan.patches.push(revoke_patch(&c.node.name, c.rv.clone()));
+    plan.patches.push(revoke_patch(c.node, c.rv.clone()));
     plan.events.push(EventPlan {
         node: c.node.name.clone(),
         reason: keys::EVENT_MANUAL_REVOKED,
         message: event_message(c, "revoked the roll permit", Some(&old), None),
     });
     // The other holders keep theirs: giving the permit back then needs force.
-    let holding: Vec<&str> = c.others.iter().map(|o| o.name.as_str()).collect();
-    plan.undo = Some(undo_command(
-        c,
-        &holding,
-        &[UndoStep {
-            node: c.node,
-            old: Some(&old),
-        }],
-    ));
+    plan.undo = undo_of(c.request, &plan.patches, &plan.other_holders);
 }
 
 fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
@@ -905,7 +903,7 @@ fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     if c.request.takeover {
         for o in c.others {
             let rv = node_rv(c.snapshot, &c.request.namespace, o);
-            plan.patches.push(revoke_patch(&o.name, rv));
+            plan.patches.push(revoke_patch(o, rv));
             plan.events.push(EventPlan {
                 node: o.name.clone(),
                 reason: keys::EVENT_MANUAL_REVOKED,
@@ -933,11 +931,9 @@ fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
         message: event_message(c, "forced the roll permit", Some(&value), None),
     });
 
-    plan.undo = Some(if c.request.takeover {
-        undo_of_grant(c, &value, &[], c.others)
-    } else {
-        undo_of_grant(c, &value, c.others, &[])
-    });
+    let mut holding = plan.kept_holders.clone();
+    holding.push(c.node.name.clone());
+    plan.undo = undo_of(c.request, &plan.patches, &holding);
 
     let mut text = format!(
         "This forces the permit for {} onto {}, past the safety checks",
@@ -1088,10 +1084,12 @@ fn grant_patch(
         resource_version: rv,
         patch: Value::Object(body),
         effect: PatchEffect::Grant,
+        previous: c.node.permit.clone().filter(|_| c.node.facts.holder),
+        primary: claims_primary_role(c.node),
     }
 }
 
-fn revoke_patch(name: &str, rv: Option<String>) -> NodePatch {
+fn revoke_patch(node: &NodeReport, rv: Option<String>) -> NodePatch {
     let mut ann = Map::new();
     for key in [
         keys::ANN_PERMIT,
@@ -1104,10 +1102,12 @@ fn revoke_patch(name: &str, rv: Option<String>) -> NodePatch {
     }
     NodePatch {
         kind: "ValkeyNode",
-        name: name.to_string(),
+        name: node.name.clone(),
         resource_version: rv.clone(),
         patch: json!({ "metadata": metadata(rv, ann) }),
         effect: PatchEffect::Revoke,
+        previous: node.permit.clone(),
+        primary: claims_primary_role(node),
     }
 }
 
@@ -1128,79 +1128,82 @@ fn event_message(c: &Ctx<'_>, what: &str, value: Option<&str>, why: Option<&str>
 /// One step of an undo: give `node` back its `old` permit, or (`None`)
 /// revoke the one this command gave it.
 struct UndoStep<'a> {
-    node: &'a NodeReport,
+    node: &'a str,
     old: Option<&'a str>,
+    primary: bool,
 }
 
-/// The undo of a grant or force that wrote `value` on the node: the node's
-/// own earlier permit comes back (else its permit is revoked), then the
-/// permits of the holders a takeover revoked. `kept`: holders that keep
-/// their permit through the write.
-fn undo_of_grant(
-    c: &Ctx<'_>,
-    value: &str,
-    kept: &[&NodeReport],
-    revoked: &[&NodeReport],
-) -> String {
-    let own = c.node.permit.as_deref().filter(|_| c.node.facts.holder);
+/// The command that undoes `written`, patches of one P1 command in the
+/// order they were sent (all of a plan's, or the part sent before a stop):
+/// the granted node gets its own earlier permit back (else loses the one
+/// given), then each revoked node its permit. `holding`: the nodes that
+/// hold a permit right after those writes. `None` when there is nothing
+/// to undo.
+pub fn undo_of(request: &Request, written: &[NodePatch], holding: &[String]) -> Option<String> {
+    let granted = written.iter().filter(|x| x.effect == PatchEffect::Grant);
+    let revoked = written.iter().filter(|x| x.effect == PatchEffect::Revoke);
     let mut steps = Vec::new();
-    // The same permit rewritten: only the trace changed, the permit stays.
-    if own != Some(value) {
-        steps.push(UndoStep {
-            node: c.node,
-            old: own,
-        });
+    for x in granted {
+        // The same permit rewritten: only the trace changed.
+        let value = x.patch["metadata"]["annotations"][keys::ANN_PERMIT].as_str();
+        if x.previous.is_none() || x.previous.as_deref() != value {
+            steps.push(UndoStep {
+                node: &x.name,
+                old: x.previous.as_deref(),
+                primary: x.primary,
+            });
+        }
     }
-    steps.extend(revoked.iter().filter_map(|o| {
-        o.permit.as_deref().map(|old| UndoStep {
-            node: o,
-            old: Some(old),
-        })
-    }));
-    let mut holding: Vec<&str> = kept.iter().map(|o| o.name.as_str()).collect();
-    holding.push(c.node.name.as_str());
-    undo_command(c, &holding, &steps)
+    for x in revoked {
+        if let Some(old) = x.previous.as_deref() {
+            steps.push(UndoStep {
+                node: &x.name,
+                old: Some(old),
+                primary: x.primary,
+            });
+        }
+    }
+    (!steps.is_empty()).then(|| undo_command(request, holding, &steps))
 }
 
 /// The steps as one shell line, each step by a command that is not refused
 /// at that point: grant while no other node holds, else force (which needs
-/// a reason and --yes). `holding`: the nodes that hold a permit right after
-/// the write. Every line repeats the connection flags and `-n`, and a
-/// grant or force says `--protocol P1`: once the permits are gone, a
+/// a reason and --yes). Every line repeats the connection flags and `-n`,
+/// and a grant or force says `--protocol P1`: once the permits are gone, a
 /// cluster at rest shows no protocol.
-fn undo_command(c: &Ctx<'_>, holding: &[&str], steps: &[UndoStep<'_>]) -> String {
-    let mut holding: Vec<&str> = holding.to_vec();
+fn undo_command(request: &Request, holding: &[String], steps: &[UndoStep<'_>]) -> String {
+    let mut holding: Vec<&str> = holding.iter().map(String::as_str).collect();
     let mut lines = Vec::new();
     for step in steps {
-        let name = step.node.name.as_str();
+        let name = step.node;
+        let others_hold = holding.iter().any(|h| *h != name);
+        let verb = match step.old {
+            None => "revoke",
+            Some(_) if others_hold => "force",
+            Some(_) => "grant",
+        };
         let mut line = format!(
-            "kubectl valkey-roll {} {name} -n {}",
-            if step.old.is_none() {
-                "revoke"
-            } else if holding.iter().any(|h| *h != name) {
-                "force"
-            } else {
-                "grant"
-            },
-            shell_quote(&c.request.namespace)
+            "kubectl valkey-roll {verb} {name} -n {}",
+            shell_quote(&request.namespace)
         );
-        for flag in connection_flags(&c.request.connection) {
+        for flag in connection_flags(&request.connection) {
             line.push(' ');
             line.push_str(&flag);
         }
         match step.old {
             None => holding.retain(|h| *h != name),
-            Some(old) if holding.iter().any(|h| *h != name) => {
-                line.push_str(&format!(
-                    " --protocol P1 {} --reason {} --yes",
-                    revision_flag(old),
-                    shell_quote(&format!("undo {} of {}", what_was_done(c), c.node.name))
-                ));
-                holding.push(name);
-            }
             Some(old) => {
                 line.push_str(&format!(" --protocol P1 {}", revision_flag(old)));
-                if claims_primary_role(step.node) {
+                if others_hold {
+                    line.push_str(&format!(
+                        " --reason {} --yes",
+                        shell_quote(&format!(
+                            "undo {} of {}",
+                            what_was_done(request),
+                            request.node
+                        ))
+                    ));
+                } else if step.primary {
                     line.push_str(" --allow-primary");
                 }
                 holding.push(name);
@@ -1212,9 +1215,9 @@ fn undo_command(c: &Ctx<'_>, holding: &[&str], steps: &[UndoStep<'_>]) -> String
 }
 
 /// `grant`, `revoke`, `force` or `force --takeover`, for an undo's reason.
-fn what_was_done(c: &Ctx<'_>) -> String {
-    match c.request.action {
-        Action::Force if c.request.takeover => "force --takeover".to_string(),
+fn what_was_done(request: &Request) -> String {
+    match request.action {
+        Action::Force if request.takeover => "force --takeover".to_string(),
         a => a.to_string(),
     }
 }
