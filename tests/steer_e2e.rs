@@ -950,10 +950,26 @@ where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
+    with_pause_as(&admin(), ns, args, point, during).await
+}
+
+/// [`with_pause`], as the user of `kubeconfig`.
+#[cfg(feature = "test-hooks")]
+async fn with_pause_as<F, Fut>(
+    kubeconfig: &Path,
+    ns: &str,
+    args: &[&str],
+    point: &str,
+    during: F,
+) -> Ran
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
     let dir = tempfile::tempdir().expect("tempdir");
     let gate = dir.path().join("gate");
     let reached = dir.path().join("gate.reached");
-    let child = plugin(&admin(), ns, args)
+    let child = plugin(kubeconfig, ns, args)
         .env("VALKEY_ROLL_TEST_PAUSE", point)
         .env("VALKEY_ROLL_TEST_PAUSE_FILE", &gate)
         .spawn()
@@ -1130,6 +1146,108 @@ async fn a_takeover_stopped_part_way_reports_what_was_written() {
         vec![(
             "cache-0-2".to_string(),
             "ManualRollPermitRevoked".to_string()
+        )]
+    );
+    assert!(lease_of(&sim).await.is_none(), "Lease released");
+}
+
+/// A Role and its RoleBinding for user `user`, both named `name`.
+async fn bind(sim: &Sim, name: &str, user: &str, rules: Value) {
+    let role: k8s_openapi::api::rbac::v1::Role =
+        serde_json::from_value(json!({"metadata": {"name": name}, "rules": rules})).expect("role");
+    let binding: k8s_openapi::api::rbac::v1::RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
+    }))
+    .expect("binding");
+    Api::<k8s_openapi::api::rbac::v1::Role>::namespaced(sim.client.clone(), &sim.ns)
+        .create(&PostParams::default(), &role)
+        .await
+        .expect("create role");
+    Api::<k8s_openapi::api::rbac::v1::RoleBinding>::namespaced(sim.client.clone(), &sim.ns)
+        .create(&PostParams::default(), &binding)
+        .await
+        .expect("create binding");
+}
+
+/// The check after a grant cannot re-read (the user lost `list` in
+/// between): the write is reported as written, its Event is recorded, and
+/// the command exits 1 saying the check could not run.
+#[cfg(feature = "test-hooks")]
+#[tokio::test]
+async fn a_failed_check_after_the_write_still_records_the_event() {
+    let h = new_hash();
+    let sim = p1_cluster("check-fails", layout(1, 1), &["cache-0-1"], &h).await;
+    bind(
+        &sim,
+        "valkey-roll-steer",
+        "dave",
+        json!([
+            {"apiGroups": ["valkey.io"], "resources": ["valkeynodes"], "verbs": ["patch"]},
+            {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
+            {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "create", "update", "delete"]},
+        ]),
+    )
+    .await;
+    bind(
+        &sim,
+        "valkey-roll-read",
+        "dave",
+        json!([
+            {"apiGroups": ["valkey.io"], "resources": ["valkeyclusters", "valkeynodes"], "verbs": ["get", "list", "watch"]},
+            {"apiGroups": ["apps"], "resources": ["statefulsets", "deployments"], "verbs": ["get", "list", "watch"]},
+            {"apiGroups": [""], "resources": ["pods", "events"], "verbs": ["get", "list", "watch"]},
+        ]),
+    )
+    .await;
+    let dave = harness::server().mint_user("dave", &[]);
+    let dave_client = harness::client_for(&dave).await;
+    let (simr, ns) = (&sim, sim.ns.clone());
+    let r = with_pause_as(
+        &dave,
+        &sim.ns,
+        &["grant", "cache-0-1", "-o", "json"],
+        "after-patch",
+        move || async move {
+            Api::<k8s_openapi::api::rbac::v1::RoleBinding>::namespaced(
+                simr.client.clone(),
+                &simr.ns,
+            )
+            .delete("valkey-roll-read", &Default::default())
+            .await
+            .expect("delete binding");
+            // The authorizer follows the deletion within moments.
+            let nodes: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(dave_client, &ns);
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while nodes.list(&ListParams::default()).await.is_ok() {
+                assert!(Instant::now() < deadline, "list still allowed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        },
+    )
+    .await;
+    assert_eq!(r.code, 1, "{}", r.both());
+    let doc = r.json();
+    assert_eq!(doc["decision"], "written", "{doc}");
+    assert_eq!(doc["exitCode"], 1, "{doc}");
+    assert!(
+        doc["warnings"].to_string().contains(
+            "written; the check after the write could not run: forbidden: you may not list"
+        ),
+        "{doc}"
+    );
+    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
+    let events: Vec<(String, String)> = manual_events(&sim)
+        .await
+        .into_iter()
+        .map(|(n, r, _, _)| (n, r))
+        .collect();
+    assert_eq!(
+        events,
+        vec![(
+            "cache-0-1".to_string(),
+            "ManualRollPermitGranted".to_string()
         )]
     );
     assert!(lease_of(&sim).await.is_none(), "Lease released");

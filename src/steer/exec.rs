@@ -321,35 +321,50 @@ async fn send(
     result.decision = Decision::Written;
     let mut exit = Exit::Done;
 
+    // The Events first: the write has happened whatever the check finds.
+    record_events(live, &result, &written, &mut notes).await;
     hooks::pause(Point::AfterPatch).await;
     if matches!(request.action, Action::Grant | Action::Force) {
-        let after = reread(live, &result, opts).await?;
-        let extra: Vec<&crate::report::NodeReport> = after
-            .report
-            .clusters
-            .iter()
-            .filter(|c| c.namespace == result.namespace && c.name == result.cluster)
-            .flat_map(|c| c.nodes.iter())
-            .filter(|n| {
-                n.facts.holder && n.name != result.node && !result.kept_holders.contains(&n.name)
-            })
-            .collect();
-        if !extra.is_empty() {
-            exit = Exit::OtherHolder;
-            for n in extra {
+        match reread(live, &result, opts).await {
+            Ok(after) => {
+                for n in other_holders_after(&after.report, &result) {
+                    exit = Exit::OtherHolder;
+                    notes.push(format!(
+                        "after the write, {} holds a permit too ({}): it appeared while {} was being granted, so two nodes may roll at once; revoke one of them",
+                        n.name, n.state, result.node
+                    ));
+                }
+            }
+            Err(e) => {
+                exit = Exit::Error;
                 notes.push(format!(
-                    "after the write, {} holds a permit too ({}): it appeared while {} was being granted, so two nodes may roll at once; revoke one of them",
-                    n.name, n.state, result.node
+                    "written; the check after the write could not run: {e}. See whether another node holds a permit with `status`"
                 ));
             }
         }
     }
-    record_events(live, &result, &written, &mut notes).await;
     Ok(Steered {
         plan: result,
         exit,
         notes,
     })
+}
+
+/// Holders that appeared beside the node: neither it nor one kept on
+/// purpose (force without --takeover).
+fn other_holders_after<'a>(
+    report: &'a Report,
+    result: &Plan,
+) -> Vec<&'a crate::report::NodeReport> {
+    report
+        .clusters
+        .iter()
+        .filter(|c| c.namespace == result.namespace && c.name == result.cluster)
+        .flat_map(|c| c.nodes.iter())
+        .filter(|n| {
+            n.facts.holder && n.name != result.node && !result.kept_holders.contains(&n.name)
+        })
+        .collect()
 }
 
 /// The Events of the patches actually sent, taken from the plan that made
