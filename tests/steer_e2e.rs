@@ -1253,6 +1253,97 @@ async fn a_failed_check_after_the_write_still_records_the_event() {
     assert!(lease_of(&sim).await.is_none(), "Lease released");
 }
 
+/// Someone takes the cluster's Lease from a running command (as if it had
+/// expired under a slow write): the command renews it before each patch,
+/// sees it lost, and stops: exit 4 when nothing is written yet, else exit 1
+/// with what was written. The other holder's Lease is left alone.
+#[cfg(feature = "test-hooks")]
+#[tokio::test]
+async fn a_lease_taken_during_the_writes_stops_them() {
+    let h = new_hash();
+    // (case, pause point, exit, holders after, Events recorded)
+    let cases: &[(&str, &str, i32, &[&str], &[&str])] = &[
+        (
+            "before the first patch",
+            "after-plan",
+            4,
+            &["cache-0-2", "cache-0-3"],
+            &[],
+        ),
+        (
+            "after the first revoke",
+            "between-patches",
+            1,
+            &["cache-0-3"],
+            &["cache-0-2"],
+        ),
+    ];
+    for (case, point, want_exit, holders, events) in cases {
+        let sim = p1_cluster("lease-lost", layout(1, 3), &["cache-0-1"], &h).await;
+        sim.node("cache-0-2").grant(&h).await;
+        sim.node("cache-0-3").grant(&h).await;
+        let simr = &sim;
+        let r = with_pause(
+            &sim.ns,
+            &[
+                "force",
+                "cache-0-1",
+                "--reason",
+                "wedged",
+                "--takeover",
+                "--yes",
+                "-o",
+                "json",
+            ],
+            point,
+            move || async move {
+                let api: Api<Lease> = Api::namespaced(simr.client.clone(), &simr.ns);
+                let mut lease = api.get("valkey-roll.cache").await.expect("get lease");
+                if let Some(spec) = lease.spec.as_mut() {
+                    spec.holder_identity = Some("mallory@elsewhere/1".into());
+                    spec.renew_time =
+                        Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime(
+                            jiff::Timestamp::now(),
+                        ));
+                }
+                api.replace("valkey-roll.cache", &PostParams::default(), &lease)
+                    .await
+                    .expect("take the lease");
+            },
+        )
+        .await;
+        assert_eq!(r.code, *want_exit, "{case}: {}", r.both());
+        let doc = r.json();
+        assert!(
+            r.stdout.contains("mallory@elsewhere/1"),
+            "{case}: {}",
+            r.both()
+        );
+        let want_decision = if *want_exit == 4 {
+            "refused"
+        } else {
+            "written"
+        };
+        assert_eq!(doc["decision"], want_decision, "{case}: {doc}");
+        let want_holders: Vec<String> = holders.iter().map(|s| s.to_string()).collect();
+        assert_eq!(permit_holders(&sim).await, want_holders, "{case}");
+        let got_events: Vec<String> = manual_events(&sim)
+            .await
+            .into_iter()
+            .map(|(n, _, _, _)| n)
+            .collect();
+        assert_eq!(got_events, *events, "{case}");
+        let lease = lease_of(&sim)
+            .await
+            .expect("the other holder's Lease stays");
+        assert_eq!(
+            lease.spec.and_then(|s| s.holder_identity).as_deref(),
+            Some("mallory@elsewhere/1"),
+            "{case}"
+        );
+    }
+}
+
 #[cfg(feature = "test-hooks")]
 #[tokio::test]
 async fn a_controller_grant_after_the_patch_gives_exit_6() {

@@ -91,7 +91,7 @@ pub async fn execute<C: Confirm>(
     }
     if request.dry_run == DryRun::Server {
         // No Lease, no Event, no confirmation: nothing is stored.
-        return send(live, planned, request, opts, &actor).await;
+        return send(live, planned, request, opts, &actor, None).await;
     }
     let mut planned = planned;
     let confirmed = match confirmation_step(&planned, opts.yes, opts.interactive) {
@@ -112,7 +112,7 @@ pub async fn execute<C: Confirm>(
     }
 
     let holder = lease::holder_identity(&actor);
-    let guard = match lease::take(
+    let mut guard = match lease::take(
         live.client.clone(),
         &request.namespace,
         &planned.cluster,
@@ -127,7 +127,7 @@ pub async fn execute<C: Confirm>(
             return Ok(Steered::planned(planned));
         }
     };
-    let result = under_lease(live, planned, request, opts, &actor).await;
+    let result = under_lease(live, planned, request, opts, &actor, &mut guard).await;
     // The Lease goes whatever happened; an error releasing it is reported
     // only when the command itself went well (it expires in 30 s anyway).
     let released = guard.release().await;
@@ -183,6 +183,7 @@ async fn under_lease(
     request: &Request,
     opts: &Options,
     actor: &str,
+    guard: &mut lease::Guard,
 ) -> Result<Steered> {
     // Someone may have written between the first read and the Lease.
     let state = reread(live, &before, opts).await?;
@@ -196,17 +197,19 @@ async fn under_lease(
         s.notes.push(note);
         return Ok(s);
     }
-    send(live, again, request, opts, actor).await
+    send(live, again, request, opts, actor, Some(guard)).await
 }
 
-/// Sends the plan's patches (retrying once after a conflict), checks for
-/// another holder after a grant, and records the Events.
+/// Sends the plan's patches (retrying once after a conflict), renewing the
+/// Lease before each, records the Events, and checks for another holder
+/// after a grant. `guard`: the Lease (none for a server dry run).
 async fn send(
     live: &Live,
     mut current: Plan,
     request: &Request,
     opts: &Options,
     actor: &str,
+    mut guard: Option<&mut lease::Guard>,
 ) -> Result<Steered> {
     let dry = request.dry_run == DryRun::Server;
     let api: Api<ValkeyNode> = Api::namespaced(live.client.clone(), &request.namespace);
@@ -233,6 +236,19 @@ async fn send(
             ));
             let stop = Stop::Failed(err);
             return finish_stopped(live, current, stop, notes, written, &original, request).await;
+        }
+        // A write sequence can outlive the Lease's 30 s: renew it before
+        // each patch, and stop once it is someone else's.
+        if let Some(g) = guard.as_deref_mut() {
+            let stop = match g.renew(Timestamp::now()).await {
+                Ok(Ok(())) => None,
+                Ok(Err(refusal)) => Some(Stop::Refused(refusal)),
+                Err(e) => Some(Stop::Failed(e)),
+            };
+            if let Some(stop) = stop {
+                return finish_stopped(live, current, stop, notes, written, &original, request)
+                    .await;
+            }
         }
         match api
             .patch(&patch.name, &params, &Patch::Merge(&patch.patch))

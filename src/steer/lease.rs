@@ -1,7 +1,8 @@
 //! The `coordination.k8s.io/v1` Lease `valkey-roll.<cluster>` that
 //! serialises manual steering of one cluster: a second steering command is
 //! refused while it is held, and told who holds it. Taken over only once
-//! expired; released (deleted) at the end.
+//! expired; renewed before each write (a long write sequence outlives 30 s);
+//! released (deleted) at the end.
 
 use crate::error::Result;
 use crate::source::live::api_error;
@@ -42,7 +43,10 @@ pub struct Guard {
     api: Api<Lease>,
     namespace: String,
     name: String,
-    resource_version: Option<String>,
+    holder: String,
+    /// The Lease as last written by this process (its resourceVersion is
+    /// the precondition of the next renewal and of the release).
+    lease: Lease,
 }
 
 /// The moment a Lease runs out: its renew time (else acquire time, else
@@ -80,6 +84,29 @@ fn held_refusal(lease: &Lease, now: Timestamp) -> Refusal {
         lease: name,
         holder,
         expires_in_seconds,
+    }
+}
+
+fn holder_of(lease: &Lease) -> Option<&str> {
+    lease.spec.as_ref()?.holder_identity.as_deref()
+}
+
+/// The Lease with its renewTime moved to `now`; everything else, its
+/// resourceVersion included, as it was.
+fn renewed(lease: &Lease, now: Timestamp) -> Lease {
+    let mut l = lease.clone();
+    let spec = l.spec.get_or_insert_with(LeaseSpec::default);
+    spec.renew_time = Some(MicroTime(now));
+    spec.lease_duration_seconds = Some(DURATION_SECONDS);
+    l
+}
+
+/// The Lease is no longer this process's: `current` is what is there now
+/// (`None`: deleted).
+fn lost_refusal(name: &str, current: Option<&Lease>) -> Refusal {
+    Refusal::LeaseLost {
+        lease: name.to_string(),
+        holder: current.and_then(holder_of).map(str::to_string),
     }
 }
 
@@ -122,7 +149,8 @@ pub async fn take(
                     api,
                     namespace: namespace.to_string(),
                     name: lease_name,
-                    resource_version: created.metadata.resource_version,
+                    holder: holder.to_string(),
+                    lease: created,
                 }));
             }
             Err(kube::Error::Api(s)) if s.is_already_exists() || s.is_conflict() => {}
@@ -155,7 +183,8 @@ pub async fn take(
                     api,
                     namespace: namespace.to_string(),
                     name: lease_name,
-                    resource_version: replaced.metadata.resource_version,
+                    holder: holder.to_string(),
+                    lease: replaced,
                 }));
             }
             Err(kube::Error::Api(s)) if s.is_conflict() || s.is_not_found() => {
@@ -178,12 +207,48 @@ impl Guard {
         &self.name
     }
 
+    /// Renews the Lease at `now` (the real clock): an update of its
+    /// renewTime carrying the resourceVersion last written, so it fails when
+    /// anyone else changed it. A refusal when someone else holds it now (or
+    /// it is gone): the caller must stop writing.
+    pub async fn renew(&mut self, now: Timestamp) -> Result<std::result::Result<(), Refusal>> {
+        // Two rounds: a change by someone who left us the holder (a label,
+        // say) is renewed over once.
+        for _ in 0..2 {
+            match self
+                .api
+                .replace(
+                    &self.name,
+                    &PostParams::default(),
+                    &renewed(&self.lease, now),
+                )
+                .await
+            {
+                Ok(l) => {
+                    self.lease = l;
+                    return Ok(Ok(()));
+                }
+                Err(kube::Error::Api(s)) if s.is_conflict() || s.is_not_found() => {}
+                Err(e) => return Err(api_error(e, "update", "leases", Some(&self.namespace))),
+            }
+            let current = match self.api.get_opt(&self.name).await {
+                Ok(l) => l,
+                Err(e) => return Err(api_error(e, "get", "leases", Some(&self.namespace))),
+            };
+            match current {
+                Some(l) if holder_of(&l) == Some(self.holder.as_str()) => self.lease = l,
+                other => return Ok(Err(lost_refusal(&self.name, other.as_ref()))),
+            }
+        }
+        Ok(Err(lost_refusal(&self.name, Some(&self.lease))))
+    }
+
     /// Deletes the Lease if it is still the one this process took (a Lease
     /// that expired and was taken over by someone else is left alone).
     pub async fn release(self) -> Result<()> {
         let params = DeleteParams {
             preconditions: Some(Preconditions {
-                resource_version: self.resource_version.clone(),
+                resource_version: self.lease.metadata.resource_version.clone(),
                 uid: None,
             }),
             ..DeleteParams::default()
@@ -290,6 +355,64 @@ mod tests {
             r.to_string(),
             "another steering command holds the Lease valkey-roll.cache: alice@box/42 (expires in 20s unless renewed); try again when it is done"
         );
+    }
+
+    #[test]
+    fn a_renewal_moves_renew_time_and_keeps_the_rest() {
+        let mut held = lease(
+            Some("2026-11-29T10:00:00Z"),
+            Some("2026-11-29T10:00:00Z"),
+            Some(30),
+        );
+        held.metadata.resource_version = Some("41".into());
+        let now: Timestamp = "2026-11-29T10:00:25Z".parse().unwrap();
+        let r = renewed(&held, now);
+        // The resourceVersion stays: the update fails if anyone else wrote.
+        assert_eq!(r.metadata.resource_version.as_deref(), Some("41"));
+        let spec = r.spec.clone().unwrap_or_default();
+        assert_eq!(spec.renew_time, Some(MicroTime(now)));
+        assert_eq!(spec.acquire_time, held.spec.and_then(|s| s.acquire_time));
+        assert_eq!(spec.holder_identity.as_deref(), Some("alice@box/42"));
+        // Still valid 29 s later, where the old one had run out.
+        let later: Timestamp = "2026-11-29T10:00:54Z".parse().unwrap();
+        assert!(!expired(&r, later));
+        assert!(expired(&held_at("2026-11-29T10:00:00Z"), later));
+    }
+
+    fn held_at(renew: &str) -> Lease {
+        lease(Some(renew), None, Some(30))
+    }
+
+    #[test]
+    fn a_lost_lease_names_who_has_it_now() {
+        // (case, the Lease there now, text)
+        let taken = {
+            let mut l = held_at("2026-11-29T10:00:20Z");
+            if let Some(s) = l.spec.as_mut() {
+                s.holder_identity = Some("mallory@elsewhere/1".into());
+            }
+            l
+        };
+        let cases: Vec<(&str, Option<&Lease>, &str)> = vec![
+            (
+                "taken over",
+                Some(&taken),
+                "the Lease valkey-roll.cache was taken over by mallory@elsewhere/1 before this command was done",
+            ),
+            (
+                "deleted",
+                None,
+                "the Lease valkey-roll.cache was deleted before this command was done",
+            ),
+        ];
+        for (name, current, want) in cases {
+            let text = lost_refusal("valkey-roll.cache", current).to_string();
+            assert!(text.starts_with(want), "{name}: {text}");
+            assert!(
+                text.ends_with("run the command again when it is done"),
+                "{name}: {text}"
+            );
+        }
     }
 
     #[test]

@@ -192,6 +192,12 @@ pub enum Refusal {
         holder: String,
         expires_in_seconds: Option<u64>,
     },
+    /// The cluster's Lease stopped being this command's before it was done
+    /// (taken over by `holder`, or deleted).
+    LeaseLost {
+        lease: String,
+        holder: Option<String>,
+    },
     /// The state changed between the first read and the one under the
     /// Lease (or after a conflict), so what was shown is not what would be
     /// written.
@@ -304,6 +310,16 @@ impl fmt::Display for Refusal {
                     write!(f, " (expires in {} unless renewed)", human(*s))?;
                 }
                 write!(f, "; try again when it is done")
+            }
+            Refusal::LeaseLost { lease, holder } => {
+                match holder {
+                    Some(h) => write!(f, "the Lease {lease} was taken over by {h}")?,
+                    None => write!(f, "the Lease {lease} was deleted")?,
+                }
+                write!(
+                    f,
+                    " before this command was done, so another steering command may be writing: the writes stopped; run the command again when it is done"
+                )
             }
             Refusal::Changed { what } => write!(
                 f,
