@@ -7,169 +7,17 @@
 
 mod harness;
 
+use harness::plugin::Plugin;
 use harness::sim::{self, Layout, Sim};
 use serde_json::json;
-use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
 
-/// Generous bound for anything that should happen "soon".
+/// Generous bound for anything that should happen "soon" (each
+/// [`Plugin::until`] wait).
 const BOUND: Duration = Duration::from_secs(90);
 /// Pause between the sim's writes, so the plugin sees the states between.
 const PACE: Duration = Duration::from_millis(150);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stream {
-    Out,
-    Err,
-}
-
-/// The plugin binary running in the background; killed when dropped.
-struct Plugin {
-    child: Child,
-    rx: mpsc::UnboundedReceiver<(Stream, String)>,
-    stdout: Vec<String>,
-    stderr: Vec<String>,
-    args: Vec<String>,
-}
-
-impl Plugin {
-    fn spawn(kubeconfig: &Path, ns: &str, args: &[&str]) -> Plugin {
-        let mut all: Vec<String> = vec![
-            "--kubeconfig".into(),
-            kubeconfig.display().to_string(),
-            "-n".into(),
-            ns.into(),
-        ];
-        all.extend(args.iter().map(|a| a.to_string()));
-        Plugin::spawn_raw(&all)
-    }
-
-    /// Runs the plugin with exactly these arguments.
-    fn spawn_raw(all: &[String]) -> Plugin {
-        let all = all.to_vec();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
-            .args(&all)
-            .env_remove("KUBECONFIG")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start the plugin");
-        let (tx, rx) = mpsc::unbounded_channel();
-        let out = child.stdout.take().expect("stdout");
-        let err = child.stderr.take().expect("stderr");
-        for (which, pipe) in [
-            (Stream::Out, Box::new(out) as Box<dyn std::io::Read + Send>),
-            (Stream::Err, Box::new(err)),
-        ] {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                use std::io::BufRead;
-                for line in std::io::BufReader::new(pipe).lines() {
-                    let Ok(line) = line else { break };
-                    if tx.send((which, line)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        Plugin {
-            child,
-            rx,
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-            args: all,
-        }
-    }
-
-    fn take(&mut self, (which, line): (Stream, String)) {
-        match which {
-            Stream::Out => self.stdout.push(line),
-            Stream::Err => self.stderr.push(line),
-        }
-    }
-
-    /// Takes the lines printed so far.
-    fn drain(&mut self) {
-        while let Ok(item) = self.rx.try_recv() {
-            self.take(item);
-        }
-    }
-
-    fn exited(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().expect("poll the plugin")
-    }
-
-    /// Waits for the exit (at most `bound`), then for the rest of the output.
-    async fn exit(&mut self, bound: Duration) -> ExitStatus {
-        let deadline = Instant::now() + bound;
-        let status = loop {
-            self.drain();
-            if let Some(status) = self.exited() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                panic!(
-                    "the plugin did not exit within {}s\n{}",
-                    bound.as_secs(),
-                    self.transcript()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
-        // Both pipes close at exit: read to their end.
-        while let Ok(Some(item)) =
-            tokio::time::timeout(Duration::from_secs(10), self.rx.recv()).await
-        {
-            self.take(item);
-        }
-        status
-    }
-
-    /// Waits until a stderr line satisfies `pred`.
-    async fn until_stderr(&mut self, what: &str, pred: impl Fn(&str) -> bool) {
-        let deadline = Instant::now() + BOUND;
-        loop {
-            self.drain();
-            if self.stderr.iter().any(|l| pred(l)) {
-                return;
-            }
-            if let Some(status) = self.exited() {
-                self.drain();
-                panic!(
-                    "the plugin exited ({status}) before {what}\n{}",
-                    self.transcript()
-                );
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no {what} within {}s\n{}",
-                BOUND.as_secs(),
-                self.transcript()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    fn transcript(&self) -> String {
-        format!(
-            "args: {:?}\n--- stdout\n{}\n--- stderr\n{}",
-            self.args,
-            self.stdout.join("\n"),
-            self.stderr.join("\n")
-        )
-    }
-}
-
-impl Drop for Plugin {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 async fn pace() {
     tokio::time::sleep(PACE).await;
@@ -272,7 +120,12 @@ async fn wait_exits_0_after_the_last_node_is_released_and_shows_the_holders_in_o
     let h = sim::hash("wait-roll");
     both_ask(&sim, &h).await;
 
-    let mut wait = Plugin::spawn(&s.kubeconfig_in(&ns), &ns, &["wait", "--timeout", "10m"]);
+    let mut wait = Plugin::spawn(
+        &s.kubeconfig_in(&ns),
+        &ns,
+        &["wait", "--timeout", "10m"],
+        BOUND,
+    );
     wait.until_stderr("a first progress line", |l| l.starts_with("cache: "))
         .await;
 
@@ -363,7 +216,12 @@ async fn a_holder_in_crash_loop_makes_wait_exit_3_soon() {
     let h = sim::hash("wait-jam");
     holder_between_pods(&sim, &h).await;
 
-    let mut wait = Plugin::spawn(&s.kubeconfig_in(&ns), &ns, &["wait", "cache", "-o", "json"]);
+    let mut wait = Plugin::spawn(
+        &s.kubeconfig_in(&ns),
+        &ns,
+        &["wait", "cache", "-o", "json"],
+        BOUND,
+    );
     wait.until_stderr("a first progress line", |l| l.contains("rolled"))
         .await;
     assert!(wait.exited().is_none(), "{}", wait.transcript());
@@ -411,6 +269,7 @@ async fn no_fail_fast_keeps_waiting_through_a_crash_loop_until_the_roll_complete
         &s.kubeconfig_in(&ns),
         &ns,
         &["wait", "cache", "--no-fail-fast"],
+        BOUND,
     );
     wait.until_stderr("the jam reported as progress", |l| {
         l.contains("Jammed") && l.contains("cache-0-1 Stuck")
@@ -453,6 +312,7 @@ async fn wait_times_out_with_exit_5_on_a_roll_that_does_not_move() {
         &s.kubeconfig_in(&ns),
         &ns,
         &["wait", "cache", "--timeout", "3s"],
+        BOUND,
     );
     let status = wait.exit(BOUND).await;
     assert_eq!(code(status), 5, "{}", wait.transcript());
@@ -480,6 +340,7 @@ async fn wait_for_a_cluster_that_does_not_exist_is_an_error() {
         &s.kubeconfig_in(&ns),
         &ns,
         &["wait", "cahce", "--timeout", "60s"],
+        BOUND,
     );
     let status = wait.exit(BOUND).await;
     assert_eq!(code(status), 1, "{}", wait.transcript());
@@ -506,7 +367,7 @@ async fn wait_exits_0_at_the_end_of_a_spec_driven_roll_and_not_before() {
 
     // Row 0: a person edits the ValkeyCluster's image.
     sim.edit_cluster_spec(image.clone()).await;
-    let mut wait = Plugin::spawn(&s.kubeconfig_in(&ns), &ns, &["wait", "cache"]);
+    let mut wait = Plugin::spawn(&s.kubeconfig_in(&ns), &ns, &["wait", "cache"], BOUND);
     wait.until_stderr("a first progress line", |l| l.contains("rolled"))
         .await;
 
@@ -618,7 +479,7 @@ async fn wait_all_namespaces_waits_for_every_cluster_of_the_name() {
 
     let mut all: Vec<String> = vec!["--kubeconfig".into(), s.kubeconfig().display().to_string()];
     all.extend(["wait", "-A", &name, "--timeout", "5m"].map(String::from));
-    let mut wait = Plugin::spawn_raw(&all);
+    let mut wait = Plugin::spawn_raw(&all, BOUND);
     wait.until_stderr("a line for the rolling cluster", |l| {
         l.starts_with(&format!("{ns1}/{name}: "))
     })

@@ -9,179 +9,21 @@
 
 mod harness;
 
+use harness::plugin::{self, Plugin};
 use harness::sim::{self, Layout, Sim};
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
-use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 use tokio::sync::{RwLock, mpsc};
 
-/// Generous bound for anything that should happen "soon".
+/// Generous bound for anything that should happen "soon" (each
+/// [`Plugin::until`] wait).
 const BOUND: Duration = Duration::from_secs(120);
 
 /// Held for reading by every test, for writing by the one that stops the
 /// API server.
 static SERVER: RwLock<()> = RwLock::const_new(());
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stream {
-    Out,
-    Err,
-}
-
-/// The plugin binary running in the background; killed when dropped.
-struct Plugin {
-    child: Child,
-    rx: mpsc::UnboundedReceiver<(Stream, String)>,
-    stdout: Vec<String>,
-    stderr: Vec<String>,
-    args: Vec<String>,
-}
-
-impl Plugin {
-    fn spawn(kubeconfig: &Path, ns: &str, args: &[&str]) -> Plugin {
-        let mut all: Vec<String> = vec![
-            "--kubeconfig".into(),
-            kubeconfig.display().to_string(),
-            "-n".into(),
-            ns.into(),
-        ];
-        all.extend(args.iter().map(|a| a.to_string()));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
-            .args(&all)
-            .env_remove("KUBECONFIG")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start the plugin");
-        let (tx, rx) = mpsc::unbounded_channel();
-        let out = child.stdout.take().expect("stdout");
-        let err = child.stderr.take().expect("stderr");
-        for (which, pipe) in [
-            (Stream::Out, Box::new(out) as Box<dyn std::io::Read + Send>),
-            (Stream::Err, Box::new(err)),
-        ] {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                use std::io::BufRead;
-                for line in std::io::BufReader::new(pipe).lines() {
-                    let Ok(line) = line else { break };
-                    if tx.send((which, line)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        Plugin {
-            child,
-            rx,
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-            args: all,
-        }
-    }
-
-    fn take(&mut self, (which, line): (Stream, String)) {
-        match which {
-            Stream::Out => self.stdout.push(line),
-            Stream::Err => self.stderr.push(line),
-        }
-    }
-
-    /// Takes the lines printed so far.
-    fn drain(&mut self) {
-        while let Ok(item) = self.rx.try_recv() {
-            self.take(item);
-        }
-    }
-
-    fn exited(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().expect("poll the plugin")
-    }
-
-    /// Waits for the exit (at most `bound`), then for the rest of the output.
-    async fn exit(&mut self, bound: Duration) -> ExitStatus {
-        let deadline = Instant::now() + bound;
-        let status = loop {
-            self.drain();
-            if let Some(status) = self.exited() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                panic!(
-                    "the plugin did not exit within {}s\n{}",
-                    bound.as_secs(),
-                    self.transcript()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
-        // Both pipes close at exit: read to their end.
-        while let Ok(Some(item)) =
-            tokio::time::timeout(Duration::from_secs(10), self.rx.recv()).await
-        {
-            self.take(item);
-        }
-        status
-    }
-
-    /// Waits until `pred` holds of the output so far.
-    async fn until(&mut self, what: &str, pred: impl Fn(&Plugin) -> bool) {
-        let deadline = Instant::now() + BOUND;
-        loop {
-            self.drain();
-            if pred(self) {
-                return;
-            }
-            if let Some(status) = self.exited() {
-                self.drain();
-                panic!(
-                    "the plugin exited ({status}) before {what}\n{}",
-                    self.transcript()
-                );
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no {what} within {}s\n{}",
-                BOUND.as_secs(),
-                self.transcript()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// Waits until a stderr line satisfies `pred`.
-    async fn until_stderr(&mut self, what: &str, pred: impl Fn(&str) -> bool) {
-        self.until(what, |p| p.stderr.iter().any(|l| pred(l))).await;
-    }
-
-    /// Sends SIGINT, as Ctrl-C does.
-    fn interrupt(&self) {
-        let pid = libc::pid_t::try_from(self.child.id()).expect("pid");
-        // SAFETY: kill(2) with a pid this test started and still owns.
-        let rc = unsafe { libc::kill(pid, libc::SIGINT) };
-        assert_eq!(rc, 0, "kill -INT {pid}");
-    }
-
-    fn transcript(&self) -> String {
-        format!(
-            "args: {:?}\n--- stdout\n{}\n--- stderr\n{}",
-            self.args,
-            self.stdout.join("\n"),
-            self.stderr.join("\n")
-        )
-    }
-}
-
-impl Drop for Plugin {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Reports printed off a terminal with `-o table`: one `--- <time>` line each.
 fn table_reports(p: &Plugin) -> usize {
@@ -229,7 +71,12 @@ async fn off_a_terminal_one_report_per_visible_change_and_none_while_nothing_cha
     let h = sim::hash("watch-count");
     holder(&sim, &h).await;
 
-    let mut watch = Plugin::spawn(&s.kubeconfig_in(&ns), &ns, &["status", "cache", "--watch"]);
+    let mut watch = Plugin::spawn(
+        &s.kubeconfig_in(&ns),
+        &ns,
+        &["status", "cache", "--watch"],
+        BOUND,
+    );
     watch
         .until("the first report", |p| {
             table_reports(p) == 1 && p.stdout.iter().any(|l| l.contains("ROLLING"))
@@ -310,6 +157,7 @@ async fn a_holder_crossing_the_stall_threshold_turns_stuck_without_an_api_event(
             "-o",
             "json",
         ],
+        BOUND,
     );
     watch
         .until("the first report", |p| !p.stdout.is_empty())
@@ -346,7 +194,12 @@ async fn the_watch_survives_the_api_server_restarting_and_says_so_on_stderr() {
     let client = s.client().await;
     let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
 
-    let mut watch = Plugin::spawn(&s.kubeconfig_in(&ns), &ns, &["status", "cache", "--watch"]);
+    let mut watch = Plugin::spawn(
+        &s.kubeconfig_in(&ns),
+        &ns,
+        &["status", "cache", "--watch"],
+        BOUND,
+    );
     watch
         .until("the first report", |p| table_reports(p) == 1)
         .await;
@@ -475,7 +328,7 @@ async fn on_a_terminal_it_redraws_in_place_and_ctrl_c_restores_the_screen() {
         .await;
     read_until("the redrawn frame", &|t: &str| t.contains("WAITING")).await;
 
-    guard.0.kill_signal_int();
+    plugin::interrupt(guard.0);
     let status = wait_child(guard.0, BOUND).await;
     assert_eq!(status.code(), Some(0));
     // The child is gone: read what is left, to the terminal's end.
@@ -522,19 +375,6 @@ impl Drop for KillOnDrop<'_> {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-    }
-}
-
-trait Interrupt {
-    fn kill_signal_int(&self);
-}
-
-impl Interrupt for Child {
-    fn kill_signal_int(&self) {
-        let pid = libc::pid_t::try_from(self.id()).expect("pid");
-        // SAFETY: kill(2) with a pid this test started and still owns.
-        let rc = unsafe { libc::kill(pid, libc::SIGINT) };
-        assert_eq!(rc, 0, "kill -INT {pid}");
     }
 }
 

@@ -122,28 +122,13 @@ pub fn nearest_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a st
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{ClusterReport, Protocol, Verdict};
+    use crate::render::sample::bare_cluster;
+    use crate::report::{ClusterReport, Verdict};
 
     fn cluster(namespace: &str, name: &str, verdict: Verdict) -> ClusterReport {
         ClusterReport {
             namespace: namespace.into(),
-            name: name.into(),
-            protocol: Protocol::P1,
-            verdict,
-            reason: String::new(),
-            holders: vec![],
-            front: None,
-            waiting: 0,
-            blocking: 0,
-            total: 0,
-            done: None,
-            quiet_for_seconds: None,
-            state: None,
-            state_reason: None,
-            nodes: vec![],
-            stall_threshold_seconds: 600,
-            cluster_found: true,
-            unfinished_by_cluster: false,
+            ..bare_cluster(name, verdict, vec![])
         }
     }
 

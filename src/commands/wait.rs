@@ -265,53 +265,24 @@ fn eprint(text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{GrantSource, NodeFacts, NodeReport, Protocol};
+    use crate::render::sample::{bare_cluster, bare_node};
+    use crate::report::NodeReport;
 
     fn node(name: &str, state: NodeState, held: Option<u64>) -> NodeReport {
         NodeReport {
-            name: name.into(),
             shard: Some(0),
             index: Some(0),
-            role: None,
-            state,
-            queue_position: None,
-            permit: None,
-            desired_revision: None,
-            last_rollout_hash: None,
-            ready: true,
-            pod: None,
             held_for_seconds: held,
-            granted_at: None,
-            granted_at_source: GrantSource::Unknown,
-            granted_by: None,
-            grant_reason: None,
-            waiting_for_seconds: None,
-            reason: String::new(),
-            evidence: Vec::new(),
-            facts: NodeFacts::default(),
+            ..bare_node(name, state)
         }
     }
 
     fn cluster(name: &str, verdict: Verdict) -> ClusterReport {
         ClusterReport {
-            namespace: "prod".into(),
-            name: name.into(),
-            protocol: Protocol::P1,
-            verdict,
             reason: format!("{name} is {verdict}"),
-            holders: Vec::new(),
-            front: None,
-            waiting: 0,
-            blocking: 0,
             total: 6,
             done: Some(4),
-            quiet_for_seconds: None,
-            state: None,
-            state_reason: None,
-            nodes: Vec::new(),
-            stall_threshold_seconds: 600,
-            cluster_found: true,
-            unfinished_by_cluster: false,
+            ..bare_cluster(name, verdict, Vec::new())
         }
     }
 

@@ -503,53 +503,27 @@ fn write_stdout(text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{ClusterReport, Evidence, NodeFacts, NodeReport};
+    use crate::render::sample::{bare_cluster, bare_node};
+    use crate::report::{ClusterReport, Evidence, NodeReport};
 
     fn node(name: &str, state: NodeState) -> NodeReport {
         NodeReport {
-            name: name.into(),
             shard: Some(0),
             index: Some(1),
             role: Some("replica".into()),
-            state,
-            queue_position: None,
-            permit: None,
-            desired_revision: None,
-            last_rollout_hash: None,
-            ready: true,
             pod: Some(format!("valkey-{name}-0")),
-            held_for_seconds: None,
-            granted_at: None,
-            granted_at_source: GrantSource::Unknown,
-            granted_by: None,
-            grant_reason: None,
-            waiting_for_seconds: None,
-            reason: String::new(),
-            evidence: Vec::new(),
-            facts: NodeFacts::default(),
+            ..bare_node(name, state)
         }
     }
 
     fn cluster(verdict: Verdict, nodes: Vec<NodeReport>) -> ClusterReport {
         ClusterReport {
-            namespace: "prod".into(),
-            name: "cache".into(),
-            protocol: Protocol::P1,
-            verdict,
             reason: "cache-0-1 holds the permit for 2m".into(),
-            holders: Vec::new(),
-            front: None,
-            waiting: 0,
-            blocking: 0,
-            total: nodes.len(),
             done: Some(0),
             quiet_for_seconds: Some(10),
             state: Some("Reconciling".into()),
             state_reason: Some("UpdatingNodes".into()),
-            nodes,
-            stall_threshold_seconds: 600,
-            cluster_found: true,
-            unfinished_by_cluster: false,
+            ..bare_cluster("cache", verdict, nodes)
         }
     }
 

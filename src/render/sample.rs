@@ -1,5 +1,7 @@
-//! Reports built by hand for the renderers' tests (the classifier has its
-//! own tests; these pin how a given report reads).
+//! Reports built by hand for tests: the renderers' samples (the classifier
+//! has its own tests; these pin how a given report reads), and the bare
+//! node and cluster reports that the steering, watch, wait and status
+//! tests shape into their cases.
 
 use crate::report::{
     ClusterReport, Evidence, EvidenceKind, GrantSource, NodeFacts, NodeReport, NodeState, Protocol,
@@ -20,19 +22,22 @@ pub fn now() -> Timestamp {
     ts("2026-11-29T10:16:11Z")
 }
 
-fn node(name: &str, shard: u32, index: u32, role: &str, state: NodeState) -> NodeReport {
+/// A node report that says nothing beyond its name and state: no place,
+/// role, permit, pod, hashes or evidence; `ready`; default facts. A test
+/// sets what its case needs.
+pub fn bare_node(name: &str, state: NodeState) -> NodeReport {
     NodeReport {
         name: name.into(),
-        shard: Some(shard),
-        index: Some(index),
-        role: Some(role.into()),
+        shard: None,
+        index: None,
+        role: None,
         state,
         queue_position: None,
         permit: None,
         desired_revision: None,
-        last_rollout_hash: Some(OLD.into()),
+        last_rollout_hash: None,
         ready: true,
-        pod: Some(format!("valkey-{name}-0")),
+        pod: None,
         held_for_seconds: None,
         granted_at: None,
         granted_at_source: GrantSource::Unknown,
@@ -41,6 +46,44 @@ fn node(name: &str, shard: u32, index: u32, role: &str, state: NodeState) -> Nod
         waiting_for_seconds: None,
         reason: String::new(),
         evidence: Vec::new(),
+        facts: NodeFacts::default(),
+    }
+}
+
+/// The cluster report `prod/<name>` of these nodes: P1, no holder, no
+/// front, none waiting or blocking, `total` the number of nodes, done and
+/// quiet time unknown, no ValkeyCluster state, found, stall threshold 10m.
+pub fn bare_cluster(name: &str, verdict: Verdict, nodes: Vec<NodeReport>) -> ClusterReport {
+    ClusterReport {
+        namespace: "prod".into(),
+        name: name.into(),
+        protocol: Protocol::P1,
+        verdict,
+        reason: String::new(),
+        holders: Vec::new(),
+        front: None,
+        waiting: 0,
+        blocking: 0,
+        total: nodes.len(),
+        done: None,
+        quiet_for_seconds: None,
+        state: None,
+        state_reason: None,
+        nodes,
+        stall_threshold_seconds: 600,
+        cluster_found: true,
+        unfinished_by_cluster: false,
+    }
+}
+
+/// A healthy, rolled-out cluster-owned node on the old revision.
+fn node(name: &str, shard: u32, index: u32, role: &str, state: NodeState) -> NodeReport {
+    NodeReport {
+        shard: Some(shard),
+        index: Some(index),
+        role: Some(role.into()),
+        last_rollout_hash: Some(OLD.into()),
+        pod: Some(format!("valkey-{name}-0")),
         facts: NodeFacts {
             cluster_owned: true,
             healthy: true,
@@ -50,6 +93,7 @@ fn node(name: &str, shard: u32, index: u32, role: &str, state: NodeState) -> Nod
             is_primary: role == "primary",
             ..NodeFacts::default()
         },
+        ..bare_node(name, state)
     }
 }
 
@@ -102,35 +146,27 @@ pub fn jammed() -> Report {
     rolled.last_rollout_hash = Some(NEW.into());
     rolled.reason = "rolled".into();
 
+    let nodes = vec![
+        rolled,
+        waiting("cache-0-0", 0, 0, "primary", 1),
+        stuck,
+        waiting("cache-1-0", 1, 0, "primary", 2),
+        waiting("cache-2-1", 2, 1, "replica", 3),
+        waiting("cache-2-0", 2, 0, "primary", 4),
+    ];
     Report {
         clusters: vec![ClusterReport {
-            namespace: "prod".into(),
-            name: "cache".into(),
-            protocol: Protocol::P1,
-            verdict: Verdict::Jammed,
             reason:
                 "cache-1-1 holds the permit and its pod is CrashLoopBackOff (restarts 7) for 14m"
                     .into(),
             holders: vec!["cache-1-1".into()],
             front: Some("cache-0-0".into()),
             waiting: 4,
-            blocking: 0,
-            total: 6,
             done: Some(1),
             quiet_for_seconds: Some(840),
             state: Some("Reconciling".into()),
             state_reason: Some("UpdatingNodes".into()),
-            nodes: vec![
-                rolled,
-                waiting("cache-0-0", 0, 0, "primary", 1),
-                stuck,
-                waiting("cache-1-0", 1, 0, "primary", 2),
-                waiting("cache-2-1", 2, 1, "replica", 3),
-                waiting("cache-2-0", 2, 0, "primary", 4),
-            ],
-            stall_threshold_seconds: 600,
-            cluster_found: true,
-            unfinished_by_cluster: false,
+            ..bare_cluster("cache", Verdict::Jammed, nodes)
         }],
     }
 }
@@ -143,24 +179,11 @@ pub fn converged() -> Report {
     b.reason = "rolled".into();
     Report {
         clusters: vec![ClusterReport {
-            namespace: "prod".into(),
-            name: "sessions".into(),
             protocol: Protocol::P2,
-            verdict: Verdict::Converged,
             reason: "every node runs its revision; nothing to do".into(),
-            holders: vec![],
-            front: None,
-            waiting: 0,
-            blocking: 0,
-            total: 2,
             done: Some(2),
-            quiet_for_seconds: None,
             state: Some("Ready".into()),
-            state_reason: None,
-            nodes: vec![a, b],
-            stall_threshold_seconds: 600,
-            cluster_found: true,
-            unfinished_by_cluster: false,
+            ..bare_cluster("sessions", Verdict::Converged, vec![a, b])
         }],
     }
 }

@@ -1,0 +1,195 @@
+//! The plugin binary running in the background, for the tests of the
+//! commands that keep running (`wait`, `status --watch`): its output is
+//! read line by line while it runs, and every wait on it is bounded, so a
+//! broken build fails instead of hanging.
+//!
+//! ```ignore
+//! let mut p = Plugin::spawn(&kubeconfig, &ns, &["wait", "cache"], BOUND);
+//! p.until_stderr("a first progress line", |l| l.starts_with("cache: ")).await;
+//! let status = p.exit(BOUND).await;
+//! assert_eq!(status.code(), Some(0), "{}", p.transcript());
+//! ```
+
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// The plugin binary running in the background; killed when dropped.
+pub struct Plugin {
+    child: Child,
+    rx: mpsc::UnboundedReceiver<(Stream, String)>,
+    /// The lines read so far.
+    pub stdout: Vec<String>,
+    pub stderr: Vec<String>,
+    args: Vec<String>,
+    /// How long [`Plugin::until`] waits.
+    bound: Duration,
+}
+
+impl Plugin {
+    /// Runs the plugin with `--kubeconfig <kubeconfig> -n <ns>` and `args`;
+    /// [`Plugin::until`] waits at most `bound`.
+    pub fn spawn(kubeconfig: &Path, ns: &str, args: &[&str], bound: Duration) -> Plugin {
+        let mut all: Vec<String> = vec![
+            "--kubeconfig".into(),
+            kubeconfig.display().to_string(),
+            "-n".into(),
+            ns.into(),
+        ];
+        all.extend(args.iter().map(|a| a.to_string()));
+        Plugin::spawn_raw(&all, bound)
+    }
+
+    /// Runs the plugin with exactly these arguments.
+    pub fn spawn_raw(all: &[String], bound: Duration) -> Plugin {
+        let all = all.to_vec();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
+            .args(&all)
+            .env_remove("KUBECONFIG")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the plugin");
+        let (tx, rx) = mpsc::unbounded_channel();
+        let out = child.stdout.take().expect("stdout");
+        let err = child.stderr.take().expect("stderr");
+        for (which, pipe) in [
+            (Stream::Out, Box::new(out) as Box<dyn std::io::Read + Send>),
+            (Stream::Err, Box::new(err)),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                use std::io::BufRead;
+                for line in std::io::BufReader::new(pipe).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send((which, line)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        Plugin {
+            child,
+            rx,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            args: all,
+            bound,
+        }
+    }
+
+    fn take(&mut self, (which, line): (Stream, String)) {
+        match which {
+            Stream::Out => self.stdout.push(line),
+            Stream::Err => self.stderr.push(line),
+        }
+    }
+
+    /// Takes the lines printed so far.
+    pub fn drain(&mut self) {
+        while let Ok(item) = self.rx.try_recv() {
+            self.take(item);
+        }
+    }
+
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().expect("poll the plugin")
+    }
+
+    /// Waits for the exit (at most `bound`), then for the rest of the output.
+    pub async fn exit(&mut self, bound: Duration) -> ExitStatus {
+        let deadline = Instant::now() + bound;
+        let status = loop {
+            self.drain();
+            if let Some(status) = self.exited() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                panic!(
+                    "the plugin did not exit within {}s\n{}",
+                    bound.as_secs(),
+                    self.transcript()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        // Both pipes close at exit: read to their end.
+        while let Ok(Some(item)) =
+            tokio::time::timeout(Duration::from_secs(10), self.rx.recv()).await
+        {
+            self.take(item);
+        }
+        status
+    }
+
+    /// Waits until `pred` holds of the output so far; fails when the
+    /// plugin exits first or the bound passes.
+    pub async fn until(&mut self, what: &str, pred: impl Fn(&Plugin) -> bool) {
+        let deadline = Instant::now() + self.bound;
+        loop {
+            self.drain();
+            if pred(self) {
+                return;
+            }
+            if let Some(status) = self.exited() {
+                self.drain();
+                panic!(
+                    "the plugin exited ({status}) before {what}\n{}",
+                    self.transcript()
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what} within {}s\n{}",
+                self.bound.as_secs(),
+                self.transcript()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Waits until a stderr line satisfies `pred`.
+    pub async fn until_stderr(&mut self, what: &str, pred: impl Fn(&str) -> bool) {
+        self.until(what, |p| p.stderr.iter().any(|l| pred(l))).await;
+    }
+
+    /// Sends SIGINT, as Ctrl-C does.
+    pub fn interrupt(&self) {
+        interrupt(&self.child);
+    }
+
+    /// The arguments and every line read so far, for a failure message.
+    pub fn transcript(&self) -> String {
+        format!(
+            "args: {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.args,
+            self.stdout.join("\n"),
+            self.stderr.join("\n")
+        )
+    }
+}
+
+/// Sends SIGINT to a process the test started and still owns, as Ctrl-C
+/// does.
+pub fn interrupt(child: &Child) {
+    let pid = libc::pid_t::try_from(child.id()).expect("pid");
+    // SAFETY: kill(2) with a pid this test started and still owns.
+    let rc = unsafe { libc::kill(pid, libc::SIGINT) };
+    assert_eq!(rc, 0, "kill -INT {pid}");
+}
+
+impl Drop for Plugin {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
