@@ -33,11 +33,13 @@ mod text;
 mod timeline;
 mod verdict;
 mod walk;
+mod with_protocol;
 
 #[cfg(test)]
 mod tests;
 
 pub use timeline::{cluster_timeline, timeline};
+pub use with_protocol::classify_with_protocol;
 
 use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Report};
 use crate::snapshot::{Snapshot, ValkeyCluster};

@@ -629,6 +629,22 @@ pub fn plan(
         });
         return Ok(plan);
     };
+    // A cluster whose nodes show no protocol was classified by P1's rules:
+    // with --protocol, judge it again by the given protocol's (P2 names
+    // other holders and another front).
+    if cluster.protocol == Protocol::Unknown
+        && let Some(given @ (Protocol::P1 | Protocol::P2)) = request.protocol_override
+    {
+        let threshold = std::time::Duration::from_secs(cluster.stall_threshold_seconds);
+        let again = crate::classify::classify_with_protocol(snapshot, now, threshold, given);
+        let judged = again.clusters.iter().any(|c| {
+            c.namespace == cluster.namespace && c.name == cluster.name && c.protocol == given
+        });
+        // Judged again, the cluster shows `given`: this does not come back.
+        if judged {
+            return self::plan(snapshot, &again, request, now, actor);
+        }
+    }
     plan.protocol = match resolve_protocol(cluster, request.protocol_override) {
         Ok(p) => p,
         Err(refusal) => {
@@ -2157,6 +2173,89 @@ mod tests {
         assert_eq!(p.protocol, Protocol::P2);
         assert_eq!(p.decision, Decision::Planned, "{:?}", p.reasons);
         assert_eq!(p.patches[0].patch["spec"]["workloadRevision"], json!(H));
+    }
+
+    /// A cluster whose nodes show no protocol: cache-0-1's new spec is not
+    /// observed yet (a P2 holder; under P1's rules a Blocking node).
+    fn unstaged() -> Snapshot {
+        use crate::fixture::{cluster, node};
+        let at_rest = |n: crate::fixture::NodeBuilder| n.ready().pod_ready().sts_rolled_out();
+        cluster(NS, "cache")
+            .ready_for_generation()
+            .node(at_rest(node("cache-0-0").primary().shard(0, 0)))
+            .node(at_rest(node("cache-0-1").replica().shard(0, 1)).spec_updated())
+            .node(at_rest(node("cache-0-2").replica().shard(0, 2)))
+            .snapshot()
+    }
+
+    #[test]
+    fn a_given_protocol_judges_an_unknown_cluster_by_its_rules() {
+        let snapshot = unstaged();
+        let report =
+            crate::classify::classify(&snapshot, now(), std::time::Duration::from_secs(600));
+        assert_eq!(report.clusters[0].protocol, Protocol::Unknown);
+        let ask = |action: Action, protocol: Protocol, f: &dyn Fn(&mut Request)| {
+            let mut r = req(action, "cache-0-2");
+            r.protocol_override = Some(protocol);
+            r.reason = Some("x".into());
+            f(&mut r);
+            plan(&snapshot, &report, &r, now(), "alice").expect("plan")
+        };
+        let revision = |r: &mut Request| r.revision = Some(H.into());
+        // P2: cache-0-1 holds (its spec revision advanced, not yet applied).
+        let p = ask(Action::Grant, Protocol::P2, &revision);
+        assert_eq!(p.protocol, Protocol::P2);
+        assert_eq!(p.decision, Decision::Refused, "{p:?}");
+        assert_eq!(p.other_holders, vec!["cache-0-1".to_string()]);
+        assert!(
+            matches!(&p.reasons[0], Refusal::OtherHolder(h) if h.node == "cache-0-1"),
+            "{:?}",
+            p.reasons
+        );
+        // P1: nobody holds; cache-0-1 is the walk's front.
+        let p = ask(Action::Grant, Protocol::P1, &revision);
+        assert_eq!(p.protocol, Protocol::P1);
+        assert_eq!(p.decision, Decision::Planned, "{:?}", p.reasons);
+        assert!(p.other_holders.is_empty());
+        assert!(p.warnings.contains(&Warning::NotFront {
+            node: "cache-0-2".into(),
+            front: Some("cache-0-1".into()),
+        }));
+        // What P2 does not have is refused (exit 4), as on a detected P2
+        // cluster.
+        // (case, action, request change, refusal)
+        type Case<'a> = (&'a str, Action, &'a dyn Fn(&mut Request), Refusal);
+        let cases: Vec<Case> = vec![
+            (
+                "revoke",
+                Action::Revoke,
+                &|_| {},
+                Refusal::NoRevokeInP2 {
+                    node: "cache-0-2".into(),
+                },
+            ),
+            (
+                "force",
+                Action::Force,
+                &revision,
+                Refusal::NoForceInP2 {
+                    node: "cache-0-2".into(),
+                },
+            ),
+            (
+                "grant --any",
+                Action::Grant,
+                &|r| r.any = true,
+                Refusal::NoAnyInP2,
+            ),
+        ];
+        for (name, action, change, want) in cases {
+            let p = ask(action, Protocol::P2, change);
+            assert_eq!(p.decision, Decision::Refused, "{name}");
+            assert_eq!(p.exit(), Exit::Refused, "{name}");
+            assert!(p.reasons.contains(&want), "{name}: {:?}", p.reasons);
+            assert!(p.patches.is_empty(), "{name}");
+        }
     }
 
     #[test]

@@ -1,0 +1,138 @@
+//! Classifying with a protocol a person gave (`--protocol` of the steering
+//! commands), for a cluster whose nodes show none.
+//!
+//! Such a cluster is otherwise read with P1's rules; P2's name other
+//! holders and another front (a node whose new spec is not observed yet is
+//! a P2 holder, not a Blocking node). Rather than a second classifier, the
+//! nodes get the protocol's mark: a roll condition (WorkloadDrift for P1,
+//! WorkloadRollPending for P2) whose status is `Unknown`. PLUGIN.md tells
+//! the protocol by the condition being there, and a node asks only when it
+//! is True, so the mark changes the rules and no fact.
+
+use super::verdict;
+use crate::report::{Protocol, Report};
+use crate::snapshot::{Condition, Snapshot, ValkeyNodeStatus, keys};
+use jiff::Timestamp;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// [`classify`](super::classify), except that every cluster whose nodes
+/// show no protocol is read by `protocol`'s rules (and reports it). A
+/// cluster that shows one is read by its own, as always.
+pub fn classify_with_protocol(
+    snapshot: &Snapshot,
+    now: Timestamp,
+    threshold: Duration,
+    protocol: Protocol,
+) -> Report {
+    let mark = match protocol {
+        Protocol::P1 => keys::COND_DRIFT,
+        Protocol::P2 => keys::COND_PENDING,
+        Protocol::Unknown => return super::classify(snapshot, now, threshold),
+    };
+    let clusters: BTreeSet<(&str, &str)> = snapshot
+        .nodes
+        .iter()
+        .filter_map(|n| Some((n.metadata.namespace.as_deref()?, n.cluster_label()?)))
+        .collect();
+    // The first node of each unmarked cluster carries the mark: one is
+    // enough to tell a cluster's protocol.
+    let unmarked: Vec<usize> = clusters
+        .into_iter()
+        .filter(|(ns, name)| {
+            let nodes: Vec<_> = snapshot.nodes_of(ns, name).collect();
+            verdict::protocol(&nodes) == Protocol::Unknown
+        })
+        .filter_map(|(ns, name)| {
+            snapshot.nodes.iter().position(|n| {
+                n.metadata.namespace.as_deref() == Some(ns) && n.cluster_label() == Some(name)
+            })
+        })
+        .collect();
+    if unmarked.is_empty() {
+        return super::classify(snapshot, now, threshold);
+    }
+    let mut marked = snapshot.clone();
+    for i in unmarked {
+        if let Some(node) = marked.nodes.get_mut(i) {
+            node.status
+                .get_or_insert_with(ValkeyNodeStatus::default)
+                .conditions
+                .push(Condition {
+                    type_: mark.to_string(),
+                    status: "Unknown".to_string(),
+                    reason: Some("ProtocolGivenByHand".to_string()),
+                    ..Condition::default()
+                });
+        }
+    }
+    super::classify(&marked, now, threshold)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{cluster, node, t};
+    use crate::report::NodeState;
+
+    #[test]
+    fn an_unknown_cluster_is_read_by_the_given_protocol() {
+        // cache-0-1's new spec is not observed yet; nothing is staged.
+        let at_rest = |n: crate::fixture::NodeBuilder| n.ready().pod_ready().sts_rolled_out();
+        let s = cluster("prod", "cache")
+            .ready_for_generation()
+            .node(at_rest(node("cache-0-0").primary().shard(0, 0)))
+            .node(at_rest(node("cache-0-1").replica().shard(0, 1)).spec_updated())
+            .snapshot();
+        let threshold = Duration::from_secs(600);
+        // (case, given, protocol reported, cache-0-1's state, holders)
+        let cases: &[(&str, Protocol, Protocol, NodeState, &[&str])] = &[
+            (
+                "none given",
+                Protocol::Unknown,
+                Protocol::Unknown,
+                NodeState::Blocking,
+                &[],
+            ),
+            ("P1", Protocol::P1, Protocol::P1, NodeState::Blocking, &[]),
+            (
+                "P2",
+                Protocol::P2,
+                Protocol::P2,
+                NodeState::Rolling,
+                &["cache-0-1"],
+            ),
+        ];
+        for (name, given, want, state, holders) in cases {
+            let r = classify_with_protocol(&s, t(0), threshold, *given);
+            let c = &r.clusters[0];
+            assert_eq!(c.protocol, *want, "{name}");
+            let n = c.nodes.iter().find(|n| n.name == "cache-0-1");
+            assert_eq!(n.map(|n| n.state), Some(*state), "{name}");
+            assert_eq!(c.holders, *holders, "{name}");
+            // The mark is not a fact: nobody asks.
+            assert!(c.nodes.iter().all(|n| !n.facts.asks), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_cluster_that_shows_its_protocol_keeps_it() {
+        let s = cluster("prod", "cache")
+            .node(
+                node("cache-0-1")
+                    .replica()
+                    .shard(0, 1)
+                    .ready()
+                    .pod_ready()
+                    .sts_rolled_out()
+                    .desired("h1"),
+            )
+            .snapshot();
+        let r = classify_with_protocol(&s, t(0), Duration::from_secs(600), Protocol::P2);
+        assert_eq!(r.clusters[0].protocol, Protocol::P1);
+        assert_eq!(
+            r,
+            super::super::classify(&s, t(0), Duration::from_secs(600))
+        );
+    }
+}
