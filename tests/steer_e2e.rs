@@ -322,6 +322,8 @@ async fn scene(kind: Scene, h: &str) -> Sim {
             let holder = sim.node("cache-1-1");
             holder.grant(h).await;
             holder.set_ready(false).await;
+            // Its pod is unhealthy: a revoke asks first.
+            holder.pod().crash_loop(7).await;
             sim
         }
         Scene::AtRest => {
@@ -410,6 +412,34 @@ async fn every_refusal_exits_4_and_leaves_every_node_unchanged() {
             Scene::AtRest,
             &["grant", "cache-0-1", "--any"],
             &["protocol of ValkeyCluster cache is unknown", "--protocol"],
+        ),
+        (
+            "revoke with --protocol P2 on a cluster at rest",
+            Scene::AtRest,
+            &["revoke", "cache-0-1", "--protocol", "P2"],
+            &["there is no revoke in P2"],
+        ),
+        (
+            "force with --protocol P2 on a cluster at rest",
+            Scene::AtRest,
+            &[
+                "force",
+                "cache-0-1",
+                "--protocol",
+                "P2",
+                "--revision",
+                "abc",
+                "--reason",
+                "x",
+                "--yes",
+            ],
+            &["force exists only in P1"],
+        ),
+        (
+            "grant --any with --protocol P2 on a cluster at rest",
+            Scene::AtRest,
+            &["grant", "cache-0-1", "--protocol", "P2", "--any"],
+            &["--any (a `*` permit) exists only in P1"],
         ),
         (
             "--protocol contradicting the nodes",
