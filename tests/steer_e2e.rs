@@ -1292,7 +1292,8 @@ async fn a_failed_check_after_the_write_still_records_the_event() {
 async fn a_lease_taken_during_the_writes_stops_them() {
     let h = new_hash();
     // (case, pause point, exit, holders after, Events recorded)
-    let cases: &[(&str, &str, i32, &[&str], &[&str])] = &[
+    type Case<'a> = (&'a str, &'a str, i32, &'a [&'a str], &'a [&'a str]);
+    let cases: &[Case] = &[
         (
             "before the first patch",
             "after-plan",

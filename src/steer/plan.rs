@@ -784,7 +784,7 @@ fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
         reason: keys::EVENT_MANUAL_GRANTED,
         message: event_message(c, "granted the roll permit", Some(&value), None),
     });
-    plan.undo = undo_of(c.request, &plan.patches, &[c.node.name.clone()]);
+    plan.undo = undo_of(c.request, &plan.patches, std::slice::from_ref(&c.node.name));
     plan.revision = Some(value);
 }
 
