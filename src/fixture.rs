@@ -153,29 +153,37 @@ impl ClusterBuilder {
     }
 
     /// As [`Self::ready_for_generation`], Ready since `since`.
-    pub fn ready_for_generation_since(mut self, since: Timestamp) -> Self {
+    pub fn ready_for_generation_since(self, since: Timestamp) -> Self {
+        self.roll_status(
+            ("Ready", None),
+            ("True", "ClusterReady"),
+            ("False", "ReconcileComplete"),
+            since,
+        )
+    }
+
+    /// `status.state` and `status.reason`, and the Ready and Progressing
+    /// conditions (status, reason) for the current generation, since
+    /// `since`.
+    fn roll_status(
+        mut self,
+        (state, reason): (&str, Option<&str>),
+        ready: (&str, &str),
+        progressing: (&str, &str),
+        since: Timestamp,
+    ) -> Self {
         let g = self.generation_now();
         let st = self.status();
-        st.state = Some("Ready".to_string());
-        st.reason = None;
-        let mut ready = cond(
-            keys::COND_READY,
-            "True",
-            Some("ClusterReady"),
-            None,
-            Some(since),
-        );
-        ready.observed_generation = Some(g);
-        set_condition(&mut st.conditions, ready);
-        let mut prog = cond(
-            keys::COND_PROGRESSING,
-            "False",
-            Some("ReconcileComplete"),
-            None,
-            Some(since),
-        );
-        prog.observed_generation = Some(g);
-        set_condition(&mut st.conditions, prog);
+        st.state = Some(state.to_string());
+        st.reason = reason.map(str::to_string);
+        for (type_, (status, why)) in [
+            (keys::COND_READY, ready),
+            (keys::COND_PROGRESSING, progressing),
+        ] {
+            let mut c = cond(type_, status, Some(why), None, Some(since));
+            c.observed_generation = Some(g);
+            set_condition(&mut st.conditions, c);
+        }
         self
     }
 
@@ -194,30 +202,13 @@ impl ClusterBuilder {
 
     /// State Reconciling/UpdatingNodes; Ready=False and Progressing=True
     /// (reason UpdatingNodes) for the current generation, since `since`.
-    pub fn updating_nodes(mut self, since: Timestamp) -> Self {
-        let g = self.generation_now();
-        let st = self.status();
-        st.state = Some("Reconciling".to_string());
-        st.reason = Some("UpdatingNodes".to_string());
-        let mut ready = cond(
-            keys::COND_READY,
-            "False",
-            Some("UpdatingNodes"),
-            None,
-            Some(since),
-        );
-        ready.observed_generation = Some(g);
-        set_condition(&mut st.conditions, ready);
-        let mut prog = cond(
-            keys::COND_PROGRESSING,
-            "True",
-            Some("UpdatingNodes"),
-            None,
-            Some(since),
-        );
-        prog.observed_generation = Some(g);
-        set_condition(&mut st.conditions, prog);
-        self
+    pub fn updating_nodes(self, since: Timestamp) -> Self {
+        self.roll_status(
+            ("Reconciling", Some("UpdatingNodes")),
+            ("False", "UpdatingNodes"),
+            ("True", "UpdatingNodes"),
+            since,
+        )
     }
 
     /// Any condition on the ValkeyCluster.

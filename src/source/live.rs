@@ -278,8 +278,9 @@ pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> 
     })
 }
 
-/// A label value or object name that a selector can carry as it is.
-fn selector_safe(name: &str) -> bool {
+/// A label value or object name that a selector can carry as it is (the
+/// watch's stores check the same).
+pub(super) fn selector_safe(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 253
         && name

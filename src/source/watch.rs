@@ -22,7 +22,7 @@
 //! state ([`Connection::Lost`]) while the watchers retry.
 
 use super::file;
-use super::live::Live;
+use super::live::{Live, selector_safe};
 use crate::error::{Error, Result};
 use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyCluster, ValkeyNode, keys};
 use futures::StreamExt;
@@ -302,15 +302,6 @@ impl Drop for Watch {
             task.abort();
         }
     }
-}
-
-/// A name a selector can carry as it is (the one-shot read checks the same).
-fn selector_safe(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 253
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
 }
 
 /// Spawns the task that keeps one kind's store; returns its reader.

@@ -260,17 +260,22 @@ mod tests {
             .unwrap_or_else(|| panic!("no node {name}"))
     }
 
-    #[test]
-    fn stuck_node_snapshot() {
+    /// The jammed sample's stuck holder, cache-1-1, with its timeline.
+    fn stuck_node_explained() -> String {
         let cluster = jammed();
-        let out = explain_node(
+        explain_node(
             &cluster,
             node(&cluster, "cache-1-1"),
             None,
             &sample::stuck_timeline(),
             sample::now(),
             false,
-        );
+        )
+    }
+
+    #[test]
+    fn stuck_node_snapshot() {
+        let out = stuck_node_explained();
         insta::assert_snapshot!(out);
     }
 
@@ -289,15 +294,7 @@ mod tests {
 
     #[test]
     fn stuck_node_says_what_to_do() {
-        let cluster = jammed();
-        let out = explain_node(
-            &cluster,
-            node(&cluster, "cache-1-1"),
-            None,
-            &sample::stuck_timeline(),
-            sample::now(),
-            false,
-        );
+        let out = stuck_node_explained();
         for want in [
             "CrashLoopBackOff",
             "2026-11-29T10:02:11Z (14m ago; source: event)",
