@@ -41,7 +41,7 @@ mod tests;
 pub use timeline::{cluster_timeline, timeline};
 pub use with_protocol::classify_with_protocol;
 
-use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Report};
+use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report};
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
@@ -55,6 +55,18 @@ use text::{human, secs, short, since};
 /// node's `valkey.io/cluster` label names), sorted by namespace and name,
 /// nodes in walk order.
 pub fn classify(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Report {
+    classify_assuming(snapshot, now, threshold, None)
+}
+
+/// [`classify`], except that a cluster whose nodes show no protocol is
+/// judged by `assumed`'s rules (and reports it): a person's `--protocol`.
+/// A cluster that shows a protocol is always judged by its own.
+pub(crate) fn classify_assuming(
+    snapshot: &Snapshot,
+    now: Timestamp,
+    threshold: Duration,
+    assumed: Option<Protocol>,
+) -> Report {
     let threshold = SignedDuration::try_from(threshold).unwrap_or(SignedDuration::MAX);
     let mut clusters: BTreeMap<(&str, &str), Option<&ValkeyCluster>> = BTreeMap::new();
     for c in &snapshot.clusters {
@@ -70,7 +82,7 @@ pub fn classify(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Rep
     Report {
         clusters: clusters
             .into_iter()
-            .map(|((ns, name), c)| classify_cluster(&index, ns, name, c, now, threshold))
+            .map(|((ns, name), c)| classify_cluster(&index, ns, name, c, assumed, now, threshold))
             .collect(),
     }
 }
@@ -80,11 +92,15 @@ fn classify_cluster(
     namespace: &str,
     name: &str,
     cluster: Option<&ValkeyCluster>,
+    assumed: Option<Protocol>,
     now: Timestamp,
     threshold: SignedDuration,
 ) -> ClusterReport {
     let nodes = index.nodes_of(namespace, name);
-    let protocol = verdict::protocol(nodes);
+    let protocol = match (verdict::protocol(nodes), assumed) {
+        (Protocol::Unknown, Some(given)) => given,
+        (shown, _) => shown,
+    };
     let places = walk::place(nodes, name);
     let judged: Vec<Judged<'_>> = walk::order(&places)
         .into_iter()

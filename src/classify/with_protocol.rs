@@ -1,19 +1,12 @@
 //! Classifying with a protocol a person gave (`--protocol` of the steering
-//! commands), for a cluster whose nodes show none.
-//!
-//! Such a cluster is otherwise read with P1's rules; P2's name other
-//! holders and another front (a node whose new spec is not observed yet is
-//! a P2 holder, not a Blocking node). Rather than a second classifier, the
-//! nodes get the protocol's mark: a roll condition (WorkloadDrift for P1,
-//! WorkloadRollPending for P2) whose status is `Unknown`. PLUGIN.md tells
-//! the protocol by the condition being there, and a node asks only when it
-//! is True, so the mark changes the rules and no fact.
+//! commands), for a cluster whose nodes show none. Such a cluster is
+//! otherwise read with P1's rules; P2's name other holders and another front
+//! (a node whose new spec is not observed yet is a P2 holder, not a Blocking
+//! node).
 
-use super::verdict;
 use crate::report::{Protocol, Report};
-use crate::snapshot::{Condition, Snapshot, ValkeyNodeStatus, keys};
+use crate::snapshot::Snapshot;
 use jiff::Timestamp;
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// [`classify`](super::classify), except that every cluster whose nodes
@@ -25,48 +18,8 @@ pub fn classify_with_protocol(
     threshold: Duration,
     protocol: Protocol,
 ) -> Report {
-    let mark = match protocol {
-        Protocol::P1 => keys::COND_DRIFT,
-        Protocol::P2 => keys::COND_PENDING,
-        Protocol::Unknown => return super::classify(snapshot, now, threshold),
-    };
-    let clusters: BTreeSet<(&str, &str)> = snapshot
-        .nodes
-        .iter()
-        .filter_map(|n| Some((n.metadata.namespace.as_deref()?, n.cluster_label()?)))
-        .collect();
-    // The first node of each unmarked cluster carries the mark: one is
-    // enough to tell a cluster's protocol.
-    let unmarked: Vec<usize> = clusters
-        .into_iter()
-        .filter(|(ns, name)| {
-            let nodes: Vec<_> = snapshot.nodes_of(ns, name).collect();
-            verdict::protocol(&nodes) == Protocol::Unknown
-        })
-        .filter_map(|(ns, name)| {
-            snapshot.nodes.iter().position(|n| {
-                n.metadata.namespace.as_deref() == Some(ns) && n.cluster_label() == Some(name)
-            })
-        })
-        .collect();
-    if unmarked.is_empty() {
-        return super::classify(snapshot, now, threshold);
-    }
-    let mut marked = snapshot.clone();
-    for i in unmarked {
-        if let Some(node) = marked.nodes.get_mut(i) {
-            node.status
-                .get_or_insert_with(ValkeyNodeStatus::default)
-                .conditions
-                .push(Condition {
-                    type_: mark.to_string(),
-                    status: "Unknown".to_string(),
-                    reason: Some("ProtocolGivenByHand".to_string()),
-                    ..Condition::default()
-                });
-        }
-    }
-    super::classify(&marked, now, threshold)
+    let assumed = (protocol != Protocol::Unknown).then_some(protocol);
+    super::classify_assuming(snapshot, now, threshold, assumed)
 }
 
 #[cfg(test)]
