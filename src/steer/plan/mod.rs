@@ -1,0 +1,385 @@
+//! The steering planner: pure. (snapshot, report, request, now, actor) ->
+//! [`Plan`]: the decision, why, the exact patches with the resourceVersion
+//! they were decided on, the Events to record and the command that undoes
+//! the write. No client, no printing, no clock of its own.
+//!
+//! The rules are PLUGIN.md's (`grant`, `revoke`, `force`); every refusal is
+//! a [`Refusal`] whose `Display` says what and why, every caution a
+//! [`Warning`].
+//!
+//! Here: the request, the plan and [`plan()`], which finds the node and its
+//! cluster, settles the protocol and hands over to the per-action rules.
+//! - `rules`: grant (P1, P2), revoke and force, and the checks they share.
+//! - `refusal`: [`Refusal`] and [`Warning`], with the words a person reads.
+//! - `patch`: the merge patches and the Events' messages.
+//! - `undo`: the command that undoes what was written.
+//! - `lookup`: the node by name, or the nearest names.
+
+mod lookup;
+mod patch;
+mod refusal;
+mod rules;
+mod undo;
+
+#[cfg(test)]
+mod tests;
+
+pub use lookup::nearest;
+pub use patch::{EventPlan, NodePatch, PatchEffect};
+pub use refusal::{HolderInfo, Refusal, Warning};
+pub use undo::undo_of;
+
+use crate::cli::DryRun;
+use crate::error::{Exit, Result};
+use crate::render::duration::short_hash;
+use crate::report::{ClusterReport, NodeReport, Protocol, Report};
+use crate::snapshot::Snapshot;
+use jiff::Timestamp;
+use lookup::find_node;
+use rules::{force_p1, grant_p1, grant_p2, revoke_p1};
+use serde::Serialize;
+use std::fmt;
+
+/// What a person asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Grant,
+    Revoke,
+    Force,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Grant => "grant",
+            Action::Revoke => "revoke",
+            Action::Force => "force",
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One steering command, as parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub action: Action,
+    pub namespace: String,
+    pub node: String,
+    /// `--revision HASH`: write this instead of the asked-for revision.
+    pub revision: Option<String>,
+    /// `--any`: write `*` (P1 only).
+    pub any: bool,
+    pub allow_primary: bool,
+    pub reason: Option<String>,
+    /// `force --takeover`: revoke every other holder in the same command.
+    pub takeover: bool,
+    /// `--protocol`, for a cluster whose protocol is unknown.
+    pub protocol_override: Option<Protocol>,
+    pub dry_run: DryRun,
+    /// The connection flags given, repeated in the undo command.
+    pub connection: Connection,
+}
+
+/// The flags that chose the API server and the user (`--kubeconfig`,
+/// `--context`, `--cluster`, `--user`, `--as`, `--as-group`), so that an
+/// undo pasted later reaches the same cluster as the same user.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Connection {
+    pub kubeconfig: Option<String>,
+    pub context: Option<String>,
+    pub kube_cluster: Option<String>,
+    pub user: Option<String>,
+    pub impersonate: Option<String>,
+    pub impersonate_groups: Vec<String>,
+}
+
+impl Connection {
+    /// The flags of a command's global arguments.
+    pub fn of(global: &crate::cli::GlobalArgs) -> Connection {
+        Connection {
+            kubeconfig: global
+                .kubeconfig
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned()),
+            context: global.context.clone(),
+            kube_cluster: global.kube_cluster.clone(),
+            user: global.user.clone(),
+            impersonate: global.impersonate.clone(),
+            impersonate_groups: global.impersonate_groups.clone(),
+        }
+    }
+}
+
+/// `planned|written|refused`, as the steering document spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Planned,
+    Written,
+    Refused,
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Decision::Planned => "planned",
+            Decision::Written => "written",
+            Decision::Refused => "refused",
+        })
+    }
+}
+
+/// The planner's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub action: Action,
+    pub namespace: String,
+    /// The node's ValkeyCluster (empty when it has none).
+    pub cluster: String,
+    pub node: String,
+    pub dry_run: DryRun,
+    /// The protocol the plan was made for (the detected one, else
+    /// `--protocol`; unknown when neither).
+    pub protocol: Protocol,
+    pub decision: Decision,
+    pub reasons: Vec<Refusal>,
+    pub warnings: Vec<Warning>,
+    pub patches: Vec<NodePatch>,
+    pub events: Vec<EventPlan>,
+    pub undo: Option<String>,
+    /// What will happen, said before asking; `Some` when the command must
+    /// be confirmed (on a terminal, or with `--yes`).
+    pub confirmation: Option<String>,
+    /// The permit value written to the node (grant, force).
+    pub revision: Option<String>,
+    /// Holders other than the node when the plan was made.
+    pub other_holders: Vec<String>,
+    /// Holders that keep their permit (force without --takeover): the check
+    /// after the write does not count them.
+    pub kept_holders: Vec<String>,
+}
+
+impl Plan {
+    /// 0 for a plan that goes ahead, 4 for a refusal.
+    pub fn exit(&self) -> Exit {
+        match self.decision {
+            Decision::Refused => Exit::Refused,
+            Decision::Planned | Decision::Written => Exit::Done,
+        }
+    }
+
+    pub fn is_refused(&self) -> bool {
+        self.decision == Decision::Refused
+    }
+
+    /// Turns the plan into a refusal (nothing is written).
+    pub fn refuse(&mut self, refusal: Refusal) {
+        self.decision = Decision::Refused;
+        self.reasons.push(refusal);
+        self.patches.clear();
+        self.events.clear();
+        self.undo = None;
+        self.confirmation = None;
+    }
+
+    /// What must stay equal between two plans of one command for the later
+    /// one to be written without asking again: the decision, the value
+    /// written, whether it needs confirmation (a newly needed one is a
+    /// change) and the set of holders it acts on or leaves. `None` when the
+    /// same. `revoked`: holders this command has already revoked (a
+    /// takeover interrupted by a conflict), which the later plan no longer
+    /// sees as holders.
+    pub fn changed_from(&self, before: &Plan, revoked: &[String]) -> Option<String> {
+        if self.decision != before.decision {
+            return Some(format!(
+                "the decision is now {}: {}",
+                self.decision,
+                join(&self.reasons)
+            ));
+        }
+        if self.revision != before.revision {
+            return Some(format!(
+                "{} would now get {} instead of {}",
+                self.node,
+                self.revision.as_deref().map_or("nothing", short_hash),
+                before.revision.as_deref().map_or("nothing", short_hash),
+            ));
+        }
+        // What was not asked about must not be written without asking.
+        if let (Some(question), None) = (&self.confirmation, &before.confirmation) {
+            return Some(format!(
+                "{} {} now needs confirmation: {question}",
+                self.action, self.node
+            ));
+        }
+        // A revoke acts on its node alone: other holders do not change it.
+        if self.action == Action::Revoke {
+            return None;
+        }
+        let was: Vec<&String> = before
+            .other_holders
+            .iter()
+            .filter(|h| !revoked.contains(h))
+            .collect();
+        let now: Vec<&String> = self.other_holders.iter().collect();
+        if now != was {
+            let list = |v: &[&String]| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+            return Some(format!(
+                "the other holders are now [{}], were [{}]",
+                list(&now),
+                list(&was)
+            ));
+        }
+        None
+    }
+}
+
+fn join<T: fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Makes the plan. Errors (exit 1) only for a node that does not exist.
+pub fn plan(
+    snapshot: &Snapshot,
+    report: &Report,
+    request: &Request,
+    now: Timestamp,
+    actor: &str,
+) -> Result<Plan> {
+    let node_obj = find_node(snapshot, &request.namespace, &request.node)?;
+    let found = report.clusters.iter().find_map(|c| {
+        (c.namespace == request.namespace)
+            .then(|| c.nodes.iter().find(|n| n.name == request.node))
+            .flatten()
+            .map(|n| (c, n))
+    });
+    let cluster_name = found
+        .map(|(c, _)| c.name.clone())
+        .or_else(|| node_obj.cluster_label().map(str::to_string))
+        .or_else(|| node_obj.controller_cluster().map(str::to_string))
+        .unwrap_or_default();
+    let mut plan = Plan {
+        action: request.action,
+        namespace: request.namespace.clone(),
+        cluster: cluster_name,
+        node: request.node.clone(),
+        dry_run: request.dry_run,
+        protocol: Protocol::Unknown,
+        decision: Decision::Planned,
+        reasons: Vec::new(),
+        warnings: Vec::new(),
+        patches: Vec::new(),
+        events: Vec::new(),
+        undo: None,
+        confirmation: None,
+        revision: None,
+        other_holders: Vec::new(),
+        kept_holders: Vec::new(),
+    };
+    if let Some((cluster, _)) = found {
+        // What the nodes say, until the request's protocol is resolved.
+        plan.protocol = cluster.protocol;
+    }
+    let Some((cluster, node)) = found.filter(|(_, n)| n.facts.cluster_owned) else {
+        plan.refuse(Refusal::Standalone {
+            node: request.node.clone(),
+        });
+        return Ok(plan);
+    };
+    // A cluster whose nodes show no protocol was classified by P1's rules:
+    // with --protocol, judge it again by the given protocol's (P2 names
+    // other holders and another front).
+    if cluster.protocol == Protocol::Unknown
+        && let Some(given @ (Protocol::P1 | Protocol::P2)) = request.protocol_override
+    {
+        let threshold = std::time::Duration::from_secs(cluster.stall_threshold_seconds);
+        let again = crate::classify::classify_with_protocol(snapshot, now, threshold, given);
+        let judged = again.clusters.iter().any(|c| {
+            c.namespace == cluster.namespace && c.name == cluster.name && c.protocol == given
+        });
+        // Judged again, the cluster shows `given`: this does not come back.
+        if judged {
+            return self::plan(snapshot, &again, request, now, actor);
+        }
+    }
+    plan.protocol = match resolve_protocol(cluster, request.protocol_override) {
+        Ok(p) => p,
+        Err(refusal) => {
+            plan.refuse(refusal);
+            return Ok(plan);
+        }
+    };
+    let others: Vec<&NodeReport> = cluster
+        .nodes
+        .iter()
+        .filter(|n| n.name != node.name && n.facts.holder)
+        .collect();
+    plan.other_holders = others.iter().map(|n| n.name.clone()).collect();
+    let rv = node_obj
+        .metadata
+        .resource_version
+        .clone()
+        .or_else(|| node.facts.resource_version.clone());
+    let ctx = Ctx {
+        snapshot,
+        cluster,
+        node,
+        others: &others,
+        request,
+        now,
+        actor,
+        rv,
+    };
+    match (plan.protocol, request.action) {
+        (Protocol::P2, Action::Revoke) => plan.refuse(Refusal::NoRevokeInP2 {
+            node: node.name.clone(),
+        }),
+        (Protocol::P2, Action::Force) => plan.refuse(Refusal::NoForceInP2 {
+            node: node.name.clone(),
+        }),
+        (Protocol::P2, Action::Grant) => grant_p2(&ctx, &mut plan),
+        (_, Action::Grant) => grant_p1(&ctx, &mut plan),
+        (_, Action::Revoke) => revoke_p1(&ctx, &mut plan),
+        (_, Action::Force) => force_p1(&ctx, &mut plan),
+    }
+    Ok(plan)
+}
+
+/// Everything the per-action rules read.
+struct Ctx<'a> {
+    snapshot: &'a Snapshot,
+    cluster: &'a ClusterReport,
+    node: &'a NodeReport,
+    others: &'a [&'a NodeReport],
+    request: &'a Request,
+    now: Timestamp,
+    actor: &'a str,
+    rv: Option<String>,
+}
+
+fn resolve_protocol(cluster: &ClusterReport, given: Option<Protocol>) -> Result<Protocol, Refusal> {
+    match (cluster.protocol, given) {
+        (Protocol::Unknown, None | Some(Protocol::Unknown)) => Err(Refusal::ProtocolUnknown {
+            cluster: cluster.name.clone(),
+        }),
+        (Protocol::Unknown, Some(p)) => Ok(p),
+        (detected, Some(given)) if given != detected && given != Protocol::Unknown => {
+            Err(Refusal::ProtocolContradicts {
+                cluster: cluster.name.clone(),
+                detected,
+                given,
+            })
+        }
+        (detected, _) => Ok(detected),
+    }
+}

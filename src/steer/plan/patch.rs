@@ -1,0 +1,146 @@
+//! What a plan writes: one JSON merge patch per ValkeyNode, carrying the
+//! resourceVersion it was decided on, and the Event recorded after it.
+
+use super::Ctx;
+use super::rules::claims_primary_role;
+use crate::render::duration::short_hash;
+use crate::report::{NodeReport, Protocol};
+use crate::snapshot::{Snapshot, keys};
+use serde_json::{Map, Value, json};
+
+/// What one patch does to its node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatchEffect {
+    /// Sets the permit (P1 annotation or P2 spec.workloadRevision).
+    Grant,
+    /// Removes the permit and the trace.
+    Revoke,
+}
+
+/// One JSON merge patch of one ValkeyNode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodePatch {
+    pub kind: &'static str,
+    pub name: String,
+    /// The resourceVersion the patch was decided on (also in its body).
+    pub resource_version: Option<String>,
+    pub patch: Value,
+    pub effect: PatchEffect,
+    /// The permit the node held when the patch was decided (P1), which an
+    /// undo gives back.
+    pub previous: Option<String>,
+    /// The node's `status.role` is `primary` (an undo's grant needs
+    /// `--allow-primary`).
+    pub primary: bool,
+}
+
+/// A `v1` Event to record on a ValkeyNode once its patch is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventPlan {
+    pub node: String,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+pub(super) fn node_rv(snapshot: &Snapshot, namespace: &str, n: &NodeReport) -> Option<String> {
+    snapshot
+        .nodes
+        .iter()
+        .find(|o| o.namespace() == namespace && o.name() == n.name)
+        .and_then(|o| o.metadata.resource_version.clone())
+        .or_else(|| n.facts.resource_version.clone())
+}
+
+/// `metadata` of a merge patch: the resourceVersion it was decided on (the
+/// API server answers 409 when the object moved since) and annotations.
+fn metadata(rv: Option<String>, annotations: Map<String, Value>) -> Value {
+    let mut meta = Map::new();
+    if let Some(rv) = rv {
+        meta.insert("resourceVersion".into(), Value::String(rv));
+    }
+    meta.insert("annotations".into(), Value::Object(annotations));
+    Value::Object(meta)
+}
+
+pub(super) fn grant_patch(
+    c: &Ctx<'_>,
+    name: &str,
+    rv: Option<String>,
+    value: &str,
+    protocol: Protocol,
+) -> NodePatch {
+    let mut ann = Map::new();
+    if protocol != Protocol::P2 {
+        ann.insert(keys::ANN_PERMIT.into(), json!(value));
+    }
+    ann.insert(keys::ANN_GRANTED_REVISION.into(), json!(value));
+    ann.insert(keys::ANN_GRANTED_BY.into(), json!(c.actor));
+    ann.insert(
+        keys::ANN_GRANTED_AT.into(),
+        json!(crate::render::duration::timestamp(c.now)),
+    );
+    // A missing reason is written as null: the trace outlives its permit,
+    // and an old reason must not be read as this grant's.
+    ann.insert(
+        keys::ANN_REASON.into(),
+        c.request
+            .reason
+            .as_deref()
+            .map_or(Value::Null, |r| json!(r)),
+    );
+    let mut body = Map::new();
+    body.insert("metadata".into(), metadata(rv.clone(), ann));
+    if protocol == Protocol::P2 {
+        body.insert("spec".into(), json!({ "workloadRevision": value }));
+    }
+    NodePatch {
+        kind: "ValkeyNode",
+        name: name.to_string(),
+        resource_version: rv,
+        patch: Value::Object(body),
+        effect: PatchEffect::Grant,
+        previous: c.node.permit.clone().filter(|_| c.node.facts.holder),
+        primary: claims_primary_role(c.node),
+    }
+}
+
+pub(super) fn revoke_patch(node: &NodeReport, rv: Option<String>) -> NodePatch {
+    let mut ann = Map::new();
+    for key in [
+        keys::ANN_PERMIT,
+        keys::ANN_GRANTED_REVISION,
+        keys::ANN_GRANTED_BY,
+        keys::ANN_GRANTED_AT,
+        keys::ANN_REASON,
+    ] {
+        ann.insert(key.into(), Value::Null);
+    }
+    NodePatch {
+        kind: "ValkeyNode",
+        name: node.name.clone(),
+        resource_version: rv.clone(),
+        patch: json!({ "metadata": metadata(rv, ann) }),
+        effect: PatchEffect::Revoke,
+        previous: node.permit.clone(),
+        primary: claims_primary_role(node),
+    }
+}
+
+/// `alice granted the roll permit for 9f2c41ab03de by hand: reason`
+pub(super) fn event_message(
+    c: &Ctx<'_>,
+    what: &str,
+    value: Option<&str>,
+    why: Option<&str>,
+) -> String {
+    let mut m = format!("{} {what}", c.actor);
+    if let Some(v) = value {
+        m.push_str(&format!(" for {}", short_hash(v)));
+    }
+    m.push_str(" by hand (kubectl valkey-roll)");
+    match why.or(c.request.reason.as_deref()) {
+        Some(r) => m.push_str(&format!(": {r}")),
+        None => m.push_str("; no reason given"),
+    }
+    m
+}

@@ -1,0 +1,353 @@
+//! PLUGIN.md's rules for each action: what refuses a grant (P1, P2), a
+//! revoke and a force, what only warns, and the patches, Events, undo and
+//! confirmation of a plan that goes ahead.
+
+use super::patch::{EventPlan, event_message, grant_patch, node_rv, revoke_patch};
+use super::refusal::{HolderInfo, Refusal, Warning};
+use super::undo::undo_of;
+use super::{Ctx, Plan};
+use crate::render::duration::short_hash;
+use crate::report::{EvidenceKind, NodeReport, Protocol};
+use crate::snapshot::keys;
+
+/// The value a grant or force writes: `--revision`, `*` for `--any`, else
+/// the asked-for revision. Refuses when there is none.
+fn value_to_write(c: &Ctx<'_>, protocol: Protocol) -> Result<String, Refusal> {
+    if let Some(r) = &c.request.revision {
+        return Ok(r.clone());
+    }
+    if c.request.any {
+        return Ok("*".to_string());
+    }
+    let node = c.node.name.clone();
+    match (&c.node.desired_revision, c.node.facts.asks) {
+        (Some(h), _) => Ok(h.clone()),
+        (None, true) => Err(Refusal::AskedRevisionUnknown { node, protocol }),
+        (None, false) => Err(Refusal::AsksNothing { node, protocol }),
+    }
+}
+
+pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
+    let mut refusals: Vec<Refusal> = c
+        .others
+        .iter()
+        .map(|o| Refusal::OtherHolder(HolderInfo::of(o)))
+        .collect();
+    let value = value_to_write(c, Protocol::P1);
+    if let Err(r) = &value {
+        refusals.push(r.clone());
+    }
+    if claims_primary_role(c.node) && !c.request.allow_primary {
+        refusals.push(Refusal::Primary {
+            node: c.node.name.clone(),
+        });
+    }
+    if let Ok(v) = &value
+        && c.node.facts.holder
+        && c.node.permit.as_deref() == Some(v.as_str())
+    {
+        refusals.push(Refusal::AlreadyHeld {
+            node: c.node.name.clone(),
+            revision: v.clone(),
+        });
+    }
+    if !refusals.is_empty() {
+        for r in refusals {
+            plan.refuse(r);
+        }
+        return;
+    }
+    let Ok(value) = value else { return };
+    if claims_primary_role(c.node) {
+        plan.warnings.push(Warning::Primary {
+            node: c.node.name.clone(),
+        });
+    }
+    common_grant_warnings(c, plan, &value, Protocol::P1);
+    not_front_warning(c, plan);
+    plan.patches.push(grant_patch(
+        c,
+        &c.node.name,
+        c.rv.clone(),
+        &value,
+        Protocol::P1,
+    ));
+    plan.events.push(EventPlan {
+        node: c.node.name.clone(),
+        reason: keys::EVENT_MANUAL_GRANTED,
+        message: event_message(c, "granted the roll permit", Some(&value), None),
+    });
+    plan.undo = undo_of(c.request, &plan.patches, std::slice::from_ref(&c.node.name));
+    plan.revision = Some(value);
+}
+
+pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
+    let mut refusals: Vec<Refusal> = c
+        .others
+        .iter()
+        .map(|o| Refusal::OtherHolder(HolderInfo::of(o)))
+        .collect();
+    if c.request.any {
+        refusals.push(Refusal::NoAnyInP2);
+    }
+    let value = value_to_write(c, Protocol::P2);
+    if !c.request.any
+        && let Err(r) = &value
+    {
+        refusals.push(r.clone());
+    }
+    if claims_primary_role(c.node) && !c.request.allow_primary {
+        refusals.push(Refusal::Primary {
+            node: c.node.name.clone(),
+        });
+    }
+    if c.cluster.front.as_deref() != Some(c.node.name.as_str()) {
+        refusals.push(Refusal::NotFront {
+            node: c.node.name.clone(),
+            front: c.cluster.front.clone(),
+        });
+    }
+    if let Ok(v) = &value
+        && c.node.permit.as_deref() == Some(v.as_str())
+    {
+        refusals.push(Refusal::AlreadyHeld {
+            node: c.node.name.clone(),
+            revision: v.clone(),
+        });
+    }
+    if !refusals.is_empty() {
+        for r in refusals {
+            plan.refuse(r);
+        }
+        return;
+    }
+    let Ok(value) = value else { return };
+    if claims_primary_role(c.node) {
+        plan.warnings.push(Warning::Primary {
+            node: c.node.name.clone(),
+        });
+    }
+    common_grant_warnings(c, plan, &value, Protocol::P2);
+    plan.warnings.push(Warning::NoUndoInP2 {
+        node: c.node.name.clone(),
+    });
+    plan.patches.push(grant_patch(
+        c,
+        &c.node.name,
+        c.rv.clone(),
+        &value,
+        Protocol::P2,
+    ));
+    plan.events.push(EventPlan {
+        node: c.node.name.clone(),
+        reason: keys::EVENT_MANUAL_GRANTED,
+        message: event_message(c, "set spec.workloadRevision", Some(&value), None),
+    });
+    plan.revision = Some(value);
+}
+
+pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
+    let Some(old) = c.node.permit.clone().filter(|_| c.node.facts.holder) else {
+        plan.refuse(Refusal::HoldsNothing {
+            node: c.node.name.clone(),
+        });
+        return;
+    };
+    plan.warnings.push(Warning::RevokeDoesNotRollBack {
+        node: c.node.name.clone(),
+    });
+    if !c.node.facts.healthy {
+        plan.warnings.push(Warning::NotHealthy {
+            node: c.node.name.clone(),
+            because: c.node.facts.unhealthy_because.clone(),
+        });
+    }
+    // PLUGIN.md asks before revoking a holder whose *pod* is unhealthy; a
+    // Settling holder (pod Ready, node status not ready yet) goes ahead.
+    if let Some(because) = pod_unhealthy_because(c.node) {
+        plan.confirmation = Some(format!(
+            "{node} holds the permit for {h} and its pod is not healthy{because}. Revoking does not roll its pod back, and the controller keeps waiting for {node} to become Ready before it moves on (it walks the nodes in order), so {node} stays a block until it is fixed (revert the template; delete a superseded pod) or a permit is forced elsewhere.",
+            node = c.node.name,
+            h = short_hash(&old),
+            because = because_suffix(&because),
+        ));
+    }
+    plan.patches.push(revoke_patch(c.node, c.rv.clone()));
+    plan.events.push(EventPlan {
+        node: c.node.name.clone(),
+        reason: keys::EVENT_MANUAL_REVOKED,
+        message: event_message(c, "revoked the roll permit", Some(&old), None),
+    });
+    // The other holders keep theirs: giving the permit back then needs force.
+    plan.undo = undo_of(c.request, &plan.patches, &plan.other_holders);
+}
+
+pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
+    let value = match value_to_write(c, Protocol::P1) {
+        Ok(v) => v,
+        Err(r) => {
+            plan.refuse(r);
+            return;
+        }
+    };
+    // Force goes past the checks grant would refuse on; each one becomes a
+    // warning, and the confirmation repeats them.
+    let mut overridden: Vec<String> = Vec::new();
+    for o in c.others {
+        let holder = HolderInfo::of(o);
+        overridden.push(if c.request.takeover {
+            format!("{holder} loses its permit (its pod is not rolled back)")
+        } else {
+            format!("{holder} keeps its permit, so two nodes may roll at once")
+        });
+        plan.warnings.push(Warning::OtherHolder {
+            holder,
+            takeover: c.request.takeover,
+        });
+    }
+    if claims_primary_role(c.node) {
+        overridden.push(format!(
+            "{} is its shard's primary, and the controller's proactive failover does not run for a permit given by hand",
+            c.node.name
+        ));
+        plan.warnings.push(Warning::Primary {
+            node: c.node.name.clone(),
+        });
+    }
+    if let Some(front) = c.cluster.front.as_deref()
+        && front != c.node.name
+    {
+        overridden.push(format!(
+            "{} is not the walk's front ({front} is)",
+            c.node.name
+        ));
+    }
+    not_front_warning(c, plan);
+    common_grant_warnings(c, plan, &value, Protocol::P1);
+
+    if c.request.takeover {
+        for o in c.others {
+            let rv = node_rv(c.snapshot, &c.request.namespace, o);
+            plan.patches.push(revoke_patch(o, rv));
+            plan.events.push(EventPlan {
+                node: o.name.clone(),
+                reason: keys::EVENT_MANUAL_REVOKED,
+                message: event_message(
+                    c,
+                    "revoked the roll permit",
+                    o.permit.as_deref(),
+                    Some(&format!("force --takeover for {}", c.node.name)),
+                ),
+            });
+        }
+    } else {
+        plan.kept_holders = plan.other_holders.clone();
+    }
+    plan.patches.push(grant_patch(
+        c,
+        &c.node.name,
+        c.rv.clone(),
+        &value,
+        Protocol::P1,
+    ));
+    plan.events.push(EventPlan {
+        node: c.node.name.clone(),
+        reason: keys::EVENT_MANUAL_FORCED,
+        message: event_message(c, "forced the roll permit", Some(&value), None),
+    });
+
+    let mut holding = plan.kept_holders.clone();
+    holding.push(c.node.name.clone());
+    plan.undo = undo_of(c.request, &plan.patches, &holding);
+
+    let mut text = format!(
+        "This forces the permit for {} onto {}, past the safety checks",
+        short_hash(&value),
+        c.node.name
+    );
+    if overridden.is_empty() {
+        text.push_str(" (none of them refuses it now).");
+    } else {
+        text.push_str(": ");
+        text.push_str(&overridden.join("; "));
+        text.push('.');
+    }
+    plan.confirmation = Some(text);
+    plan.revision = Some(value);
+}
+
+/// The primary check of grant and force: the node's own `status.role`
+/// (PLUGIN.md), not the shard's one ready primary the walk uses, so a primary
+/// that is not ready, or one of two nodes claiming the role, counts too.
+pub(super) fn claims_primary_role(n: &NodeReport) -> bool {
+    n.role.as_deref() == Some("primary")
+}
+
+/// Why the node's pod (or its workload) is unhealthy, or `None` when its
+/// pod is Ready and neither shows failure evidence. A pod that cannot be
+/// found counts as unhealthy: nothing says it runs.
+fn pod_unhealthy_because(n: &NodeReport) -> Option<Vec<String>> {
+    let mut because = Vec::new();
+    match (n.facts.pod_ready, n.pod.as_deref()) {
+        (Some(true), _) => {}
+        (Some(false), Some(pod)) => because.push(format!("pod {pod} not Ready")),
+        (Some(false), None) => because.push("pod not Ready".to_string()),
+        (None, _) => because.push("its pod is not found".to_string()),
+    }
+    because.extend(
+        n.evidence
+            .iter()
+            .filter(|e| {
+                !matches!(
+                    e.kind,
+                    EvidenceKind::HeldOverThreshold | EvidenceKind::NotReleased
+                )
+            })
+            .map(|e| e.message.clone()),
+    );
+    (!because.is_empty()).then_some(because)
+}
+
+fn because_suffix(because: &[String]) -> String {
+    if because.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", because.join("; "))
+    }
+}
+
+fn not_front_warning(c: &Ctx<'_>, plan: &mut Plan) {
+    if c.cluster.front.as_deref() != Some(c.node.name.as_str()) {
+        plan.warnings.push(Warning::NotFront {
+            node: c.node.name.clone(),
+            front: c.cluster.front.clone(),
+        });
+    }
+}
+
+fn common_grant_warnings(c: &Ctx<'_>, plan: &mut Plan, value: &str, protocol: Protocol) {
+    if !c.node.facts.healthy {
+        plan.warnings.push(Warning::NotHealthy {
+            node: c.node.name.clone(),
+            because: c.node.facts.unhealthy_because.clone(),
+        });
+    }
+    if value != "*" && c.node.desired_revision.as_deref() != Some(value) {
+        plan.warnings.push(Warning::RevisionDiffers {
+            node: c.node.name.clone(),
+            written: value.to_string(),
+            asked: c.node.desired_revision.clone(),
+            protocol,
+        });
+    }
+    if protocol == Protocol::P1
+        && c.node.facts.holder
+        && let Some(old) = c.node.permit.as_deref()
+        && old != value
+    {
+        plan.warnings.push(Warning::ReplacesPermit {
+            node: c.node.name.clone(),
+            old: old.to_string(),
+        });
+    }
+}

@@ -1,0 +1,177 @@
+//! The planner's tests: scenes of node reports built by hand (the
+//! classifier has its own tests), planned against; each file one part of
+//! the rules.
+
+mod force;
+mod grant;
+mod refusals;
+mod replan;
+mod revoke;
+mod undo;
+
+use super::*;
+use crate::error::Error;
+use crate::render::sample::{NEW as H, OLD, bare_cluster, bare_node, now};
+use crate::report::{Evidence, EvidenceKind, NodeFacts, NodeState, Verdict};
+use crate::snapshot::{ValkeyNode, keys};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde_json::{Value, json};
+
+const NS: &str = "prod";
+
+/// A healthy cluster-owned replica whose pod is Ready.
+fn node(name: &str, state: NodeState) -> NodeReport {
+    NodeReport {
+        role: Some("replica".into()),
+        facts: NodeFacts {
+            cluster_owned: true,
+            healthy: true,
+            pod_ready: Some(true),
+            ..NodeFacts::default()
+        },
+        ..bare_node(name, state)
+    }
+}
+
+fn waiting(name: &str) -> NodeReport {
+    let mut n = node(name, NodeState::Waiting);
+    n.desired_revision = Some(H.into());
+    n.facts.asks = true;
+    n
+}
+
+fn converged(name: &str) -> NodeReport {
+    node(name, NodeState::Converged)
+}
+
+fn holder(name: &str, state: NodeState, permit: &str, held: Option<u64>) -> NodeReport {
+    let mut n = node(name, state);
+    n.permit = Some(permit.into());
+    n.held_for_seconds = held;
+    n.facts.holder = true;
+    n
+}
+
+fn primary(mut n: NodeReport) -> NodeReport {
+    n.role = Some("primary".into());
+    n.facts.is_primary = true;
+    n
+}
+
+fn unhealthy(mut n: NodeReport, why: &str) -> NodeReport {
+    n.facts.healthy = false;
+    n.ready = false;
+    n.facts.unhealthy_because = vec![why.into()];
+    n
+}
+
+/// The node's pod is not Ready and crash-loops.
+fn crashing(mut n: NodeReport) -> NodeReport {
+    n = unhealthy(n, "pod not Ready");
+    n.pod = Some(format!("valkey-{}-0", n.name));
+    n.facts.pod_ready = Some(false);
+    n.evidence.push(Evidence {
+        kind: EvidenceKind::CrashLoopBackOff,
+        message: "container server waiting: CrashLoopBackOff (restarts 7)".into(),
+    });
+    n
+}
+
+/// One cluster `cache` in `prod`; the front is the first Waiting or
+/// Blocking node, as the classifier says.
+struct Scene {
+    protocol: Protocol,
+    nodes: Vec<NodeReport>,
+}
+
+impl Scene {
+    fn p1(nodes: Vec<NodeReport>) -> Scene {
+        Scene {
+            protocol: Protocol::P1,
+            nodes,
+        }
+    }
+    fn p2(nodes: Vec<NodeReport>) -> Scene {
+        Scene {
+            protocol: Protocol::P2,
+            nodes,
+        }
+    }
+    fn unknown(nodes: Vec<NodeReport>) -> Scene {
+        Scene {
+            protocol: Protocol::Unknown,
+            nodes,
+        }
+    }
+    fn build(&self) -> (Snapshot, Report) {
+        let snapshot = Snapshot {
+            nodes: self
+                .nodes
+                .iter()
+                .map(|n| ValkeyNode {
+                    metadata: ObjectMeta {
+                        name: Some(n.name.clone()),
+                        namespace: Some(NS.into()),
+                        resource_version: Some(format!("rv-{}", n.name)),
+                        ..ObjectMeta::default()
+                    },
+                    ..ValkeyNode::default()
+                })
+                .collect(),
+            ..Snapshot::default()
+        };
+        let front = self
+            .nodes
+            .iter()
+            .find(|n| matches!(n.state, NodeState::Waiting | NodeState::Blocking))
+            .map(|n| n.name.clone());
+        let cluster = ClusterReport {
+            protocol: self.protocol,
+            holders: self
+                .nodes
+                .iter()
+                .filter(|n| n.facts.holder)
+                .map(|n| n.name.clone())
+                .collect(),
+            front,
+            ..bare_cluster("cache", Verdict::Waiting, self.nodes.clone())
+        };
+        (
+            snapshot,
+            Report {
+                clusters: vec![cluster],
+            },
+        )
+    }
+}
+
+fn req(action: Action, node: &str) -> Request {
+    Request {
+        action,
+        namespace: NS.into(),
+        node: node.into(),
+        revision: None,
+        any: false,
+        allow_primary: false,
+        reason: None,
+        takeover: false,
+        protocol_override: None,
+        dry_run: DryRun::None,
+        connection: Connection::default(),
+    }
+}
+
+fn run(scene: &Scene, request: &Request) -> Plan {
+    let (snapshot, report) = scene.build();
+    plan(&snapshot, &report, request, now(), "alice").expect("plan")
+}
+
+fn stuck_holder() -> NodeReport {
+    holder("cache-1-1", NodeState::Stuck, H, Some(840))
+}
+
+fn claims_primary(mut n: NodeReport) -> NodeReport {
+    n.role = Some("primary".into());
+    n.facts.is_primary = false;
+    n
+}

@@ -1,0 +1,117 @@
+//! The undo command: same cluster, same user, each step not refused.
+
+use super::*;
+use crate::steer::plan::undo::shell_quote;
+
+#[test]
+fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
+    let own = |permit: &str| {
+        let mut n = holder("cache-0-1", NodeState::StalePermit, permit, Some(5));
+        n.desired_revision = Some(H.into());
+        n.facts.asks = true;
+        n
+    };
+    let other = |name: &str| holder(name, NodeState::Stuck, H, Some(840));
+    let grant = req(Action::Grant, "cache-0-1");
+    let mut force = req(Action::Force, "cache-0-1");
+    force.reason = Some("x".into());
+    force.allow_primary = true;
+    let mut takeover = force.clone();
+    takeover.takeover = true;
+    let mut flagged = grant.clone();
+    flagged.connection = Connection {
+        kubeconfig: Some("/home/me/kube config".into()),
+        context: Some("staging".into()),
+        kube_cluster: Some("kc".into()),
+        user: Some("bob".into()),
+        impersonate: Some("alice".into()),
+        impersonate_groups: vec!["ops".into(), "sre team".into()],
+    };
+    let mut flagged_force = takeover.clone();
+    flagged_force.connection = flagged.connection.clone();
+    let conn = "-n prod --kubeconfig '/home/me/kube config' --context staging --cluster kc --user bob --as alice --as-group ops --as-group 'sre team'";
+    let k = "kubectl valkey-roll";
+    // (case, scene, request, undo)
+    let cases: Vec<(&str, Scene, Request, String)> = vec![
+        (
+            "grant, connection flags repeated",
+            Scene::p1(vec![waiting("cache-0-1")]),
+            flagged,
+            format!("{k} revoke cache-0-1 {conn}"),
+        ),
+        (
+            "grant over its own stale permit: the old one comes back",
+            Scene::p1(vec![own(OLD)]),
+            grant.clone(),
+            format!("{k} grant cache-0-1 -n prod --protocol P1 --revision {OLD}"),
+        ),
+        (
+            "grant over its own `*`",
+            Scene::p1(vec![own("*")]),
+            grant.clone(),
+            format!("{k} grant cache-0-1 -n prod --protocol P1 --any"),
+        ),
+        (
+            "grant over its own permit, on a primary",
+            Scene::p1(vec![claims_primary(own(OLD))]),
+            {
+                let mut r = grant.clone();
+                r.allow_primary = true;
+                r
+            },
+            format!("{k} grant cache-0-1 -n prod --protocol P1 --revision {OLD} --allow-primary"),
+        ),
+        (
+            "force over its own permit, another holder kept: grant would be refused",
+            Scene::p1(vec![own(OLD), other("cache-1-1")]),
+            force.clone(),
+            format!(
+                "{k} force cache-0-1 -n prod --protocol P1 --revision {OLD} --reason 'undo force of cache-0-1' --yes"
+            ),
+        ),
+        (
+            "force --takeover over its own permit: itself first, then the holder it revoked",
+            Scene::p1(vec![own(OLD), other("cache-1-1")]),
+            takeover.clone(),
+            format!(
+                "{k} grant cache-0-1 -n prod --protocol P1 --revision {OLD} && {k} force cache-1-1 -n prod --protocol P1 --revision {H} --reason 'undo force --takeover of cache-0-1' --yes"
+            ),
+        ),
+        (
+            "force --takeover of two holders, connection flags on every line",
+            Scene::p1(vec![
+                waiting("cache-0-1"),
+                other("cache-1-1"),
+                other("cache-2-1"),
+            ]),
+            flagged_force,
+            format!(
+                "{k} revoke cache-0-1 {conn} && {k} grant cache-1-1 {conn} --protocol P1 --revision {H} && {k} force cache-2-1 {conn} --protocol P1 --revision {H} --reason 'undo force --takeover of cache-0-1' --yes"
+            ),
+        ),
+        (
+            "revoke while another node holds: grant would be refused",
+            Scene::p1(vec![
+                holder("cache-0-1", NodeState::Rolling, H, Some(5)),
+                other("cache-1-1"),
+            ]),
+            req(Action::Revoke, "cache-0-1"),
+            format!(
+                "{k} force cache-0-1 -n prod --protocol P1 --revision {H} --reason 'undo revoke of cache-0-1' --yes"
+            ),
+        ),
+    ];
+    for (name, scene, request, want) in cases {
+        let p = run(&scene, &request);
+        assert_eq!(p.decision, Decision::Planned, "{name}: {:?}", p.reasons);
+        assert_eq!(p.undo.as_deref(), Some(want.as_str()), "{name}");
+    }
+}
+
+#[test]
+fn shell_quoting_of_undo_words() {
+    assert_eq!(shell_quote("abc123"), "abc123");
+    assert_eq!(shell_quote("a b"), "'a b'");
+    assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    assert_eq!(shell_quote(""), "''");
+}

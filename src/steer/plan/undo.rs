@@ -1,0 +1,144 @@
+//! The command that undoes a P1 write, as one shell line a person can
+//! paste: it reaches the same cluster as the same user, and each step is a
+//! command that is not refused at that point.
+
+use super::patch::{NodePatch, PatchEffect};
+use super::{Action, Connection, Request};
+use crate::snapshot::keys;
+
+/// One step of an undo: give `node` back its `old` permit, or (`None`)
+/// revoke the one this command gave it.
+struct UndoStep<'a> {
+    node: &'a str,
+    old: Option<&'a str>,
+    primary: bool,
+}
+
+/// The command that undoes `written`, patches of one P1 command in the
+/// order they were sent (all of a plan's, or the part sent before a stop):
+/// the granted node gets its own earlier permit back (else loses the one
+/// given), then each revoked node its permit. `holding`: the nodes that
+/// hold a permit right after those writes. `None` when there is nothing
+/// to undo.
+pub fn undo_of(request: &Request, written: &[NodePatch], holding: &[String]) -> Option<String> {
+    let granted = written.iter().filter(|x| x.effect == PatchEffect::Grant);
+    let revoked = written.iter().filter(|x| x.effect == PatchEffect::Revoke);
+    let mut steps = Vec::new();
+    for x in granted {
+        // The same permit rewritten: only the trace changed.
+        let value = x.patch["metadata"]["annotations"][keys::ANN_PERMIT].as_str();
+        if x.previous.is_none() || x.previous.as_deref() != value {
+            steps.push(UndoStep {
+                node: &x.name,
+                old: x.previous.as_deref(),
+                primary: x.primary,
+            });
+        }
+    }
+    for x in revoked {
+        if let Some(old) = x.previous.as_deref() {
+            steps.push(UndoStep {
+                node: &x.name,
+                old: Some(old),
+                primary: x.primary,
+            });
+        }
+    }
+    (!steps.is_empty()).then(|| undo_command(request, holding, &steps))
+}
+
+/// The steps as one shell line, each step by a command that is not refused
+/// at that point: grant while no other node holds, else force (which needs
+/// a reason and --yes). Every line repeats the connection flags and `-n`,
+/// and a grant or force says `--protocol P1`: once the permits are gone, a
+/// cluster at rest shows no protocol.
+fn undo_command(request: &Request, holding: &[String], steps: &[UndoStep<'_>]) -> String {
+    let mut holding: Vec<&str> = holding.iter().map(String::as_str).collect();
+    let mut lines = Vec::new();
+    for step in steps {
+        let name = step.node;
+        let others_hold = holding.iter().any(|h| *h != name);
+        let verb = match step.old {
+            None => "revoke",
+            Some(_) if others_hold => "force",
+            Some(_) => "grant",
+        };
+        let mut line = format!(
+            "kubectl valkey-roll {verb} {name} -n {}",
+            shell_quote(&request.namespace)
+        );
+        for flag in connection_flags(&request.connection) {
+            line.push(' ');
+            line.push_str(&flag);
+        }
+        match step.old {
+            None => holding.retain(|h| *h != name),
+            Some(old) => {
+                line.push_str(&format!(" --protocol P1 {}", revision_flag(old)));
+                if others_hold {
+                    line.push_str(&format!(
+                        " --reason {} --yes",
+                        shell_quote(&format!(
+                            "undo {} of {}",
+                            what_was_done(request),
+                            request.node
+                        ))
+                    ));
+                } else if step.primary {
+                    line.push_str(" --allow-primary");
+                }
+                holding.push(name);
+            }
+        }
+        lines.push(line);
+    }
+    lines.join(" && ")
+}
+
+/// `grant`, `revoke`, `force` or `force --takeover`, for an undo's reason.
+fn what_was_done(request: &Request) -> String {
+    match request.action {
+        Action::Force if request.takeover => "force --takeover".to_string(),
+        a => a.to_string(),
+    }
+}
+
+/// `--kubeconfig P --context C --cluster K --user U --as A --as-group G...`,
+/// each word quoted for the shell.
+fn connection_flags(conn: &Connection) -> Vec<String> {
+    let mut flags = Vec::new();
+    let mut add = |flag: &str, value: &Option<String>| {
+        if let Some(v) = value {
+            flags.push(format!("{flag} {}", shell_quote(v)));
+        }
+    };
+    add("--kubeconfig", &conn.kubeconfig);
+    add("--context", &conn.context);
+    add("--cluster", &conn.kube_cluster);
+    add("--user", &conn.user);
+    add("--as", &conn.impersonate);
+    for g in &conn.impersonate_groups {
+        flags.push(format!("--as-group {}", shell_quote(g)));
+    }
+    flags
+}
+
+fn revision_flag(value: &str) -> String {
+    if value == "*" {
+        "--any".to_string()
+    } else {
+        format!("--revision {}", shell_quote(value))
+    }
+}
+
+/// Quotes a word for a POSIX shell when it needs it.
+pub(super) fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || "-_./:=@".contains(ch));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
