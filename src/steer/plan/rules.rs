@@ -27,21 +27,37 @@ fn value_to_write(c: &Ctx<'_>, protocol: Protocol) -> Result<String, Refusal> {
     }
 }
 
-pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
-    let mut refusals: Vec<Refusal> = c
-        .others
+/// A grant is refused while another node holds: one refusal per holder.
+fn other_holders(c: &Ctx<'_>) -> Vec<Refusal> {
+    c.others
         .iter()
         .map(|o| Refusal::OtherHolder(HolderInfo::of(o)))
-        .collect();
+        .collect()
+}
+
+/// A grant of the shard's primary needs `--allow-primary`.
+fn primary_without_allow(c: &Ctx<'_>) -> Option<Refusal> {
+    (claims_primary_role(c.node) && !c.request.allow_primary).then(|| Refusal::Primary {
+        node: c.node.name.clone(),
+    })
+}
+
+/// Refuses the plan for every refusal found; true when there was one.
+fn refuse_all(plan: &mut Plan, refusals: Vec<Refusal>) -> bool {
+    let refused = !refusals.is_empty();
+    for r in refusals {
+        plan.refuse(r);
+    }
+    refused
+}
+
+pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
+    let mut refusals = other_holders(c);
     let value = value_to_write(c, Protocol::P1);
     if let Err(r) = &value {
         refusals.push(r.clone());
     }
-    if claims_primary_role(c.node) && !c.request.allow_primary {
-        refusals.push(Refusal::Primary {
-            node: c.node.name.clone(),
-        });
-    }
+    refusals.extend(primary_without_allow(c));
     if let Ok(v) = &value
         && c.node.facts.holder
         && c.node.permit.as_deref() == Some(v.as_str())
@@ -51,10 +67,7 @@ pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
             revision: v.clone(),
         });
     }
-    if !refusals.is_empty() {
-        for r in refusals {
-            plan.refuse(r);
-        }
+    if refuse_all(plan, refusals) {
         return;
     }
     let Ok(value) = value else { return };
@@ -82,11 +95,7 @@ pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
 }
 
 pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
-    let mut refusals: Vec<Refusal> = c
-        .others
-        .iter()
-        .map(|o| Refusal::OtherHolder(HolderInfo::of(o)))
-        .collect();
+    let mut refusals = other_holders(c);
     if c.request.any {
         refusals.push(Refusal::NoAnyInP2);
     }
@@ -96,11 +105,7 @@ pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
     {
         refusals.push(r.clone());
     }
-    if claims_primary_role(c.node) && !c.request.allow_primary {
-        refusals.push(Refusal::Primary {
-            node: c.node.name.clone(),
-        });
-    }
+    refusals.extend(primary_without_allow(c));
     if c.cluster.front.as_deref() != Some(c.node.name.as_str()) {
         refusals.push(Refusal::NotFront {
             node: c.node.name.clone(),
@@ -115,10 +120,7 @@ pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
             revision: v.clone(),
         });
     }
-    if !refusals.is_empty() {
-        for r in refusals {
-            plan.refuse(r);
-        }
+    if refuse_all(plan, refusals) {
         return;
     }
     let Ok(value) = value else { return };
