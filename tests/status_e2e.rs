@@ -14,11 +14,12 @@
 
 mod harness;
 
+use harness::plugin::Ran;
 use harness::sim::{self, Layout, Protocol, Sim};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use tokio::sync::RwLock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
@@ -26,36 +27,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
 /// Held for reading by every test that needs the test CRDs, for writing by
 /// the one that deletes one.
 static CRDS: RwLock<()> = RwLock::const_new(());
-
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Ran {
-    fn of(out: Output) -> Ran {
-        Ran {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
-    fn both(&self) -> String {
-        format!(
-            "exit {}\nstdout:\n{}\nstderr:\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-
-    /// The JSON document on stdout of a run that must have succeeded.
-    fn json(&self) -> Value {
-        assert_eq!(self.code, 0, "{}", self.both());
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.both()))
-    }
-}
 
 /// Runs the plugin with `args` (no kubeconfig from the environment, no
 /// colour, stdin not a terminal).
@@ -121,9 +92,9 @@ fn dump(ns: &str, label: &str) -> PathBuf {
 fn judge(ns: &str, label: &str, now: &str, extra: &[&str]) -> Value {
     let mut args = vec!["status", "-o", "json", "--now", now];
     args.extend_from_slice(extra);
-    let live_doc = live(ns, &args).json();
+    let live_doc = live(ns, &args).ok_json();
     let file = dump(ns, label);
-    let offline_doc = offline(&file, ns, &args).json();
+    let offline_doc = offline(&file, ns, &args).ok_json();
     assert_eq!(
         live_doc,
         offline_doc,
@@ -419,7 +390,7 @@ async fn stuck_holder_jams_the_cluster() {
             ex.both()
         );
     }
-    let ex_json = live(&sim.ns, &["explain", x, "-o", "json", "--now", &now]).json();
+    let ex_json = live(&sim.ns, &["explain", x, "-o", "json", "--now", &now]).ok_json();
     assert_eq!(ex_json["state"], "Stuck", "{}", pretty(&ex_json));
     assert!(
         ex_json["timeline"]

@@ -14,6 +14,7 @@
 
 mod harness;
 
+use harness::plugin::Ran;
 use harness::sim::{self, Layout, Sim};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Event;
@@ -21,7 +22,7 @@ use kube::api::{Api, ListParams, PostParams};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
@@ -48,36 +49,6 @@ fn plugin(kubeconfig: &Path, ns: &str, args: &[&str]) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd
-}
-
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Ran {
-    fn of(out: Output) -> Ran {
-        Ran {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "not JSON ({e}): stdout {:?} stderr {:?}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-    fn both(&self) -> String {
-        format!(
-            "exit {}\nstdout:\n{}\nstderr:\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
 }
 
 fn run(kubeconfig: &Path, ns: &str, args: &[&str]) -> Ran {

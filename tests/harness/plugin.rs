@@ -1,7 +1,8 @@
-//! The plugin binary running in the background, for the tests of the
-//! commands that keep running (`wait`, `status --watch`): its output is
-//! read line by line while it runs, and every wait on it is bounded, so a
-//! broken build fails instead of hanging.
+//! The plugin binary as the e2e tests run it: [`Ran`], a finished run
+//! (exit code and output); [`Plugin`], the binary running in the
+//! background, for the commands that keep running (`wait`,
+//! `status --watch`): its output is read line by line while it runs, and
+//! every wait on it is bounded, so a broken build fails instead of hanging.
 //!
 //! ```ignore
 //! let mut p = Plugin::spawn(&kubeconfig, &ns, &["wait", "cache"], BOUND);
@@ -10,10 +11,48 @@
 //! assert_eq!(status.code(), Some(0), "{}", p.transcript());
 //! ```
 
+use serde_json::Value;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+
+/// A finished run of the plugin.
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Ran {
+    pub fn of(out: Output) -> Ran {
+        Ran {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// The exit code and both outputs, for a failure message.
+    pub fn both(&self) -> String {
+        format!(
+            "exit {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+
+    /// The JSON document on stdout, whatever the exit code.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.both()))
+    }
+
+    /// The JSON document on stdout of a run that must have succeeded.
+    pub fn ok_json(&self) -> Value {
+        assert_eq!(self.code, 0, "{}", self.both());
+        self.json()
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stream {
