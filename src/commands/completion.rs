@@ -667,7 +667,8 @@ fn kubeconfig_names(global: &GlobalArgs, lookup: Lookup) -> Option<Vec<Candidate
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Evidence, EvidenceKind, GrantSource, NodeFacts, Protocol, Verdict};
+    use crate::render::sample::{bare_cluster, bare_node};
+    use crate::report::{Evidence, EvidenceKind, Verdict};
 
     fn words(w: &[&str]) -> Vec<String> {
         w.iter().map(|s| s.to_string()).collect()
@@ -866,50 +867,13 @@ mod tests {
 
     fn node(name: &str, state: NodeState, queue: Option<usize>) -> NodeReport {
         NodeReport {
-            name: name.into(),
-            shard: None,
-            index: None,
-            role: None,
-            state,
             queue_position: queue,
-            permit: None,
-            desired_revision: None,
-            last_rollout_hash: None,
-            ready: true,
-            pod: None,
-            held_for_seconds: None,
-            granted_at: None,
-            granted_at_source: GrantSource::Unknown,
-            granted_by: None,
-            grant_reason: None,
-            waiting_for_seconds: None,
-            reason: String::new(),
-            evidence: Vec::new(),
-            facts: NodeFacts::default(),
+            ..bare_node(name, state)
         }
     }
 
     fn cluster(name: &str, verdict: Verdict, nodes: Vec<NodeReport>) -> ClusterReport {
-        ClusterReport {
-            namespace: "prod".into(),
-            name: name.into(),
-            protocol: Protocol::P1,
-            verdict,
-            reason: String::new(),
-            holders: Vec::new(),
-            front: None,
-            waiting: 0,
-            blocking: 0,
-            total: nodes.len(),
-            done: None,
-            quiet_for_seconds: None,
-            state: None,
-            state_reason: None,
-            nodes,
-            stall_threshold_seconds: 600,
-            cluster_found: true,
-            unfinished_by_cluster: false,
-        }
+        bare_cluster(name, verdict, nodes)
     }
 
     fn report() -> Report {
