@@ -25,6 +25,13 @@ const BOUND: Duration = Duration::from_secs(120);
 /// API server.
 static SERVER: RwLock<()> = RwLock::const_new(());
 
+/// The headline of cluster `cache` with `verdict`, as the table prints it
+/// ("ns/cache  WAITING  ..."). A bare "WAITING" would also match the
+/// HELD/WAITING column header, which every frame carries.
+fn headline(verdict: &str) -> String {
+    format!("/cache  {verdict}  ")
+}
+
 /// Reports printed off a terminal with `-o table`: one `--- <time>` line each.
 fn table_reports(p: &Plugin) -> usize {
     p.stdout.iter().filter(|l| l.starts_with("--- ")).count()
@@ -225,7 +232,7 @@ async fn the_watch_survives_the_api_server_restarting_and_says_so_on_stderr() {
     sim.node_at(0, 1).annotate_desired(&h).await;
     watch
         .until("a report of a change after the restart", |p| {
-            table_reports(p) == 2 && p.stdout.iter().any(|l| l.contains("WAITING"))
+            table_reports(p) == 2 && p.stdout.iter().any(|l| l.contains(&headline("WAITING")))
         })
         .await;
     watch.interrupt();
@@ -317,7 +324,7 @@ async fn on_a_terminal_it_redraws_in_place_and_ctrl_c_restores_the_screen() {
         }
     };
     read_until("the first frame", &|t: &str| {
-        t.contains("· live") && t.contains("CONVERGED")
+        t.contains("· live") && t.contains(&headline("CONVERGED"))
     })
     .await;
 
@@ -326,7 +333,10 @@ async fn on_a_terminal_it_redraws_in_place_and_ctrl_c_restores_the_screen() {
     sim.node_at(0, 1)
         .annotate_desired(&sim::hash("watch-tty"))
         .await;
-    read_until("the redrawn frame", &|t: &str| t.contains("WAITING")).await;
+    read_until("the redrawn frame", &|t: &str| {
+        t.contains(&headline("WAITING"))
+    })
+    .await;
 
     plugin::interrupt(guard.0);
     let status = wait_child(guard.0, BOUND).await;
@@ -353,7 +363,7 @@ async fn on_a_terminal_it_redraws_in_place_and_ctrl_c_restores_the_screen() {
     let last_frame = &live[live.rfind("\x1b[H").unwrap_or(0)..];
     assert!(last_frame.contains("\x1b[J"), "{last_frame:?}");
     assert!(
-        last_frame.contains("WAITING") && !last_frame.contains("CONVERGED"),
+        last_frame.contains(&headline("WAITING")) && !last_frame.contains(&headline("CONVERGED")),
         "{last_frame:?}"
     );
     let status_line = last_frame
@@ -366,7 +376,7 @@ async fn on_a_terminal_it_redraws_in_place_and_ctrl_c_restores_the_screen() {
         "the cursor shown again: {screen:?}"
     );
     // Back on the normal screen, the last report stays there.
-    assert!(after.contains("WAITING"), "{after:?}");
+    assert!(after.contains(&headline("WAITING")), "{after:?}");
 }
 
 struct KillOnDrop<'a>(&'a mut Child);
