@@ -66,7 +66,7 @@ yaml\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s w -l watch -d 'Keep the report live until Ctrl-C'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s w -l watch -d 'Keep the report live until Ctrl-C (or SIGTERM)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l exit-code -d 'Exit 3 when a verdict needs attention (Jammed, Stalled, Conflict)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'

@@ -105,7 +105,7 @@ pub struct StatusArgs {
     /// A ValkeyCluster's name (default: every cluster in the namespace)
     #[arg(value_name = "CLUSTER")]
     pub cluster: Option<String>,
-    /// Keep the report live until Ctrl-C
+    /// Keep the report live until Ctrl-C (or SIGTERM)
     #[arg(short = 'w', long)]
     pub watch: bool,
     /// Exit 3 when a verdict needs attention (Jammed, Stalled, Conflict)

@@ -279,9 +279,24 @@ fn open_pty() -> Pty {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a_terminal_it_redraws_in_place_and_ctrl_c_restores_the_screen() {
+    redraw_in_place_then_stop(libc::SIGINT, "watch-tty").await;
+}
+
+/// SIGTERM (a process manager, `kill`, `timeout`) ends the view as Ctrl-C
+/// does: the normal screen comes back, with the last report on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_terminal_sigterm_restores_the_screen_too() {
+    redraw_in_place_then_stop(libc::SIGTERM, "watch-term").await;
+}
+
+/// Watches a converged cluster on a pty, makes one node ask for a revision,
+/// waits for the redrawn frame, sends `signal`, and checks the whole screen:
+/// alternate screen, frames drawn in place, status line, cursor shown again
+/// and the last report left on the normal screen.
+async fn redraw_in_place_then_stop(signal: libc::c_int, prefix: &str) {
     let _shared = SERVER.read().await;
     let s = harness::server();
-    let ns = s.fresh_namespace("watch-tty");
+    let ns = s.fresh_namespace(prefix);
     let client = s.client().await;
     let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
 
@@ -330,15 +345,13 @@ async fn on_a_terminal_it_redraws_in_place_and_ctrl_c_restores_the_screen() {
 
     // A change redraws the frame in place: from the top left, cleared to
     // the end of the screen, no full-screen clear.
-    sim.node_at(0, 1)
-        .annotate_desired(&sim::hash("watch-tty"))
-        .await;
+    sim.node_at(0, 1).annotate_desired(&sim::hash(prefix)).await;
     read_until("the redrawn frame", &|t: &str| {
         t.contains(&headline("WAITING"))
     })
     .await;
 
-    plugin::interrupt(guard.0);
+    plugin::send_signal(guard.0, signal);
     let status = wait_child(guard.0, BOUND).await;
     assert_eq!(status.code(), Some(0));
     // The child is gone: read what is left, to the terminal's end.

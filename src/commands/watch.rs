@@ -2,7 +2,8 @@
 //!
 //! The one command that prints as it goes (every other command returns its
 //! text to `main`): a live view cannot wait for its end. It returns an
-//! [`Outcome`] with empty stdout when the person presses Ctrl-C (exit 0).
+//! [`Outcome`] with empty stdout when the person presses Ctrl-C, or when
+//! SIGTERM arrives (exit 0 for both, the terminal restored).
 //!
 //! It re-classifies on every change the watch reports and once a second as
 //! well, since time alone changes verdicts (a holder crossing the stall
@@ -44,12 +45,12 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let mut connection = ConnectionView::Live;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
+    let stop = stop_requested();
+    tokio::pin!(stop);
     let mut checked = false;
     loop {
         tokio::select! {
-            _ = &mut ctrl_c => break,
+            () = &mut stop => break,
             update = watch.next() => match update? {
                 Update::Snapshot(s) => snapshot = Some(s),
                 Update::Connection(c) => {
@@ -71,6 +72,28 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         out.report(&report, now, &connection)?;
     }
     Ok(Outcome::ok(out.finish()))
+}
+
+/// Resolves when Ctrl-C (SIGINT) or SIGTERM asks the view to end: both leave
+/// through the same door, so the terminal is restored and the exit is 0. A
+/// signal that cannot be listened for is simply not listened for; the view
+/// must not end because of it.
+async fn stop_requested() {
+    let sigterm = async {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+                terminate.recv().await;
+                return;
+            }
+        }
+        std::future::pending::<()>().await
+    };
+    tokio::select! {
+        Ok(()) = tokio::signal::ctrl_c() => {}
+        () = sigterm => {}
+    }
 }
 
 /// Connects and starts the watch of what `status`/`wait` would read.

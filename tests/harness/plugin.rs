@@ -220,10 +220,16 @@ impl Plugin {
 /// Sends SIGINT to a process the test started and still owns, as Ctrl-C
 /// does.
 pub fn interrupt(child: &Child) {
+    send_signal(child, libc::SIGINT);
+}
+
+/// Sends `signal` to `child` (SIGINT is what Ctrl-C sends, SIGTERM what a
+/// process manager or `kill` sends).
+pub fn send_signal(child: &Child, signal: libc::c_int) {
     let pid = libc::pid_t::try_from(child.id()).expect("pid");
     // SAFETY: kill(2) with a pid this test started and still owns.
-    let rc = unsafe { libc::kill(pid, libc::SIGINT) };
-    assert_eq!(rc, 0, "kill -INT {pid}");
+    let rc = unsafe { libc::kill(pid, signal) };
+    assert_eq!(rc, 0, "kill -{signal} {pid}");
 }
 
 impl Drop for Plugin {
