@@ -72,7 +72,13 @@ pub fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(run(cli, ctx)) {
+    let result = runtime.block_on(run(cli, ctx));
+    // Whatever still runs is abandoned, not awaited: a thread blocked in a
+    // kubeconfig exec credential plugin (kube runs it synchronously) would
+    // otherwise hold the exit until the plugin returns, long after a time
+    // limit (completion's, for one) has given up on it.
+    runtime.shutdown_background();
+    match result {
         Ok(outcome) => {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(outcome.stdout.as_bytes());

@@ -7,6 +7,7 @@ mod harness;
 
 use harness::sim::{self, Layout, Sim};
 use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -277,6 +278,34 @@ fn silent_and_quick_when_the_cluster_cannot_be_read() {
     };
     let garbage = dir.path().join("garbage");
     std::fs::write(&garbage, "{ not: [ yaml").expect("write");
+    // A kubeconfig exec credential plugin that never answers (a login
+    // prompt nobody sees): it runs before any connection and blocks its
+    // thread, so only the time limit, and not waiting for it on the way
+    // out, ends the helper. It leaves its pid to be killed after.
+    let exec_pid = dir.path().join("exec.pid");
+    let exec_plugin = dir.path().join("credential-plugin");
+    std::fs::write(
+        &exec_plugin,
+        format!(
+            "#!/bin/sh\necho $$ > '{}'\nexec sleep 120\n",
+            exec_pid.display()
+        ),
+    )
+    .expect("write the plugin");
+    std::fs::set_permissions(&exec_plugin, std::fs::Permissions::from_mode(0o755))
+        .expect("chmod the plugin");
+    let blocking_exec = dir.path().join("blocking-exec");
+    std::fs::write(
+        &blocking_exec,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+             clusters: [{{name: c, cluster: {{server: 'https://127.0.0.1:{refused_port}', insecure-skip-tls-verify: true}}}}]\n\
+             users: [{{name: u, user: {{exec: {{apiVersion: client.authentication.k8s.io/v1, command: '{}', interactiveMode: Never}}}}}}]\n\
+             contexts: [{{name: c, context: {{cluster: c, user: u, namespace: ns}}}}]\n",
+            exec_plugin.display()
+        ),
+    )
+    .expect("write kubeconfig");
     let path = PathDir::new();
     let cases: Vec<(&str, PathBuf, Vec<&str>)> = vec![
         (
@@ -297,6 +326,11 @@ fn silent_and_quick_when_the_cluster_cannot_be_read() {
         ),
         ("not a kubeconfig", garbage.clone(), vec!["status", ""]),
         (
+            "blocking exec credential plugin",
+            blocking_exec,
+            vec!["grant", ""],
+        ),
+        (
             "bad snapshot file",
             garbage.clone(),
             vec!["-f", garbage.to_str().unwrap_or_default(), "grant", ""],
@@ -311,4 +345,7 @@ fn silent_and_quick_when_the_cluster_cannot_be_read() {
         assert!(took < Duration::from_secs(5), "{what}: took {took:?}");
     }
     drop(hang);
+    if let Ok(pid) = std::fs::read_to_string(&exec_pid) {
+        let _ = Command::new("kill").arg(pid.trim()).status();
+    }
 }
