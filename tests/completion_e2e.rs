@@ -56,6 +56,28 @@ impl PathDir {
             .output()
             .expect("run kubectl_complete-valkey_roll")
     }
+
+    /// [`PathDir::complete`] where the answer comes from the live server.
+    /// The helper gives up after 2 s and offers nothing (`:4` alone); on a
+    /// busy test machine a read can miss that limit, so an empty answer is
+    /// asked again, a few times. A wrong answer is never retried away: it
+    /// is not `:4` alone.
+    fn complete_live(&self, kubeconfig: &Path, words: &[&str]) -> Output {
+        retry_gave_up(|| self.complete(kubeconfig, words))
+    }
+}
+
+/// Runs `complete` again, up to three times in all, while it answers only
+/// the "gave up" directive `:4`.
+fn retry_gave_up(complete: impl Fn() -> Output) -> Output {
+    let mut out = complete();
+    for _ in 1..3 {
+        if out.stdout != b":4\n" {
+            break;
+        }
+        out = complete();
+    }
+    out
 }
 
 /// The candidate values (descriptions dropped) and the directive line.
@@ -157,7 +179,7 @@ async fn nodes_that_make_sense_come_first() {
         (vec!["grant", "x", ""], vec![]),
     ];
     for (words, want) in &cases {
-        let out = path.complete(&kubeconfig, words);
+        let out = path.complete_live(&kubeconfig, words);
         assert_silent(&out, &format!("{words:?}"));
         let (values, directive) = parse(&out);
         assert_eq!(&values, want, "{words:?}: {out:?}");
@@ -167,7 +189,7 @@ async fn nodes_that_make_sense_come_first() {
     drop(other);
 
     // The description carries the state and the queue position.
-    let out = path.complete(&kubeconfig, &["grant", "cache-0-1"]);
+    let out = path.complete_live(&kubeconfig, &["grant", "cache-0-1"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!("cache-0-1\tWaiting, queue 1 ({ns}/cache)\n:36\n")
@@ -216,12 +238,12 @@ async fn flags_on_the_words_choose_the_cluster() {
         ),
     ];
     for (kubeconfig, words, want) in &cases {
-        let out = path.complete(kubeconfig, words);
+        let out = path.complete_live(kubeconfig, words);
         assert_silent(&out, &format!("{words:?}"));
         assert_eq!(&parse(&out).0, want, "{words:?}: {out:?}");
     }
     // Namespaces come from the server.
-    let out = path.complete(admin, &["-n", &ns[..ns.len() - 1]]);
+    let out = path.complete_live(admin, &["-n", &ns[..ns.len() - 1]]);
     assert_silent(&out, "-n");
     assert!(parse(&out).0.contains(&ns), "{out:?}");
 }
@@ -232,12 +254,14 @@ async fn the_real_kubectl_asks_the_helper() {
     let ns = s.fresh_namespace("complete-kubectl");
     let _sim = rolling_cluster(&ns).await;
     let path = PathDir::new();
-    let out = Command::new(&s.bins().kubectl)
-        .args(["__complete", "valkey-roll", "grant", ""])
-        .env("PATH", path.path_var())
-        .env("KUBECONFIG", s.kubeconfig_in(&ns))
-        .output()
-        .expect("run kubectl");
+    let out = retry_gave_up(|| {
+        Command::new(&s.bins().kubectl)
+            .args(["__complete", "valkey-roll", "grant", ""])
+            .env("PATH", path.path_var())
+            .env("KUBECONFIG", s.kubeconfig_in(&ns))
+            .output()
+            .expect("run kubectl")
+    });
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let (values, directive) = parse(&out);
     assert_eq!(
@@ -342,7 +366,9 @@ fn silent_and_quick_when_the_cluster_cannot_be_read() {
         let took = start.elapsed();
         assert_silent(&out, what);
         assert_eq!(String::from_utf8_lossy(&out.stdout), ":4\n", "{what}");
-        assert!(took < Duration::from_secs(5), "{what}: took {took:?}");
+        // The helper's own limit is 2 s; what this catches is the 30 s
+        // request timeout or a plugin's 120 s, with room for a busy machine.
+        assert!(took < Duration::from_secs(15), "{what}: took {took:?}");
     }
     drop(hang);
     if let Ok(pid) = std::fs::read_to_string(&exec_pid) {
