@@ -311,7 +311,9 @@ async fn wait_times_out_with_exit_5_on_a_roll_that_does_not_move() {
     let mut wait = Plugin::spawn(
         &s.kubeconfig_in(&ns),
         &ns,
-        &["wait", "cache", "--timeout", "3s"],
+        // Long enough to read the cluster first on a busy machine, so that
+        // the last progress line can name the holder.
+        &["wait", "cache", "--timeout", "10s"],
         BOUND,
     );
     let status = wait.exit(BOUND).await;
@@ -319,7 +321,7 @@ async fn wait_times_out_with_exit_5_on_a_roll_that_does_not_move() {
     assert!(
         wait.stderr
             .iter()
-            .any(|l| l.starts_with("timed out after 3s")),
+            .any(|l| l.starts_with("timed out after 10s")),
         "{}",
         wait.transcript()
     );
@@ -358,6 +360,7 @@ async fn wait_for_a_cluster_that_does_not_exist_is_an_error() {
 /// `wait` must still be running.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_exits_0_at_the_end_of_a_spec_driven_roll_and_not_before() {
+    const NOT_DONE: &str = "the ValkeyCluster reports it is not done (Reconciling/UpdatingNodes)";
     let s = harness::server();
     let ns = s.fresh_namespace("wait-spec");
     let client = s.client().await;
@@ -379,7 +382,11 @@ async fn wait_exits_0_at_the_end_of_a_spec_driven_roll_and_not_before() {
         // Row 1 (5): new spec and `*` in one Update; event.
         n.update_spec_with_permit(image.clone(), Some("*")).await;
         sim.event_node_updated(node).await;
-        settle().await;
+        // Rolling from here until its new pod is Ready (row 3): waited for,
+        // not slept on, so a slow machine cannot skip the line.
+        let rolling = format!("{node} Rolling");
+        wait.until_stderr(&format!("the line '{rolling}'"), |l| l.contains(&rolling))
+            .await;
         assert!(
             wait.exited().is_none(),
             "exited after {node} row 1\n{}",
@@ -427,8 +434,12 @@ async fn wait_exits_0_at_the_end_of_a_spec_driven_roll_and_not_before() {
         );
         n.set_ready(true).await;
         // Between nodes, and after the last: no node carries anything; only
-        // the ValkeyCluster says UpdatingNodes.
-        settle().await;
+        // the ValkeyCluster says UpdatingNodes. One such line per node (the
+        // count of rolled nodes differs), each waited for.
+        wait.until(&format!("the line for the moment after {node}"), |p| {
+            p.stderr.iter().filter(|l| l.contains(NOT_DONE)).count() > rows
+        })
+        .await;
         assert!(
             wait.exited().is_none(),
             "exited while only the ValkeyCluster says UpdatingNodes (after {node})\n{}",
@@ -449,10 +460,7 @@ async fn wait_exits_0_at_the_end_of_a_spec_driven_roll_and_not_before() {
         wait.transcript()
     );
     assert!(
-        wait.stderr
-            .iter()
-            .any(|l| l
-                .contains("the ValkeyCluster reports it is not done (Reconciling/UpdatingNodes)")),
+        wait.stderr.iter().any(|l| l.contains(NOT_DONE)),
         "the moments between nodes were seen\n{}",
         wait.transcript()
     );

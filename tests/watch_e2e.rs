@@ -159,8 +159,10 @@ async fn a_holder_crossing_the_stall_threshold_turns_stuck_without_an_api_event(
             "status",
             "cache",
             "--watch",
+            // Counted from the grant written above: long enough that the
+            // first report, on a busy machine too, still shows it Rolling.
             "--stall-threshold",
-            "5s",
+            "15s",
             "-o",
             "json",
         ],
