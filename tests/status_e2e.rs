@@ -643,6 +643,7 @@ async fn a_user_without_rights_is_told_the_verb_and_resource() {
             ("", "events"),
         ],
     );
+    harness::until_allowed(&s.client().await, "nopods", &sim.ns, ("list", "", "events")).await;
     let nopods = s.mint_user("nopods", &[]);
     let ran = live_as(&nopods, &sim.ns, &["status"]);
     assert_eq!(ran.code, 1, "{}", ran.both());

@@ -782,6 +782,13 @@ async fn a_user_without_patch_gets_exit_1_naming_verb_and_resource() {
         .create(&PostParams::default(), &binding)
         .await
         .expect("create binding");
+    harness::until_allowed(
+        &sim.client,
+        "carol",
+        &sim.ns,
+        ("list", "valkey.io", "valkeynodes"),
+    )
+    .await;
     let carol = s.mint_user("carol", &[]);
     let before = versions(&sim).await;
     let r = run(&carol, &sim.ns, &["grant", "cache-0-1"]);
@@ -1170,6 +1177,15 @@ async fn bind(sim: &Sim, name: &str, user: &str, rules: Value) {
         .create(&PostParams::default(), &binding)
         .await
         .expect("create binding");
+    // In force before the caller runs anything as `user`: any one rule
+    // proves the Role and its binding are both in the authorizer's cache.
+    let first = &rules[0];
+    let (group, resource, verb) = (
+        first["apiGroups"][0].as_str().unwrap_or_default(),
+        first["resources"][0].as_str().unwrap_or_default(),
+        first["verbs"][0].as_str().unwrap_or_default(),
+    );
+    harness::until_allowed(&sim.client, user, &sim.ns, (verb, group, resource)).await;
 }
 
 /// The check after a grant cannot re-read (the user lost `list` in

@@ -119,6 +119,46 @@ pub async fn client_for(kubeconfig: &Path) -> kube::Client {
     kube::Client::try_from(cfg).expect("build kube client")
 }
 
+/// Waits (at most 30 s) until the API server's authorizer lets `user` do
+/// `verb` on `resource` (`group`, `""` for core) in `namespace`. RBAC reads
+/// Roles and RoleBindings from a cache, so a binding is not guaranteed to
+/// be in force the moment its create returns; a test that runs the plugin
+/// as that user asks here first. Asked as the admin, with a
+/// SubjectAccessReview, the same question the authorizer answers.
+pub async fn until_allowed(
+    client: &kube::Client,
+    user: &str,
+    namespace: &str,
+    (verb, group, resource): (&str, &str, &str),
+) {
+    use k8s_openapi::api::authorization::v1::SubjectAccessReview;
+    let review: SubjectAccessReview = serde_json::from_value(serde_json::json!({
+        "spec": {
+            "user": user,
+            "resourceAttributes": {
+                "namespace": namespace, "verb": verb, "group": group, "resource": resource,
+            },
+        },
+    }))
+    .expect("a SubjectAccessReview");
+    let api: kube::Api<SubjectAccessReview> = kube::Api::all(client.clone());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let answer = api
+            .create(&Default::default(), &review)
+            .await
+            .expect("create a SubjectAccessReview");
+        if answer.status.is_some_and(|s| s.allowed) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{user} still may not {verb} {resource} in {namespace} after 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 impl Server {
     /// The admin kubeconfig (`system:masters`; context `testbin`, no namespace set).
     pub fn kubeconfig(&self) -> &Path {
