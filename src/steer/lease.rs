@@ -121,6 +121,10 @@ fn fresh_spec(holder: &str, now: Timestamp, transitions: Option<i32>) -> LeaseSp
     }
 }
 
+/// How many times [`take`] tries before it gives up on a Lease that keeps
+/// appearing and disappearing.
+const TAKE_ROUNDS: usize = 5;
+
 /// Takes the cluster's Lease, or says who holds it. `now` is the real
 /// clock (a Lease is about this moment, whatever `--now` says).
 pub async fn take(
@@ -132,9 +136,10 @@ pub async fn take(
 ) -> Result<std::result::Result<Guard, Refusal>> {
     let api: Api<Lease> = Api::namespaced(client, namespace);
     let lease_name = name(cluster);
-    // Two rounds: a Lease released between our create and our get is
-    // simply created again.
-    for _ in 0..2 {
+    // A Lease released between our create and our get is simply created
+    // again. Among many steering commands at once (the race test runs 20)
+    // that can happen more than once in a row, hence a few rounds.
+    for _ in 0..TAKE_ROUNDS {
         let lease = Lease {
             metadata: ObjectMeta {
                 name: Some(lease_name.clone()),
