@@ -655,6 +655,28 @@ async fn a_user_without_rights_is_told_the_verb_and_resource() {
     );
 }
 
+/// Waits (at most 60 s) until the API server answers 404 for
+/// valkeyclusters: `kubectl delete --wait` returns when the CRD object is
+/// gone, a moment before the server stops serving its resource.
+async fn until_not_served(client: &kube::Client, ns: &str) {
+    use kube::api::{Api, ApiResource, DynamicObject, ListParams};
+    let gvk = kube::api::GroupVersionKind::gvk("valkey.io", "v1alpha1", "ValkeyCluster");
+    let resource = ApiResource::from_gvk_with_plural(&gvk, "valkeyclusters");
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &resource);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        match api.list(&ListParams::default()).await {
+            Err(kube::Error::Api(s)) if s.code == 404 => return,
+            _ => {}
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "valkeyclusters still served 60 s after the CRD was deleted"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// The message for a missing CRD, seen by deleting the ValkeyCluster CRD
 /// (CRDs are cluster-wide; every other test of this binary waits on
 /// [`CRDS`] meanwhile) and installing it again.
@@ -671,6 +693,9 @@ async fn a_missing_crd_is_named() {
         "--timeout=120s",
     ]);
     let deleted = out.status.success();
+    if deleted {
+        until_not_served(&s.client().await, &ns).await;
+    }
     let ran = live(&ns, &["status"]);
     // Put it back before asserting, so a failure here leaves the others a
     // working server.
