@@ -3,6 +3,7 @@
 
 mod harness;
 
+use harness::Subject;
 use harness::sim::{self, Layout, Sim};
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
@@ -11,10 +12,7 @@ fn nodes_api(client: kube::Client, ns: &str) -> Api<DynamicObject> {
     Api::namespaced_with(
         client,
         ns,
-        &kube::api::ApiResource::from_gvk_with_plural(
-            &kube::core::GroupVersionKind::gvk("valkey.io", "v1alpha1", "ValkeyNode"),
-            "valkeynodes",
-        ),
+        &sim::valkey_resource("ValkeyNode", "valkeynodes"),
     )
 }
 
@@ -355,23 +353,14 @@ async fn minted_user_is_forbidden_to_patch_valkeynodes() {
     let ns = s.fresh_namespace("rbac");
     let admin = s.client().await;
     let sim = Sim::build(admin, &ns, "cache", &Layout::default()).await;
-    s.apply(&format!(
-        "apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {{name: reader, namespace: {ns}}}
-rules:
-- apiGroups: [valkey.io]
-  resources: [valkeynodes, valkeyclusters]
-  verbs: [get, list, watch]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {{name: reader, namespace: {ns}}}
-roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}}
-subjects:
-- {{apiGroup: rbac.authorization.k8s.io, kind: Group, name: readers}}
-"
-    ));
+    harness::bind(
+        &sim.client,
+        &ns,
+        "reader",
+        Subject::Group("readers"),
+        json!([{"apiGroups": ["valkey.io"], "resources": ["valkeynodes", "valkeyclusters"], "verbs": ["get", "list", "watch"]}]),
+    )
+    .await;
     let kc = s.mint_user_in("alice", &["readers", "staff"], &ns);
 
     // Who the server thinks alice is.

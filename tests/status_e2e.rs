@@ -14,10 +14,11 @@
 
 mod harness;
 
+use harness::Subject;
 use harness::plugin::Ran;
 use harness::sim::{self, Layout, Protocol, Sim};
 use jiff::{SignedDuration, Timestamp};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use tokio::sync::RwLock;
@@ -578,32 +579,6 @@ async fn a_cluster_that_does_not_exist_names_the_nearest() {
     );
 }
 
-/// A Role with read rights on `resources` in `ns`, bound to user `user`.
-fn grant_read(ns: &str, user: &str, resources: &[(&str, &str)]) {
-    let rules: String = resources
-        .iter()
-        .map(|(group, resource)| {
-            format!(
-                "- apiGroups: [\"{group}\"]\n  resources: [\"{resource}\"]\n  verbs: [get, list, watch]\n"
-            )
-        })
-        .collect();
-    harness::server().apply(&format!(
-        "apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {{name: {user}-read, namespace: {ns}}}
-rules:
-{rules}---
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {{name: {user}-read, namespace: {ns}}}
-roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: {user}-read}}
-subjects:
-- {{apiGroup: rbac.authorization.k8s.io, kind: User, name: {user}}}
-"
-    ));
-}
-
 #[tokio::test]
 async fn a_user_without_rights_is_told_the_verb_and_resource() {
     let _crds = CRDS.read().await;
@@ -632,18 +607,18 @@ async fn a_user_without_rights_is_told_the_verb_and_resource() {
     );
 
     // Every right but pods: the message names exactly that.
-    grant_read(
+    harness::bind(
+        &s.client().await,
         &sim.ns,
-        "nopods",
-        &[
-            ("valkey.io", "valkeyclusters"),
-            ("valkey.io", "valkeynodes"),
-            ("apps", "statefulsets"),
-            ("apps", "deployments"),
-            ("", "events"),
-        ],
-    );
-    harness::until_allowed(&s.client().await, "nopods", &sim.ns, ("list", "", "events")).await;
+        "nopods-read",
+        Subject::User("nopods"),
+        json!([
+            {"apiGroups": ["valkey.io"], "resources": ["valkeyclusters", "valkeynodes"], "verbs": ["get", "list", "watch"]},
+            {"apiGroups": ["apps"], "resources": ["statefulsets", "deployments"], "verbs": ["get", "list", "watch"]},
+            {"apiGroups": [""], "resources": ["events"], "verbs": ["get", "list", "watch"]},
+        ]),
+    )
+    .await;
     let nopods = s.mint_user("nopods", &[]);
     let ran = live_as(&nopods, &sim.ns, &["status"]);
     assert_eq!(ran.code, 1, "{}", ran.both());
@@ -659,9 +634,8 @@ async fn a_user_without_rights_is_told_the_verb_and_resource() {
 /// valkeyclusters: `kubectl delete --wait` returns when the CRD object is
 /// gone, a moment before the server stops serving its resource.
 async fn until_not_served(client: &kube::Client, ns: &str) {
-    use kube::api::{Api, ApiResource, DynamicObject, ListParams};
-    let gvk = kube::api::GroupVersionKind::gvk("valkey.io", "v1alpha1", "ValkeyCluster");
-    let resource = ApiResource::from_gvk_with_plural(&gvk, "valkeyclusters");
+    use kube::api::{Api, DynamicObject, ListParams};
+    let resource = sim::valkey_resource("ValkeyCluster", "valkeyclusters");
     let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &resource);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {

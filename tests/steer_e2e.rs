@@ -14,8 +14,9 @@
 
 mod harness;
 
+use harness::Subject;
 use harness::plugin::Ran;
-use harness::sim::{self, Layout, Sim};
+use harness::sim::{self, ANN_ALLOW, ANN_DESIRED, Layout, Sim};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams, PostParams};
@@ -27,8 +28,6 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
 
-const ANN_PERMIT: &str = "valkey.io/allow-workload-revision";
-const ANN_DESIRED: &str = "valkey.io/desired-workload-revision";
 const ANN_GRANTED_REVISION: &str = "valkey-roll.io/granted-revision";
 const ANN_GRANTED_BY: &str = "valkey-roll.io/granted-by";
 const ANN_GRANTED_AT: &str = "valkey-roll.io/granted-at";
@@ -130,7 +129,7 @@ async fn permit_holders(sim: &Sim) -> Vec<String> {
             o.metadata
                 .annotations
                 .as_ref()
-                .and_then(|a| a.get(ANN_PERMIT))
+                .and_then(|a| a.get(ANN_ALLOW))
                 .is_some_and(|v| !v.is_empty())
         })
         .filter_map(|o| o.metadata.name.clone())
@@ -215,7 +214,7 @@ async fn grant_sets_permit_trace_and_event_and_status_shows_the_holder() {
     );
 
     let node = node_json(&sim, "cache-0-1").await;
-    assert_eq!(annotation(&node, ANN_PERMIT), Some(h.as_str()));
+    assert_eq!(annotation(&node, ANN_ALLOW), Some(h.as_str()));
     assert_eq!(annotation(&node, ANN_GRANTED_REVISION), Some(h.as_str()));
     assert_eq!(annotation(&node, ANN_GRANTED_BY), Some("admin"));
     assert_eq!(annotation(&node, ANN_REASON), Some("e2e: canary first"));
@@ -527,7 +526,7 @@ async fn server_dry_run_sends_with_dry_run_and_changes_nothing() {
     assert_eq!(doc["decision"], "planned");
     assert_eq!(doc["patches"][0]["name"], "cache-0-1");
     assert_eq!(versions(&sim).await, before, "nothing stored");
-    assert!(annotation(&node_json(&sim, "cache-0-1").await, ANN_PERMIT).is_none());
+    assert!(annotation(&node_json(&sim, "cache-0-1").await, ANN_ALLOW).is_none());
     assert!(manual_events(&sim).await.is_empty(), "no Event");
     // The patch did reach the API server, with dryRun; no Lease was taken.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -569,7 +568,7 @@ async fn client_dry_run_sends_nothing() {
     assert_eq!(doc["dryRun"], "client");
     assert_eq!(doc["decision"], "planned");
     assert_eq!(
-        doc["patches"][0]["patch"]["metadata"]["annotations"][ANN_PERMIT],
+        doc["patches"][0]["patch"]["metadata"]["annotations"][ANN_ALLOW],
         json!(h)
     );
     assert_eq!(
@@ -703,13 +702,13 @@ async fn a_pasted_undo_gives_back_the_permit_the_write_replaced() {
         "{undo}"
     );
     assert_eq!(
-        annotation(&node_json(&sim, "cache-0-1").await, ANN_PERMIT),
+        annotation(&node_json(&sim, "cache-0-1").await, ANN_ALLOW),
         Some(h.as_str())
     );
     let u = run_undo(&undo);
     assert_eq!(u.code, 0, "{undo}: {}", u.both());
     assert_eq!(
-        annotation(&node_json(&sim, "cache-0-1").await, ANN_PERMIT),
+        annotation(&node_json(&sim, "cache-0-1").await, ANN_ALLOW),
         Some(old.as_str()),
         "the undo gives back the old permit"
     );
@@ -745,10 +744,7 @@ async fn p2_grant_writes_spec_workload_revision() {
     assert_eq!(annotation(&node, ANN_GRANTED_REVISION), Some(h.as_str()));
     assert_eq!(annotation(&node, ANN_GRANTED_BY), Some("admin"));
     assert_eq!(annotation(&node, ANN_REASON), Some("front"));
-    assert!(
-        annotation(&node, ANN_PERMIT).is_none(),
-        "no P1 permit in P2"
-    );
+    assert!(annotation(&node, ANN_ALLOW).is_none(), "no P1 permit in P2");
     assert_eq!(manual_events(&sim).await.len(), 1);
 }
 
@@ -757,36 +753,17 @@ async fn a_user_without_patch_gets_exit_1_naming_verb_and_resource() {
     let h = new_hash();
     let sim = p1_cluster("forbidden", layout(1, 1), &["cache-0-1"], &h).await;
     let s = harness::server();
-    let role: k8s_openapi::api::rbac::v1::Role = serde_json::from_value(json!({
-        "metadata": {"name": "valkey-roll-reader"},
-        "rules": [
+    bind(
+        &sim,
+        "valkey-roll-reader",
+        "carol",
+        json!([
             {"apiGroups": ["valkey.io"], "resources": ["valkeyclusters", "valkeynodes"], "verbs": ["get", "list", "watch"]},
             {"apiGroups": ["apps"], "resources": ["statefulsets", "deployments"], "verbs": ["get", "list", "watch"]},
             {"apiGroups": [""], "resources": ["pods", "events"], "verbs": ["get", "list", "watch"]},
             {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
             {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "create", "update", "delete"]},
-        ]
-    }))
-    .expect("role");
-    let binding: k8s_openapi::api::rbac::v1::RoleBinding = serde_json::from_value(json!({
-        "metadata": {"name": "valkey-roll-reader"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "valkey-roll-reader"},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "carol"}],
-    }))
-    .expect("binding");
-    Api::<k8s_openapi::api::rbac::v1::Role>::namespaced(sim.client.clone(), &sim.ns)
-        .create(&PostParams::default(), &role)
-        .await
-        .expect("create role");
-    Api::<k8s_openapi::api::rbac::v1::RoleBinding>::namespaced(sim.client.clone(), &sim.ns)
-        .create(&PostParams::default(), &binding)
-        .await
-        .expect("create binding");
-    harness::until_allowed(
-        &sim.client,
-        "carol",
-        &sim.ns,
-        ("list", "valkey.io", "valkeynodes"),
+        ]),
     )
     .await;
     let carol = s.mint_user("carol", &[]);
@@ -920,7 +897,7 @@ async fn race_rounds() {
             let node = sim.node(&n);
             node.update(|o| {
                 for key in [
-                    ANN_PERMIT,
+                    ANN_ALLOW,
                     ANN_GRANTED_REVISION,
                     ANN_GRANTED_BY,
                     ANN_GRANTED_AT,
@@ -1051,7 +1028,7 @@ async fn a_write_between_read_and_patch_is_never_overwritten() {
                 assert!(r.stderr.contains("would now get"), "{case}: {}", r.both());
                 assert_eq!(annotation(&node, ANN_DESIRED), Some(h2.as_str()), "{case}");
                 assert!(
-                    annotation(&node, ANN_PERMIT).is_none(),
+                    annotation(&node, ANN_ALLOW).is_none(),
                     "{case}: permit written"
                 );
                 assert!(events.is_empty(), "{case}: {events:?}");
@@ -1062,7 +1039,7 @@ async fn a_write_between_read_and_patch_is_never_overwritten() {
                     "{case}: {}",
                     r.both()
                 );
-                assert_eq!(annotation(&node, ANN_PERMIT), Some(h.as_str()), "{case}");
+                assert_eq!(annotation(&node, ANN_ALLOW), Some(h.as_str()), "{case}");
                 assert!(
                     annotation(&node, ANN_GRANTED_BY).is_none(),
                     "{case}: trace written over the controller's grant"
@@ -1076,7 +1053,7 @@ async fn a_write_between_read_and_patch_is_never_overwritten() {
                     Some("cache-team"),
                     "{case}"
                 );
-                assert_eq!(annotation(&node, ANN_PERMIT), Some(h.as_str()), "{case}");
+                assert_eq!(annotation(&node, ANN_ALLOW), Some(h.as_str()), "{case}");
                 assert_eq!(events.len(), 1, "{case}: {events:?}");
             }
         }
@@ -1159,33 +1136,10 @@ async fn a_takeover_stopped_part_way_reports_what_was_written() {
     assert!(lease_of(&sim).await.is_none(), "Lease released");
 }
 
-/// A Role and its RoleBinding for user `user`, both named `name`.
+/// A Role and its RoleBinding for user `user`, both named `name`, in the
+/// cluster's namespace, in force when this returns.
 async fn bind(sim: &Sim, name: &str, user: &str, rules: Value) {
-    let role: k8s_openapi::api::rbac::v1::Role =
-        serde_json::from_value(json!({"metadata": {"name": name}, "rules": rules})).expect("role");
-    let binding: k8s_openapi::api::rbac::v1::RoleBinding = serde_json::from_value(json!({
-        "metadata": {"name": name},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
-    }))
-    .expect("binding");
-    Api::<k8s_openapi::api::rbac::v1::Role>::namespaced(sim.client.clone(), &sim.ns)
-        .create(&PostParams::default(), &role)
-        .await
-        .expect("create role");
-    Api::<k8s_openapi::api::rbac::v1::RoleBinding>::namespaced(sim.client.clone(), &sim.ns)
-        .create(&PostParams::default(), &binding)
-        .await
-        .expect("create binding");
-    // In force before the caller runs anything as `user`: any one rule
-    // proves the Role and its binding are both in the authorizer's cache.
-    let first = &rules[0];
-    let (group, resource, verb) = (
-        first["apiGroups"][0].as_str().unwrap_or_default(),
-        first["resources"][0].as_str().unwrap_or_default(),
-        first["verbs"][0].as_str().unwrap_or_default(),
-    );
-    harness::until_allowed(&sim.client, user, &sim.ns, (verb, group, resource)).await;
+    harness::bind(&sim.client, &sim.ns, name, Subject::User(user), rules).await;
 }
 
 /// The check after a grant cannot re-read (the user lost `list` in

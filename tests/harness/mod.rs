@@ -119,28 +119,73 @@ pub async fn client_for(kubeconfig: &Path) -> kube::Client {
     kube::Client::try_from(cfg).expect("build kube client")
 }
 
-/// Waits (at most 30 s) until the API server's authorizer lets `user` do
-/// `verb` on `resource` (`group`, `""` for core) in `namespace`. RBAC reads
-/// Roles and RoleBindings from a cache, so a binding is not guaranteed to
-/// be in force the moment its create returns; a test that runs the plugin
-/// as that user asks here first. Asked as the admin, with a
-/// SubjectAccessReview, the same question the authorizer answers.
+/// Whom a RoleBinding binds.
+#[derive(Clone, Copy, Debug)]
+pub enum Subject<'a> {
+    User(&'a str),
+    Group(&'a str),
+}
+
+/// A Role with `rules` and its RoleBinding to `subject`, both named `name`,
+/// in `namespace`, created as the admin `client`. Returns once the
+/// authorizer enforces them ([`until_allowed`] on the first rule): RBAC
+/// reads Roles and RoleBindings from a cache, so a binding is not
+/// guaranteed to be in force the moment its create returns.
+pub async fn bind(
+    client: &kube::Client,
+    namespace: &str,
+    name: &str,
+    subject: Subject<'_>,
+    rules: serde_json::Value,
+) {
+    use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
+    use serde_json::json;
+    let (kind, who) = match subject {
+        Subject::User(u) => ("User", u),
+        Subject::Group(g) => ("Group", g),
+    };
+    let role: Role = serde_json::from_value(json!({"metadata": {"name": name}, "rules": rules}))
+        .expect("a Role");
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": who}],
+    }))
+    .expect("a RoleBinding");
+    kube::Api::<Role>::namespaced(client.clone(), namespace)
+        .create(&Default::default(), &role)
+        .await
+        .expect("create the Role");
+    kube::Api::<RoleBinding>::namespaced(client.clone(), namespace)
+        .create(&Default::default(), &binding)
+        .await
+        .expect("create the RoleBinding");
+    let first = &rules[0];
+    let word = |field: &str| first[field][0].as_str().unwrap_or_default();
+    let action = (word("verbs"), word("apiGroups"), word("resources"));
+    until_allowed(client, subject, namespace, action).await;
+}
+
+/// Waits (at most 30 s) until the API server's authorizer lets `subject`
+/// do `verb` on `resource` (`group`, `""` for core) in `namespace`. Asked
+/// as the admin with a SubjectAccessReview: the same question the
+/// authorizer answers for a request.
 pub async fn until_allowed(
     client: &kube::Client,
-    user: &str,
+    subject: Subject<'_>,
     namespace: &str,
     (verb, group, resource): (&str, &str, &str),
 ) {
     use k8s_openapi::api::authorization::v1::SubjectAccessReview;
-    let review: SubjectAccessReview = serde_json::from_value(serde_json::json!({
-        "spec": {
-            "user": user,
-            "resourceAttributes": {
-                "namespace": namespace, "verb": verb, "group": group, "resource": resource,
-            },
-        },
-    }))
-    .expect("a SubjectAccessReview");
+    let attributes = serde_json::json!({
+        "namespace": namespace, "verb": verb, "group": group, "resource": resource,
+    });
+    let spec = match subject {
+        Subject::User(u) => serde_json::json!({"user": u, "resourceAttributes": attributes}),
+        Subject::Group(g) => serde_json::json!({"groups": [g], "resourceAttributes": attributes}),
+    };
+    let review: SubjectAccessReview =
+        serde_json::from_value(serde_json::json!({ "spec": spec })).expect("a SubjectAccessReview");
     let api: kube::Api<SubjectAccessReview> = kube::Api::all(client.clone());
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -153,7 +198,7 @@ pub async fn until_allowed(
         }
         assert!(
             Instant::now() < deadline,
-            "{user} still may not {verb} {resource} in {namespace} after 30 s"
+            "{subject:?} still may not {verb} {resource} in {namespace} after 30 s"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

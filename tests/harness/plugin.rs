@@ -203,7 +203,7 @@ impl Plugin {
 
     /// Sends SIGINT, as Ctrl-C does.
     pub fn interrupt(&self) {
-        interrupt(&self.child);
+        send_signal(&self.child, libc::SIGINT);
     }
 
     /// The arguments and every line read so far, for a failure message.
@@ -217,14 +217,9 @@ impl Plugin {
     }
 }
 
-/// Sends SIGINT to a process the test started and still owns, as Ctrl-C
-/// does.
-pub fn interrupt(child: &Child) {
-    send_signal(child, libc::SIGINT);
-}
-
-/// Sends `signal` to `child` (SIGINT is what Ctrl-C sends, SIGTERM what a
-/// process manager or `kill` sends).
+/// Sends `signal` to `child`, a process the test started and still owns
+/// (SIGINT is what Ctrl-C sends, SIGTERM what a process manager or `kill`
+/// sends).
 pub fn send_signal(child: &Child, signal: libc::c_int) {
     let pid = libc::pid_t::try_from(child.id()).expect("pid");
     // SAFETY: kill(2) with a pid this test started and still owns.

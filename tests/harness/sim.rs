@@ -21,7 +21,6 @@
 //! from the sim's clock: the real clock, or a fixed one (`set_now`,
 //! `advance`) for tests that pass the same `--now` to the plugin.
 
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -147,7 +146,8 @@ impl Default for Layout {
     }
 }
 
-fn valkey_resource(kind: &str, plural: &str) -> ApiResource {
+/// The API resource of a valkey.io/v1alpha1 kind.
+pub fn valkey_resource(kind: &str, plural: &str) -> ApiResource {
     ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("valkey.io", "v1alpha1", kind),
         plural,
@@ -327,10 +327,6 @@ impl Sim {
         let mut c = self.clock.lock().unwrap();
         let t = c.unwrap_or_else(Timestamp::now);
         *c = Some(t + SignedDuration::from_secs(seconds));
-    }
-
-    pub fn use_real_clock(&self) {
-        *self.clock.lock().unwrap() = None;
     }
 
     // --- APIs ---------------------------------------------------------------
@@ -817,11 +813,6 @@ impl<'a> NodeSim<'a> {
         .await
     }
 
-    /// Cluster controller: the node's new spec (merged), one Update.
-    pub async fn update_spec(&self, spec_patch: Value) -> DynamicObject {
-        self.update_spec_with_permit(spec_patch, None).await
-    }
-
     /// P2, cluster controller: `spec.workloadRevision = h` (one Update; the
     /// node's generation moves).
     pub async fn set_workload_revision(&self, h: &str) -> DynamicObject {
@@ -948,16 +939,6 @@ impl<'a> NodeSim<'a> {
             st.insert("conditions".into(), json!(conds));
         })
         .await
-    }
-
-    /// `status.role` (`primary`, `replica`, or empty).
-    pub async fn set_role(&self, role: &str) -> DynamicObject {
-        self.status_merge(json!({ "role": role })).await
-    }
-
-    /// `status.lastRolloutHash`.
-    pub async fn set_last_rollout_hash(&self, h: &str) -> DynamicObject {
-        self.status_merge(json!({ "lastRolloutHash": h })).await
     }
 
     /// The node's status at rest (one write): ready, role, pod, generation
@@ -1160,14 +1141,6 @@ impl WorkloadSim<'_> {
             ),
         }
         .expect("json")
-    }
-
-    /// The template hash the workload's template carries now.
-    pub async fn template_hash(&self) -> String {
-        self.get().await["spec"]["template"]["metadata"]["annotations"][ANN_TEMPLATE_HASH]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
     }
 
     /// Node controller, P1 step 3 / P2 apply: the new template (hash `h`)
@@ -1561,52 +1534,6 @@ impl PodSim<'_> {
         .await
     }
 
-    /// The container is waiting with `reason` (one write).
-    pub async fn waiting(&self, reason: &str, message: &str, restarts: i32) -> Value {
-        self.container_status(
-            "Pending",
-            false,
-            restarts,
-            json!({"waiting": {"reason": reason, "message": message}}),
-            None,
-        )
-        .await
-    }
-
-    /// Restarting after an OOM kill: running, not ready, last terminated
-    /// OOMKilled (one write).
-    pub async fn oom_killed(&self, restarts: i32) -> Value {
-        let now = self.sim.now_string();
-        self.container_status(
-            "Running",
-            false,
-            restarts,
-            json!({"running": {"startedAt": now}}),
-            Some(json!({"terminated": {"exitCode": 137, "reason": "OOMKilled", "startedAt": now, "finishedAt": now}})),
-        )
-        .await
-    }
-
-    /// Not schedulable: Pending, PodScheduled=False reason Unschedulable
-    /// (one write).
-    pub async fn unschedulable(&self) -> Value {
-        let pod = self.get().await;
-        let now = self.sim.now_string();
-        let mut conds = conditions_of(&pod);
-        set_pod_condition(
-            &mut conds,
-            "PodScheduled",
-            "False",
-            Some((
-                "Unschedulable",
-                "0/3 nodes are available: 3 Insufficient memory.".to_string(),
-            )),
-            &now,
-        );
-        self.status_merge(json!({"phase": "Pending", "conditions": conds}))
-            .await
-    }
-
     /// The pod is deleted; the sim's finalizer keeps it visible with
     /// `metadata.deletionTimestamp` (one write).
     pub async fn begin_delete(&self) {
@@ -1654,16 +1581,4 @@ fn set_pod_condition(
     } else {
         conds.push(c);
     }
-}
-
-/// Labels of a map, for asserting in tests.
-pub fn labels_of(obj: &Value) -> BTreeMap<String, String> {
-    obj["metadata"]["labels"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                .collect()
-        })
-        .unwrap_or_default()
 }
