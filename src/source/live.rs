@@ -6,9 +6,10 @@
 //! schema is reported with its kind, name and field either way.
 
 use super::file;
+use super::watch::{Kind, selectors};
 use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
-use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyCluster, ValkeyNode, keys};
+use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use k8s_openapi::api::core::v1::{Event, Pod};
@@ -278,9 +279,19 @@ pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> 
     })
 }
 
-/// A label value or object name that a selector can carry as it is (the
-/// watch's stores check the same).
-pub(super) fn selector_safe(name: &str) -> bool {
+/// A named ValkeyCluster must be a name that a selector can carry as it
+/// is; the one-shot LIST and the watch both ask before they select by it.
+pub(super) fn check_cluster_name(cluster: Option<&str>) -> Result<()> {
+    match cluster {
+        Some(cluster) if !selector_safe(cluster) => Err(Error::Usage(format!(
+            "`{cluster}` is not a ValkeyCluster name (names are lower-case letters, digits, `-` and `.`)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// A label value or object name that a selector can carry as it is.
+fn selector_safe(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 253
         && name
@@ -294,30 +305,22 @@ pub(super) fn selector_safe(name: &str) -> bool {
 /// `cluster` narrows to one ValkeyCluster by its name and the
 /// `valkey.io/cluster` label (without it: every object with that label).
 pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -> Result<Snapshot> {
-    if let Some(cluster) = cluster
-        && !selector_safe(cluster)
-    {
-        return Err(Error::Usage(format!(
-            "`{cluster}` is not a ValkeyCluster name (names are lower-case letters, digits, `-` and `.`)"
-        )));
-    }
-    let labelled = ListParams::default().labels(&match cluster {
-        Some(c) => format!("{}={c}", keys::LABEL_CLUSTER),
-        None => keys::LABEL_CLUSTER.to_string(),
-    });
-    let clusters = match cluster {
-        Some(c) => ListParams::default().fields(&format!("metadata.name={c}")),
-        None => ListParams::default(),
+    check_cluster_name(cluster)?;
+    let params = |kind| {
+        let (label_selector, field_selector) = selectors(kind, cluster);
+        ListParams {
+            label_selector,
+            field_selector,
+            ..ListParams::default()
+        }
     };
-    let events =
-        ListParams::default().fields(&format!("involvedObject.apiVersion={VALKEY_API_VERSION}"));
     let (a, b, c, d, e, f) = futures::try_join!(
-        list::<ValkeyCluster>(live, namespace, &clusters),
-        list::<ValkeyNode>(live, namespace, &labelled),
-        list::<StatefulSet>(live, namespace, &labelled),
-        list::<Deployment>(live, namespace, &labelled),
-        list::<Pod>(live, namespace, &labelled),
-        list::<Event>(live, namespace, &events),
+        list::<ValkeyCluster>(live, namespace, params(Kind::ValkeyClusters)),
+        list::<ValkeyNode>(live, namespace, params(Kind::ValkeyNodes)),
+        list::<StatefulSet>(live, namespace, params(Kind::StatefulSets)),
+        list::<Deployment>(live, namespace, params(Kind::Deployments)),
+        list::<Pod>(live, namespace, params(Kind::Pods)),
+        list::<Event>(live, namespace, params(Kind::Events)),
     )?;
     let mut snapshot = Snapshot::default();
     for part in [a, b, c, d, e, f] {
@@ -341,21 +344,20 @@ pub async fn pod_events(live: &Live, namespace: &str, pod: &str) -> Result<Vec<E
     let lp = ListParams::default().fields(&format!(
         "involvedObject.kind=Pod,involvedObject.name={pod}"
     ));
-    let mut snapshot = list::<Event>(live, Some(namespace), &lp).await?;
+    let mut snapshot = list::<Event>(live, Some(namespace), lp).await?;
     snapshot.normalize();
     Ok(snapshot.events)
 }
 
 /// One logical LIST of a kind. Without a `limit` the API server answers in
 /// one response; a `continue` token is followed should one come anyway.
-async fn list<K>(live: &Live, namespace: Option<&str>, params: &ListParams) -> Result<Snapshot>
+async fn list<K>(live: &Live, namespace: Option<&str>, mut params: ListParams) -> Result<Snapshot>
 where
     K: Resource<DynamicType = ()>,
 {
     let resource = K::plural(&()).to_string();
     let url = K::url_path(&(), namespace);
     let source_name = format!("the API server's list of {resource}");
-    let mut params = params.clone();
     let mut snapshot = Snapshot::default();
     for page in 1usize.. {
         let request = kube::core::Request::new(url.clone())

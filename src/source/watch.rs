@@ -22,7 +22,7 @@
 //! state ([`Connection::Lost`]) while the watchers retry.
 
 use super::file;
-use super::live::{Live, selector_safe};
+use super::live::{Live, check_cluster_name};
 use crate::error::{Error, Result};
 use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyCluster, ValkeyNode, keys};
 use futures::StreamExt;
@@ -103,19 +103,17 @@ impl Kind {
     }
 }
 
-/// The watcher selectors of one kind: (label selector, field selector).
-/// The same selection as the one-shot LIST (PLUGIN.md, "How it talks to the
-/// API server").
-pub fn selectors(kind: Kind, scope: &Scope) -> (Option<String>, Option<String>) {
-    let by_cluster = match &scope.cluster {
+/// The selectors of one kind, for the one-shot LIST and the watcher alike:
+/// (label selector, field selector). `cluster` narrows to one ValkeyCluster
+/// by its name and the `valkey.io/cluster` label (PLUGIN.md, "How it talks
+/// to the API server").
+pub fn selectors(kind: Kind, cluster: Option<&str>) -> (Option<String>, Option<String>) {
+    let by_cluster = match cluster {
         Some(name) => format!("{}={name}", keys::LABEL_CLUSTER),
         None => keys::LABEL_CLUSTER.to_string(),
     };
     match kind {
-        Kind::ValkeyClusters => (
-            None,
-            scope.cluster.as_ref().map(|n| format!("metadata.name={n}")),
-        ),
+        Kind::ValkeyClusters => (None, cluster.map(|n| format!("metadata.name={n}"))),
         Kind::ValkeyNodes | Kind::StatefulSets | Kind::Deployments | Kind::Pods => {
             (Some(by_cluster), None)
         }
@@ -127,15 +125,12 @@ pub fn selectors(kind: Kind, scope: &Scope) -> (Option<String>, Option<String>) 
 }
 
 fn watcher_config(kind: Kind, scope: &Scope) -> watcher::Config {
-    let (labels, fields) = selectors(kind, scope);
-    let mut config = watcher::Config::default();
-    if let Some(labels) = labels {
-        config = config.labels(&labels);
+    let (label_selector, field_selector) = selectors(kind, scope.cluster.as_deref());
+    watcher::Config {
+        label_selector,
+        field_selector,
+        ..watcher::Config::default()
     }
-    if let Some(fields) = fields {
-        config = config.fields(&fields);
-    }
-    config
 }
 
 /// A message from one kind's task.
@@ -198,13 +193,7 @@ impl Watch {
     /// read timeout: a watch stays quiet for minutes, and
     /// `--request-timeout` must not cut it).
     pub fn start(live: &Live, scope: &Scope) -> Result<Watch> {
-        if let Some(cluster) = &scope.cluster
-            && !selector_safe(cluster)
-        {
-            return Err(Error::Usage(format!(
-                "`{cluster}` is not a ValkeyCluster name (names are lower-case letters, digits, `-` and `.`)"
-            )));
-        }
+        check_cluster_name(scope.cluster.as_deref())?;
         let (tx, rx) = mpsc::unbounded_channel();
         let mut stores = Vec::with_capacity(Kind::ALL.len());
         let mut tasks = Vec::with_capacity(Kind::ALL.len());
@@ -487,7 +476,7 @@ mod tests {
             ),
         ];
         for (kind, scope, labels, fields) in cases {
-            let got = selectors(*kind, scope);
+            let got = selectors(*kind, scope.cluster.as_deref());
             assert_eq!(
                 got,
                 (labels.map(str::to_string), fields.map(str::to_string)),
