@@ -16,10 +16,8 @@
 //! empty ones (a stray `---` makes no document).
 
 use crate::error::{Error, Result};
-use crate::snapshot::{Snapshot, VALKEY_API_VERSION, VALKEY_GROUP, ValkeyCluster, ValkeyNode};
-use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{Event, EventSeries, Pod};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use crate::snapshot::{Snapshot, VALKEY_API_VERSION, VALKEY_GROUP};
+use k8s_openapi::api::core::v1::{Event, EventSeries};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::io::Read;
@@ -257,9 +255,13 @@ pub(crate) fn add_value(
     let Some(known) = known else {
         return Ok(());
     };
-    let object = describe(kind, value);
-    fn typed<T: DeserializeOwned>(value: &Value) -> std::result::Result<T, (String, String)> {
-        serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
+    /// The object as `T`, named and namespaced, or the field that breaks
+    /// it and why. Every kind read here is namespaced; an object written by
+    /// hand without a namespace lands where kubectl would put it.
+    fn typed<T: DeserializeOwned + kube::Resource>(
+        value: &Value,
+    ) -> std::result::Result<T, (String, String)> {
+        let mut object: T = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." {
                 "(object)".to_string()
@@ -267,58 +269,34 @@ pub(crate) fn add_value(
                 path
             };
             (path, e.into_inner().to_string())
-        })
-    }
-    let bad = |(field, problem): (String, String)| error(object.clone(), &field, problem);
-    let checked = |meta: &mut ObjectMeta| -> Result<()> {
+        })?;
+        let meta = object.meta_mut();
         if meta.name.as_deref().is_none_or(str::is_empty) {
-            return Err(error(object.clone(), "metadata.name", "missing".into()));
+            return Err(("metadata.name".into(), "missing".into()));
         }
-        // Every kind read here is namespaced; an object written by hand
-        // without a namespace lands where kubectl would put it.
         if meta.namespace.as_deref().is_none_or(str::is_empty) {
             meta.namespace = Some("default".into());
         }
-        Ok(())
-    };
+        Ok(object)
+    }
+    // The object's label is only built for an error.
+    let bad = |(field, problem): (String, String)| error(describe(kind, value), &field, problem);
     match known {
-        Known::Cluster => {
-            let mut o: ValkeyCluster = typed(value).map_err(bad)?;
-            checked(&mut o.metadata)?;
-            snapshot.clusters.push(o);
-        }
-        Known::Node => {
-            let mut o: ValkeyNode = typed(value).map_err(bad)?;
-            checked(&mut o.metadata)?;
-            snapshot.nodes.push(o);
-        }
-        Known::StatefulSet => {
-            let mut o: StatefulSet = typed(value).map_err(bad)?;
-            checked(&mut o.metadata)?;
-            snapshot.stateful_sets.push(o);
-        }
-        Known::Deployment => {
-            let mut o: Deployment = typed(value).map_err(bad)?;
-            checked(&mut o.metadata)?;
-            snapshot.deployments.push(o);
-        }
-        Known::Pod => {
-            let mut o: Pod = typed(value).map_err(bad)?;
-            checked(&mut o.metadata)?;
-            snapshot.pods.push(o);
-        }
+        Known::Cluster => snapshot.clusters.push(typed(value).map_err(bad)?),
+        Known::Node => snapshot.nodes.push(typed(value).map_err(bad)?),
+        Known::StatefulSet => snapshot.stateful_sets.push(typed(value).map_err(bad)?),
+        Known::Deployment => snapshot.deployments.push(typed(value).map_err(bad)?),
+        Known::Pod => snapshot.pods.push(typed(value).map_err(bad)?),
         Known::CoreEvent => {
-            let mut o: Event = typed(value).map_err(bad)?;
-            checked(&mut o.metadata)?;
-            super::tidy_event(&mut o);
-            snapshot.events.push(o);
+            let mut event: Event = typed(value).map_err(bad)?;
+            super::tidy_event(&mut event);
+            snapshot.events.push(event);
         }
         Known::EventsEvent => {
-            let e: k8s_openapi::api::events::v1::Event = typed(value).map_err(bad)?;
-            let mut o = core_view(e);
-            checked(&mut o.metadata)?;
-            super::tidy_event(&mut o);
-            snapshot.events.push(o);
+            let event: k8s_openapi::api::events::v1::Event = typed(value).map_err(bad)?;
+            let mut event = core_view(event);
+            super::tidy_event(&mut event);
+            snapshot.events.push(event);
         }
     }
     Ok(())
