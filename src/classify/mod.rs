@@ -41,6 +41,7 @@ mod tests;
 pub use timeline::{cluster_timeline, timeline};
 pub use with_protocol::classify_with_protocol;
 
+use crate::render::duration::short_hash;
 use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report};
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use index::Index;
@@ -49,7 +50,7 @@ use judge::{Judged, StuckBy};
 use node::NodeView;
 use std::collections::BTreeMap;
 use std::time::Duration;
-use text::{human, secs, short, since};
+use text::{human, secs, since};
 
 /// Judges every ValkeyCluster in the snapshot (and every cluster that a
 /// node's `valkey.io/cluster` label names), sorted by namespace and name,
@@ -194,8 +195,8 @@ fn node_reason(
         NodeState::Standalone => "standalone: permits do not apply".to_string(),
         NodeState::StalePermit => format!(
             "stale permit {}: asks for {}",
-            short(j.permit.unwrap_or("")),
-            short(j.asked_for.unwrap_or(""))
+            short_hash(j.permit.unwrap_or("")),
+            short_hash(j.asked_for.unwrap_or(""))
         ),
         NodeState::Stuck => match j.stuck_by {
             Some(StuckBy::Evidence) => j

@@ -18,32 +18,11 @@ pub(crate) fn secs(d: SignedDuration) -> u64 {
     u64::try_from(d.as_secs()).unwrap_or(0)
 }
 
-/// A duration as people read it: the two most significant units
-/// (`45s`, `14m`, `10m1s`, `2h5m`, `3d4h`).
+/// A duration as people read it, in the form the tables use
+/// ([`human`](crate::render::duration::human)), so the prose and the
+/// tables agree.
 pub(crate) fn human(d: SignedDuration) -> String {
-    let total = secs(d);
-    let (days, rest) = (total / 86_400, total % 86_400);
-    let (hours, rest) = (rest / 3_600, rest % 3_600);
-    let (minutes, seconds) = (rest / 60, rest % 60);
-    let units = [(days, "d"), (hours, "h"), (minutes, "m"), (seconds, "s")];
-    let Some(first) = units.iter().position(|(v, _)| *v > 0) else {
-        return "0s".to_string();
-    };
-    let mut out = format!("{}{}", units[first].0, units[first].1);
-    if let Some((v, u)) = units.get(first + 1)
-        && *v > 0
-    {
-        out.push_str(&format!("{v}{u}"));
-    }
-    out
-}
-
-/// A revision hash shortened for prose (the table shortens on its own).
-pub(crate) fn short(h: &str) -> &str {
-    match h.char_indices().nth(12) {
-        Some((i, _)) => &h[..i],
-        None => h,
-    }
+    crate::render::duration::human(secs(d))
 }
 
 /// `1 node` / `3 nodes`.

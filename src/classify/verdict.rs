@@ -4,7 +4,8 @@
 use super::events;
 use super::index::Index;
 use super::judge::{Judged, StuckBy};
-use super::text::{human, nodes as n_nodes, short};
+use super::text::{human, nodes as n_nodes};
+use crate::render::duration::short_hash;
 use crate::report::{NodeState, Protocol, Verdict};
 use crate::snapshot::{ValkeyCluster, ValkeyNode, condition, keys};
 use jiff::{SignedDuration, Timestamp};
@@ -149,8 +150,8 @@ pub(crate) fn reason(
             Some(h) if h.state == NodeState::StalePermit => format!(
                 "{} holds a stale permit {} while it asks for {}, {}",
                 h.name(),
-                short(h.permit.unwrap_or("")),
-                short(h.asked_for.unwrap_or("")),
+                short_hash(h.permit.unwrap_or("")),
+                short_hash(h.asked_for.unwrap_or("")),
                 held(h)
             ),
             Some(h) => {
@@ -205,8 +206,8 @@ pub(crate) fn reason(
                 NodeState::StalePermit => format!(
                     "{} holds a stale permit {} while it asks for {}, {}; the node controller drops it when it runs",
                     h.name(),
-                    short(h.permit.unwrap_or("")),
-                    short(h.asked_for.unwrap_or("")),
+                    short_hash(h.permit.unwrap_or("")),
+                    short_hash(h.asked_for.unwrap_or("")),
                     held(h)
                 ),
                 _ => format!("{} is rolling, {}{behind}", h.name(), held(h)),

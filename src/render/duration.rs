@@ -11,8 +11,8 @@ pub const SHORT_HASH: usize = 12;
 ///
 /// Two units keep a threshold boundary visible (held `10m1s` against a
 /// stall threshold of `10m`) without the noise of seconds on a day-long
-/// wait. The classifier's reason sentences use the same form, so the table
-/// and the prose agree.
+/// wait. The classifier's reason sentences call this too
+/// (`classify::text::human`), so the table and the prose agree.
 pub fn human(seconds: u64) -> String {
     let (days, rest) = (seconds / 86_400, seconds % 86_400);
     let (hours, rest) = (rest / 3_600, rest % 3_600);
