@@ -5,7 +5,7 @@
 
 use crate::app::Ctx;
 use crate::classify::classify;
-use crate::cli::{DryRun, ForceArgs, GrantArgs, OutputFormat, ProtocolArg, RevokeArgs, SteerArgs};
+use crate::cli::{ForceArgs, GrantArgs, OutputFormat, ProtocolArg, RevokeArgs, SteerArgs};
 use crate::error::{Error, Outcome, Result};
 use crate::render;
 use crate::report::Protocol;
@@ -76,18 +76,25 @@ fn protocol(steer: &SteerArgs) -> Option<Protocol> {
 async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outcome> {
     let loaded = source::load(ctx, None).await?;
     request.namespace = namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), &request.node)?;
-    let steered = match (&loaded.live, request.dry_run) {
-        // A file, or a plan only: nothing is sent and nobody is asked.
-        (None, _) | (Some(_), DryRun::Client) => {
-            let actor = match &loaded.live {
-                Some(live) => source::live::who_am_i(live).await,
-                // No API server to ask: the login name, as a stand-in.
-                None => std::env::var("USER")
-                    .or_else(|_| std::env::var("USERNAME"))
-                    .ok()
-                    .filter(|u| !u.is_empty())
-                    .unwrap_or_else(|| "unknown".to_string()),
+    let steered = match &loaded.live {
+        Some(live) => {
+            let opts = Options {
+                yes: steer.yes,
+                interactive: ctx.stdin_is_terminal,
+                stall_threshold: ctx.global.stall_threshold,
+                now: ctx.global.now,
+                color: ctx.color,
             };
+            exec::execute(live, &loaded.snapshot, &request, &opts, &mut Terminal).await?
+        }
+        // A file (`--dry-run=client` only): a plan, with no API server to
+        // ask who the actor is; the login name stands in.
+        None => {
+            let actor = std::env::var("USER")
+                .or_else(|_| std::env::var("USERNAME"))
+                .ok()
+                .filter(|u| !u.is_empty())
+                .unwrap_or_else(|| "unknown".to_string());
             let now = ctx.now();
             let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
             Steered::planned(plan::plan(
@@ -97,16 +104,6 @@ async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outco
                 now,
                 &actor,
             )?)
-        }
-        (Some(live), _) => {
-            let opts = Options {
-                yes: steer.yes,
-                interactive: ctx.stdin_is_terminal,
-                stall_threshold: ctx.global.stall_threshold,
-                now: ctx.global.now,
-                color: ctx.color,
-            };
-            exec::execute(live, &loaded.snapshot, &request, &opts, &mut Terminal).await?
         }
     };
     output(ctx, &steered)

@@ -84,8 +84,9 @@ pub async fn execute<C: Confirm>(
     confirm: &mut C,
 ) -> Result<Steered> {
     let actor = live::who_am_i(live).await;
-    let report = classify(first, opts.now(), opts.stall_threshold);
-    let planned = plan::plan(first, &report, request, opts.now(), &actor)?;
+    let now = opts.now();
+    let report = classify(first, now, opts.stall_threshold);
+    let planned = plan::plan(first, &report, request, now, &actor)?;
     if planned.is_refused() || request.dry_run == DryRun::Client {
         return Ok(Steered::planned(planned));
     }
@@ -228,98 +229,81 @@ async fn send(
     hooks::pause(Point::AfterPlan).await;
     let mut queue: std::collections::VecDeque<NodePatch> =
         current.patches.iter().cloned().collect();
-    while let Some(patch) = queue.pop_front() {
-        if patch.resource_version.is_none() {
-            let err = Error::Other(format!(
-                "ValkeyNode {}/{} has no metadata.resourceVersion: refusing to write without one",
-                request.namespace, patch.name
-            ));
-            let stop = Stop::Failed(err);
-            return finish_stopped(live, current, stop, notes, written, &original, request).await;
-        }
-        // A write sequence can outlive the Lease's 30 s: renew it before
-        // each patch, and stop once it is someone else's.
-        if let Some(g) = guard.as_deref_mut() {
-            let stop = match g.renew(Timestamp::now()).await {
-                Ok(Ok(())) => None,
-                Ok(Err(refusal)) => Some(Stop::Refused(refusal)),
-                Err(e) => Some(Stop::Failed(e)),
-            };
-            if let Some(stop) = stop {
-                return finish_stopped(live, current, stop, notes, written, &original, request)
-                    .await;
+    // Every way the writes can stop early ends in one place, below.
+    let stopped = 'writes: {
+        while let Some(patch) = queue.pop_front() {
+            if patch.resource_version.is_none() {
+                break 'writes Some(Stop::Failed(Error::Other(format!(
+                    "ValkeyNode {}/{} has no metadata.resourceVersion: refusing to write without one",
+                    request.namespace, patch.name
+                ))));
             }
-        }
-        match api
-            .patch(&patch.name, &params, &Patch::Merge(&patch.patch))
-            .await
-        {
-            Ok(obj) => {
-                written.push((patch, obj));
-                if !queue.is_empty() {
-                    hooks::pause(Point::BetweenPatches).await;
+            // A write sequence can outlive the Lease's 30 s: renew it before
+            // each patch, and stop once it is someone else's.
+            if let Some(g) = guard.as_deref_mut() {
+                match g.renew(Timestamp::now()).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(refusal)) => break 'writes Some(Stop::Refused(refusal)),
+                    Err(e) => break 'writes Some(Stop::Failed(e)),
                 }
             }
-            Err(kube::Error::Api(s)) if s.is_conflict() => {
-                // Someone wrote in between: never overwrite what we did not
-                // see. Re-read, re-plan, and go on only when nothing that
-                // matters changed.
-                let name = patch.name.clone();
-                if retried {
-                    let stop = Stop::Refused(Refusal::ConflictAgain { node: name });
-                    return finish_stopped(live, current, stop, notes, written, &original, request)
-                        .await;
-                }
-                retried = true;
-                notes.push(format!(
-                    "{name} changed after it was read (409 Conflict); re-read and re-planned"
-                ));
-                let again = match reread(live, &current, opts).await.and_then(|state| {
-                    plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)
-                }) {
-                    Ok(again) => again,
-                    Err(e) => {
-                        return finish_stopped(
-                            live,
-                            current,
-                            Stop::Failed(e),
-                            notes,
-                            written,
-                            &original,
-                            request,
-                        )
-                        .await;
+            match api
+                .patch(&patch.name, &params, &Patch::Merge(&patch.patch))
+                .await
+            {
+                Ok(obj) => {
+                    written.push((patch, obj));
+                    if !queue.is_empty() {
+                        hooks::pause(Point::BetweenPatches).await;
                     }
-                };
-                let revoked: Vec<String> = written.iter().map(|(p, _)| p.name.clone()).collect();
-                if let Some(what) = again.changed_from(&original, &revoked) {
-                    notes.push(format!("after the conflict: {what}"));
-                    let stop = Stop::Refused(Refusal::Changed { what });
-                    return finish_stopped(live, again, stop, notes, written, &original, request)
-                        .await;
                 }
-                queue = again
-                    .patches
-                    .iter()
-                    .filter(|p| !revoked.contains(&p.name))
-                    .cloned()
-                    .collect();
-                current = again;
-            }
-            Err(e) => {
-                let err = live.error(e, "patch", "valkeynodes", Some(&request.namespace));
-                return finish_stopped(
-                    live,
-                    current,
-                    Stop::Failed(err),
-                    notes,
-                    written,
-                    &original,
-                    request,
-                )
-                .await;
+                Err(kube::Error::Api(s)) if s.is_conflict() => {
+                    // Someone wrote in between: never overwrite what we did
+                    // not see. Re-read, re-plan, and go on only when nothing
+                    // that matters changed.
+                    let name = patch.name.clone();
+                    if retried {
+                        break 'writes Some(Stop::Refused(Refusal::ConflictAgain { node: name }));
+                    }
+                    retried = true;
+                    notes.push(format!(
+                        "{name} changed after it was read (409 Conflict); re-read and re-planned"
+                    ));
+                    let again = match reread(live, &current, opts).await.and_then(|state| {
+                        plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)
+                    }) {
+                        Ok(again) => again,
+                        Err(e) => break 'writes Some(Stop::Failed(e)),
+                    };
+                    let revoked: Vec<String> =
+                        written.iter().map(|(p, _)| p.name.clone()).collect();
+                    if let Some(what) = again.changed_from(&original, &revoked) {
+                        notes.push(format!("after the conflict: {what}"));
+                        current = again;
+                        break 'writes Some(Stop::Refused(Refusal::Changed { what }));
+                    }
+                    queue = again
+                        .patches
+                        .iter()
+                        .filter(|p| !revoked.contains(&p.name))
+                        .cloned()
+                        .collect();
+                    current = again;
+                }
+                Err(e) => {
+                    break 'writes Some(Stop::Failed(live.error(
+                        e,
+                        "patch",
+                        "valkeynodes",
+                        Some(&request.namespace),
+                    )));
+                }
             }
         }
+        None
+    };
+    if let Some(stop) = stopped {
+        return finish_stopped(live, current, stop, notes, written, &original, request).await;
     }
 
     let mut result = original.clone();
