@@ -84,6 +84,17 @@ pub enum EvidenceKind {
     NotReleased,
 }
 
+impl EvidenceKind {
+    /// Evidence of failure from the pod or its workload; the rest is the
+    /// clock's (held too long, not released).
+    pub fn is_failure(self) -> bool {
+        !matches!(
+            self,
+            EvidenceKind::HeldOverThreshold | EvidenceKind::NotReleased
+        )
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Evidence {
     pub kind: EvidenceKind,

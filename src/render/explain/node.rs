@@ -191,12 +191,7 @@ impl NodeView<'_> {
         self.node
             .evidence
             .iter()
-            .filter(|e| {
-                !matches!(
-                    e.kind,
-                    EvidenceKind::HeldOverThreshold | EvidenceKind::NotReleased
-                )
-            })
+            .filter(|e| e.kind.is_failure())
             .map(|e| e.message.clone())
             .collect()
     }
@@ -204,14 +199,10 @@ impl NodeView<'_> {
     /// Failure evidence other than the superseded pod (whose fix is its
     /// deletion, not the template).
     fn has_failure_beyond_superseded(&self) -> bool {
-        self.node.evidence.iter().any(|e| {
-            !matches!(
-                e.kind,
-                EvidenceKind::HeldOverThreshold
-                    | EvidenceKind::NotReleased
-                    | EvidenceKind::SupersededPod
-            )
-        })
+        self.node
+            .evidence
+            .iter()
+            .any(|e| e.kind.is_failure() && e.kind != EvidenceKind::SupersededPod)
     }
 
     /// Nodes ahead of this one in walk order that the walk must pass first.

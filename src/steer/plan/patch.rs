@@ -62,13 +62,9 @@ fn metadata(rv: Option<String>, annotations: Map<String, Value>) -> Value {
     Value::Object(meta)
 }
 
-pub(super) fn grant_patch(
-    c: &Ctx<'_>,
-    name: &str,
-    rv: Option<String>,
-    value: &str,
-    protocol: Protocol,
-) -> NodePatch {
+/// The patch that grants `c.node` a permit for `value`, decided on the
+/// node's resourceVersion `c.rv`.
+pub(super) fn grant_patch(c: &Ctx<'_>, value: &str, protocol: Protocol) -> NodePatch {
     let mut ann = Map::new();
     if protocol != Protocol::P2 {
         ann.insert(keys::ANN_PERMIT.into(), json!(value));
@@ -89,14 +85,14 @@ pub(super) fn grant_patch(
             .map_or(Value::Null, |r| json!(r)),
     );
     let mut body = Map::new();
-    body.insert("metadata".into(), metadata(rv.clone(), ann));
+    body.insert("metadata".into(), metadata(c.rv.clone(), ann));
     if protocol == Protocol::P2 {
         body.insert("spec".into(), json!({ "workloadRevision": value }));
     }
     NodePatch {
         kind: "ValkeyNode",
-        name: name.to_string(),
-        resource_version: rv,
+        name: c.node.name.clone(),
+        resource_version: c.rv.clone(),
         patch: Value::Object(body),
         effect: PatchEffect::Grant,
         previous: c.node.permit.clone().filter(|_| c.node.facts.holder),

@@ -7,7 +7,7 @@ use super::refusal::{HolderInfo, Refusal, Warning};
 use super::undo::undo_of;
 use super::{Ctx, Plan};
 use crate::render::duration::short_hash;
-use crate::report::{EvidenceKind, NodeReport, Protocol};
+use crate::report::{NodeReport, Protocol};
 use crate::snapshot::keys;
 
 /// The value a grant or force writes: `--revision`, `*` for `--any`, else
@@ -78,13 +78,7 @@ pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
     }
     common_grant_warnings(c, plan, &value, Protocol::P1);
     not_front_warning(c, plan);
-    plan.patches.push(grant_patch(
-        c,
-        &c.node.name,
-        c.rv.clone(),
-        &value,
-        Protocol::P1,
-    ));
+    plan.patches.push(grant_patch(c, &value, Protocol::P1));
     plan.events.push(EventPlan {
         node: c.node.name.clone(),
         reason: keys::EVENT_MANUAL_GRANTED,
@@ -100,9 +94,7 @@ pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
         refusals.push(Refusal::NoAnyInP2);
     }
     let value = value_to_write(c, Protocol::P2);
-    if !c.request.any
-        && let Err(r) = &value
-    {
+    if let Err(r) = &value {
         refusals.push(r.clone());
     }
     refusals.extend(primary_without_allow(c));
@@ -133,13 +125,7 @@ pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
     plan.warnings.push(Warning::NoUndoInP2 {
         node: c.node.name.clone(),
     });
-    plan.patches.push(grant_patch(
-        c,
-        &c.node.name,
-        c.rv.clone(),
-        &value,
-        Protocol::P2,
-    ));
+    plan.patches.push(grant_patch(c, &value, Protocol::P2));
     plan.events.push(EventPlan {
         node: c.node.name.clone(),
         reason: keys::EVENT_MANUAL_GRANTED,
@@ -168,10 +154,10 @@ pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
     // Settling holder (pod Ready, node status not ready yet) goes ahead.
     if let Some(because) = pod_unhealthy_because(c.node) {
         plan.confirmation = Some(format!(
-            "{node} holds the permit for {h} and its pod is not healthy{because}. Revoking does not roll its pod back, and the controller keeps waiting for {node} to become Ready before it moves on (it walks the nodes in order), so {node} stays a block until it is fixed (revert the template; delete a superseded pod) or a permit is forced elsewhere.",
+            "{node} holds the permit for {h} and its pod is not healthy ({because}). Revoking does not roll its pod back, and the controller keeps waiting for {node} to become Ready before it moves on (it walks the nodes in order), so {node} stays a block until it is fixed (revert the template; delete a superseded pod) or a permit is forced elsewhere.",
             node = c.node.name,
             h = short_hash(&old),
-            because = because_suffix(&because),
+            because = because.join("; "),
         ));
     }
     plan.patches.push(revoke_patch(c.node, c.rv.clone()));
@@ -245,13 +231,7 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     } else {
         plan.kept_holders = plan.other_holders.clone();
     }
-    plan.patches.push(grant_patch(
-        c,
-        &c.node.name,
-        c.rv.clone(),
-        &value,
-        Protocol::P1,
-    ));
+    plan.patches.push(grant_patch(c, &value, Protocol::P1));
     plan.events.push(EventPlan {
         node: c.node.name.clone(),
         reason: keys::EVENT_MANUAL_FORCED,
@@ -299,23 +279,10 @@ fn pod_unhealthy_because(n: &NodeReport) -> Option<Vec<String>> {
     because.extend(
         n.evidence
             .iter()
-            .filter(|e| {
-                !matches!(
-                    e.kind,
-                    EvidenceKind::HeldOverThreshold | EvidenceKind::NotReleased
-                )
-            })
+            .filter(|e| e.kind.is_failure())
             .map(|e| e.message.clone()),
     );
     (!because.is_empty()).then_some(because)
-}
-
-fn because_suffix(because: &[String]) -> String {
-    if because.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", because.join("; "))
-    }
 }
 
 fn not_front_warning(c: &Ctx<'_>, plan: &mut Plan) {
