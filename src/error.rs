@@ -3,8 +3,6 @@
 //! Variants carry the facts (which object, which field, which verb); the
 //! message is built by `Display`, where it is shown.
 
-use std::fmt;
-
 /// Exit codes of every command (PLUGIN.md, "Exit codes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -126,12 +124,6 @@ impl Outcome {
     pub fn with_exit(mut self, exit: Exit) -> Self {
         self.exit = exit;
         self
-    }
-}
-
-impl fmt::Display for Exit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.code())
     }
 }
 

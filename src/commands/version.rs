@@ -4,7 +4,8 @@
 
 use crate::app::Ctx;
 use crate::cli::OutputFormat;
-use crate::error::{Error, Outcome, Result};
+use crate::error::{Outcome, Result};
+use crate::render::json::{to_json, to_yaml};
 use serde::Serialize;
 
 /// The `version -o json|yaml` document.
@@ -49,11 +50,8 @@ pub fn run(ctx: &Ctx) -> Result<Outcome> {
 pub fn render(info: &VersionInfo, output: OutputFormat) -> Result<String> {
     match output {
         OutputFormat::Table | OutputFormat::Wide => Ok(info.text()),
-        OutputFormat::Json => serde_json::to_string_pretty(info)
-            .map(|s| s + "\n")
-            .map_err(|e| Error::Other(format!("cannot write the version as JSON: {e}"))),
-        OutputFormat::Yaml => serde_saphyr::to_string(info)
-            .map_err(|e| Error::Other(format!("cannot write the version as YAML: {e}"))),
+        OutputFormat::Json => to_json(info),
+        OutputFormat::Yaml => to_yaml(info),
     }
 }
 

@@ -34,7 +34,7 @@ pub enum Decision {
 /// another cluster is done), then Converged, else keep waiting. A report
 /// without clusters is never Converged.
 pub fn decide(report: &Report, no_fail_fast: bool) -> Decision {
-    if !no_fail_fast && report.clusters.iter().any(|c| c.verdict.needs_attention()) {
+    if !no_fail_fast && super::status::needs_attention(report) {
         return Decision::Exit(Exit::NeedsAttention);
     }
     if !report.clusters.is_empty()
@@ -180,10 +180,17 @@ fn final_words(report: &Report, exit: Exit, timeout: Option<std::time::Duration>
         }
     }
     if exit == Exit::TimedOut {
-        let after = timeout.map_or_else(String::new, |t| format!(" after {}", human(t.as_secs())));
-        out.insert_str(0, &format!("timed out{after}\n"));
+        out.insert_str(0, &format!("{}\n", timed_out(timeout)));
     }
     out
+}
+
+/// `timed out after 10s` (`timed out` without a timeout).
+fn timed_out(timeout: Option<std::time::Duration>) -> String {
+    match timeout {
+        Some(t) => format!("timed out after {}", human(t.as_secs())),
+        None => "timed out".to_string(),
+    }
 }
 
 pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
@@ -246,12 +253,12 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
 }
 
 fn timed_out_before_reading(args: &WaitArgs) -> Outcome {
-    let after = args
-        .timeout
-        .map_or_else(String::new, |t| format!(" after {}", human(t.as_secs())));
     Outcome {
         stdout: String::new(),
-        stderr: format!("timed out{after}, before the clusters could be read\n"),
+        stderr: format!(
+            "{}, before the clusters could be read\n",
+            timed_out(args.timeout)
+        ),
         exit: Exit::TimedOut,
     }
 }

@@ -73,11 +73,7 @@ pub fn expired(lease: &Lease, now: Timestamp) -> bool {
 
 fn held_refusal(lease: &Lease, now: Timestamp) -> Refusal {
     let name = lease.metadata.name.clone().unwrap_or_default();
-    let holder = lease
-        .spec
-        .as_ref()
-        .and_then(|s| s.holder_identity.clone())
-        .unwrap_or_else(|| "an unnamed holder".to_string());
+    let holder = holder_of(lease).unwrap_or("an unnamed holder").to_string();
     let expires_in_seconds = expires_at(lease)
         .map(|at| u64::try_from(at.as_second().saturating_sub(now.as_second())).unwrap_or(0));
     Refusal::LeaseHeld {
@@ -208,10 +204,6 @@ pub async fn take(
 }
 
 impl Guard {
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
     /// Renews the Lease at `now` (the real clock): an update of its
     /// renewTime carrying the resourceVersion last written, so it fails when
     /// anyone else changed it. A refusal when someone else holds it now (or
