@@ -30,7 +30,6 @@
 //! - Events come in the events.k8s.io/v1 view (`eventTime` only) by default;
 //!   [`legacy`] turns one into the old `firstTimestamp`/`lastTimestamp` form
 //!   and [`repeated`] adds a `series.lastObservedTime`.
-#![allow(dead_code)]
 
 use crate::snapshot::{
     Condition, Snapshot, ValkeyCluster, ValkeyClusterStatus, ValkeyNode, ValkeyNodeStatus, keys,
@@ -194,12 +193,6 @@ impl ClusterBuilder {
         self
     }
 
-    /// `metadata.generation`.
-    pub fn generation(mut self, g: i64) -> Self {
-        self.cluster.metadata.generation = Some(g);
-        self
-    }
-
     /// State Reconciling/UpdatingNodes; Ready=False and Progressing=True
     /// (reason UpdatingNodes) for the current generation, since `since`.
     pub fn updating_nodes(self, since: Timestamp) -> Self {
@@ -209,28 +202,6 @@ impl ClusterBuilder {
             ("True", "UpdatingNodes"),
             since,
         )
-    }
-
-    /// Any condition on the ValkeyCluster.
-    pub fn condition(
-        mut self,
-        type_: &str,
-        status: &str,
-        observed_generation: Option<i64>,
-        since: Option<Timestamp>,
-    ) -> Self {
-        let mut c = cond(type_, status, None, None, since);
-        c.observed_generation = observed_generation;
-        set_condition(&mut self.status().conditions, c);
-        self
-    }
-
-    /// `status.state` and `status.reason`.
-    pub fn state(mut self, state: &str, reason: Option<&str>) -> Self {
-        let st = self.status();
-        st.state = Some(state.to_string());
-        st.reason = reason.map(str::to_string);
-        self
     }
 
     /// Leaves the ValkeyCluster object out of the snapshot.
@@ -378,10 +349,6 @@ impl NodeBuilder {
         self.status().role = Some("primary".to_string());
         self
     }
-    pub fn role(mut self, role: Option<&str>) -> Self {
-        self.status().role = role.map(str::to_string);
-        self
-    }
     /// Labels `valkey.io/shard-index` and `valkey.io/node-index`.
     pub fn shard(mut self, shard: u32, index: u32) -> Self {
         let l = self.labels();
@@ -523,11 +490,6 @@ impl NodeBuilder {
     }
     pub fn no_drift(self) -> Self {
         self.remove_condition(keys::COND_DRIFT)
-    }
-    pub fn annotation(mut self, key: &str, value: &str) -> Self {
-        self.annotations()
-            .insert(key.to_string(), value.to_string());
-        self
     }
 
     // --- P2 ---
@@ -1089,24 +1051,6 @@ pub(crate) fn event_deferred(ns: &str, node: &str, hash: &str, at: Timestamp) ->
     )
 }
 
-/// A manual grant recorded by the plugin: regarding the node.
-pub(crate) fn event_manual_granted(
-    ns: &str,
-    node: &str,
-    hash: &str,
-    by: &str,
-    at: Timestamp,
-) -> Event {
-    event(
-        ns,
-        keys::EVENT_MANUAL_GRANTED,
-        obj_ref(ns, "ValkeyNode", node),
-        None,
-        &format!("{by} granted roll permit {hash}"),
-        at,
-    )
-}
-
 /// The old core/v1 form: `firstTimestamp`/`lastTimestamp`, no `eventTime`.
 pub(crate) fn legacy(mut e: Event) -> Event {
     let at = e.event_time.take().map(|m| m.0);
@@ -1121,12 +1065,6 @@ pub(crate) fn repeated(mut e: Event, count: i32, last: Timestamp) -> Event {
         count: Some(count),
         last_observed_time: Some(MicroTime(last)),
     });
-    e
-}
-
-/// Re-homes an event's involvedObject to another object (e.g. the node).
-pub(crate) fn regarding(mut e: Event, ns: &str, kind: &str, name: &str) -> Event {
-    e.involved_object = obj_ref(ns, kind, name);
     e
 }
 

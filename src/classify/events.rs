@@ -30,14 +30,18 @@ pub(crate) fn note(e: &Event) -> &str {
     e.message.as_deref().unwrap_or("")
 }
 
-/// The event lives in `ns` (its own namespace, else its regarding object's).
-pub(crate) fn in_namespace(e: &Event, ns: &str) -> bool {
+/// The namespace an event lives in: its own, else its regarding object's.
+pub(crate) fn namespace(e: &Event) -> &str {
     e.metadata
         .namespace
         .as_deref()
         .or(e.involved_object.namespace.as_deref())
         .unwrap_or("")
-        == ns
+}
+
+/// The event lives in `ns` ([`namespace`]).
+pub(crate) fn in_namespace(e: &Event, ns: &str) -> bool {
+    namespace(e) == ns
 }
 
 fn refers_to(r: &ObjectReference, ns: &str, kind: &str, name: &str) -> bool {

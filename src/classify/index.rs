@@ -48,15 +48,6 @@ fn first_by_name<'a, T>(
     out
 }
 
-/// The namespace [`events::in_namespace`] compares.
-fn event_namespace(e: &Event) -> &str {
-    e.metadata
-        .namespace
-        .as_deref()
-        .or(e.involved_object.namespace.as_deref())
-        .unwrap_or("")
-}
-
 /// The names an event could name a ValkeyNode by: its ValkeyNode
 /// references in its own namespace, and the whole words of its note.
 fn named_in<'e>(e: &'e Event, ns: &str) -> Vec<&'e str> {
@@ -98,7 +89,7 @@ impl<'a> Index<'a> {
         let mut events_by_namespace: HashMap<&'a str, Vec<&'a Event>> = HashMap::new();
         for e in &snapshot.events {
             events_by_namespace
-                .entry(event_namespace(e))
+                .entry(events::namespace(e))
                 .or_default()
                 .push(e);
         }
@@ -117,7 +108,7 @@ impl<'a> Index<'a> {
         let mut events_by_node: HashMap<Key<'a>, Vec<&'a Event>> =
             node_keys.iter().map(|&k| (k, Vec::new())).collect();
         for e in &snapshot.events {
-            let ns = event_namespace(e);
+            let ns = events::namespace(e);
             for name in named_in(e, ns) {
                 if let Some(naming) = events_by_node.get_mut(&(ns, name))
                     && plain(name)

@@ -52,6 +52,15 @@ impl Judged<'_> {
     pub fn healthy(&self) -> bool {
         self.unhealthy_because.is_empty()
     }
+    /// Why the node is not healthy, in a few words: its first finding,
+    /// else what its status says. A Blocking node's REASON and the cluster
+    /// sentence about a Blocking front both say it this way.
+    pub fn why_unhealthy(&self) -> String {
+        match self.findings.first() {
+            Some(f) => f.short.clone(),
+            None => self.unhealthy_because.join("; "),
+        }
+    }
     pub fn name(&self) -> &str {
         self.view.name()
     }

@@ -33,13 +33,11 @@ mod text;
 mod timeline;
 mod verdict;
 mod walk;
-mod with_protocol;
 
 #[cfg(test)]
 mod tests;
 
 pub use timeline::{cluster_timeline, timeline};
-pub use with_protocol::classify_with_protocol;
 
 use crate::render::duration::short_hash;
 use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report};
@@ -56,17 +54,20 @@ use text::{human, secs, since};
 /// node's `valkey.io/cluster` label names), sorted by namespace and name,
 /// nodes in walk order.
 pub fn classify(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Report {
-    classify_assuming(snapshot, now, threshold, None)
+    classify_with_protocol(snapshot, now, threshold, Protocol::Unknown)
 }
 
 /// [`classify`], except that a cluster whose nodes show no protocol is
-/// judged by `assumed`'s rules (and reports it): a person's `--protocol`.
-/// A cluster that shows a protocol is always judged by its own.
-pub(crate) fn classify_assuming(
+/// judged by `assumed`'s rules (and reports it): the `--protocol` a person
+/// gave a steering command. Such a cluster is otherwise read with P1's
+/// rules; P2's name other holders and another front (a node whose new spec
+/// is not observed yet is a P2 holder, not a Blocking node). A cluster that
+/// shows a protocol is always judged by its own; `Unknown` assumes nothing.
+pub fn classify_with_protocol(
     snapshot: &Snapshot,
     now: Timestamp,
     threshold: Duration,
-    assumed: Option<Protocol>,
+    assumed: Protocol,
 ) -> Report {
     let threshold = SignedDuration::try_from(threshold).unwrap_or(SignedDuration::MAX);
     let mut clusters: BTreeMap<(&str, &str), Option<&ValkeyCluster>> = BTreeMap::new();
@@ -93,14 +94,14 @@ fn classify_cluster(
     namespace: &str,
     name: &str,
     cluster: Option<&ValkeyCluster>,
-    assumed: Option<Protocol>,
+    assumed: Protocol,
     now: Timestamp,
     threshold: SignedDuration,
 ) -> ClusterReport {
     let nodes = index.nodes_of(namespace, name);
-    let protocol = match (verdict::protocol(nodes), assumed) {
-        (Protocol::Unknown, Some(given)) => given,
-        (shown, _) => shown,
+    let protocol = match verdict::protocol(nodes) {
+        Protocol::Unknown => assumed,
+        shown => shown,
     };
     let places = walk::place(nodes, name);
     let judged: Vec<Judged<'_>> = walk::order(&places)
@@ -254,10 +255,7 @@ fn node_reason(
                 }
             }
         }
-        NodeState::Blocking => match j.findings.first() {
-            Some(f) => f.short.clone(),
-            None => j.unhealthy_because.join("; "),
-        },
+        NodeState::Blocking => j.why_unhealthy(),
         NodeState::Converged => "rolled".to_string(),
     }
 }

@@ -105,17 +105,24 @@ fn held(j: &Judged<'_>) -> String {
     }
 }
 
+/// `cache-1-1 holds a stale permit 9f2c… while it asks for 41ab…, held 3m (event)`.
+fn stale(h: &Judged<'_>) -> String {
+    format!(
+        "{} holds a stale permit {} while it asks for {}, {}",
+        h.name(),
+        short_hash(h.permit.unwrap_or("")),
+        short_hash(h.asked_for.unwrap_or("")),
+        held(h)
+    )
+}
+
 /// What the front is doing, as a clause: `is next for a permit`,
 /// `is not healthy (node not ready)`.
 fn front_clause(f: &Judged<'_>) -> String {
     if f.state == NodeState::Waiting {
         return "asks for a permit".to_string();
     }
-    let why = match f.findings.first() {
-        Some(finding) => finding.short.clone(),
-        None => f.unhealthy_because.join("; "),
-    };
-    format!("is not healthy ({why})")
+    format!("is not healthy ({})", f.why_unhealthy())
 }
 
 /// The cluster's reason sentence: who, why, for how long.
@@ -147,13 +154,7 @@ pub(crate) fn reason(
             )
         }
         Verdict::Jammed => match holders.first() {
-            Some(h) if h.state == NodeState::StalePermit => format!(
-                "{} holds a stale permit {} while it asks for {}, {}",
-                h.name(),
-                short_hash(h.permit.unwrap_or("")),
-                short_hash(h.asked_for.unwrap_or("")),
-                held(h)
-            ),
+            Some(h) if h.state == NodeState::StalePermit => stale(h),
             Some(h) => {
                 let for_how_long = h
                     .hold
@@ -203,13 +204,9 @@ pub(crate) fn reason(
                     h.name(),
                     held(h)
                 ),
-                NodeState::StalePermit => format!(
-                    "{} holds a stale permit {} while it asks for {}, {}; the node controller drops it when it runs",
-                    h.name(),
-                    short_hash(h.permit.unwrap_or("")),
-                    short_hash(h.asked_for.unwrap_or("")),
-                    held(h)
-                ),
+                NodeState::StalePermit => {
+                    format!("{}; the node controller drops it when it runs", stale(h))
+                }
                 _ => format!("{} is rolling, {}{behind}", h.name(), held(h)),
             }
         }
