@@ -2,6 +2,7 @@
 //! snapshots: the words a person reads, end to end, pinned by snapshots.
 
 use super::explain::{explain_cluster, explain_node};
+use super::sample::assert_says;
 use super::table::{TableOptions, status_table};
 use crate::classify::{classify, cluster_timeline, timeline};
 use crate::fixture::{self, ClusterBuilder, NodeBuilder, mins, t};
@@ -143,15 +144,6 @@ fn explain_whole(c: &ClusterBuilder) -> String {
         t(0),
         false,
     )
-}
-
-fn assert_says(what: &str, out: &str, wants: &[&str], unwanted: &[&str]) {
-    for want in wants {
-        assert!(out.contains(want), "{what}: {want:?} missing from:\n{out}");
-    }
-    for bad in unwanted {
-        assert!(!out.contains(bad), "{what}: {bad:?} present in:\n{out}");
-    }
 }
 
 #[test]

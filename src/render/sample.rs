@@ -217,3 +217,13 @@ pub fn stuck_timeline() -> Vec<TimelineEntry> {
         },
     ]
 }
+
+/// Every one of `wants` is in `out`, and none of `unwanted`.
+pub fn assert_says(what: &str, out: &str, wants: &[&str], unwanted: &[&str]) {
+    for want in wants {
+        assert!(out.contains(want), "{what}: {want:?} missing from:\n{out}");
+    }
+    for bad in unwanted {
+        assert!(!out.contains(bad), "{what}: {bad:?} present in:\n{out}");
+    }
+}

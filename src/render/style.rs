@@ -100,6 +100,20 @@ pub fn clean(text: &str) -> String {
         .collect()
 }
 
+/// [`clean`] text for a cell, `-` where there is none.
+pub fn clean_or_dash(text: Option<&str>) -> String {
+    text.map_or_else(|| "-".into(), clean)
+}
+
+/// A node's reason for a cell: [`clean`], `-` where it is empty.
+pub fn reason_cell(reason: &str) -> String {
+    if reason.is_empty() {
+        "-".to_string()
+    } else {
+        clean(reason)
+    }
+}
+
 /// The Unicode bidirectional formatting characters (marks, embeddings,
 /// overrides, isolates).
 fn is_bidi_control(c: char) -> bool {

@@ -7,8 +7,10 @@
 //! in walk order, then the rest.
 
 use super::duration::{human, human_or, short_hash, timestamp};
-use super::style::{Tone, cell_color, clean, paint, state_tone, verdict_tone};
-use crate::report::{ClusterReport, GrantSource, NodeReport, NodeState, Report, Verdict};
+use super::style::{
+    Tone, cell_color, clean, clean_or_dash, paint, reason_cell, state_tone, verdict_tone,
+};
+use crate::report::{ClusterReport, GrantSource, NodeReport, NodeState, Protocol, Report, Verdict};
 use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -132,10 +134,7 @@ fn costs(cluster: &ClusterReport) -> Vec<String> {
         .done
         .map_or_else(|| "?".to_string(), |d| d.to_string());
     parts.push(format!("{done}/{} rolled", cluster.total));
-    parts.push(match cluster.protocol {
-        crate::report::Protocol::Unknown => "protocol unknown".to_string(),
-        p => p.to_string(),
-    });
+    parts.push(protocol_word(cluster.protocol));
     parts.push(format!(
         "stall threshold {}",
         human(cluster.stall_threshold_seconds)
@@ -225,7 +224,7 @@ fn row(node: &NodeReport, opts: TableOptions) -> Vec<Cell> {
         Some(h) => clean(short_hash(h)),
         None => "-".to_string(),
     };
-    let text = |s: &Option<String>| s.as_deref().map_or_else(|| "-".into(), clean);
+    let text = |s: &Option<String>| clean_or_dash(s.as_deref());
     let state = state_cell(node.state, opts.color);
     let mut cells = vec![
         Cell::new(clean(&node.name)),
@@ -252,12 +251,7 @@ fn row(node: &NodeReport, opts: TableOptions) -> Vec<Cell> {
             Cell::new(text(&node.granted_by)),
         ]);
     }
-    let reason = if node.reason.is_empty() {
-        "-".to_string()
-    } else {
-        clean(&node.reason)
-    };
-    cells.push(Cell::new(reason));
+    cells.push(Cell::new(reason_cell(&node.reason)));
     cells
 }
 
@@ -282,6 +276,14 @@ fn held_or_waiting(node: &NodeReport) -> String {
         human_or(node.held_for_seconds, "?")
     } else {
         human_or(node.waiting_for_seconds, "-")
+    }
+}
+
+/// The protocol as a headline says it: `P1`, `P2`, `protocol unknown`.
+pub(crate) fn protocol_word(protocol: Protocol) -> String {
+    match protocol {
+        Protocol::Unknown => "protocol unknown".to_string(),
+        p => p.to_string(),
     }
 }
 
@@ -362,7 +364,7 @@ mod tests {
         unknown_hold.nodes[2].granted_at = None;
         unknown_hold.nodes[2].granted_at_source = GrantSource::Unknown;
         unknown_hold.done = None;
-        unknown_hold.protocol = crate::report::Protocol::Unknown;
+        unknown_hold.protocol = Protocol::Unknown;
 
         let mut conflict = sample::jammed().clusters.remove(0);
         conflict.verdict = Verdict::Conflict;

@@ -7,7 +7,7 @@
 //! as-is: the conditions and the ValkeyCluster's message.
 
 use super::duration::{age, timestamp};
-use super::style::{clean, paint, state_tone, strong};
+use super::style::{clean, clean_or_dash, paint, reason_cell, state_tone, strong};
 use super::table::{borderless, headline, state_cell};
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Verdict};
 use crate::snapshot::{Condition, ValkeyCluster, ValkeyNode};
@@ -156,11 +156,7 @@ pub fn explain_cluster(
                         n.queue_position
                             .map_or_else(|| "-".into(), |q| q.to_string()),
                     ),
-                    Cell::new(if n.reason.is_empty() {
-                        "-".to_string()
-                    } else {
-                        clean(&n.reason)
-                    }),
+                    Cell::new(reason_cell(&n.reason)),
                 ]
             })
             .collect();
@@ -195,7 +191,7 @@ fn conditions(conditions: &[Condition], now: Timestamp, color: bool) -> String {
     let rows = conditions
         .iter()
         .map(|c| {
-            let text = |s: &Option<String>| s.as_deref().map_or_else(|| "-".into(), clean);
+            let text = |s: &Option<String>| clean_or_dash(s.as_deref());
             vec![
                 Cell::new(clean(&c.type_)),
                 Cell::new(clean(&c.status)),
@@ -396,12 +392,7 @@ mod tests {
         ];
         for (name, cluster, node, wants, unwanted) in cases {
             let out = explain_node(cluster, &node, None, &[], sample::now(), false);
-            for want in wants {
-                assert!(out.contains(want), "{name}: {want:?} missing from:\n{out}");
-            }
-            for bad in unwanted {
-                assert!(!out.contains(bad), "{name}: {bad:?} present in:\n{out}");
-            }
+            sample::assert_says(name, &out, wants, unwanted);
         }
     }
 

@@ -2,6 +2,7 @@
 //! could do next.
 
 use crate::render::duration::{age, human, human_or, timestamp};
+use crate::render::table::protocol_word;
 use crate::report::{ClusterReport, EvidenceKind, GrantSource, NodeReport, NodeState, Protocol};
 use crate::snapshot::{ValkeyNode, WorkloadKind};
 use jiff::Timestamp;
@@ -38,10 +39,7 @@ impl NodeView<'_> {
             self.cluster.namespace,
             self.cluster.name,
             self.cluster.verdict.to_string().to_uppercase(),
-            match self.cluster.protocol {
-                Protocol::Unknown => "protocol unknown".to_string(),
-                p => p.to_string(),
-            }
+            protocol_word(self.cluster.protocol)
         )];
         match (n.shard, n.index) {
             (Some(s), Some(i)) => parts.push(format!("shard {s}, index {i}")),
