@@ -111,11 +111,8 @@ async fn rolling_cluster(ns: &str) -> Sim {
     };
     let sim = Sim::build(s.client().await, ns, "cache", &layout).await;
     let h = sim::hash("completion");
-    for (shard, idx) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
-        let n = sim.node_at(shard, idx);
-        n.annotate_desired(&h).await;
-        n.set_drift(&h).await;
-    }
+    sim.ask(&["cache-0-0", "cache-0-1", "cache-1-0", "cache-1-1"], &h)
+        .await;
     sim.node_at(1, 1).grant(&h).await;
     sim.event_permitted("cache-1-1", &h).await;
     sim

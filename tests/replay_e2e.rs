@@ -274,12 +274,6 @@ fn states<'s>(who: &str, me: &'s str, other: &'s str) -> (&'s str, &'s str) {
     if who == X { (me, other) } else { (other, me) }
 }
 
-async fn cluster(hint: &str, layout: &Layout) -> Sim {
-    let s = harness::server();
-    let ns = s.fresh_namespace(hint);
-    Sim::build(s.client().await, &ns, "cache", layout).await
-}
-
 // ---------------------------------------------------------------------------
 // Builder-only roll (P1)
 
@@ -574,7 +568,7 @@ async fn builder_node_p1(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn builder_only_roll_p1_write_by_write() {
-    let sim = cluster("replay-builder-p1", &Layout::default()).await;
+    let sim = Sim::fresh("replay-builder-p1", &Layout::default()).await;
     let mut r = Replay::new(&sim, BUILDER_P1);
     builder_only_p1(&mut r, false).await;
     r.covered(&[
@@ -584,7 +578,7 @@ async fn builder_only_roll_p1_write_by_write() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn builder_only_roll_p1_nine_prime_crash_loop_instead_of_row_9() {
-    let sim = cluster("replay-builder-p1-9prime", &Layout::default()).await;
+    let sim = Sim::fresh("replay-builder-p1-9prime", &Layout::default()).await;
     let mut r = Replay::new(&sim, BUILDER_P1_9);
     builder_only_p1(&mut r, true).await;
     r.covered(&["0", "1", "2", "3", "4", "5", "6", "7", "8", "9'"]);
@@ -595,7 +589,7 @@ async fn builder_only_roll_p1_nine_prime_crash_loop_instead_of_row_9() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spec_driven_roll_p1_write_by_write() {
-    let sim = cluster("replay-spec-p1", &Layout::default()).await;
+    let sim = Sim::fresh("replay-spec-p1", &Layout::default()).await;
     let mut r = Replay::new(&sim, SPEC_P1);
     let image = json!({"image": "valkey/valkey:8.1.2"});
     let h = sim::hash("replay-spec-p1-template");
@@ -1064,7 +1058,7 @@ fn p2_layout() -> Layout {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn builder_only_roll_p2_write_by_write() {
-    let sim = cluster("replay-builder-p2", &p2_layout()).await;
+    let sim = Sim::fresh("replay-builder-p2", &p2_layout()).await;
     let mut r = Replay::new(&sim, BUILDER_P2);
     builder_only_p2(&mut r, false).await;
     r.covered(&["before 1", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
@@ -1072,7 +1066,7 @@ async fn builder_only_roll_p2_write_by_write() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn builder_only_roll_p2_five_prime_image_pull_backoff_instead_of_row_5() {
-    let sim = cluster("replay-builder-p2-5prime", &p2_layout()).await;
+    let sim = Sim::fresh("replay-builder-p2-5prime", &p2_layout()).await;
     let mut r = Replay::new(&sim, BUILDER_P2_5);
     builder_only_p2(&mut r, true).await;
     r.covered(&["before 1", "1", "2", "3", "4", "5'"]);

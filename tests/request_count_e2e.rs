@@ -249,11 +249,8 @@ fn check_requests(m: &Measured, ns: &str, cluster: Option<&str>) {
 /// node holds the permit (with its event), the next `asking` nodes ask.
 async fn start_roll(sim: &Sim, names: &[String], asking: usize) {
     let h = sim::hash("revision-1");
-    for name in names.iter().take(asking + 1) {
-        let n = sim.node(name);
-        n.annotate_desired(&h).await;
-        n.set_drift(&h).await;
-    }
+    let asking: Vec<&str> = names.iter().take(asking + 1).map(String::as_str).collect();
+    sim.ask(&asking, &h).await;
     if let Some(first) = names.first() {
         sim.node(first).grant(&h).await;
         sim.event_permitted(first, &h).await;

@@ -182,12 +182,6 @@ fn layout(shards: u32, replicas: u32) -> Layout {
     }
 }
 
-async fn cluster(hint: &str, layout: &Layout) -> Sim {
-    let s = harness::server();
-    let ns = s.fresh_namespace(hint);
-    Sim::build(s.client().await, &ns, "cache", layout).await
-}
-
 fn new_hash() -> String {
     sim::hash("revision-1")
 }
@@ -198,11 +192,7 @@ fn new_hash() -> String {
 /// template, its old pod goes, and x's node status turns not ready. Leaves x
 /// without a pod.
 async fn p1_roll_to_row_8(sim: &Sim, x: &str, asking: &[&str], h: &str) {
-    for name in asking {
-        let n = sim.node(name);
-        n.annotate_desired(h).await;
-        n.set_drift(h).await;
-    }
+    sim.ask(asking, h).await;
     let n = sim.node(x);
     n.grant(h).await;
     sim.event_permitted(x, h).await;
@@ -224,7 +214,7 @@ async fn p1_roll_to_row_8(sim: &Sim, x: &str, asking: &[&str], h: &str) {
 #[tokio::test]
 async fn converged_cluster() {
     let _crds = CRDS.read().await;
-    let sim = cluster("converged", &layout(2, 1)).await;
+    let sim = Sim::fresh("converged", &layout(2, 1)).await;
     let doc = judge(&sim.ns, "converged", &clock_in(30), &[]);
     let c = only_cluster(&doc);
     assert_eq!(c["namespace"], sim.ns.as_str());
@@ -262,7 +252,7 @@ async fn converged_cluster() {
 #[tokio::test]
 async fn rolling_cluster() {
     let _crds = CRDS.read().await;
-    let sim = cluster("rolling", &layout(1, 1)).await;
+    let sim = Sim::fresh("rolling", &layout(1, 1)).await;
     let h = new_hash();
     let (x, y) = ("cache-0-1", "cache-0-0");
     p1_roll_to_row_8(&sim, x, &[x, y], &h).await;
@@ -301,7 +291,7 @@ async fn rolling_cluster() {
 #[tokio::test]
 async fn stuck_holder_jams_the_cluster() {
     let _crds = CRDS.read().await;
-    let sim = cluster("stuck", &layout(2, 1)).await;
+    let sim = Sim::fresh("stuck", &layout(2, 1)).await;
     let h = new_hash();
     let x = "cache-0-1";
     let all = ["cache-0-0", "cache-0-1", "cache-1-0", "cache-1-1"];
@@ -405,13 +395,11 @@ async fn stuck_holder_jams_the_cluster() {
 #[tokio::test]
 async fn quiet_cluster_with_a_blocking_front_is_stalled() {
     let _crds = CRDS.read().await;
-    let sim = cluster("stalled", &layout(1, 1)).await;
+    let sim = Sim::fresh("stalled", &layout(1, 1)).await;
     let h = new_hash();
     let (x, y) = ("cache-0-1", "cache-0-0");
     // y asks; x does not ask but its node is not ready: the walk waits at x.
-    let yn = sim.node(y);
-    yn.annotate_desired(&h).await;
-    yn.set_drift(&h).await;
+    sim.ask(&[y], &h).await;
     sim.node(x).set_ready(false).await;
 
     // Within the threshold the cluster is only Waiting...
@@ -448,14 +436,10 @@ async fn quiet_cluster_with_a_blocking_front_is_stalled() {
 #[tokio::test]
 async fn two_holders_are_a_conflict() {
     let _crds = CRDS.read().await;
-    let sim = cluster("conflict", &layout(1, 2)).await;
+    let sim = Sim::fresh("conflict", &layout(1, 2)).await;
     let h = new_hash();
     let (x, z, y) = ("cache-0-1", "cache-0-2", "cache-0-0");
-    for name in [x, z, y] {
-        let n = sim.node(name);
-        n.annotate_desired(&h).await;
-        n.set_drift(&h).await;
-    }
+    sim.ask(&[x, z, y], &h).await;
     sim.node(x).grant(&h).await;
     sim.event_permitted(x, &h).await;
     // z's permit comes with no event: its time is the managedFields entry's.
@@ -493,7 +477,7 @@ async fn p2_cluster_rolls_then_jams() {
         protocol: Protocol::P2,
         ..layout(1, 1)
     };
-    let sim = cluster("p2", &p2).await;
+    let sim = Sim::fresh("p2", &p2).await;
     let old = p2.revision.clone();
     let h = new_hash();
     let (x, y) = ("cache-0-1", "cache-0-0");
@@ -556,7 +540,7 @@ async fn p2_cluster_rolls_then_jams() {
 #[tokio::test]
 async fn a_cluster_that_does_not_exist_names_the_nearest() {
     let _crds = CRDS.read().await;
-    let sim = cluster("missing", &layout(1, 0)).await;
+    let sim = Sim::fresh("missing", &layout(1, 0)).await;
     let ran = live(&sim.ns, &["status", "cach"]);
     assert_eq!(ran.code, 1, "{}", ran.both());
     assert!(
@@ -583,7 +567,7 @@ async fn a_cluster_that_does_not_exist_names_the_nearest() {
 async fn a_user_without_rights_is_told_the_verb_and_resource() {
     let _crds = CRDS.read().await;
     let s = harness::server();
-    let sim = cluster("forbidden", &layout(1, 0)).await;
+    let sim = Sim::fresh("forbidden", &layout(1, 0)).await;
     let resources = [
         "valkeyclusters",
         "valkeynodes",

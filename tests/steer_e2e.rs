@@ -66,14 +66,8 @@ fn admin() -> PathBuf {
 /// ask for `h` (desired annotation and WorkloadDrift, as the node controller
 /// writes them).
 async fn p1_cluster(hint: &str, layout: Layout, waiting: &[&str], h: &str) -> Sim {
-    let s = harness::server();
-    let ns = s.fresh_namespace(hint);
-    let sim = Sim::build(s.client().await, &ns, "cache", &layout).await;
-    for name in waiting {
-        let n = sim.node(name);
-        n.annotate_desired(h).await;
-        n.set_drift(h).await;
-    }
+    let sim = Sim::fresh(hint, &layout).await;
+    sim.ask(waiting, h).await;
     sim
 }
 
@@ -296,15 +290,9 @@ async fn scene(kind: Scene, h: &str) -> Sim {
             holder.pod().crash_loop(7).await;
             sim
         }
-        Scene::AtRest => {
-            let s = harness::server();
-            let ns = s.fresh_namespace("refuse-at-rest");
-            Sim::build(s.client().await, &ns, "cache", &layout(1, 1)).await
-        }
+        Scene::AtRest => Sim::fresh("refuse-at-rest", &layout(1, 1)).await,
         Scene::Standalone => {
-            let s = harness::server();
-            let ns = s.fresh_namespace("refuse-standalone");
-            let sim = Sim::build(s.client().await, &ns, "cache", &layout(1, 1)).await;
+            let sim = Sim::fresh("refuse-standalone", &layout(1, 1)).await;
             let lone = sim.node("cache-0-2");
             lone.create_with(0, 2, json!({"image": "valkey/valkey:8.1.1"}), false)
                 .await;
@@ -331,12 +319,8 @@ async fn scene(kind: Scene, h: &str) -> Sim {
             sim
         }
         Scene::P2 => {
-            let s = harness::server();
-            let ns = s.fresh_namespace("refuse-p2");
-            let sim = Sim::build(
-                s.client().await,
-                &ns,
-                "cache",
+            let sim = Sim::fresh(
+                "refuse-p2",
                 &Layout {
                     protocol: sim::Protocol::P2,
                     ..layout(1, 2)

@@ -25,11 +25,7 @@ async fn pace() {
 
 /// Builder-only roll (P1), rows 1 and 2: both nodes ask for `h`.
 async fn both_ask(sim: &Sim, h: &str) {
-    let (x, y) = (sim.node_at(0, 1), sim.node_at(0, 0));
-    x.annotate_desired(h).await;
-    x.set_drift(h).await;
-    y.annotate_desired(h).await;
-    y.set_drift(h).await;
+    sim.ask(&["cache-0-1", "cache-0-0"], h).await;
 }
 
 /// Row 3: the cluster controller grants `node` (annotation, then event).

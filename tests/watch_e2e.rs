@@ -59,13 +59,9 @@ fn node_state(report: &Value, node: &str) -> String {
 /// Rows 1 to 3 of the builder-only roll: both nodes ask for `h`, and
 /// cache-0-1 is granted (annotation, then the event that dates the grant).
 async fn holder(sim: &Sim, h: &str) {
-    let (x, y) = (sim.node_at(0, 1), sim.node_at(0, 0));
-    x.annotate_desired(h).await;
-    x.set_drift(h).await;
-    y.annotate_desired(h).await;
-    y.set_drift(h).await;
-    x.grant(h).await;
-    sim.event_permitted(&x.name, h).await;
+    sim.ask(&["cache-0-1", "cache-0-0"], h).await;
+    sim.node("cache-0-1").grant(h).await;
+    sim.event_permitted("cache-0-1", h).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -260,6 +260,24 @@ impl Sim {
         self
     }
 
+    /// [`Sim::build`] of a cluster `cache` in a fresh namespace (named after
+    /// `hint`) of the test binary's API server.
+    pub async fn fresh(hint: &str, layout: &Layout) -> Sim {
+        let s = super::server();
+        let ns = s.fresh_namespace(hint);
+        Sim::build(s.client().await, &ns, "cache", layout).await
+    }
+
+    /// The nodes `names` ask for `h`, one after the other, each as its node
+    /// controller writes it: the desired annotation, then WorkloadDrift.
+    pub async fn ask(&self, names: &[&str], h: &str) {
+        for name in names {
+            let n = self.node(name);
+            n.annotate_desired(h).await;
+            n.set_drift(h).await;
+        }
+    }
+
     /// Creates a healthy cluster at rest, as the operator leaves it: the
     /// ValkeyCluster (Ready for its generation), and for every node its
     /// ValkeyNode, workload and pod, all ready, each object created and its
