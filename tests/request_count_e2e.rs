@@ -15,7 +15,7 @@ mod harness;
 
 use futures::StreamExt;
 use harness::sim::{self, Layout, Sim};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -257,49 +257,24 @@ async fn start_roll(sim: &Sim, names: &[String], asking: usize) {
     }
 }
 
-/// A healthy cluster of `shards` x (1 + `replicas`) nodes, its node chains
-/// (ValkeyNode, StatefulSet, Pod and their statuses, as `Sim::build` writes
-/// them) made `PARALLEL` at a time. Returns the sim and the node names.
+/// A healthy cluster of `shards` x (1 + `replicas`) nodes, as `Sim::build`
+/// makes it, its nodes built `PARALLEL` at a time. Returns the sim and the
+/// node names.
 async fn big_cluster(ns: &str, shards: u32, replicas: u32) -> (Sim, Vec<String>) {
-    let s = harness::server();
-    let layout = Layout::default();
-    // The ValkeyCluster, Ready, as `Sim::build` makes it.
-    let sim = Sim::new(s.client().await, ns, "cache");
-    sim.create_cluster(json!({
-        "image": layout.image,
-        "shards": shards,
-        "replicas": replicas,
-        "workloadType": "StatefulSet",
-    }))
-    .await;
-    sim.cluster_ready().await;
-    let revision = layout.revision.clone();
-    let image = layout.image.clone();
+    let layout = Layout {
+        shards,
+        replicas,
+        last_rollout_hash: true,
+        ..Layout::default()
+    };
+    let client = harness::server().client().await;
+    let sim = Sim::build_cluster(client, ns, "cache", &layout).await;
     let places: Vec<(u32, u32)> = (0..shards)
         .flat_map(|shard| (0..=replicas).map(move |idx| (shard, idx)))
         .collect();
     let names: Vec<String> = places.iter().map(|(s, i)| sim.node_name(*s, *i)).collect();
     futures::stream::iter(places)
-        .map(|(shard, idx)| {
-            let (sim, revision, image) = (&sim, &revision, &image);
-            async move {
-                let node = sim.node_at(shard, idx);
-                node.create(
-                    shard,
-                    idx,
-                    json!({"image": image, "workloadType": "StatefulSet"}),
-                )
-                .await;
-                let w = node.workload();
-                w.create(revision).await;
-                w.rolled_out().await;
-                let pod = node.pod_for(revision);
-                pod.create(revision).await;
-                pod.running_ready().await;
-                let role = if idx == 0 { "primary" } else { "replica" };
-                node.settle(role, &pod.name, Some(revision)).await;
-            }
-        })
+        .map(|(shard, idx)| sim.build_node(shard, idx, &layout))
         .buffer_unordered(PARALLEL)
         .collect::<Vec<()>>()
         .await;

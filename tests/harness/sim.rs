@@ -283,6 +283,23 @@ impl Sim {
     /// ValkeyNode, workload and pod, all ready, each object created and its
     /// status written as separate requests.
     pub async fn build(client: kube::Client, ns: &str, cluster: &str, layout: &Layout) -> Sim {
+        let sim = Sim::build_cluster(client, ns, cluster, layout).await;
+        for shard in 0..layout.shards {
+            for idx in 0..=layout.replicas {
+                sim.build_node(shard, idx, layout).await;
+            }
+        }
+        sim
+    }
+
+    /// The first half of [`Sim::build`]: the ValkeyCluster, Ready for its
+    /// generation, and no node yet.
+    pub async fn build_cluster(
+        client: kube::Client,
+        ns: &str,
+        cluster: &str,
+        layout: &Layout,
+    ) -> Sim {
         let sim = Sim::new(client, ns, cluster).with_workload(layout.workload);
         sim.create_cluster(json!({
             "image": layout.image,
@@ -292,33 +309,35 @@ impl Sim {
         }))
         .await;
         sim.cluster_ready().await;
-        for shard in 0..layout.shards {
-            for idx in 0..=layout.replicas {
-                let node = sim.node_at(shard, idx);
-                let mut spec = json!({
-                    "image": layout.image,
-                    "workloadType": layout.workload.as_str(),
-                });
-                if layout.protocol == Protocol::P2 {
-                    spec["workloadRevision"] = json!(layout.revision);
-                }
-                node.create(shard, idx, spec).await;
-                let w = node.workload();
-                w.create(&layout.revision).await;
-                w.rolled_out().await;
-                let pod = node.pod_for(&layout.revision);
-                pod.create(&layout.revision).await;
-                pod.running_ready().await;
-                let role = if idx == 0 { "primary" } else { "replica" };
-                node.settle(
-                    role,
-                    &pod.name,
-                    layout.last_rollout_hash.then_some(&layout.revision[..]),
-                )
-                .await;
-            }
-        }
         sim
+    }
+
+    /// The second half of [`Sim::build`], for one node: its ValkeyNode,
+    /// workload and pod, all ready, in that order. Nodes are independent of
+    /// each other, so a large cluster may build several at once.
+    pub async fn build_node(&self, shard: u32, idx: u32, layout: &Layout) {
+        let node = self.node_at(shard, idx);
+        let mut spec = json!({
+            "image": layout.image,
+            "workloadType": layout.workload.as_str(),
+        });
+        if layout.protocol == Protocol::P2 {
+            spec["workloadRevision"] = json!(layout.revision);
+        }
+        node.create(shard, idx, spec).await;
+        let w = node.workload();
+        w.create(&layout.revision).await;
+        w.rolled_out().await;
+        let pod = node.pod_for(&layout.revision);
+        pod.create(&layout.revision).await;
+        pod.running_ready().await;
+        let role = if idx == 0 { "primary" } else { "replica" };
+        node.settle(
+            role,
+            &pod.name,
+            layout.last_rollout_hash.then_some(&layout.revision[..]),
+        )
+        .await;
     }
 
     // --- clock -------------------------------------------------------------
