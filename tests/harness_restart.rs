@@ -7,12 +7,7 @@ mod harness;
 use harness::sim::{Layout, Sim};
 
 fn lines(out: &std::process::Output) -> usize {
-    assert!(
-        out.status.success(),
-        "kubectl failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).lines().count()
+    harness::stdout_of(out).lines().count()
 }
 
 #[tokio::test]

@@ -16,16 +16,6 @@ fn nodes_api(client: kube::Client, ns: &str) -> Api<DynamicObject> {
     )
 }
 
-fn stdout(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "kubectl failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn base64_matches_rfc4648_vectors() {
     for (plain, encoded) in [
@@ -53,7 +43,7 @@ fn server_reports_its_version_and_logs_the_ready_line() {
         log.lines().any(|l| l == line),
         "no line {line:?} in:\n{log}"
     );
-    let out = stdout(&s.kubectl(&["version", "-o", "json"]));
+    let out = harness::stdout_of(&s.kubectl(&["version", "-o", "json"]));
     let v: serde_json::Value = serde_json::from_str(&out).expect("kubectl version json");
     assert_eq!(v["serverVersion"]["gitVersion"], s.version());
 }
@@ -82,7 +72,7 @@ async fn status_subresource_keeps_last_rollout_hash_and_prunes_unknown_fields() 
     assert!(patched.data["status"].get("undeclaredField").is_none());
 
     // Read back through another path: the stored object, via kubectl.
-    let out = stdout(&s.kubectl(&[
+    let out = harness::stdout_of(&s.kubectl(&[
         "get",
         "valkeynode",
         "standalone-0-0",
@@ -241,7 +231,7 @@ async fn sim_builds_a_two_node_cluster_and_rolls_one_node() {
 
     // Events: the core v1 view shows regarding as involvedObject, the note
     // as message, and related.
-    let out = stdout(&s.kubectl(&["get", "events", "-n", &ns, "-o", "json"]));
+    let out = harness::stdout_of(&s.kubectl(&["get", "events", "-n", &ns, "-o", "json"]));
     let events: serde_json::Value = serde_json::from_str(&out).expect("json");
     let items = events["items"].as_array().expect("items");
     let permitted = items
@@ -271,7 +261,7 @@ async fn sim_builds_a_two_node_cluster_and_rolls_one_node() {
     );
 
     // The field selector the plugin uses for events works on this server.
-    let out = stdout(&s.kubectl(&[
+    let out = harness::stdout_of(&s.kubectl(&[
         "get",
         "events",
         "-n",
@@ -339,9 +329,9 @@ async fn sim_p2_on_deployments() {
 
     // A kubeconfig whose context carries the namespace.
     let kc = s.kubeconfig_in(&ns);
-    let out = stdout(&s.kubectl_as(&kc, &["get", "valkeynodes", "-o", "name"]));
+    let out = harness::stdout_of(&s.kubectl_as(&kc, &["get", "valkeynodes", "-o", "name"]));
     assert_eq!(out.lines().count(), 2, "{out}");
-    let out = stdout(&s.kubectl_as(&kc, &["get", "deployments", "-o", "name"]));
+    let out = harness::stdout_of(&s.kubectl_as(&kc, &["get", "deployments", "-o", "name"]));
     assert_eq!(out.lines().count(), 2, "{out}");
 }
 
@@ -364,7 +354,7 @@ async fn minted_user_is_forbidden_to_patch_valkeynodes() {
     let kc = s.mint_user_in("alice", &["readers", "staff"], &ns);
 
     // Who the server thinks alice is.
-    let out = stdout(&s.kubectl_as(&kc, &["auth", "whoami", "-o", "json"]));
+    let out = harness::stdout_of(&s.kubectl_as(&kc, &["auth", "whoami", "-o", "json"]));
     let who: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(who["status"]["userInfo"]["username"], "alice");
     let groups = who["status"]["userInfo"]["groups"].as_array().unwrap();

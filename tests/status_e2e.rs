@@ -67,7 +67,7 @@ fn offline(file: &Path, ns: &str, args: &[&str]) -> Ran {
 /// with the kubectl built for the tests, written to a file.
 fn dump(ns: &str, label: &str) -> PathBuf {
     let s = harness::server();
-    let out = s.kubectl(&[
+    let yaml = s.kubectl_ok(&[
         "get",
         "valkeyclusters,valkeynodes,statefulsets,deployments,pods,events",
         "-n",
@@ -76,15 +76,10 @@ fn dump(ns: &str, label: &str) -> PathBuf {
         "yaml",
         "--show-managed-fields",
     ]);
-    assert!(
-        out.status.success(),
-        "kubectl get failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let dir = s.workdir().join("dumps");
     std::fs::create_dir_all(&dir).expect("dumps directory");
     let path = dir.join(format!("{ns}-{label}.yaml"));
-    std::fs::write(&path, &out.stdout).expect("write the dump");
+    std::fs::write(&path, yaml).expect("write the dump");
     path
 }
 

@@ -1369,7 +1369,7 @@ async fn steering_a_snapshot_file_plans_with_the_same_checks() {
     let h = new_hash();
     let sim = p1_cluster("from-file", layout(1, 1), &["cache-0-1", "cache-0-0"], &h).await;
     let s = harness::server();
-    let out = s.kubectl(&[
+    let yaml = s.kubectl_ok(&[
         "get",
         "valkeyclusters,valkeynodes,statefulsets,deployments,pods,events",
         "-n",
@@ -1377,14 +1377,9 @@ async fn steering_a_snapshot_file_plans_with_the_same_checks() {
         "-o",
         "yaml",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("snapshot.yaml");
-    std::fs::write(&file, &out.stdout).expect("write snapshot");
+    std::fs::write(&file, yaml).expect("write snapshot");
     let before = versions(&sim).await;
     let offline = |args: &[&str]| {
         let mut cmd = Command::new(BIN);

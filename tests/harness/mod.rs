@@ -119,6 +119,39 @@ pub async fn client_for(kubeconfig: &Path) -> kube::Client {
     kube::Client::try_from(cfg).expect("build kube client")
 }
 
+/// The built kubectl with `kubeconfig` (and only it: `KUBECONFIG` is
+/// removed) and a discovery cache in the server's work directory.
+fn kubectl_command(kubectl: &Path, workdir: &Path, kubeconfig: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(kubectl);
+    cmd.arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env("KUBECACHEDIR", workdir.join("kube-cache"))
+        .env_remove("KUBECONFIG")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// A finished command's stdout when it exited 0, else both of its streams.
+fn succeeded(out: &Output) -> Result<String, String> {
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!(
+            "exit {:?}: {}{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// A kubectl run that must have succeeded: its stdout; panics with both of
+/// its streams otherwise.
+pub fn stdout_of(out: &Output) -> String {
+    succeeded(out).unwrap_or_else(|e| panic!("kubectl failed: {e}"))
+}
+
 /// Whom a RoleBinding binds.
 #[derive(Clone, Copy, Debug)]
 pub enum Subject<'a> {
@@ -330,19 +363,17 @@ impl Server {
     }
 
     fn kubectl_cmd(&self, kubeconfig: &Path, args: &[&str]) -> Command {
-        let mut cmd = Command::new(&self.bins.kubectl);
-        cmd.arg("--kubeconfig")
-            .arg(kubeconfig)
-            .args(args)
-            .env("KUBECACHEDIR", self.workdir.join("kube-cache"))
-            .env_remove("KUBECONFIG")
-            .stdin(Stdio::null());
-        cmd
+        kubectl_command(&self.bins.kubectl, &self.workdir, kubeconfig, args)
     }
 
     /// Runs the built kubectl with the admin kubeconfig.
     pub fn kubectl(&self, args: &[&str]) -> Output {
         self.kubectl_as(&self.kubeconfig, args)
+    }
+
+    /// [`Server::kubectl`] that must succeed: its stdout.
+    pub fn kubectl_ok(&self, args: &[&str]) -> String {
+        stdout_of(&self.kubectl(args))
     }
 
     /// Runs the built kubectl with another kubeconfig.
@@ -373,13 +404,7 @@ impl Server {
 
     /// `kubectl apply -f -` as admin; panics with kubectl's output on failure.
     pub fn apply(&self, yaml: &str) {
-        let out = self.kubectl_stdin(&["apply", "-f", "-"], yaml);
-        assert!(
-            out.status.success(),
-            "kubectl apply failed: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        stdout_of(&self.kubectl_stdin(&["apply", "-f", "-"], yaml));
     }
 
     /// Applies the test CRDs (tests/crds/) again and waits until they are
@@ -735,25 +760,11 @@ impl Supervisor {
     }
 
     fn kubectl(&self, args: &[&str]) -> Result<String, String> {
-        let out = Command::new(&self.bins.kubectl)
-            .arg("--kubeconfig")
-            .arg(self.workdir.join("kubeconfig.yaml"))
-            .args(args)
-            .env("KUBECACHEDIR", self.workdir.join("kube-cache"))
-            .env_remove("KUBECONFIG")
-            .stdin(Stdio::null())
+        let kubeconfig = self.workdir.join("kubeconfig.yaml");
+        let out = kubectl_command(&self.bins.kubectl, &self.workdir, &kubeconfig, args)
             .output()
             .map_err(|e| format!("run {}: {e}", self.bins.kubectl.display()))?;
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        } else {
-            Err(format!(
-                "kubectl {}: {}{}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ))
-        }
+        succeeded(&out).map_err(|e| format!("kubectl {}: {e}", args.join(" ")))
     }
 
     /// Creates the test CRDs and waits until they are served.
