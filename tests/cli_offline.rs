@@ -3,7 +3,10 @@
 //! bad snapshot fails. The examples were taken at 2026-11-29T10:16:11Z, the
 //! clock every run here uses.
 
+mod harness;
+
 use assert_cmd::Command;
+use harness::plugin::Ran;
 use serde_json::Value;
 use std::io::Read;
 use std::path::PathBuf;
@@ -19,26 +22,17 @@ fn example(name: &str) -> String {
         .to_string()
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 /// Runs the program off a terminal with the fixed clock on `file`.
-fn run(args: &[&str]) -> Run {
-    let output = Command::new(BIN)
-        .args(args)
-        .args(["--now", NOW])
-        .env_remove("NO_COLOR")
-        .env_remove("KUBECONFIG")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+fn run(args: &[&str]) -> Ran {
+    Ran::of(
+        Command::new(BIN)
+            .args(args)
+            .args(["--now", NOW])
+            .env_remove("NO_COLOR")
+            .env_remove("KUBECONFIG")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}")),
+    )
 }
 
 fn says(what: &str, text: &str, wants: &[&str]) {
@@ -296,24 +290,9 @@ fn malformed_snapshot_names_document_and_field() {
 /// unless `--no-color` or `NO_COLOR` turn it off.
 #[cfg(target_os = "linux")]
 fn run_on_terminal(args: &[&str], no_color_env: bool) -> String {
-    use std::os::fd::{FromRawFd, OwnedFd};
     use std::process::Stdio;
 
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty writes two new descriptors into the two ints; the
-    // name, termios and winsize arguments may be null.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both descriptors were just opened and are owned here only.
-    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let harness::pty::Pty { master, slave } = harness::pty::open();
     let mut cmd = std::process::Command::new(BIN);
     cmd.args(args)
         .args(["--now", NOW])
@@ -328,7 +307,7 @@ fn run_on_terminal(args: &[&str], no_color_env: bool) -> String {
     // The parent's copy of the terminal's other end must be closed, or the
     // read below never sees the end.
     drop(cmd);
-    let mut terminal = std::fs::File::from(master);
+    let mut terminal = master;
     let mut out = Vec::new();
     let mut buf = [0u8; 4096];
     loop {

@@ -238,43 +238,6 @@ async fn the_watch_survives_the_api_server_restarting_and_says_so_on_stderr() {
     assert_eq!(status.code(), Some(0), "{}", watch.transcript());
 }
 
-/// A pseudo-terminal: the plugin's stdout is its slave side, so it draws as
-/// on a person's terminal; the test reads the master side.
-struct Pty {
-    master: std::fs::File,
-    slave: std::os::fd::OwnedFd,
-}
-
-fn open_pty() -> Pty {
-    use std::os::fd::FromRawFd;
-    let mut master: libc::c_int = -1;
-    let mut slave: libc::c_int = -1;
-    let size = libc::winsize {
-        ws_row: 50,
-        ws_col: 200,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: openpty writes two descriptors it opened into our variables.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both descriptors are open and owned by nothing else.
-    unsafe {
-        Pty {
-            master: std::fs::File::from_raw_fd(master),
-            slave: std::os::fd::OwnedFd::from_raw_fd(slave),
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a_terminal_it_redraws_in_place_and_ctrl_c_restores_the_screen() {
     redraw_in_place_then_stop(libc::SIGINT, "watch-tty").await;
@@ -298,7 +261,7 @@ async fn redraw_in_place_then_stop(signal: libc::c_int, prefix: &str) {
     let client = s.client().await;
     let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
 
-    let pty = open_pty();
+    let pty = harness::pty::open();
     let kubeconfig = s.kubeconfig_in(&ns);
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
         .args(["--kubeconfig", &kubeconfig.display().to_string(), "-n", &ns])

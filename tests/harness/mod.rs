@@ -57,6 +57,7 @@
 pub mod pki;
 pub mod plugin;
 pub mod procs;
+pub mod pty;
 pub mod sim;
 
 use std::fs;
