@@ -76,18 +76,24 @@ pub struct Snapshot {
 impl Snapshot {
     /// Sorts every list by (namespace, name); both sources call this last.
     pub fn normalize(&mut self) {
-        fn key(m: &ObjectMeta) -> (String, String) {
+        // Compared on borrowed keys: a watch sorts again on every change, so
+        // no string is cloned for a comparison.
+        fn key<T: kube::Resource>(o: &T) -> (&str, &str) {
+            let m = o.meta();
             (
-                m.namespace.clone().unwrap_or_default(),
-                m.name.clone().unwrap_or_default(),
+                m.namespace.as_deref().unwrap_or_default(),
+                m.name.as_deref().unwrap_or_default(),
             )
         }
-        self.clusters.sort_by_key(|o| key(&o.metadata));
-        self.nodes.sort_by_key(|o| key(&o.metadata));
-        self.stateful_sets.sort_by_key(|o| key(&o.metadata));
-        self.deployments.sort_by_key(|o| key(&o.metadata));
-        self.pods.sort_by_key(|o| key(&o.metadata));
-        self.events.sort_by_key(|o| key(&o.metadata));
+        fn sort<T: kube::Resource>(list: &mut [T]) {
+            list.sort_by(|a, b| key(a).cmp(&key(b)));
+        }
+        sort(&mut self.clusters);
+        sort(&mut self.nodes);
+        sort(&mut self.stateful_sets);
+        sort(&mut self.deployments);
+        sort(&mut self.pods);
+        sort(&mut self.events);
     }
 
     /// Keeps only the objects of one namespace.
