@@ -412,17 +412,7 @@ impl Server {
     /// established. `server()` has done this already; this is for a test
     /// that deleted or changed one.
     pub fn install_crds(&self) {
-        let (tx, rx) = mpsc::channel();
-        let job: Job = Box::new(move |sup: &Supervisor| {
-            let _ = tx.send(sup.install_crds());
-        });
-        self.ctl
-            .lock()
-            .unwrap()
-            .send(Cmd::Job(job))
-            .expect("the harness thread is gone");
-        rx.recv()
-            .expect("the harness thread is gone")
+        self.on_harness(|sup| sup.install_crds())
             .unwrap_or_else(|e| panic!("install the test CRDs: {e}"));
     }
 
@@ -463,9 +453,19 @@ impl Server {
         T: Send + 'static,
         F: FnOnce(&tokio::runtime::Runtime, &kube::Client) -> T + Send + 'static,
     {
+        self.on_harness(move |sup| f(&sup.rt, &sup.admin))
+    }
+
+    /// Runs `f` on the harness thread, with its [`Supervisor`], and waits
+    /// for its result.
+    fn on_harness<T, F>(&self, f: F) -> T
+    where
+        T: Send + 'static,
+        F: FnOnce(&Supervisor) -> T + Send + 'static,
+    {
         let (tx, rx) = mpsc::channel();
         let job: Job = Box::new(move |sup: &Supervisor| {
-            let _ = tx.send(f(&sup.rt, &sup.admin));
+            let _ = tx.send(f(sup));
         });
         self.ctl
             .lock()
@@ -547,18 +547,6 @@ enum Cmd {
     Job(Job),
 }
 
-/// What the harness thread hands back once the server is ready.
-struct Ready {
-    url: String,
-    port: u16,
-    version: String,
-    workdir: PathBuf,
-    kubeconfig: PathBuf,
-    audit_log: PathBuf,
-    ca: pki::Ca,
-    admin: pki::Pair,
-}
-
 /// Lives on the harness thread: owns the children, a runtime and an admin
 /// client for the harness's own requests.
 struct Supervisor {
@@ -575,13 +563,12 @@ struct Supervisor {
 fn start() -> Result<Server, String> {
     let bins = locate_bins()?;
     let (ctl_tx, ctl_rx) = mpsc::channel::<Cmd>();
-    let (ready_tx, ready_rx) = mpsc::channel::<Result<Ready, String>>();
-    let thread_bins = bins.clone();
+    let (ready_tx, ready_rx) = mpsc::channel::<Result<Server, String>>();
     thread::Builder::new()
         .name("testbin-server".into())
-        .spawn(move || match Supervisor::boot(thread_bins) {
-            Ok((sup, ready)) => {
-                let _ = ready_tx.send(Ok(ready));
+        .spawn(move || match Supervisor::boot(bins, ctl_tx) {
+            Ok((sup, server)) => {
+                let _ = ready_tx.send(Ok(server));
                 sup.serve(ctl_rx);
                 // Returning would end the thread and, through
                 // PR_SET_PDEATHSIG, the servers: stay while the process does.
@@ -594,22 +581,9 @@ fn start() -> Result<Server, String> {
             }
         })
         .map_err(|e| format!("spawn the harness thread: {e}"))?;
-    let ready = ready_rx
+    ready_rx
         .recv()
-        .map_err(|_| "the harness thread died while starting the server".to_string())??;
-    Ok(Server {
-        url: ready.url,
-        port: ready.port,
-        version: ready.version,
-        workdir: ready.workdir,
-        kubeconfig: ready.kubeconfig,
-        audit_log: ready.audit_log,
-        ca: ready.ca,
-        admin: ready.admin,
-        bins,
-        ctl: Mutex::new(ctl_tx),
-        counter: AtomicU32::new(0),
-    })
+        .map_err(|_| "the harness thread died while starting the server".to_string())?
 }
 
 /// Three distinct free loopback ports.
@@ -633,7 +607,10 @@ rules:
 ";
 
 impl Supervisor {
-    fn boot(bins: Bins) -> Result<(Supervisor, Ready), String> {
+    /// Starts etcd and kube-apiserver and installs the CRDs; returns the
+    /// supervisor (which stays on this thread) and the [`Server`] that
+    /// tests use, which sends its commands through `ctl`.
+    fn boot(bins: Bins, ctl: mpsc::Sender<Cmd>) -> Result<(Supervisor, Server), String> {
         let workdir = procs::make_workdir();
         fs::create_dir_all(workdir.join("kubeconfigs"))
             .map_err(|e| format!("create kubeconfigs dir: {e}"))?;
@@ -683,7 +660,7 @@ impl Supervisor {
             match sup.start_apiserver() {
                 Ok(version) => {
                     sup.install_crds()?;
-                    let ready = Ready {
+                    let server = Server {
                         url,
                         port,
                         version,
@@ -692,8 +669,11 @@ impl Supervisor {
                         audit_log,
                         ca,
                         admin,
+                        bins,
+                        ctl: Mutex::new(ctl),
+                        counter: AtomicU32::new(0),
                     };
-                    return Ok((sup, ready));
+                    return Ok((sup, server));
                 }
                 // dropping `sup` kills etcd
                 Err(e) if e.contains("address already in use") => {
