@@ -9,11 +9,11 @@
 
 mod harness;
 
-use harness::plugin::{self, Plugin};
+use harness::plugin::Plugin;
 use harness::sim::{self, Layout, Sim};
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::sync::{RwLock, mpsc};
 
@@ -262,18 +262,13 @@ async fn redraw_in_place_then_stop(signal: libc::c_int, prefix: &str) {
     let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
 
     let pty = harness::pty::open();
-    let kubeconfig = s.kubeconfig_in(&ns);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
-        .args(["--kubeconfig", &kubeconfig.display().to_string(), "-n", &ns])
-        .args(["status", "cache", "--watch"])
-        .env_remove("KUBECONFIG")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(pty.slave.try_clone().expect("dup the pty")))
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the plugin");
-    let guard = KillOnDrop(&mut child);
+    let mut watch = Plugin::spawn_on_terminal(
+        &s.kubeconfig_in(&ns),
+        &ns,
+        &["status", "cache", "--watch"],
+        BOUND,
+        Stdio::from(pty.slave.try_clone().expect("dup the pty")),
+    );
     drop(pty.slave);
     // The master reads until every copy of the slave is closed (EIO).
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
@@ -312,9 +307,9 @@ async fn redraw_in_place_then_stop(signal: libc::c_int, prefix: &str) {
     })
     .await;
 
-    plugin::send_signal(guard.0, signal);
-    let status = wait_child(guard.0, BOUND).await;
-    assert_eq!(status.code(), Some(0));
+    watch.signal(signal);
+    let status = watch.exit(BOUND).await;
+    assert_eq!(status.code(), Some(0), "{}", watch.transcript());
     // The child is gone: read what is left, to the terminal's end.
     while let Ok(Some(bytes)) = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
         screen.push_str(&String::from_utf8_lossy(&bytes));
@@ -351,28 +346,4 @@ async fn redraw_in_place_then_stop(signal: libc::c_int, prefix: &str) {
     );
     // Back on the normal screen, the last report stays there.
     assert!(after.contains(&headline("WAITING")), "{after:?}");
-}
-
-struct KillOnDrop<'a>(&'a mut Child);
-
-impl Drop for KillOnDrop<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-async fn wait_child(child: &mut Child, bound: Duration) -> ExitStatus {
-    let deadline = Instant::now() + bound;
-    loop {
-        if let Some(status) = child.try_wait().expect("poll the plugin") {
-            return status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the plugin did not exit within {}s",
-            bound.as_secs()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }

@@ -76,35 +76,45 @@ impl Plugin {
     /// Runs the plugin with `--kubeconfig <kubeconfig> -n <ns>` and `args`;
     /// [`Plugin::until`] waits at most `bound`.
     pub fn spawn(kubeconfig: &Path, ns: &str, args: &[&str], bound: Duration) -> Plugin {
-        let mut all: Vec<String> = vec![
-            "--kubeconfig".into(),
-            kubeconfig.display().to_string(),
-            "-n".into(),
-            ns.into(),
-        ];
-        all.extend(args.iter().map(|a| a.to_string()));
-        Plugin::spawn_raw(&all, bound)
+        Plugin::start(with_connection(kubeconfig, ns, args), bound, None)
+    }
+
+    /// [`Plugin::spawn`] with stdout on `terminal` (a pseudo-terminal's
+    /// slave side, which the test reads itself) instead of a pipe; only
+    /// stderr is read into [`Plugin::stderr`].
+    pub fn spawn_on_terminal(
+        kubeconfig: &Path,
+        ns: &str,
+        args: &[&str],
+        bound: Duration,
+        terminal: Stdio,
+    ) -> Plugin {
+        Plugin::start(with_connection(kubeconfig, ns, args), bound, Some(terminal))
     }
 
     /// Runs the plugin with exactly these arguments.
     pub fn spawn_raw(all: &[String], bound: Duration) -> Plugin {
-        let all = all.to_vec();
+        Plugin::start(all.to_vec(), bound, None)
+    }
+
+    fn start(all: Vec<String>, bound: Duration, terminal: Option<Stdio>) -> Plugin {
+        let piped = terminal.is_none();
         let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
             .args(&all)
             .env_remove("KUBECONFIG")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
+            .stdout(terminal.unwrap_or_else(Stdio::piped))
             .stderr(Stdio::piped())
             .spawn()
             .expect("start the plugin");
         let (tx, rx) = mpsc::unbounded_channel();
-        let out = child.stdout.take().expect("stdout");
-        let err = child.stderr.take().expect("stderr");
-        for (which, pipe) in [
-            (Stream::Out, Box::new(out) as Box<dyn std::io::Read + Send>),
-            (Stream::Err, Box::new(err)),
-        ] {
+        let mut pipes: Vec<(Stream, Box<dyn std::io::Read + Send>)> = Vec::new();
+        if piped {
+            pipes.push((Stream::Out, Box::new(child.stdout.take().expect("stdout"))));
+        }
+        pipes.push((Stream::Err, Box::new(child.stderr.take().expect("stderr"))));
+        for (which, pipe) in pipes {
             let tx = tx.clone();
             std::thread::spawn(move || {
                 use std::io::BufRead;
@@ -203,7 +213,16 @@ impl Plugin {
 
     /// Sends SIGINT, as Ctrl-C does.
     pub fn interrupt(&self) {
-        send_signal(&self.child, libc::SIGINT);
+        self.signal(libc::SIGINT);
+    }
+
+    /// Sends `signal` (SIGINT is what Ctrl-C sends, SIGTERM what a process
+    /// manager or `kill` sends).
+    pub fn signal(&self, signal: libc::c_int) {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("pid");
+        // SAFETY: kill(2) with a pid this test started and still owns.
+        let rc = unsafe { libc::kill(pid, signal) };
+        assert_eq!(rc, 0, "kill -{signal} {pid}");
     }
 
     /// The arguments and every line read so far, for a failure message.
@@ -217,14 +236,16 @@ impl Plugin {
     }
 }
 
-/// Sends `signal` to `child`, a process the test started and still owns
-/// (SIGINT is what Ctrl-C sends, SIGTERM what a process manager or `kill`
-/// sends).
-pub fn send_signal(child: &Child, signal: libc::c_int) {
-    let pid = libc::pid_t::try_from(child.id()).expect("pid");
-    // SAFETY: kill(2) with a pid this test started and still owns.
-    let rc = unsafe { libc::kill(pid, signal) };
-    assert_eq!(rc, 0, "kill -{signal} {pid}");
+/// `--kubeconfig <kubeconfig> -n <ns>`, then `args`.
+fn with_connection(kubeconfig: &Path, ns: &str, args: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> = vec![
+        "--kubeconfig".into(),
+        kubeconfig.display().to_string(),
+        "-n".into(),
+        ns.into(),
+    ];
+    all.extend(args.iter().map(|a| a.to_string()));
+    all
 }
 
 impl Drop for Plugin {
