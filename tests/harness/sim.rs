@@ -207,14 +207,7 @@ pub fn set_condition(
     if let Some(g) = observed_generation {
         c["observedGeneration"] = json!(g);
     }
-    if let Some(old) = conditions.iter_mut().find(|c| c["type"] == type_) {
-        if old["status"] == status {
-            c["lastTransitionTime"] = old["lastTransitionTime"].clone();
-        }
-        *old = c;
-    } else {
-        conditions.push(c);
-    }
+    upsert_condition(conditions, c);
 }
 
 pub fn remove_condition(conditions: &mut Vec<Value>, type_: &str) {
@@ -1246,10 +1239,7 @@ impl WorkloadSim<'_> {
     pub async fn catch_up(&self) -> Value {
         let obj = self.get().await;
         let g = obj["metadata"]["generation"].clone();
-        let h = obj["spec"]["template"]["metadata"]["annotations"][ANN_TEMPLATE_HASH]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let h = template_hash_of(&obj);
         match self.kind {
             WorkloadKind::StatefulSet => {
                 self.status_merge(json!({
@@ -1276,10 +1266,7 @@ impl WorkloadSim<'_> {
     pub async fn rolled_out(&self) -> Value {
         let obj = self.get().await;
         let g = obj["metadata"]["generation"].clone();
-        let h = obj["spec"]["template"]["metadata"]["annotations"][ANN_TEMPLATE_HASH]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let h = template_hash_of(&obj);
         let now = self.sim.now_string();
         match self.kind {
             WorkloadKind::StatefulSet => {
@@ -1330,10 +1317,7 @@ impl WorkloadSim<'_> {
     pub async fn progress_deadline_exceeded(&self) -> Value {
         let obj = self.get().await;
         let now = self.sim.now_string();
-        let h = obj["spec"]["template"]["metadata"]["annotations"][ANN_TEMPLATE_HASH]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let h = template_hash_of(&obj);
         let mut conds = conditions_of(&obj);
         set_deploy_condition(
             &mut conds,
@@ -1396,7 +1380,7 @@ impl PodSim<'_> {
             .as_str()
             .unwrap_or("valkey/valkey:8.1.1")
             .to_string();
-        let mut labels = json!({ LABEL_INSTANCE: self.node, LABEL_CLUSTER: self.sim.cluster });
+        let mut labels = w.labels();
         let owner_ref = match w.kind {
             WorkloadKind::StatefulSet => {
                 labels["controller-revision-hash"] = json!(w.revision(h));
@@ -1595,6 +1579,14 @@ impl PodSim<'_> {
     }
 }
 
+/// The template hash a workload object's pod template carries.
+fn template_hash_of(workload: &Value) -> String {
+    workload["spec"]["template"]["metadata"]["annotations"][ANN_TEMPLATE_HASH]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// Pod conditions: status, optional (reason, message); the transition time
 /// moves only on a change.
 fn set_pod_condition(
@@ -1610,12 +1602,18 @@ fn set_pod_condition(
         c["reason"] = json!(reason);
         c["message"] = json!(message);
     }
-    if let Some(old) = conds.iter_mut().find(|c| c["type"] == type_) {
-        if old["status"] == status {
+    upsert_condition(conds, c);
+}
+
+/// Puts condition `c` in place of the one of its type (keeping that one's
+/// lastTransitionTime when the status is unchanged), or adds it.
+fn upsert_condition(conditions: &mut Vec<Value>, mut c: Value) {
+    if let Some(old) = conditions.iter_mut().find(|o| o["type"] == c["type"]) {
+        if old["status"] == c["status"] {
             c["lastTransitionTime"] = old["lastTransitionTime"].clone();
         }
         *old = c;
     } else {
-        conds.push(c);
+        conditions.push(c);
     }
 }
