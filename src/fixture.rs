@@ -761,17 +761,8 @@ impl NodeBuilder {
         self
     }
     /// Pod Ready with no lastTransitionTime on its Ready condition.
-    pub fn pod_ready_no_time(mut self) -> Self {
-        self = self.pod_ready();
-        if let Some(c) = self
-            .pod_status()
-            .conditions
-            .as_mut()
-            .and_then(|cs| cs.iter_mut().find(|c| c.type_ == "Ready"))
-        {
-            c.last_transition_time = None;
-        }
-        self
+    pub fn pod_ready_no_time(self) -> Self {
+        self.pod_ready().without_transition_time("Ready")
     }
     /// Pod Running, not Ready since `since` (readiness failing).
     pub fn pod_not_ready(mut self, since: Timestamp) -> Self {
@@ -843,13 +834,17 @@ impl NodeBuilder {
         self
     }
     /// Unschedulable with no lastTransitionTime.
-    pub fn pod_unschedulable_no_time(mut self) -> Self {
-        self = self.pod_unschedulable(long_ago());
+    pub fn pod_unschedulable_no_time(self) -> Self {
+        self.pod_unschedulable(long_ago())
+            .without_transition_time("PodScheduled")
+    }
+    /// The pod condition `type_` loses its lastTransitionTime.
+    fn without_transition_time(mut self, type_: &str) -> Self {
         if let Some(c) = self
             .pod_status()
             .conditions
             .as_mut()
-            .and_then(|cs| cs.iter_mut().find(|c| c.type_ == "PodScheduled"))
+            .and_then(|cs| cs.iter_mut().find(|c| c.type_ == type_))
         {
             c.last_transition_time = None;
         }
@@ -948,7 +943,8 @@ impl NodeBuilder {
 // Events
 // ----------------------------------------------------------------------------
 
-fn obj_ref(ns: &str, kind: &str, name: &str) -> ObjectReference {
+/// A bare ObjectReference (for the events below and hand-made ones).
+pub(crate) fn object(ns: &str, kind: &str, name: &str) -> ObjectReference {
     ObjectReference {
         api_version: Some(crate::snapshot::VALKEY_API_VERSION.to_string()),
         kind: Some(kind.to_string()),
@@ -1007,8 +1003,8 @@ pub(crate) fn event_permitted(
     event(
         ns,
         keys::EVENT_PERMITTED,
-        obj_ref(ns, "ValkeyCluster", cluster),
-        Some(obj_ref(ns, "ValkeyNode", node)),
+        object(ns, "ValkeyCluster", cluster),
+        Some(object(ns, "ValkeyNode", node)),
         &format!("Granted workload roll permit for {node} (hash {hash})"),
         at,
     )
@@ -1019,8 +1015,8 @@ pub(crate) fn event_node_updated(ns: &str, cluster: &str, node: &str, at: Timest
     event(
         ns,
         keys::EVENT_NODE_UPDATED,
-        obj_ref(ns, "ValkeyCluster", cluster),
-        Some(obj_ref(ns, "ValkeyNode", node)),
+        object(ns, "ValkeyCluster", cluster),
+        Some(object(ns, "ValkeyNode", node)),
         &format!("Updated ValkeyNode {node}"),
         at,
     )
@@ -1032,7 +1028,7 @@ pub(crate) fn event_applied(ns: &str, node: &str, hash: &str, at: Timestamp) -> 
     event(
         ns,
         keys::EVENT_APPLIED,
-        obj_ref(ns, "ValkeyNode", node),
+        object(ns, "ValkeyNode", node),
         None,
         &format!("Applied pod template update (hash {hash})"),
         at,
@@ -1044,7 +1040,7 @@ pub(crate) fn event_deferred(ns: &str, node: &str, hash: &str, at: Timestamp) ->
     event(
         ns,
         keys::EVENT_DEFERRED,
-        obj_ref(ns, "ValkeyNode", node),
+        object(ns, "ValkeyNode", node),
         None,
         &format!("Workload roll for hash {hash} deferred until the cluster grants a permit"),
         at,
@@ -1066,11 +1062,6 @@ pub(crate) fn repeated(mut e: Event, count: i32, last: Timestamp) -> Event {
         last_observed_time: Some(MicroTime(last)),
     });
     e
-}
-
-/// A bare ObjectReference (for hand-made events).
-pub(crate) fn object(ns: &str, kind: &str, name: &str) -> ObjectReference {
-    obj_ref(ns, kind, name)
 }
 
 #[cfg(test)]

@@ -145,6 +145,11 @@ impl Condition {
     pub fn is_false(&self) -> bool {
         self.status == "False"
     }
+    /// Written for the object's `generation` (a condition that does not
+    /// say which generation it observed counts as current).
+    pub fn is_for_generation(&self, generation: Option<i64>) -> bool {
+        self.observed_generation.is_none() || self.observed_generation == generation
+    }
 }
 
 /// Finds a condition by type.

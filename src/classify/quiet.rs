@@ -84,9 +84,8 @@ pub(crate) fn oldest_start(
         .filter(|j| matches!(j.state, NodeState::Waiting | NodeState::Blocking))
         .map(|j| j.waiting_since.unwrap_or(now));
     let cluster_start = cluster.filter(|_| cluster_not_done).map(|c| {
-        let generation = c.metadata.generation;
         condition(c.conditions(), keys::COND_READY)
-            .filter(|r| r.observed_generation.is_none() || r.observed_generation == generation)
+            .filter(|r| r.is_for_generation(c.metadata.generation))
             .and_then(|r| r.last_transition_time.as_ref())
             .map_or(now, |t| t.0)
     });

@@ -276,9 +276,7 @@ pub(crate) fn done(
     let c = cluster?;
     let ready = condition(c.conditions(), keys::COND_READY)?;
     let transition = ready.last_transition_time.as_ref()?.0;
-    let for_this_generation =
-        ready.observed_generation.is_none() || ready.observed_generation == c.metadata.generation;
-    let since: Timestamp = if for_this_generation && !ready.is_true() {
+    let since: Timestamp = if ready.is_for_generation(c.metadata.generation) && !ready.is_true() {
         transition.checked_sub(SAME_RECONCILE).unwrap_or(transition)
     } else {
         transition
