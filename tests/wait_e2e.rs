@@ -206,9 +206,8 @@ async fn holder_between_pods(sim: &Sim, h: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_holder_in_crash_loop_makes_wait_exit_3_soon() {
     let s = harness::server();
-    let ns = s.fresh_namespace("wait-jam");
-    let client = s.client().await;
-    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let sim = Sim::fresh("wait-jam", &Layout::default()).await;
+    let ns = sim.ns.clone();
     let h = sim::hash("wait-jam");
     holder_between_pods(&sim, &h).await;
 
@@ -252,9 +251,8 @@ async fn a_holder_in_crash_loop_makes_wait_exit_3_soon() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_fail_fast_keeps_waiting_through_a_crash_loop_until_the_roll_completes() {
     let s = harness::server();
-    let ns = s.fresh_namespace("wait-nff");
-    let client = s.client().await;
-    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let sim = Sim::fresh("wait-nff", &Layout::default()).await;
+    let ns = sim.ns.clone();
     let h = sim::hash("wait-nff");
     holder_between_pods(&sim, &h).await;
     let pod = sim.node("cache-0-1").pod_for(&h);
@@ -297,9 +295,8 @@ async fn no_fail_fast_keeps_waiting_through_a_crash_loop_until_the_roll_complete
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_times_out_with_exit_5_on_a_roll_that_does_not_move() {
     let s = harness::server();
-    let ns = s.fresh_namespace("wait-timeout");
-    let client = s.client().await;
-    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let sim = Sim::fresh("wait-timeout", &Layout::default()).await;
+    let ns = sim.ns.clone();
     let h = sim::hash("wait-timeout");
     both_ask(&sim, &h).await;
     grant(&sim, "cache-0-1", &h).await;
@@ -331,9 +328,8 @@ async fn wait_times_out_with_exit_5_on_a_roll_that_does_not_move() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_for_a_cluster_that_does_not_exist_is_an_error() {
     let s = harness::server();
-    let ns = s.fresh_namespace("wait-missing");
-    let client = s.client().await;
-    let _sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let _sim = Sim::fresh("wait-missing", &Layout::default()).await;
+    let ns = _sim.ns.clone();
     let mut wait = Plugin::spawn(
         &s.kubeconfig_in(&ns),
         &ns,
@@ -358,9 +354,8 @@ async fn wait_for_a_cluster_that_does_not_exist_is_an_error() {
 async fn wait_exits_0_at_the_end_of_a_spec_driven_roll_and_not_before() {
     const NOT_DONE: &str = "the ValkeyCluster reports it is not done (Reconciling/UpdatingNodes)";
     let s = harness::server();
-    let ns = s.fresh_namespace("wait-spec");
-    let client = s.client().await;
-    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let sim = Sim::fresh("wait-spec", &Layout::default()).await;
+    let ns = sim.ns.clone();
     let image = json!({"image": "valkey/valkey:8.1.2"});
     let h2 = sim::hash("wait-spec-new-template");
 

@@ -68,9 +68,8 @@ async fn holder(sim: &Sim, h: &str) {
 async fn off_a_terminal_one_report_per_visible_change_and_none_while_nothing_changes() {
     let _shared = SERVER.read().await;
     let s = harness::server();
-    let ns = s.fresh_namespace("watch-count");
-    let client = s.client().await;
-    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let sim = Sim::fresh("watch-count", &Layout::default()).await;
+    let ns = sim.ns.clone();
     let h = sim::hash("watch-count");
     holder(&sim, &h).await;
 
@@ -142,9 +141,8 @@ async fn off_a_terminal_one_report_per_visible_change_and_none_while_nothing_cha
 async fn a_holder_crossing_the_stall_threshold_turns_stuck_without_an_api_event() {
     let _shared = SERVER.read().await;
     let s = harness::server();
-    let ns = s.fresh_namespace("watch-stall");
-    let client = s.client().await;
-    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let sim = Sim::fresh("watch-stall", &Layout::default()).await;
+    let ns = sim.ns.clone();
     let h = sim::hash("watch-stall");
     holder(&sim, &h).await;
 
@@ -195,9 +193,8 @@ async fn a_holder_crossing_the_stall_threshold_turns_stuck_without_an_api_event(
 async fn the_watch_survives_the_api_server_restarting_and_says_so_on_stderr() {
     let _alone = SERVER.write().await;
     let s = harness::server();
-    let ns = s.fresh_namespace("watch-restart");
-    let client = s.client().await;
-    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let sim = Sim::fresh("watch-restart", &Layout::default()).await;
+    let ns = sim.ns.clone();
 
     let mut watch = Plugin::spawn(
         &s.kubeconfig_in(&ns),
@@ -257,9 +254,8 @@ async fn on_a_terminal_sigterm_restores_the_screen_too() {
 async fn redraw_in_place_then_stop(signal: libc::c_int, prefix: &str) {
     let _shared = SERVER.read().await;
     let s = harness::server();
-    let ns = s.fresh_namespace(prefix);
-    let client = s.client().await;
-    let sim = Sim::build(client, &ns, "cache", &Layout::default()).await;
+    let sim = Sim::fresh(prefix, &Layout::default()).await;
+    let ns = sim.ns.clone();
 
     let pty = harness::pty::open();
     let mut watch = Plugin::spawn_on_terminal(
