@@ -5,13 +5,13 @@
 #   ${TESTBIN_CACHE:-$HOME/.cache/kubectl-valkey-roll/testbin}/<tool>-<version>/<tool>
 #
 # Idempotent: a binary that is already in the cache is not built again.
-# Usage: bash testbin/build.sh [kube] [etcd] [krew]   (no argument: all three)
+# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew]   (no argument: all)
 #
 # Progress goes to stderr. stdout gets only `export NAME=path` lines, so
-#   eval "$(bash testbin/build.sh kube etcd)"
-# sets KUBE_APISERVER, KUBECTL, ETCD (and KREW, VALIDATE_KREW_MANIFEST with
-# krew). The same lines, for every tool in the cache, are written to
-# <cache>/env.sh for `source`.
+#   eval "$(bash testbin/build.sh kube etcd kwok)"
+# sets KUBE_APISERVER, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KUBECTL, ETCD,
+# KWOK (and KREW, VALIDATE_KREW_MANIFEST with krew). The same lines, for every
+# tool in the cache, are written to <cache>/env.sh for `source`.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,8 +35,9 @@ modver() { awk -v m="$2" '$1 == m { print $2; exit } $1 == "require" && $2 == m 
 
 KUBE_VERSION=$(modver kube k8s.io/kubernetes)
 ETCD_VERSION=$(modver etcd go.etcd.io/etcd/server/v3)
+KWOK_VERSION=$(modver kwok sigs.k8s.io/kwok)
 KREW_VERSION=$(modver krew sigs.k8s.io/krew)
-[ -n "$KUBE_VERSION" ] && [ -n "$ETCD_VERSION" ] && [ -n "$KREW_VERSION" ] ||
+[ -n "$KUBE_VERSION" ] && [ -n "$ETCD_VERSION" ] && [ -n "$KWOK_VERSION" ] && [ -n "$KREW_VERSION" ] ||
   die "could not read the pinned versions from testbin/*/go.mod"
 
 kube_minor=${KUBE_VERSION#v1.}
@@ -98,7 +99,7 @@ build() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(kube etcd krew)
+[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew)
 
 mkdir -p "$cache"
 # One build at a time per cache (two test scripts may start together).
@@ -110,20 +111,27 @@ fi
 for g in "${groups[@]}"; do
   case $g in
     kube)
+      # One `go build`: the four share most of their packages.
       build kube "$kube_ldflags" "$KUBE_VERSION" \
         kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
+        kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
+        kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler \
         kubectl=k8s.io/kubernetes/cmd/kubectl
       ;;
     etcd)
       # go.etcd.io/etcd/server/v3 is etcd's main package.
       build etcd "-s -w" "$ETCD_VERSION" etcd=go.etcd.io/etcd/server/v3
       ;;
+    kwok)
+      build kwok "-s -w" "$KWOK_VERSION" \
+        kwok=sigs.k8s.io/kwok/cmd/kwok
+      ;;
     krew)
       build krew "-s -w" "$KREW_VERSION" \
         krew=sigs.k8s.io/krew/cmd/krew \
         validate-krew-manifest=sigs.k8s.io/krew/cmd/validate-krew-manifest
       ;;
-    *) die "unknown group '$g' (kube, etcd, krew)" ;;
+    *) die "unknown group '$g' (kube, etcd, kwok, krew)" ;;
   esac
 done
 
@@ -136,8 +144,11 @@ env_line() { # VAR tool version
 }
 all_env() {
   env_line KUBE_APISERVER kube-apiserver "$KUBE_VERSION"
+  env_line KUBE_CONTROLLER_MANAGER kube-controller-manager "$KUBE_VERSION"
+  env_line KUBE_SCHEDULER kube-scheduler "$KUBE_VERSION"
   env_line KUBECTL kubectl "$KUBE_VERSION"
   env_line ETCD etcd "$ETCD_VERSION"
+  env_line KWOK kwok "$KWOK_VERSION"
   env_line KREW krew "$KREW_VERSION"
   env_line VALIDATE_KREW_MANIFEST validate-krew-manifest "$KREW_VERSION"
 }

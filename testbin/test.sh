@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command: provisions what is missing (kube-apiserver,
-# kubectl and etcd, built from Go modules by testbin/build.sh into a cache
-# that later runs reuse), then runs every test, end-to-end included, against
+# kube-controller-manager, kube-scheduler, kubectl, etcd and kwok, built
+# from Go modules by testbin/build.sh into a cache that later runs reuse), then runs every test, end-to-end included, against
 # a real API server the tests start on loopback.
 #
 # Needs: Rust (cargo), Go >= 1.25 and the Go module proxy (first run only:
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-eval "$(bash testbin/build.sh kube etcd)"
-export KUBE_APISERVER KUBECTL ETCD
+eval "$(bash testbin/build.sh kube etcd kwok)"
+export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK
 
 cargo test --all-targets --features test-hooks "$@"
