@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Kills the etcd and kube-apiserver processes that test runs left behind, and
-# removes their work directories. The test harness (tests/harness) writes one
+# Kills the test servers (etcd, kube-apiserver, and the control plane's
+# kube-controller-manager, kube-scheduler and kwok) that test runs left
+# behind, and removes their work directories. The test harness (tests/harness) writes one
 # pidfile per child it starts:
 #
 #   <target dir>/testbin-pids/<name>-<pid>.pid     line 1: pid, line 2: work dir
@@ -8,8 +9,8 @@
 # and removes it when it stops the child itself. A pidfile that is still
 # there belongs to a test process that died without cleaning up (SIGKILL,
 # abort); its child normally died with it (PR_SET_PDEATHSIG), and this script
-# makes sure. A pid is only signalled while /proc says it is still an etcd or
-# kube-apiserver, so a recycled pid is never hit.
+# makes sure. A pid is only signalled while /proc says it is still one of
+# those five programs, so a recycled pid is never hit.
 #
 # Usage: bash testbin/reap.sh [--check]
 #   --check: also fail (exit 1) if a process running a binary from the
@@ -26,11 +27,11 @@ check=false
 
 say() { printf 'reap: %s\n' "$*" >&2; }
 
-is_ours() { # pid -> true while it is an etcd or kube-apiserver
+is_ours() { # pid -> true while it runs one of the test servers' programs
   local exe
   [ -r "/proc/$1/cmdline" ] || return 1
   exe=$(tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | head -n 1)
-  case ${exe##*/} in etcd | kube-apiserver) return 0 ;; *) return 1 ;; esac
+  case ${exe##*/} in etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok) return 0 ;; *) return 1 ;; esac
 }
 
 kill_wait() { # pid: SIGKILL its process group and itself, wait up to 10 s
@@ -72,11 +73,17 @@ if $check; then
   for p in /proc/[0-9]*; do
     pid=${p#/proc/}
     exe=$(readlink "$p/exe" 2>/dev/null) || continue
-    case $exe in "$cache"/etcd-*/etcd | "$cache"/kube-apiserver-*/kube-apiserver) left+=("$pid:$exe") ;; esac
+    case $exe in
+      "$cache"/etcd-*/etcd | "$cache"/kube-apiserver-*/kube-apiserver | \
+        "$cache"/kube-controller-manager-*/kube-controller-manager | \
+        "$cache"/kube-scheduler-*/kube-scheduler | "$cache"/kwok-*/kwok)
+        left+=("$pid:$exe")
+        ;;
+    esac
   done
   if [ ${#left[@]} -gt 0 ]; then
     say "still running: ${left[*]}"
     exit 1
   fi
-  say "no etcd or kube-apiserver from $cache is running"
+  say "no test server (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) from $cache is running"
 fi

@@ -54,6 +54,7 @@
 
 #![allow(dead_code)]
 
+pub mod controlplane;
 pub mod pki;
 pub mod plugin;
 pub mod procs;
@@ -69,6 +70,7 @@ use std::sync::{Mutex, OnceLock, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
+pub use controlplane::control_plane;
 use procs::Proc;
 
 /// How long kube-apiserver may take to become ready (/readyz).
@@ -457,14 +459,15 @@ impl Server {
     }
 
     /// Runs `f` on the harness thread, with its [`Supervisor`], and waits
-    /// for its result.
+    /// for its result. A child spawned there lives as long as the test
+    /// binary (PR_SET_PDEATHSIG follows that thread).
     fn on_harness<T, F>(&self, f: F) -> T
     where
         T: Send + 'static,
-        F: FnOnce(&Supervisor) -> T + Send + 'static,
+        F: FnOnce(&mut Supervisor) -> T + Send + 'static,
     {
         let (tx, rx) = mpsc::channel();
-        let job: Job = Box::new(move |sup: &Supervisor| {
+        let job: Job = Box::new(move |sup: &mut Supervisor| {
             let _ = tx.send(f(sup));
         });
         self.ctl
@@ -539,7 +542,7 @@ pub fn locate_bins() -> Result<Bins, String> {
 // ---------------------------------------------------------------------------
 // The harness thread
 
-type Job = Box<dyn FnOnce(&Supervisor) + Send>;
+type Job = Box<dyn FnOnce(&mut Supervisor) + Send>;
 
 enum Cmd {
     Stop(mpsc::Sender<Result<(), String>>),
@@ -556,6 +559,9 @@ struct Supervisor {
     etcd: Proc,
     apiserver: Option<Proc>,
     apiserver_args: Vec<String>,
+    /// The control plane's children (kwok, kube-scheduler,
+    /// kube-controller-manager), once `control_plane()` has started them.
+    controllers: Vec<Proc>,
     workdir: PathBuf,
     url: String,
 }
@@ -654,6 +660,7 @@ impl Supervisor {
                 etcd,
                 apiserver: None,
                 apiserver_args: apiserver_args(&workdir, etcd_client, port),
+                controllers: Vec::new(),
                 workdir: workdir.clone(),
                 url: url.clone(),
             };
@@ -780,7 +787,7 @@ impl Supervisor {
                     };
                     let _ = reply.send(r);
                 }
-                Cmd::Job(job) => job(&self),
+                Cmd::Job(job) => job(&mut self),
             }
         }
     }
