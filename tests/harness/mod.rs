@@ -55,6 +55,7 @@
 #![allow(dead_code)]
 
 pub mod controlplane;
+pub mod operator;
 pub mod pki;
 pub mod plugin;
 pub mod procs;
