@@ -42,7 +42,9 @@ const WALK: [&str; 4] = ["rig-0-1", "rig-0-0", "rig-1-1", "rig-1-0"];
 fn documents(p: &Plugin) -> Vec<Value> {
     p.stdout
         .iter()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON document ({e}): {l}")))
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON document ({e}): {l}"))
+        })
         .collect()
 }
 
@@ -64,7 +66,11 @@ fn node<'a>(c: &'a Value, name: &str) -> &'a Value {
 fn holders(c: &Value) -> Vec<String> {
     c["holders"]
         .as_array()
-        .map(|hs| hs.iter().filter_map(|h| h.as_str().map(str::to_string)).collect())
+        .map(|hs| {
+            hs.iter()
+                .filter_map(|h| h.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -81,7 +87,11 @@ fn digest(docs: &[Value]) -> String {
                 .iter()
                 .map(|n| {
                     let x = node(c, n);
-                    format!("{n}={}/{}", x["state"].as_str().unwrap_or("-"), x["queuePosition"])
+                    format!(
+                        "{n}={}/{}",
+                        x["state"].as_str().unwrap_or("-"),
+                        x["queuePosition"]
+                    )
                 })
                 .collect();
             format!(
@@ -115,50 +125,58 @@ fn plugin(ns: &str, args: &[&str]) -> Plugin {
 /// from the API, not from the plugin).
 async fn until_settled(op: &Operator, image: &str) {
     let sim = op.sim.clone();
-    eventually("the cluster Ready with every node on its image", BOUND, || {
-        let sim = sim.clone();
-        async move {
-            op.check();
-            let vc = serde_json::to_value(sim.get_cluster().await).unwrap();
-            let ready = vc["status"]["conditions"]
-                .as_array()
-                .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready").cloned())
-                .unwrap_or(Value::Null);
-            let nodes = sim.nodes().list(&Default::default()).await.map_err(|e| e.to_string())?;
-            let settled = |n: &kube::api::DynamicObject| {
-                let v = serde_json::to_value(n).unwrap();
-                v["status"]["ready"] == true
-                    && v["status"]["observedGeneration"] == v["metadata"]["generation"]
-                    && v["spec"]["image"] == image
-            };
-            if ready["status"] == "True"
-                && ready["observedGeneration"] == vc["metadata"]["generation"]
-                && nodes.items.len() == WALK.len()
-                && nodes.items.iter().all(settled)
-            {
-                Ok(())
-            } else {
-                Err(format!(
-                    "cluster Ready {ready}; nodes {:?}",
-                    nodes
-                        .items
-                        .iter()
-                        .map(|n| {
-                            let v = serde_json::to_value(n).unwrap();
-                            format!(
-                                "{} ready={} gen={}/{} image={}",
-                                v["metadata"]["name"],
-                                v["status"]["ready"],
-                                v["status"]["observedGeneration"],
-                                v["metadata"]["generation"],
-                                v["spec"]["image"]
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                ))
+    eventually(
+        "the cluster Ready with every node on its image",
+        BOUND,
+        || {
+            let sim = sim.clone();
+            async move {
+                op.check();
+                let vc = serde_json::to_value(sim.get_cluster().await).unwrap();
+                let ready = vc["status"]["conditions"]
+                    .as_array()
+                    .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready").cloned())
+                    .unwrap_or(Value::Null);
+                let nodes = sim
+                    .nodes()
+                    .list(&Default::default())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let settled = |n: &kube::api::DynamicObject| {
+                    let v = serde_json::to_value(n).unwrap();
+                    v["status"]["ready"] == true
+                        && v["status"]["observedGeneration"] == v["metadata"]["generation"]
+                        && v["spec"]["image"] == image
+                };
+                if ready["status"] == "True"
+                    && ready["observedGeneration"] == vc["metadata"]["generation"]
+                    && nodes.items.len() == WALK.len()
+                    && nodes.items.iter().all(settled)
+                {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "cluster Ready {ready}; nodes {:?}",
+                        nodes
+                            .items
+                            .iter()
+                            .map(|n| {
+                                let v = serde_json::to_value(n).unwrap();
+                                format!(
+                                    "{} ready={} gen={}/{} image={}",
+                                    v["metadata"]["name"],
+                                    v["status"]["ready"],
+                                    v["status"]["observedGeneration"],
+                                    v["metadata"]["generation"],
+                                    v["spec"]["image"]
+                                )
+                            })
+                            .collect::<Vec<_>>()
+                    ))
+                }
             }
-        }
-    })
+        },
+    )
     .await;
 }
 
@@ -181,8 +199,7 @@ async fn until_document(p: &mut Plugin, what: &str, pred: impl Fn(&Value) -> boo
 }
 
 fn converged(c: &Value) -> bool {
-    c["verdict"] == "Converged"
-        && WALK.iter().all(|n| node(c, n)["state"] == "Converged")
+    c["verdict"] == "Converged" && WALK.iter().all(|n| node(c, n)["state"] == "Converged")
 }
 
 /// (a) Creation is not a roll: while the cluster is being created, no
@@ -226,7 +243,8 @@ async fn a_cluster_created_from_nothing_is_never_a_conflict_and_wait_does_not_fa
     );
     // The watch saw the creation itself, not only its end.
     assert!(
-        docs.iter().any(|d| !cluster(d).is_null() && !converged(cluster(d))),
+        docs.iter()
+            .any(|d| !cluster(d).is_null() && !converged(cluster(d))),
         "no document before Converged:\n{}",
         digest(&docs)
     );
@@ -290,14 +308,22 @@ async fn a_spec_driven_image_change_rolls_node_by_node_with_the_right_front_and_
         let behind = &WALK[advanced.len()..];
         for (k, n) in behind.iter().enumerate() {
             assert_eq!(node(c, n)["state"], "Waiting", "{n} is behind; {at}");
-            assert_eq!(node(c, n)["queuePosition"], k + 1, "{n}'s queue position; {at}");
+            assert_eq!(
+                node(c, n)["queuePosition"],
+                k + 1,
+                "{n}'s queue position; {at}"
+            );
         }
         let front = WALK
             .iter()
             .find(|n| matches!(node(c, n)["state"].as_str(), Some("Waiting" | "Blocking")));
         assert_eq!(c["front"].as_str(), front.copied(), "front; {at}");
         let verdict = if hs.is_empty() {
-            if front.is_some() { "Waiting" } else { "Converged" }
+            if front.is_some() {
+                "Waiting"
+            } else {
+                "Converged"
+            }
         } else {
             "Rolling"
         };
@@ -334,7 +360,15 @@ async fn a_broken_image_jams_a_revert_is_trapped_and_deleting_the_pod_finishes_t
     let (op, ns) = settled_cluster("ctl-broken").await;
     let mut watch = plugin(
         &ns,
-        &["status", CLUSTER, "--watch", "-o", "json", "--stall-threshold", "30s"],
+        &[
+            "status",
+            CLUSTER,
+            "--watch",
+            "-o",
+            "json",
+            "--stall-threshold",
+            "30s",
+        ],
     );
     until_document(&mut watch, "the settled cluster", converged).await;
     let first = WALK[0];
@@ -345,7 +379,10 @@ async fn a_broken_image_jams_a_revert_is_trapped_and_deleting_the_pod_finishes_t
         pods.get_opt(&pod_name)
             .await
             .map_err(|e| e.to_string())
-            .map(|p| p.map(|p| serde_json::to_value(p).unwrap()).unwrap_or(Value::Null))
+            .map(|p| {
+                p.map(|p| serde_json::to_value(p).unwrap())
+                    .unwrap_or(Value::Null)
+            })
     };
     let sts_json = || async {
         statefulsets
@@ -356,18 +393,25 @@ async fn a_broken_image_jams_a_revert_is_trapped_and_deleting_the_pod_finishes_t
     };
 
     op.sim.edit_cluster_spec(json!({"image": BROKEN})).await;
-    eventually("the first node's pod in CrashLoopBackOff", BOUND, || async {
-        let pod = pod_json().await?;
-        let c = &pod["status"]["containerStatuses"][0];
-        if c["image"] == BROKEN && c["state"]["waiting"]["reason"] == "CrashLoopBackOff" {
-            Ok(())
-        } else {
-            Err(format!("container {c}"))
-        }
-    })
+    eventually(
+        "the first node's pod in CrashLoopBackOff",
+        BOUND,
+        || async {
+            let pod = pod_json().await?;
+            let c = &pod["status"]["containerStatuses"][0];
+            if c["image"] == BROKEN && c["state"]["waiting"]["reason"] == "CrashLoopBackOff" {
+                Ok(())
+            } else {
+                Err(format!("container {c}"))
+            }
+        },
+    )
     .await;
     let crashed_at = Instant::now();
-    let jammed = until_document(&mut watch, "a Jammed document", |c| c["verdict"] == "Jammed").await;
+    let jammed = until_document(&mut watch, "a Jammed document", |c| {
+        c["verdict"] == "Jammed"
+    })
+    .await;
     let within = crashed_at.elapsed();
     let docs = documents(&watch);
     assert!(
@@ -377,11 +421,29 @@ async fn a_broken_image_jams_a_revert_is_trapped_and_deleting_the_pod_finishes_t
         digest(&docs)
     );
     let c = cluster(&docs[jammed]);
-    let held_or_front = holders(c).first().cloned().or(c["front"].as_str().map(str::to_string));
-    assert_eq!(held_or_front.as_deref(), Some(first), "the jam is {first}'s:\n{}", digest(&docs));
+    let held_or_front = holders(c)
+        .first()
+        .cloned()
+        .or(c["front"].as_str().map(str::to_string));
+    assert_eq!(
+        held_or_front.as_deref(),
+        Some(first),
+        "the jam is {first}'s:\n{}",
+        digest(&docs)
+    );
     for (k, n) in WALK[1..].iter().enumerate() {
-        assert_eq!(node(c, n)["state"], "Waiting", "{n} waits behind the jam:\n{}", digest(&docs));
-        assert_eq!(node(c, n)["queuePosition"], k + 1, "{n}:\n{}", digest(&docs));
+        assert_eq!(
+            node(c, n)["state"],
+            "Waiting",
+            "{n} waits behind the jam:\n{}",
+            digest(&docs)
+        );
+        assert_eq!(
+            node(c, n)["queuePosition"],
+            k + 1,
+            "{n}:\n{}",
+            digest(&docs)
+        );
     }
 
     // Revert: the StatefulSet's update revision is the old one again, and
@@ -409,7 +471,10 @@ async fn a_broken_image_jams_a_revert_is_trapped_and_deleting_the_pod_finishes_t
             pod["metadata"]["uid"], broken_pod["metadata"]["uid"],
             "the StatefulSet replaced the broken pod by itself: no trap"
         );
-        assert_eq!(pod["metadata"]["labels"]["controller-revision-hash"], broken_revision);
+        assert_eq!(
+            pod["metadata"]["labels"]["controller-revision-hash"],
+            broken_revision
+        );
         assert_ne!(
             pod["metadata"]["labels"]["controller-revision-hash"],
             trapped["status"]["updateRevision"]
@@ -431,14 +496,22 @@ async fn a_broken_image_jams_a_revert_is_trapped_and_deleting_the_pod_finishes_t
         .await
         .expect("delete the trapped pod");
     until_settled(&op, OLD).await;
-    let end = until_document(&mut watch, "a Converged document after the delete", converged).await;
+    let end = until_document(
+        &mut watch,
+        "a Converged document after the delete",
+        converged,
+    )
+    .await;
     let docs = documents(&watch);
     let all = digest(&docs);
     assert!(end >= deleted_at, "{all}");
     let stalled: Vec<usize> = (0..docs.len())
         .filter(|&i| cluster(&docs[i])["verdict"] == "Stalled")
         .collect();
-    assert!(stalled.is_empty(), "Stalled in documents {stalled:?}:\n{all}");
+    assert!(
+        stalled.is_empty(),
+        "Stalled in documents {stalled:?}:\n{all}"
+    );
     assert!(
         docs.iter().all(|d| cluster(d)["verdict"] != "Conflict"),
         "a Conflict:\n{all}"

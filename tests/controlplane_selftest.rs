@@ -69,7 +69,11 @@ impl Sts {
 
     /// The pod, or `None` while it does not exist.
     async fn pod(&self) -> Option<Value> {
-        let pod = self.pods.get_opt(&self.pod_name()).await.expect("get Pod")?;
+        let pod = self
+            .pods
+            .get_opt(&self.pod_name())
+            .await
+            .expect("get Pod")?;
         Some(serde_json::to_value(pod).unwrap())
     }
 
@@ -77,7 +81,11 @@ impl Sts {
     async fn set_image(&self, image: &str) {
         let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "server", "image": image}]}}}});
         self.api
-            .patch(&self.name, &PatchParams::default(), &Patch::Strategic(patch))
+            .patch(
+                &self.name,
+                &PatchParams::default(),
+                &Patch::Strategic(patch),
+            )
             .await
             .expect("patch the StatefulSet's image");
     }
@@ -165,7 +173,10 @@ async fn a_statefulset_pod_becomes_running_and_ready_with_a_loopback_ip() {
     assert_eq!(pod["status"]["phase"], "Running", "{}", summary(&pod));
     assert_eq!(pod["status"]["hostIP"], NODE_IP);
     let ip = pod["status"]["podIP"].as_str().unwrap_or_default();
-    assert!(ip.starts_with(POD_IP_PREFIX), "pod IP {ip} not in 127.0.1.0/24");
+    assert!(
+        ip.starts_with(POD_IP_PREFIX),
+        "pod IP {ip} not in 127.0.1.0/24"
+    );
     assert_eq!(pod["status"]["podIPs"][0]["ip"], ip);
     assert_eq!(condition(&pod, "PodScheduled"), "True");
     assert_eq!(condition(&pod, "ContainersReady"), "True");
@@ -195,16 +206,22 @@ async fn a_template_change_replaces_the_pod_on_the_update_revision() {
     let (before, old) = sts.until_rolled_out("the first pod Ready").await;
     sts.set_image("valkey/valkey:9.0.1").await;
     let (after, new) = sts
-        .until("the pod replaced and Ready on the new revision", |set, pod| {
-            let st = &set["status"];
-            is_ready(pod)
-                && *revision_of(pod) == st["updateRevision"]
-                && st["currentRevision"] == st["updateRevision"]
-                && st["updateRevision"] != before["status"]["updateRevision"]
-        })
+        .until(
+            "the pod replaced and Ready on the new revision",
+            |set, pod| {
+                let st = &set["status"];
+                is_ready(pod)
+                    && *revision_of(pod) == st["updateRevision"]
+                    && st["currentRevision"] == st["updateRevision"]
+                    && st["updateRevision"] != before["status"]["updateRevision"]
+            },
+        )
         .await;
 
-    assert_ne!(new["metadata"]["uid"], old["metadata"]["uid"], "the pod was not replaced");
+    assert_ne!(
+        new["metadata"]["uid"], old["metadata"]["uid"],
+        "the pod was not replaced"
+    );
     assert_ne!(revision_of(&new), revision_of(&old));
     assert_eq!(server_status(&new)["image"], "valkey/valkey:9.0.1");
     assert_eq!(after["status"]["readyReplicas"], 1);
@@ -243,7 +260,11 @@ async fn a_broken_image_crash_loops_and_a_revert_stays_trapped_until_the_pod_is_
     assert_eq!(pod["status"]["phase"], "Running");
     // The roll is not done: the StatefulSet still counts the good revision
     // as current.
-    assert_eq!(set["status"]["currentRevision"], good_revision, "{}", set["status"]);
+    assert_eq!(
+        set["status"]["currentRevision"], good_revision,
+        "{}",
+        set["status"]
+    );
     // It keeps crashing: the restart count climbs.
     let first = c["restartCount"].as_i64().unwrap_or_default();
     sts.until("the restart count climbing", |_, pod| {
@@ -270,7 +291,11 @@ async fn a_broken_image_crash_loops_and_a_revert_stays_trapped_until_the_pod_is_
         assert_eq!(st["updateRevision"], good_revision, "{st}");
         assert_eq!(revision_of(&pod), &broken_revision, "{}", summary(&pod));
         assert_eq!(pod["metadata"]["uid"], trapped_uid, "{}", summary(&pod));
-        assert!(pod["metadata"]["deletionTimestamp"].is_null(), "{}", summary(&pod));
+        assert!(
+            pod["metadata"]["deletionTimestamp"].is_null(),
+            "{}",
+            summary(&pod)
+        );
         assert!(!is_ready(&pod), "{}", summary(&pod));
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
@@ -298,7 +323,10 @@ fn the_control_plane_logs_its_ready_line() {
     let log = std::fs::read_to_string(harness::procs::target_dir().join("testbin-servers.log"))
         .expect("servers log");
     let line = format!("control plane ready at {}", cp.url());
-    assert!(log.lines().any(|l| l.starts_with(&line)), "no line {line:?} in:\n{log}");
+    assert!(
+        log.lines().any(|l| l.starts_with(&line)),
+        "no line {line:?} in:\n{log}"
+    );
     assert!(cp.kwok_addr().ip().is_loopback());
     let bins = cp.control_plane_bins();
     assert!(bins.kwok.is_file() && bins.kube_scheduler.is_file());

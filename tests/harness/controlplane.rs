@@ -211,7 +211,13 @@ fn boot(
         "--bind-address=127.0.0.1".into(),
         "-v=1".into(),
     ];
-    spawn(sup, "kube-scheduler", &bins.kube_scheduler, &scheduler_args, &dir)?;
+    spawn(
+        sup,
+        "kube-scheduler",
+        &bins.kube_scheduler,
+        &scheduler_args,
+        &dir,
+    )?;
     let kcm_args = vec![
         format!("--kubeconfig={}", f(&kc.kcm)),
         "--controllers=statefulset,deployment,replicaset,garbagecollector".into(),
@@ -261,8 +267,13 @@ fn spawn(
 /// The first child that has exited, with its log.
 fn exited_child(sup: &mut Supervisor) -> Option<String> {
     sup.controllers.iter_mut().find_map(|p| {
-        p.exited()
-            .map(|status| format!("{} exited ({status}); its log ends:\n{}", p.name, p.log_tail(40)))
+        p.exited().map(|status| {
+            format!(
+                "{} exited ({status}); its log ends:\n{}",
+                p.name,
+                p.log_tail(40)
+            )
+        })
     })
 }
 
@@ -356,9 +367,11 @@ fn start_kwok(
         ];
         spawn(sup, "kwok", &bins.kwok, &args, &dir)?;
         let listening = until(sup, "kwok listening", deadline, |_| {
-            Ok(TcpStream::connect_timeout(&addr, Duration::from_millis(200))
-                .ok()
-                .map(|_| ()))
+            Ok(
+                TcpStream::connect_timeout(&addr, Duration::from_millis(200))
+                    .ok()
+                    .map(|_| ()),
+            )
         });
         match listening {
             Ok(()) => {
@@ -434,9 +447,15 @@ fn run_canary(sup: &mut Supervisor, deadline: Instant) -> Result<(), String> {
         deadline,
         |sup| pod(sup),
     )?;
-    until(sup, "kube-scheduler binding the canary pod", deadline, |sup| {
-        Ok(pod(sup)?.filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(NODE)))
-    })?;
+    until(
+        sup,
+        "kube-scheduler binding the canary pod",
+        deadline,
+        |sup| {
+            Ok(pod(sup)?
+                .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(NODE)))
+        },
+    )?;
     until(
         sup,
         "kwok running the canary pod (Ready, IP in 127.0.1.0/24)",

@@ -190,7 +190,9 @@ impl View {
     }
     fn workload(&self, node: &str) -> Option<&Value> {
         let name = format!("valkey-{node}");
-        self.workloads.iter().find(|w| w["metadata"]["name"] == name)
+        self.workloads
+            .iter()
+            .find(|w| w["metadata"]["name"] == name)
     }
     fn pod(&self, node: &str) -> Option<&Value> {
         let name = format!("valkey-{node}-0");
@@ -225,7 +227,7 @@ async fn read(sim: &Sim) -> Result<Option<View>, String> {
     let (nodes_api, sts_api, pods_api) = (sim.nodes(), sim.statefulsets(), sim.pods());
     let (nodes, workloads, pods) =
         tokio::try_join!(nodes_api.list(&lp), sts_api.list(&lp), pods_api.list(&lp))
-    .map_err(|e| format!("list the cluster's objects: {e}"))?;
+            .map_err(|e| format!("list the cluster's objects: {e}"))?;
     Ok(Some(View {
         cluster: serde_json::to_value(cluster).expect("json"),
         nodes: nodes.items.iter().map(to_json).collect(),
@@ -287,9 +289,19 @@ async fn cluster_controller(sim: &Sim, view: &View) -> Result<bool, String> {
             vc,
             ("Reconciling", "Reconciling", "Creating shards"),
             &[
-                ("Ready", "False", "MissingShards", "Waiting for all shards to be created"),
+                (
+                    "Ready",
+                    "False",
+                    "MissingShards",
+                    "Waiting for all shards to be created",
+                ),
                 ("Progressing", "True", "Reconciling", "Creating shards"),
-                ("ClusterFormed", "False", "MissingShards", "Waiting for shards"),
+                (
+                    "ClusterFormed",
+                    "False",
+                    "MissingShards",
+                    "Waiting for shards",
+                ),
             ],
         )
         .await?;
@@ -333,9 +345,24 @@ async fn cluster_controller(sim: &Sim, view: &View) -> Result<bool, String> {
         ("Ready", "ClusterHealthy", "Cluster is healthy"),
         &[
             ("Ready", "True", "ClusterHealthy", "Cluster is healthy"),
-            ("Progressing", "False", "ReconcileComplete", "No changes needed"),
-            ("ClusterFormed", "True", "TopologyComplete", "All nodes joined cluster"),
-            ("SlotsAssigned", "True", "AllSlotsAssigned", "All slots assigned"),
+            (
+                "Progressing",
+                "False",
+                "ReconcileComplete",
+                "No changes needed",
+            ),
+            (
+                "ClusterFormed",
+                "True",
+                "TopologyComplete",
+                "All nodes joined cluster",
+            ),
+            (
+                "SlotsAssigned",
+                "True",
+                "AllSlotsAssigned",
+                "All slots assigned",
+            ),
         ],
     )
     .await?;
@@ -438,7 +465,12 @@ async fn advance(sim: &Sim, vc: &Value, node: &Value, image: &str) -> Result<boo
         ("Reconciling", "UpdatingNodes", "Updating ValkeyNodes"),
         &[
             ("Ready", "False", "UpdatingNodes", "Updating ValkeyNodes"),
-            ("Progressing", "True", "UpdatingNodes", "Updating ValkeyNodes"),
+            (
+                "Progressing",
+                "True",
+                "UpdatingNodes",
+                "Updating ValkeyNodes",
+            ),
         ],
     )
     .await?;
@@ -455,7 +487,10 @@ async fn set_cluster_status(
     conditions: &[(&str, &str, &str, &str)],
 ) -> Result<(), String> {
     let generation = vc["metadata"]["generation"].as_i64();
-    let old = vc["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    let old = vc["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let mut conds = old.clone();
     let now = sim.now_string();
     for (t, s, r, m) in conditions {
@@ -586,7 +621,9 @@ async fn apply_template(sim: &Sim, node: &Value, sts: &Value, image: &str) -> Re
     )? {
         return Ok(());
     }
-    let revision = node["spec"]["workloadRevision"].as_str().unwrap_or_default();
+    let revision = node["spec"]["workloadRevision"]
+        .as_str()
+        .unwrap_or_default();
     let reg = sim.node_ref(name).await;
     sim.event(
         NODE_CONTROLLER,
@@ -598,7 +635,10 @@ async fn apply_template(sim: &Sim, node: &Value, sts: &Value, image: &str) -> Re
         &format!("Applied pod template update (hash {revision})"),
     )
     .await;
-    let mut conds = node["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    let mut conds = node["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let generation = node["metadata"]["generation"].as_i64();
     set_condition(
         &mut conds,
@@ -648,7 +688,15 @@ async fn node_status(
     };
     let old_conds = st["conditions"].as_array().cloned().unwrap_or_default();
     let mut conds = old_conds.clone();
-    set_condition(&mut conds, "Ready", status, reason, message, generation, &sim.now_string());
+    set_condition(
+        &mut conds,
+        "Ready",
+        status,
+        reason,
+        message,
+        generation,
+        &sim.now_string(),
+    );
 
     let mut patch = serde_json::Map::new();
     if conds != old_conds {
@@ -667,7 +715,9 @@ async fn node_status(
     if st["ready"].as_bool() != ready {
         patch.insert("ready".into(), json!(ready));
     }
-    let ip = pod.map(|p| p["status"]["podIP"].clone()).unwrap_or(Value::Null);
+    let ip = pod
+        .map(|p| p["status"]["podIP"].clone())
+        .unwrap_or(Value::Null);
     if pod_ready_on_update && st["podIP"] != ip {
         patch.insert("podIP".into(), ip);
     } else if pod.is_none() && !st["podIP"].is_null() {
@@ -691,7 +741,11 @@ async fn node_status_patch(sim: &Sim, name: &str, status: Value) -> Result<(), S
     wrote(
         &format!("patch ValkeyNode {name} status"),
         sim.nodes()
-            .patch_status(name, &patch_params(), &Patch::Merge(json!({ "status": status })))
+            .patch_status(
+                name,
+                &patch_params(),
+                &Patch::Merge(json!({ "status": status })),
+            )
             .await,
     )
     .map(|_| ())
