@@ -33,6 +33,10 @@
 //! s.stop(); s.start(); s.restart();       // kube-apiserver only: same port, same etcd
 //! s.audit_log() -> &Path; s.audit_events() -> Vec<serde_json::Value>
 //! s.bins() -> &Bins                       // paths of kube-apiserver, etcd, kubectl
+//!
+//! let cp: &'static harness::controlplane::ControlPlane = harness::control_plane(); // derefs to Server
+//! cp.log_tails(n) -> String               // the controllers' logs, for failure messages
+//! harness::controlplane::eventually(what, bound, || async { Ok(..) / Err(seen) }).await
 //! ```
 //!
 //! Tests of one binary share its server and run in parallel: give each test
@@ -50,7 +54,15 @@
 //! `<target>/testbin-servers.log` each time it becomes ready.
 //!
 //! `sim` is a simulated valkey-operator making the operator's writes one API
-//! call at a time (see sim.rs).
+//! call at a time (see sim.rs); there, the test writes what the controllers
+//! would (workload status, pods) itself.
+//!
+//! A test binary that needs StatefulSets and pods to behave as in a cluster
+//! calls [`control_plane()`] instead of [`server()`]: the same server, plus
+//! kube-controller-manager, kube-scheduler and kwok (controlplane.rs), and
+//! `operator` is then the simulated operator that writes only what the
+//! operator writes and leaves the rest to those controllers (operator.rs).
+//! Test binaries that call only `server()` start none of them.
 
 #![allow(dead_code)]
 
