@@ -51,7 +51,7 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
-use kube::api::{Api, ListParams, PostParams};
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 use super::procs::Proc;
@@ -316,7 +316,11 @@ fn until<T>(
 }
 
 /// The fake Node, annotated for kwok, with the pod CIDR. kwok writes its
-/// status (node-initialize stage).
+/// status (node-initialize stage). The API server's TaintNodesByCondition
+/// admission gives every new Node the `node.kubernetes.io/not-ready`
+/// NoSchedule taint, which the node-lifecycle controller (not run here)
+/// removes once the Node is Ready; the harness removes it itself, right
+/// after the create (the admission acts on create only).
 fn create_node(sup: &Supervisor) -> Result<(), String> {
     let node: Node = serde_json::from_value(json!({
         "metadata": {
@@ -332,10 +336,18 @@ fn create_node(sup: &Supervisor) -> Result<(), String> {
         "spec": {"podCIDR": POD_CIDR, "podCIDRs": [POD_CIDR]},
     }))
     .expect("a Node");
+    let nodes = Api::<Node>::all(sup.admin.clone());
     sup.rt
-        .block_on(Api::<Node>::all(sup.admin.clone()).create(&PostParams::default(), &node))
+        .block_on(nodes.create(&PostParams::default(), &node))
+        .map_err(|e| format!("create Node {NODE}: {e}"))?;
+    sup.rt
+        .block_on(nodes.patch(
+            NODE,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"taints": null}})),
+        ))
         .map(|_| ())
-        .map_err(|e| format!("create Node {NODE}: {e}"))
+        .map_err(|e| format!("remove the not-ready taint of Node {NODE}: {e}"))
 }
 
 /// Starts kwok on a free loopback port (retried on a port taken in
