@@ -37,6 +37,11 @@ const NEW: &str = "valkey/valkey:9.0.1";
 const BROKEN: &str = "valkey/valkey:broken";
 /// The walk order of a 2 x 2 cluster with no `status.role`.
 const WALK: [&str; 4] = ["rig-0-1", "rig-0-0", "rig-1-1", "rig-1-0"];
+/// (c)'s stall threshold, shorter than the trap is held ([`TRAP_SECONDS`]):
+/// a plugin that took the trapped pod's deletion for no progress would say
+/// Stalled after it (issue 9, item 4).
+const STALL_THRESHOLD: &str = "10s";
+const TRAP_SECONDS: u64 = 12;
 
 /// The documents `status --watch -o json` printed so far, one per line.
 fn documents(p: &Plugin) -> Vec<Value> {
@@ -367,7 +372,7 @@ async fn a_broken_image_jams_a_revert_is_trapped_and_deleting_the_pod_finishes_t
             "-o",
             "json",
             "--stall-threshold",
-            "30s",
+            STALL_THRESHOLD,
         ],
     );
     until_document(&mut watch, "the settled cluster", converged).await;
@@ -465,7 +470,9 @@ async fn a_broken_image_jams_a_revert_is_trapped_and_deleting_the_pod_finishes_t
         }
     })
     .await;
-    for _ in 0..8 {
+    watch.drain();
+    let trap_start = documents(&watch).len();
+    for _ in 0..TRAP_SECONDS {
         let pod = pod_json().await.expect("get the pod");
         assert_eq!(
             pod["metadata"]["uid"], broken_pod["metadata"]["uid"],
@@ -481,13 +488,26 @@ async fn a_broken_image_jams_a_revert_is_trapped_and_deleting_the_pod_finishes_t
         );
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
+    // While trapped, the node is still rolling (its pod runs a revision
+    // other than the update revision): the one holder, Jammed while the
+    // container waits in CrashLoopBackOff (Rolling in the second it runs).
     watch.drain();
     let trap_docs = documents(&watch);
-    let c = cluster(&trap_docs[trap_docs.len() - 1]);
+    // From the document in view when the trap was seen.
+    let window = &trap_docs[trap_start.saturating_sub(1)..];
+    let all = digest(&trap_docs);
+    for (i, d) in window.iter().enumerate() {
+        let c = cluster(d);
+        assert_eq!(holders(c), vec![first], "trap document {i}:\n{all}");
+        assert!(
+            c["verdict"] == "Jammed" || c["verdict"] == "Rolling",
+            "trap document {i} is {}:\n{all}",
+            c["verdict"]
+        );
+    }
     assert!(
-        c["verdict"] == "Jammed",
-        "the trapped roll is not Jammed (the pod runs a revision other than the update revision):\n{}",
-        digest(&trap_docs)
+        window.iter().any(|d| cluster(d)["verdict"] == "Jammed"),
+        "the trapped roll never read Jammed:\n{all}"
     );
 
     // Delete the trapped pod: the roll finishes, never Stalled.
