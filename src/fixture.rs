@@ -123,7 +123,7 @@ pub(crate) fn cluster(namespace: &str, name: &str) -> ClusterBuilder {
                 resource_version: Some("100".to_string()),
                 ..Default::default()
             },
-            status: None,
+            ..Default::default()
         },
         present: true,
         nodes: Vec::new(),
@@ -191,6 +191,35 @@ impl ClusterBuilder {
         let g = self.generation_now();
         self.cluster.metadata.generation = Some(g + 1);
         self
+    }
+
+    /// `spec.image`, as created (nothing edited).
+    pub fn image(mut self, image: &str) -> Self {
+        self.cluster.spec.image = Some(image.to_string());
+        self
+    }
+
+    /// Someone edits `spec.image` at `at` (`kubectl patch`): the generation
+    /// moves and a managedFields entry owning `f:spec.f:image` records when.
+    pub fn image_edited(self, image: &str, at: Timestamp) -> Self {
+        let mut c = self.spec_edited().image(image);
+        let entry = k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry {
+            api_version: Some(crate::snapshot::VALKEY_API_VERSION.to_string()),
+            fields_type: Some("FieldsV1".to_string()),
+            fields_v1: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                serde_json::json!({"f:spec": {"f:image": {}}}),
+            )),
+            manager: Some("kubectl-patch".to_string()),
+            operation: Some("Update".to_string()),
+            subresource: None,
+            time: Some(Time(at)),
+        };
+        c.cluster
+            .metadata
+            .managed_fields
+            .get_or_insert_with(Vec::new)
+            .push(entry);
+        c
     }
 
     /// State Reconciling/UpdatingNodes; Ready=False and Progressing=True
@@ -343,6 +372,11 @@ impl NodeBuilder {
 
     pub fn replica(mut self) -> Self {
         self.status().role = Some("replica".to_string());
+        self
+    }
+    /// `spec.image`.
+    pub fn image(mut self, image: &str) -> Self {
+        self.node.spec.image = Some(image.to_string());
         self
     }
     pub fn primary(mut self) -> Self {
@@ -863,6 +897,27 @@ impl NodeBuilder {
     }
     /// The pod is gone (and `status.podName` with it).
     pub fn no_pod(mut self) -> Self {
+        self.pod = None;
+        self.pod_revision = None;
+        self.status().pod_name = None;
+        self
+    }
+    /// The pod is gone and not yet recreated: `status.podName` still
+    /// names it (the StatefulSet is replacing it).
+    pub fn pod_gone(mut self) -> Self {
+        let name = self.pod_name();
+        self.pod = None;
+        self.pod_revision = None;
+        self.status().pod_name = Some(name);
+        self
+    }
+    /// The StatefulSet was just created: kube-controller-manager has not
+    /// synced it yet, so its status is empty; no pod yet either.
+    pub fn sts_just_created(mut self) -> Self {
+        self = self.sts(1, 0, "", "", 0);
+        if let Some(st) = self.sts.as_mut().and_then(|s| s.status.as_mut()) {
+            *st = Default::default();
+        }
         self.pod = None;
         self.pod_revision = None;
         self.status().pod_name = None;

@@ -29,6 +29,7 @@ mod index;
 mod judge;
 mod node;
 mod quiet;
+mod roll;
 mod text;
 mod timeline;
 mod verdict;
@@ -44,7 +45,7 @@ use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, R
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
-use judge::{Judged, StuckBy};
+use judge::{ClusterSide, Judged, StuckBy};
 use node::NodeView;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -104,12 +105,28 @@ fn classify_cluster(
         shown => shown,
     };
     let places = walk::place(nodes, name);
-    let judged: Vec<Judged<'_>> = walk::order(&places)
-        .into_iter()
-        .map(|i| {
-            let view = NodeView::new(index, nodes[i]);
-            judge::judge(index, view, places[i].clone(), protocol, now, threshold)
+    let side = ClusterSide {
+        image: cluster.and_then(|c| c.spec.image.as_deref()),
+        spec_edited_at: cluster.and_then(roll::spec_edited_at),
+    };
+    // Judged first, ordered after: the walk order depends on whether any
+    // node asks, holds or is behind.
+    let mut by_place: Vec<Option<Judged<'_>>> = nodes
+        .iter()
+        .zip(&places)
+        .map(|(n, place)| {
+            let view = NodeView::new(index, n);
+            let j = judge::judge(index, view, place.clone(), protocol, side, now, threshold);
+            Some(j)
         })
+        .collect();
+    let rolling = by_place
+        .iter()
+        .flatten()
+        .any(|j| j.cluster_owned && (j.asks || j.holder || j.behind));
+    let judged: Vec<Judged<'_>> = walk::order(&places, rolling)
+        .into_iter()
+        .filter_map(|i| by_place[i].take())
         .collect();
 
     let holders: Vec<&Judged<'_>> = judged.iter().filter(|j| j.holder).collect();
@@ -146,7 +163,7 @@ fn classify_cluster(
         threshold,
         now,
     );
-    let done = verdict::done(index, cluster, not_done.is_some(), &judged);
+    let done = roll::done(index, cluster, protocol, unfinished, &judged);
 
     let mut queue = 0;
     let node_reports = judged
