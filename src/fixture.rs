@@ -767,7 +767,7 @@ impl NodeBuilder {
         if cs.is_empty() {
             cs.push(ContainerStatus {
                 name: CONTAINER.to_string(),
-                image: "valkey/valkey:8.1".to_string(),
+                image: "valkey/valkey:9.0.0".to_string(),
                 image_id: String::new(),
                 ..Default::default()
             });
@@ -853,6 +853,26 @@ impl NodeBuilder {
             terminated: Some(ContainerStateTerminated {
                 reason: Some("OOMKilled".to_string()),
                 exit_code: 137,
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        self
+    }
+    /// The container runs again after its `restarts`-th termination (exit
+    /// 137, reason Error: killed by a probe), which finished at `last`.
+    pub fn pod_restarting(mut self, restarts: i32, last: Timestamp) -> Self {
+        let c = self.container();
+        c.restart_count = restarts;
+        c.state = Some(ContainerState {
+            running: Some(Default::default()),
+            ..Default::default()
+        });
+        c.last_state = Some(ContainerState {
+            terminated: Some(ContainerStateTerminated {
+                reason: Some("Error".to_string()),
+                exit_code: 137,
+                finished_at: Some(time(last)),
                 ..Default::default()
             }),
             ..Default::default()

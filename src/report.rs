@@ -80,6 +80,10 @@ pub enum EvidenceKind {
     Unschedulable,
     ProgressDeadlineExceeded,
     SupersededPod,
+    /// A container that keeps restarting while Running: not ready, at least
+    /// [`RESTART_LOOP_MIN`](crate::classify::RESTART_LOOP_MIN) restarts, and
+    /// its last termination recent (killed by its liveness or startup probe).
+    RestartLoop,
     HeldOverThreshold,
     NotReleased,
 }

@@ -38,6 +38,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
+pub use evidence::RESTART_LOOP_MIN;
 pub use timeline::{cluster_timeline, timeline};
 
 use crate::render::duration::short_hash;
