@@ -379,6 +379,11 @@ impl NodeBuilder {
         self.node.spec.image = Some(image.to_string());
         self
     }
+    /// `status.podIP`.
+    pub fn pod_ip(mut self, ip: &str) -> Self {
+        self.status().pod_ip = Some(ip.to_string());
+        self
+    }
     pub fn primary(mut self) -> Self {
         self.status().role = Some("primary".to_string());
         self
@@ -1043,6 +1048,11 @@ pub(crate) fn event(
     at: Timestamp,
 ) -> Event {
     let obj = regarding.name.clone().unwrap_or_default();
+    let controller = if regarding.kind.as_deref() == Some("ValkeyCluster") {
+        "valkeycluster-controller"
+    } else {
+        "valkeynode-controller"
+    };
     Event {
         metadata: ObjectMeta {
             name: Some(format!(
@@ -1059,8 +1069,10 @@ pub(crate) fn event(
         message: Some(note.to_string()),
         type_: Some("Normal".to_string()),
         event_time: Some(MicroTime(at)),
-        reporting_component: Some("valkey-operator".to_string()),
-        reporting_instance: Some("valkey-operator-7f9c".to_string()),
+        // As the operator reports: its cluster controller for events about
+        // a ValkeyCluster, its node controller for the rest.
+        reporting_component: Some(controller.to_string()),
+        reporting_instance: Some(format!("{controller}-7f9c")),
         action: Some("Reconcile".to_string()),
         ..Default::default()
     }

@@ -24,6 +24,7 @@
 
 mod events;
 mod evidence;
+mod failover;
 mod grant_time;
 mod index;
 mod judge;
@@ -153,6 +154,29 @@ fn classify_cluster(
     };
     let total = judged.iter().filter(|j| j.cluster_owned).count();
     let verdict = verdict::verdict(&holders, front, unfinished, quiet, threshold);
+    // A primary at the front while the controller keeps trying to fail it
+    // over: the sentence says so, how often, and the last outcome.
+    let failover = front
+        .filter(|f| f.place.is_primary)
+        .and_then(|f| {
+            let shard: Vec<&Judged<'_>> = judged
+                .iter()
+                .filter(|j| j.place.shard == f.place.shard)
+                .collect();
+            failover::attempts(index, namespace, f, &shard).map(|a| {
+                let ago = a
+                    .last_at
+                    .map(|t| format!(" {} ago", human(since(now, t))))
+                    .unwrap_or_default();
+                format!(
+                    "the controller is trying to fail over the primary {} (initiated {} {}, last {}{ago})",
+                    f.name(),
+                    a.initiated,
+                    if a.initiated == 1 { "time" } else { "times" },
+                    a.last
+                )
+            })
+        });
     let reason = verdict::reason(
         verdict,
         &holders,
@@ -163,6 +187,7 @@ fn classify_cluster(
         quiet,
         threshold,
         now,
+        failover.as_deref(),
     );
     let done = roll::done(index, cluster, protocol, unfinished, &judged);
 

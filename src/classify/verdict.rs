@@ -135,6 +135,7 @@ pub(crate) fn reason(
     quiet: Option<SignedDuration>,
     threshold: SignedDuration,
     now: Timestamp,
+    failover: Option<&str>,
 ) -> String {
     let quiet_text = quiet.map(human).unwrap_or_else(|| "0s".to_string());
     let behind = if waiting > 0 {
@@ -214,26 +215,18 @@ pub(crate) fn reason(
                 (None, Some(why)) => format!("the ValkeyCluster reports it is not done ({why})"),
                 (None, None) => "the roll is unfinished".to_string(),
             };
-            format!(
-                "nothing has moved for {quiet_text}: {what}; the controller may be down, or deferring a primary without a synced replica"
-            )
+            let cause = failover.unwrap_or(
+                "the controller may be down, or deferring a primary without a synced replica",
+            );
+            format!("nothing has moved for {quiet_text}: {what}; {cause}")
         }
-        Verdict::Waiting => match (front, not_done) {
-            (Some(f), _) if f.state == NodeState::Waiting => format!(
-                "a grant is due: {} is next ({} waiting, quiet for {quiet_text})",
-                f.name(),
-                waiting
-            ),
-            (Some(f), _) => format!(
-                "the controller waits for {} to become healthy ({}){behind}, quiet for {quiet_text}",
-                f.name(),
-                f.unhealthy_because.join("; ")
-            ),
-            (None, Some(why)) => {
-                format!("the ValkeyCluster reports it is not done ({why}), quiet for {quiet_text}")
+        Verdict::Waiting => {
+            let waiting = waiting_reason(front, not_done, waiting, &quiet_text, &behind);
+            match failover {
+                Some(f) => format!("{waiting}; {f}"),
+                None => waiting,
             }
-            (None, None) => "waiting".to_string(),
-        },
+        }
         Verdict::Converged => {
             if total == 0 {
                 "no ValkeyNodes in view".to_string()
@@ -241,5 +234,31 @@ pub(crate) fn reason(
                 format!("all {} rolled and healthy", n_nodes(total))
             }
         }
+    }
+}
+
+/// The Waiting verdict's sentence: who is next, or why nothing is.
+fn waiting_reason(
+    front: Option<&Judged<'_>>,
+    not_done: Option<&str>,
+    waiting: usize,
+    quiet_text: &str,
+    behind: &str,
+) -> String {
+    match (front, not_done) {
+        (Some(f), _) if f.state == NodeState::Waiting => format!(
+            "a grant is due: {} is next ({} waiting, quiet for {quiet_text})",
+            f.name(),
+            waiting
+        ),
+        (Some(f), _) => format!(
+            "the controller waits for {} to become healthy ({}){behind}, quiet for {quiet_text}",
+            f.name(),
+            f.unhealthy_because.join("; ")
+        ),
+        (None, Some(why)) => {
+            format!("the ValkeyCluster reports it is not done ({why}), quiet for {quiet_text}")
+        }
+        (None, None) => "waiting".to_string(),
     }
 }

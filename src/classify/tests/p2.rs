@@ -148,3 +148,87 @@ fn behind_nodes_wait_their_turn() {
         Converged
     );
 }
+
+/// A primary at the front while the controller keeps failing it over
+/// (FailoverInitiated / FailoverTimeout notes name pod IPs): the verdict
+/// says so; the events are in the primary's timeline, mapped by podIP.
+#[test]
+fn repeated_failover_of_the_front_primary_is_named() {
+    use crate::fixture::{event, object};
+    use crate::snapshot::keys;
+    let vc = || object(NS, "ValkeyCluster", CL);
+    let c = cluster()
+        .node(
+            p2("cache-0-0", 0, 0)
+                .primary()
+                .pod_ip("127.0.1.2")
+                .pending("h2", R1),
+        )
+        .node(p2("cache-0-1", 0, 1).replica().pod_ip("127.0.1.1"))
+        .node(p2("cache-0-10", 0, 10).replica().pod_ip("127.0.1.10"))
+        .event(event(
+            NS,
+            keys::EVENT_FAILOVER_INITIATED,
+            vc(),
+            None,
+            "Initiating failover of shard 5e1f from 127.0.1.2 to 127.0.1.1",
+            mins(-3),
+        ))
+        .event(event(
+            NS,
+            keys::EVENT_FAILOVER_INITIATED,
+            vc(),
+            None,
+            "Initiating failover of shard 5e1f from 127.0.1.2 to 127.0.1.1",
+            mins(-2),
+        ))
+        .event(event(
+            NS,
+            keys::EVENT_FAILOVER_TIMEOUT,
+            vc(),
+            None,
+            "Failover of shard 5e1f from 127.0.1.2 timed out",
+            mins(-1),
+        ));
+    // Stalled (the primary has asked for a day): the failover is the cause
+    // named, not a controller that may be down.
+    let r = judge(&c.snapshot(), t(0));
+    assert_eq!(r.front.as_deref(), Some("cache-0-0"), "{}", r.reason);
+    assert_eq!(r.verdict, Verdict::Stalled, "{}", r.reason);
+    assert!(!r.reason.contains("may be down"), "{}", r.reason);
+    assert!(
+        r.reason.contains(
+            "trying to fail over the primary cache-0-0 (initiated 2 times, last FailoverTimeout 1m ago)"
+        ),
+        "{}",
+        r.reason
+    );
+    // Waiting (asked 4 minutes ago): named too.
+    let mut c = c;
+    c.with_node("cache-0-0", |n| n.pending_since("h2", R1, mins(-4)));
+    let r = judge(&c.snapshot(), t(0));
+    assert_eq!(r.verdict, Verdict::Waiting, "{}", r.reason);
+    assert!(
+        r.reason
+            .contains("trying to fail over the primary cache-0-0"),
+        "{}",
+        r.reason
+    );
+    let s = c.snapshot();
+    let reasons = |node: &str| -> Vec<String> {
+        crate::classify::timeline(&s, NS, node)
+            .into_iter()
+            .map(|e| e.reason)
+            .collect()
+    };
+    assert_eq!(reasons("cache-0-0").len(), 3);
+    assert_eq!(reasons("cache-0-1").len(), 2, "the target of the failover");
+    assert!(
+        reasons("cache-0-10").is_empty(),
+        "127.0.1.1 is not 127.0.1.10"
+    );
+    // Without failover events the sentence says nothing of it.
+    let quiet = cluster().node(p2("cache-0-0", 0, 0).primary().pending("h2", R1));
+    let r = judge(&quiet.snapshot(), t(0));
+    assert!(!r.reason.contains("fail over"), "{}", r.reason);
+}
