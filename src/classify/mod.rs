@@ -43,7 +43,7 @@ pub use evidence::RESTART_LOOP_MIN;
 pub use timeline::{cluster_timeline, timeline};
 
 use crate::render::duration::short_hash;
-use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report};
+use crate::report::{Behind, ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report};
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
@@ -199,7 +199,7 @@ fn classify_cluster(
                 queue += 1;
                 queue
             });
-            node_report(j, position, &holders, front, now, threshold)
+            node_report(j, position, &holders, front, side.image, now, threshold)
         })
         .collect();
 
@@ -223,6 +223,7 @@ fn classify_cluster(
         stall_threshold_seconds: secs(threshold),
         cluster_found: cluster.is_some(),
         unfinished_by_cluster: unfinished && front.is_none(),
+        walk_by_primary: rolling,
     }
 }
 
@@ -308,6 +309,7 @@ fn node_report(
     position: Option<usize>,
     holders: &[&Judged<'_>],
     front: Option<&Judged<'_>>,
+    cluster_image: Option<&str>,
     now: Timestamp,
     threshold: SignedDuration,
 ) -> NodeReport {
@@ -353,6 +355,10 @@ fn node_report(
             waiting_since: j.waiting_since,
             unavailable_sources: j.grant.unavailable.clone(),
             resource_version: v.node.metadata.resource_version.clone(),
+            behind: j.behind.then(|| Behind {
+                image: v.image().unwrap_or_default().to_string(),
+                cluster_image: cluster_image.unwrap_or_default().to_string(),
+            }),
         },
     }
 }
