@@ -123,7 +123,7 @@ pub(crate) fn cluster(namespace: &str, name: &str) -> ClusterBuilder {
                 resource_version: Some("100".to_string()),
                 ..Default::default()
             },
-            status: None,
+            ..Default::default()
         },
         present: true,
         nodes: Vec::new(),
@@ -191,6 +191,35 @@ impl ClusterBuilder {
         let g = self.generation_now();
         self.cluster.metadata.generation = Some(g + 1);
         self
+    }
+
+    /// `spec.image`, as created (nothing edited).
+    pub fn image(mut self, image: &str) -> Self {
+        self.cluster.spec.image = Some(image.to_string());
+        self
+    }
+
+    /// Someone edits `spec.image` at `at` (`kubectl patch`): the generation
+    /// moves and a managedFields entry owning `f:spec.f:image` records when.
+    pub fn image_edited(self, image: &str, at: Timestamp) -> Self {
+        let mut c = self.spec_edited().image(image);
+        let entry = k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry {
+            api_version: Some(crate::snapshot::VALKEY_API_VERSION.to_string()),
+            fields_type: Some("FieldsV1".to_string()),
+            fields_v1: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                serde_json::json!({"f:spec": {"f:image": {}}}),
+            )),
+            manager: Some("kubectl-patch".to_string()),
+            operation: Some("Update".to_string()),
+            subresource: None,
+            time: Some(Time(at)),
+        };
+        c.cluster
+            .metadata
+            .managed_fields
+            .get_or_insert_with(Vec::new)
+            .push(entry);
+        c
     }
 
     /// State Reconciling/UpdatingNodes; Ready=False and Progressing=True
@@ -343,6 +372,16 @@ impl NodeBuilder {
 
     pub fn replica(mut self) -> Self {
         self.status().role = Some("replica".to_string());
+        self
+    }
+    /// `spec.image`.
+    pub fn image(mut self, image: &str) -> Self {
+        self.node.spec.image = Some(image.to_string());
+        self
+    }
+    /// `status.podIP`.
+    pub fn pod_ip(mut self, ip: &str) -> Self {
+        self.status().pod_ip = Some(ip.to_string());
         self
     }
     pub fn primary(mut self) -> Self {
@@ -733,7 +772,7 @@ impl NodeBuilder {
         if cs.is_empty() {
             cs.push(ContainerStatus {
                 name: CONTAINER.to_string(),
-                image: "valkey/valkey:8.1".to_string(),
+                image: "valkey/valkey:9.0.0".to_string(),
                 image_id: String::new(),
                 ..Default::default()
             });
@@ -825,6 +864,26 @@ impl NodeBuilder {
         });
         self
     }
+    /// The container runs again after its `restarts`-th termination (exit
+    /// 137, reason Error: killed by a probe), which finished at `last`.
+    pub fn pod_restarting(mut self, restarts: i32, last: Timestamp) -> Self {
+        let c = self.container();
+        c.restart_count = restarts;
+        c.state = Some(ContainerState {
+            running: Some(Default::default()),
+            ..Default::default()
+        });
+        c.last_state = Some(ContainerState {
+            terminated: Some(ContainerStateTerminated {
+                reason: Some("Error".to_string()),
+                exit_code: 137,
+                finished_at: Some(time(last)),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        self
+    }
     /// Pending: PodScheduled=False reason Unschedulable since `since`.
     pub fn pod_unschedulable(mut self, since: Timestamp) -> Self {
         self.pod_status().phase = Some("Pending".to_string());
@@ -863,6 +922,27 @@ impl NodeBuilder {
     }
     /// The pod is gone (and `status.podName` with it).
     pub fn no_pod(mut self) -> Self {
+        self.pod = None;
+        self.pod_revision = None;
+        self.status().pod_name = None;
+        self
+    }
+    /// The pod is gone and not yet recreated: `status.podName` still
+    /// names it (the StatefulSet is replacing it).
+    pub fn pod_gone(mut self) -> Self {
+        let name = self.pod_name();
+        self.pod = None;
+        self.pod_revision = None;
+        self.status().pod_name = Some(name);
+        self
+    }
+    /// The StatefulSet was just created: kube-controller-manager has not
+    /// synced it yet, so its status is empty; no pod yet either.
+    pub fn sts_just_created(mut self) -> Self {
+        self = self.sts(1, 0, "", "", 0);
+        if let Some(st) = self.sts.as_mut().and_then(|s| s.status.as_mut()) {
+            *st = Default::default();
+        }
         self.pod = None;
         self.pod_revision = None;
         self.status().pod_name = None;
@@ -968,6 +1048,11 @@ pub(crate) fn event(
     at: Timestamp,
 ) -> Event {
     let obj = regarding.name.clone().unwrap_or_default();
+    let controller = if regarding.kind.as_deref() == Some("ValkeyCluster") {
+        "valkeycluster-controller"
+    } else {
+        "valkeynode-controller"
+    };
     Event {
         metadata: ObjectMeta {
             name: Some(format!(
@@ -984,8 +1069,10 @@ pub(crate) fn event(
         message: Some(note.to_string()),
         type_: Some("Normal".to_string()),
         event_time: Some(MicroTime(at)),
-        reporting_component: Some("valkey-operator".to_string()),
-        reporting_instance: Some("valkey-operator-7f9c".to_string()),
+        // As the operator reports: its cluster controller for events about
+        // a ValkeyCluster, its node controller for the rest.
+        reporting_component: Some(controller.to_string()),
+        reporting_instance: Some(format!("{controller}-7f9c")),
         action: Some("Reconcile".to_string()),
         ..Default::default()
     }

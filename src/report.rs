@@ -80,6 +80,10 @@ pub enum EvidenceKind {
     Unschedulable,
     ProgressDeadlineExceeded,
     SupersededPod,
+    /// A container that keeps restarting while Running: not ready, at least
+    /// [`RESTART_LOOP_MIN`](crate::classify::RESTART_LOOP_MIN) restarts, and
+    /// its last termination recent (killed by its liveness or startup probe).
+    RestartLoop,
     HeldOverThreshold,
     NotReleased,
 }
@@ -134,6 +138,11 @@ pub struct ClusterReport {
     /// True when the roll is unfinished only by the ValkeyCluster's word.
     #[serde(skip)]
     pub unfinished_by_cluster: bool,
+    /// Some node asks, holds or is behind, so the controller reads the
+    /// live topology and walks each shard's primary last (PROTOCOL.md);
+    /// false: node index descending everywhere.
+    #[serde(skip)]
+    pub walk_by_primary: bool,
 }
 
 /// One ValkeyNode's state and the facts behind it.
@@ -190,6 +199,16 @@ pub struct NodeFacts {
     pub unavailable_sources: Vec<String>,
     /// `metadata.resourceVersion` of the ValkeyNode as read.
     pub resource_version: Option<String>,
+    /// Behind a Spec-driven edit: the image the node's spec has, and the
+    /// ValkeyCluster's (None: not behind).
+    pub behind: Option<Behind>,
+}
+
+/// A node the walk has not reached in a Spec-driven roll.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Behind {
+    pub image: String,
+    pub cluster_image: String,
 }
 
 /// The `explain -o json` entry of a node: its status entry plus a timeline.

@@ -54,6 +54,17 @@ pub mod keys {
     pub const EVENT_APPLIED: &str = "WorkloadRollApplied";
     pub const EVENT_NODE_UPDATED: &str = "ValkeyNodeUpdated";
     pub const EVENT_DEFERRED: &str = "WorkloadRollDeferred";
+    /// The node controller deleted a superseded pod that was not Ready
+    /// (valkey-operator PR #410).
+    pub const EVENT_SUPERSEDED_DELETED: &str = "SupersededPodDeleted";
+    /// Failover of a shard's primary before it rolls (notes name pod IPs).
+    pub const EVENT_FAILOVER_INITIATED: &str = "FailoverInitiated";
+    pub const EVENT_FAILOVER_COMPLETED: &str = "FailoverCompleted";
+    pub const EVENT_FAILOVER_FAILED: &str = "FailoverFailed";
+    pub const EVENT_FAILOVER_TIMEOUT: &str = "FailoverTimeout";
+    /// The controller MEETs and REPLICATEs a rolled replica.
+    pub const EVENT_REPLICA_CREATED: &str = "ReplicaCreated";
+    pub const EVENT_CLUSTER_MEET_BATCH: &str = "ClusterMeetBatch";
     pub const EVENT_MANUAL_GRANTED: &str = "ManualRollPermitGranted";
     pub const EVENT_MANUAL_REVOKED: &str = "ManualRollPermitRevoked";
     pub const EVENT_MANUAL_FORCED: &str = "ManualRollPermitForced";
@@ -162,8 +173,19 @@ pub fn condition<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Con
 pub struct ValkeyCluster {
     #[serde(default)]
     pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: ValkeyClusterSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ValkeyClusterStatus>,
+}
+
+/// The spec fields the cluster controller copies one to one into every
+/// node's spec; a node whose copy differs is *behind* (PLUGIN.md, Behind).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValkeyClusterSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -212,6 +234,10 @@ pub struct ValkeyNodeSpec {
     /// `StatefulSet` (default) or `Deployment`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_type: Option<String>,
+    /// The server image, copied from the ValkeyCluster when the walk
+    /// reaches the node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

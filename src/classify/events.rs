@@ -22,6 +22,19 @@ pub(crate) fn time(e: &Event) -> Option<Timestamp> {
     .max()
 }
 
+/// The first occurrence of a (possibly repeated) event: the earliest of
+/// `eventTime` and `firstTimestamp` that is set, else its newest time.
+pub(crate) fn first_time(e: &Event) -> Option<Timestamp> {
+    [
+        e.event_time.as_ref().map(|t| t.0),
+        e.first_timestamp.as_ref().map(|t| t.0),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .or_else(|| time(e))
+}
+
 pub(crate) fn reason(e: &Event) -> &str {
     e.reason.as_deref().unwrap_or("")
 }

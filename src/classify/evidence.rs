@@ -11,6 +11,12 @@ use k8s_openapi::api::core::v1::ContainerStatus;
 /// Ready, before it counts (shorter is often an autoscaler at work).
 pub(crate) const GRACE: SignedDuration = SignedDuration::from_secs(120);
 
+/// A running container restarted at least this often, not ready, is in a
+/// restart loop (killed by its liveness or startup probe) ...
+pub const RESTART_LOOP_MIN: i32 = 3;
+/// ... when its last termination is at most this old.
+pub(crate) const RESTART_LOOP_RECENT: SignedDuration = SignedDuration::from_secs(600);
+
 /// One piece of failure evidence, worded three ways.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Finding {
@@ -93,6 +99,33 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
                     ),
                     format!("pod {pod_name} OOMKilled (restarts {})", c.restart_count),
                     "its pod was OOMKilled and is not ready".to_string(),
+                ));
+            }
+        }
+        for c in &containers {
+            let running = c.state.as_ref().is_some_and(|s| s.running.is_some());
+            let last = c.last_state.as_ref().and_then(|s| s.terminated.as_ref());
+            let recent = last
+                .and_then(|t| t.finished_at.as_ref())
+                .is_some_and(|t| since(now, t.0) <= RESTART_LOOP_RECENT);
+            if running && !c.ready && c.restart_count >= RESTART_LOOP_MIN && recent {
+                let exit = last
+                    .map(|t| match t.reason.as_deref() {
+                        Some(r) => format!(", last exit {} ({r})", t.exit_code),
+                        None => format!(", last exit {}", t.exit_code),
+                    })
+                    .unwrap_or_default();
+                out.push(finding(
+                    EvidenceKind::RestartLoop,
+                    format!(
+                        "container {} keeps restarting while Running: not ready, restarts {}{exit}",
+                        c.name, c.restart_count
+                    ),
+                    format!(
+                        "pod {pod_name} restarting (restarts {}, not ready)",
+                        c.restart_count
+                    ),
+                    format!("its pod keeps restarting (restarts {})", c.restart_count),
                 ));
             }
         }

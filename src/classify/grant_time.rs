@@ -151,11 +151,24 @@ fn event(
         _ if permit == "*" => (keys::EVENT_NODE_UPDATED, false),
         _ => (keys::EVENT_PERMITTED, true),
     };
-    index
-        .events_naming(view.namespace(), view.name())
+    let naming = || index.events_naming(view.namespace(), view.name());
+    // P2: ValkeyNodeUpdated fires on every Update of the node (labels,
+    // config-only edits), so it dates the advance only when it agrees with
+    // the revision change: not after the node applied its current revision.
+    let applied = (protocol == Protocol::P2)
+        .then(|| {
+            naming()
+                .filter(|e| events::reason(e) == keys::EVENT_APPLIED)
+                .filter(|e| hash_in(events::note(e)) == Some(permit))
+                .filter_map(events::time)
+                .min()
+        })
+        .flatten();
+    naming()
         .filter(|e| events::reason(e) == reason)
         .filter(|e| !hash_checked || hash_in(events::note(e)).is_none_or(|h| h == permit))
         .filter_map(events::time)
+        .filter(|t| applied.is_none_or(|a| *t <= a))
         .max()
         .ok_or_else(|| format!("no {reason} event for this node ({EXPIRE})"))
 }

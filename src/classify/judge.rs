@@ -33,6 +33,9 @@ pub(crate) struct Judged<'a> {
     pub asked_for: Option<&'a str>,
     pub permit: Option<&'a str>,
     pub holder: bool,
+    /// Not a holder, and its `spec.image` differs from the ValkeyCluster's:
+    /// the walk has yet to reach it in a Spec-driven roll.
+    pub behind: bool,
     pub unhealthy_because: Vec<String>,
     pub findings: Vec<Finding>,
     /// Grant time (holders only; unknown otherwise).
@@ -80,11 +83,44 @@ fn wait_start(view: &NodeView<'_>) -> Option<Timestamp> {
         .min()
 }
 
+/// What the node's cluster says that judging one node needs.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ClusterSide<'a> {
+    /// The ValkeyCluster's `spec.image` (None: no cluster, or not set).
+    pub image: Option<&'a str>,
+    /// When the ValkeyCluster's spec was last edited, where known: the
+    /// start of a behind node's wait.
+    pub spec_edited_at: Option<Timestamp>,
+}
+
+/// P2 holder (PLUGIN.md, Holder): advanced and not yet applied; or, asking
+/// nothing, its new spec not observed, its workload rolling, or its
+/// StatefulSet pod on another revision or being replaced. A node whose
+/// workload was never observed is being created, not rolled: never a holder.
+fn p2_holder(
+    view: &NodeView<'_>,
+    asks: bool,
+    asked_for: Option<&str>,
+    permit: Option<&str>,
+) -> bool {
+    if asks {
+        return asked_for.is_some() && permit == asked_for;
+    }
+    if view.workload_observed() == Some(false) {
+        return false;
+    }
+    !view.generation_observed()
+        || view.template_roll_in_progress() == Some(true)
+        || view.pod_superseded()
+        || view.pod_being_replaced()
+}
+
 pub(crate) fn judge<'a>(
     index: &Index<'a>,
     view: NodeView<'a>,
     place: Place,
     protocol: Protocol,
+    cluster: ClusterSide<'_>,
     now: Timestamp,
     threshold: SignedDuration,
 ) -> Judged<'a> {
@@ -94,14 +130,12 @@ pub(crate) fn judge<'a>(
     let permit = view.permit(protocol);
     let holder = cluster_owned
         && match protocol {
-            Protocol::P2 => {
-                (asks && asked_for.is_some() && permit == asked_for)
-                    || (!asks
-                        && (!view.generation_observed()
-                            || view.template_roll_in_progress() == Some(true)))
-            }
+            Protocol::P2 => p2_holder(&view, asks, asked_for, permit),
             Protocol::P1 | Protocol::Unknown => permit.is_some(),
         };
+    let behind = cluster_owned
+        && !holder
+        && matches!((view.image(), cluster.image), (Some(n), Some(c)) if n != c);
     let unhealthy_because = view.unhealthy_because();
     let findings = failure_evidence(&view, now);
     let lrh = view.last_rollout_hash();
@@ -114,6 +148,7 @@ pub(crate) fn judge<'a>(
         asked_for,
         permit,
         holder,
+        behind,
         unhealthy_because,
         findings,
         grant: Grant::unknown(),
@@ -209,7 +244,7 @@ pub(crate) fn judge<'a>(
         NodeState::Settling
     } else if holder {
         NodeState::Rolling
-    } else if asks {
+    } else if asks || behind {
         NodeState::Waiting
     } else if !j.healthy() {
         NodeState::Blocking
@@ -217,7 +252,9 @@ pub(crate) fn judge<'a>(
         NodeState::Converged
     };
     if matches!(j.state, NodeState::Waiting | NodeState::Blocking) {
-        j.waiting_since = wait_start(&view);
+        // A behind node started waiting when the cluster's spec changed.
+        let behind_since = cluster.spec_edited_at.filter(|_| behind);
+        j.waiting_since = wait_start(&view).into_iter().chain(behind_since).min();
     }
     j
 }

@@ -24,11 +24,13 @@
 
 mod events;
 mod evidence;
+mod failover;
 mod grant_time;
 mod index;
 mod judge;
 mod node;
 mod quiet;
+mod roll;
 mod text;
 mod timeline;
 mod verdict;
@@ -37,14 +39,15 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
+pub use evidence::RESTART_LOOP_MIN;
 pub use timeline::{cluster_timeline, timeline};
 
 use crate::render::duration::short_hash;
-use crate::report::{ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report};
+use crate::report::{Behind, ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report};
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
-use judge::{Judged, StuckBy};
+use judge::{ClusterSide, Judged, StuckBy};
 use node::NodeView;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -104,12 +107,28 @@ fn classify_cluster(
         shown => shown,
     };
     let places = walk::place(nodes, name);
-    let judged: Vec<Judged<'_>> = walk::order(&places)
-        .into_iter()
-        .map(|i| {
-            let view = NodeView::new(index, nodes[i]);
-            judge::judge(index, view, places[i].clone(), protocol, now, threshold)
+    let side = ClusterSide {
+        image: cluster.and_then(|c| c.spec.image.as_deref()),
+        spec_edited_at: cluster.and_then(roll::spec_edited_at),
+    };
+    // Judged first, ordered after: the walk order depends on whether any
+    // node asks, holds or is behind.
+    let mut by_place: Vec<Option<Judged<'_>>> = nodes
+        .iter()
+        .zip(&places)
+        .map(|(n, place)| {
+            let view = NodeView::new(index, n);
+            let j = judge::judge(index, view, place.clone(), protocol, side, now, threshold);
+            Some(j)
         })
+        .collect();
+    let rolling = by_place
+        .iter()
+        .flatten()
+        .any(|j| j.cluster_owned && (j.asks || j.holder || j.behind));
+    let judged: Vec<Judged<'_>> = walk::order(&places, rolling)
+        .into_iter()
+        .filter_map(|i| by_place[i].take())
         .collect();
 
     let holders: Vec<&Judged<'_>> = judged.iter().filter(|j| j.holder).collect();
@@ -135,6 +154,29 @@ fn classify_cluster(
     };
     let total = judged.iter().filter(|j| j.cluster_owned).count();
     let verdict = verdict::verdict(&holders, front, unfinished, quiet, threshold);
+    // A primary at the front while the controller keeps trying to fail it
+    // over: the sentence says so, how often, and the last outcome.
+    let failover = front
+        .filter(|f| f.place.is_primary)
+        .and_then(|f| {
+            let shard: Vec<&Judged<'_>> = judged
+                .iter()
+                .filter(|j| j.place.shard == f.place.shard)
+                .collect();
+            failover::attempts(index, namespace, f, &shard).map(|a| {
+                let ago = a
+                    .last_at
+                    .map(|t| format!(" {} ago", human(since(now, t))))
+                    .unwrap_or_default();
+                format!(
+                    "the controller is trying to fail over the primary {} (initiated {} {}, last {}{ago})",
+                    f.name(),
+                    a.initiated,
+                    if a.initiated == 1 { "time" } else { "times" },
+                    a.last
+                )
+            })
+        });
     let reason = verdict::reason(
         verdict,
         &holders,
@@ -145,8 +187,9 @@ fn classify_cluster(
         quiet,
         threshold,
         now,
+        failover.as_deref(),
     );
-    let done = verdict::done(index, cluster, not_done.is_some(), &judged);
+    let done = roll::done(index, cluster, protocol, unfinished, &judged);
 
     let mut queue = 0;
     let node_reports = judged
@@ -156,7 +199,7 @@ fn classify_cluster(
                 queue += 1;
                 queue
             });
-            node_report(j, position, &holders, front, now, threshold)
+            node_report(j, position, &holders, front, side.image, now, threshold)
         })
         .collect();
 
@@ -180,6 +223,7 @@ fn classify_cluster(
         stall_threshold_seconds: secs(threshold),
         cluster_found: cluster.is_some(),
         unfinished_by_cluster: unfinished && front.is_none(),
+        walk_by_primary: rolling,
     }
 }
 
@@ -265,6 +309,7 @@ fn node_report(
     position: Option<usize>,
     holders: &[&Judged<'_>],
     front: Option<&Judged<'_>>,
+    cluster_image: Option<&str>,
     now: Timestamp,
     threshold: SignedDuration,
 ) -> NodeReport {
@@ -310,6 +355,10 @@ fn node_report(
             waiting_since: j.waiting_since,
             unavailable_sources: j.grant.unavailable.clone(),
             resource_version: v.node.metadata.resource_version.clone(),
+            behind: j.behind.then(|| Behind {
+                image: v.image().unwrap_or_default().to_string(),
+                cluster_image: cluster_image.unwrap_or_default().to_string(),
+            }),
         },
     }
 }

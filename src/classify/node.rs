@@ -296,6 +296,54 @@ impl<'a> NodeView<'a> {
         None
     }
 
+    /// The workload has been observed by its controller at least once
+    /// (`status.observedGeneration` set and above 0). None: no workload
+    /// found. A workload just created has an empty status for a moment:
+    /// that is a node being created, not a roll in progress.
+    pub fn workload_observed(&self) -> Option<bool> {
+        let observed = if let Some(sts) = self.sts {
+            sts.status.as_ref().and_then(|s| s.observed_generation)
+        } else {
+            self.deployment?
+                .status
+                .as_ref()
+                .and_then(|s| s.observed_generation)
+        };
+        Some(observed.is_some_and(|g| g > 0))
+    }
+
+    /// The StatefulSet pod runs a revision other than the StatefulSet's
+    /// `status.updateRevision` (false where either is unknown). After a
+    /// revert under OrderedReady the StatefulSet can report its revisions
+    /// equal while the pod still runs the other one.
+    pub fn pod_superseded(&self) -> bool {
+        self.sts.is_some()
+            && matches!((self.pod_revision(), self.update_revision()), (Some(p), Some(u)) if p != u)
+    }
+
+    /// The StatefulSet pod is being replaced: it is being deleted, or it
+    /// is gone and not yet recreated (the node's `status.podName` names a
+    /// pod that is not there, so one existed).
+    pub fn pod_being_replaced(&self) -> bool {
+        if self.sts.is_none() {
+            return false;
+        }
+        match self.pod {
+            Some(p) => p.metadata.deletion_timestamp.is_some(),
+            None => self
+                .node
+                .status
+                .as_ref()
+                .and_then(|s| non_empty(s.pod_name.as_deref()))
+                .is_some(),
+        }
+    }
+
+    /// The node's `spec.image` (the server image it runs or will run).
+    pub fn image(&self) -> Option<&'a str> {
+        non_empty(self.node.spec.image.as_deref())
+    }
+
     /// The pod's `controller-revision-hash` label.
     pub fn pod_revision(&self) -> Option<&'a str> {
         label(&self.pod?.metadata, keys::LABEL_CONTROLLER_REVISION)

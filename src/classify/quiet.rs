@@ -10,12 +10,19 @@ use crate::report::NodeState;
 use crate::snapshot::{ValkeyCluster, condition, keys};
 use jiff::Timestamp;
 
-/// The roll events that count as progress: the controller granting,
-/// applying or advancing, and a grant by hand recorded by the plugin.
-const PROGRESS_EVENTS: [&str; 5] = [
+/// The events that count as progress: the controller granting, applying
+/// or advancing, deleting a superseded pod (PR #410), completing a
+/// failover, meeting and replicating a rolled replica, and a grant by hand
+/// recorded by the plugin. A failover initiated, failed or timed out is not
+/// progress (it names the cause instead).
+const PROGRESS_EVENTS: [&str; 9] = [
     keys::EVENT_PERMITTED,
     keys::EVENT_APPLIED,
     keys::EVENT_NODE_UPDATED,
+    keys::EVENT_SUPERSEDED_DELETED,
+    keys::EVENT_FAILOVER_COMPLETED,
+    keys::EVENT_REPLICA_CREATED,
+    keys::EVENT_CLUSTER_MEET_BATCH,
     keys::EVENT_MANUAL_GRANTED,
     keys::EVENT_MANUAL_FORCED,
 ];
@@ -50,10 +57,14 @@ pub(crate) fn newest_progress(
             .filter(|c| c.is_true())
             .and_then(|c| c.last_transition_time.as_ref())
             .map(|t| t.0);
+        // A pod being deleted or created is the StatefulSet replacing it.
+        let pod = j.view.pod.map(|p| &p.metadata);
         [
             node_ready,
             j.view.pod_ready_since(),
             hand_grant_time(&j.view),
+            pod.and_then(|m| m.deletion_timestamp.as_ref()).map(|t| t.0),
+            pod.and_then(|m| m.creation_timestamp.as_ref()).map(|t| t.0),
         ]
     });
     let from_cluster = cluster.into_iter().flat_map(|c| {

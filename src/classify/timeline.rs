@@ -1,6 +1,7 @@
 //! The events of a node's roll, and of a whole cluster's, oldest first.
 
 use super::events;
+use super::failover;
 use super::index::Index;
 use crate::report::TimelineEntry;
 use crate::snapshot::{Snapshot, ValkeyNode};
@@ -11,6 +12,16 @@ use std::collections::HashSet;
 /// its pod or its workload.
 fn belongs_to_node(e: &Event, namespace: &str, name: &str, node: Option<&ValkeyNode>) -> bool {
     if events::names_node(e, namespace, name) {
+        return true;
+    }
+    // Failover notes name pod IPs, not nodes.
+    let ip = node
+        .and_then(|n| n.status.as_ref())
+        .and_then(|s| s.pod_ip.as_deref());
+    if failover::is_failover(e)
+        && events::in_namespace(e, namespace)
+        && failover::names_pod_ip(e, ip)
+    {
         return true;
     }
     let pod = node

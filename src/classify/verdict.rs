@@ -1,8 +1,6 @@
 //! The cluster's protocol, whether its roll is unfinished, its verdict and
 //! the sentence that explains it, and the progress count.
 
-use super::events;
-use super::index::Index;
 use super::judge::{Judged, StuckBy};
 use super::text::{human, nodes as n_nodes};
 use crate::render::duration::short_hash;
@@ -137,6 +135,7 @@ pub(crate) fn reason(
     quiet: Option<SignedDuration>,
     threshold: SignedDuration,
     now: Timestamp,
+    failover: Option<&str>,
 ) -> String {
     let quiet_text = quiet.map(human).unwrap_or_else(|| "0s".to_string());
     let behind = if waiting > 0 {
@@ -216,26 +215,18 @@ pub(crate) fn reason(
                 (None, Some(why)) => format!("the ValkeyCluster reports it is not done ({why})"),
                 (None, None) => "the roll is unfinished".to_string(),
             };
-            format!(
-                "nothing has moved for {quiet_text}: {what}; the controller may be down, or deferring a primary without a synced replica"
-            )
+            let cause = failover.unwrap_or(
+                "the controller may be down, or deferring a primary without a synced replica",
+            );
+            format!("nothing has moved for {quiet_text}: {what}; {cause}")
         }
-        Verdict::Waiting => match (front, not_done) {
-            (Some(f), _) if f.state == NodeState::Waiting => format!(
-                "a grant is due: {} is next ({} waiting, quiet for {quiet_text})",
-                f.name(),
-                waiting
-            ),
-            (Some(f), _) => format!(
-                "the controller waits for {} to become healthy ({}){behind}, quiet for {quiet_text}",
-                f.name(),
-                f.unhealthy_because.join("; ")
-            ),
-            (None, Some(why)) => {
-                format!("the ValkeyCluster reports it is not done ({why}), quiet for {quiet_text}")
+        Verdict::Waiting => {
+            let waiting = waiting_reason(front, not_done, waiting, &quiet_text, &behind);
+            match failover {
+                Some(f) => format!("{waiting}; {f}"),
+                None => waiting,
             }
-            (None, None) => "waiting".to_string(),
-        },
+        }
         Verdict::Converged => {
             if total == 0 {
                 "no ValkeyNodes in view".to_string()
@@ -246,52 +237,28 @@ pub(crate) fn reason(
     }
 }
 
-/// A roll event older than the ValkeyCluster's Ready=False transition by
-/// at most this much still belongs to this roll: the controller advances
-/// its first node in the same reconcile that flips Ready, and condition
-/// times are truncated to the second.
-const SAME_RECONCILE: SignedDuration = SignedDuration::from_secs(60);
-
-/// Progress `done` (None: the headline shows `?`).
-///
-/// In a roll the nodes ask for: the nodes that no longer ask and are
-/// Converged. In a Spec-driven roll (the ValkeyCluster not Ready for its
-/// generation, no node asks): the Converged nodes with a roll event
-/// (ValkeyNodeUpdated; also WorkloadRollPermitted/Applied, since a
-/// builder-only roll whose last node just finished looks the same) naming
-/// them, newer than the ValkeyCluster's Ready transition; `?` when that
-/// transition is unknown or no node has such an event (events expire).
-/// Counting only Converged nodes keeps a node still rolling out of "rolled".
-pub(crate) fn done(
-    index: &Index<'_>,
-    cluster: Option<&ValkeyCluster>,
-    not_done: bool,
-    nodes: &[Judged<'_>],
-) -> Option<usize> {
-    let owned = || nodes.iter().filter(|j| j.cluster_owned);
-    let converged = |j: &&Judged<'_>| j.state == NodeState::Converged;
-    if owned().any(|j| j.asks) || !not_done {
-        return Some(owned().filter(converged).count());
+/// The Waiting verdict's sentence: who is next, or why nothing is.
+fn waiting_reason(
+    front: Option<&Judged<'_>>,
+    not_done: Option<&str>,
+    waiting: usize,
+    quiet_text: &str,
+    behind: &str,
+) -> String {
+    match (front, not_done) {
+        (Some(f), _) if f.state == NodeState::Waiting => format!(
+            "a grant is due: {} is next ({} waiting, quiet for {quiet_text})",
+            f.name(),
+            waiting
+        ),
+        (Some(f), _) => format!(
+            "the controller waits for {} to become healthy ({}){behind}, quiet for {quiet_text}",
+            f.name(),
+            f.unhealthy_because.join("; ")
+        ),
+        (None, Some(why)) => {
+            format!("the ValkeyCluster reports it is not done ({why}), quiet for {quiet_text}")
+        }
+        (None, None) => "waiting".to_string(),
     }
-    let c = cluster?;
-    let ready = condition(c.conditions(), keys::COND_READY)?;
-    let transition = ready.last_transition_time.as_ref()?.0;
-    let since: Timestamp = if ready.is_for_generation(c.metadata.generation) && !ready.is_true() {
-        transition.checked_sub(SAME_RECONCILE).unwrap_or(transition)
-    } else {
-        transition
-    };
-    let ns = c.namespace();
-    let updated = |j: &Judged<'_>| {
-        index.events_naming(ns, j.name()).any(|e| {
-            matches!(
-                events::reason(e),
-                keys::EVENT_NODE_UPDATED | keys::EVENT_PERMITTED | keys::EVENT_APPLIED
-            ) && events::time(e).is_some_and(|t| t >= since)
-        })
-    };
-    if !owned().any(updated) {
-        return None;
-    }
-    Some(owned().filter(converged).filter(|j| updated(j)).count())
 }

@@ -69,11 +69,15 @@ pub(crate) fn place(nodes: &[&ValkeyNode], cluster: &str) -> Vec<Place> {
     places
 }
 
-/// Walk order as indices into `places`: shard ascending; within a shard
-/// the other nodes by node index ascending, then the primary; when the
-/// shard's primary is unknown, node index descending. Nodes without both
-/// indices come last, by name. Ties break by name so the order is total.
-pub(crate) fn order(places: &[Place]) -> Vec<usize> {
+/// Walk order as indices into `places`: shard ascending. Within a shard,
+/// while some node of the cluster needs a roll (`rolling`: it asks, holds
+/// or is behind), the controller reads the live topology: the other nodes
+/// by node index ascending, then the primary; node index descending when
+/// the shard's primary is unknown. When no node needs a roll it reads no
+/// topology and walks node index descending in every shard, primary or
+/// not. Nodes without both indices come last, by name. Ties break by name
+/// so the order is total.
+pub(crate) fn order(places: &[Place], rolling: bool) -> Vec<usize> {
     let mut shards: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut loose: Vec<usize> = Vec::new();
     for (i, p) in places.iter().enumerate() {
@@ -84,7 +88,7 @@ pub(crate) fn order(places: &[Place]) -> Vec<usize> {
     }
     let mut out = Vec::with_capacity(places.len());
     for members in shards.values_mut() {
-        let primary_known = members.iter().any(|&i| places[i].is_primary);
+        let primary_known = rolling && members.iter().any(|&i| places[i].is_primary);
         if primary_known {
             members.sort_by(|&a, &b| {
                 let (pa, pb) = (&places[a], &places[b]);

@@ -55,6 +55,13 @@ fn jammed() -> ClusterBuilder {
     .event(fixture::event_permitted(
         "prod",
         "cache",
+        "cache-0-1",
+        H2,
+        mins(-19),
+    ))
+    .event(fixture::event_permitted(
+        "prod",
+        "cache",
         "cache-1-1",
         H2,
         mins(-14),

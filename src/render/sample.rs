@@ -73,6 +73,7 @@ pub fn bare_cluster(name: &str, verdict: Verdict, nodes: Vec<NodeReport>) -> Clu
         stall_threshold_seconds: 600,
         cluster_found: true,
         unfinished_by_cluster: false,
+        walk_by_primary: false,
     }
 }
 
@@ -166,6 +167,7 @@ pub fn jammed() -> Report {
             quiet_for_seconds: Some(840),
             state: Some("Reconciling".into()),
             state_reason: Some("UpdatingNodes".into()),
+            walk_by_primary: true,
             ..bare_cluster("cache", Verdict::Jammed, nodes)
         }],
     }

@@ -498,7 +498,7 @@ mod tests {
                     name: Some(name.into()),
                     ..ObjectMeta::default()
                 },
-                status: None,
+                ..ValkeyCluster::default()
             }],
             ..Snapshot::default()
         }

@@ -76,6 +76,26 @@ fn every_reason() {
             vec![],
         ),
         (
+            "restarting while Running: not ready, 3 restarts, killed a minute ago",
+            base().pod_not_ready(mins(-1)).pod_restarting(3, mins(-1)),
+            vec![RestartLoop],
+        ),
+        (
+            "restarting, but only twice",
+            base().pod_not_ready(mins(-1)).pod_restarting(2, mins(-1)),
+            vec![],
+        ),
+        (
+            "restarting, but ready now",
+            base().pod_ready().pod_restarting(5, mins(-1)),
+            vec![],
+        ),
+        (
+            "restarted often, but the last termination is 11m old",
+            base().pod_not_ready(mins(-1)).pod_restarting(5, mins(-11)),
+            vec![],
+        ),
+        (
             "Unschedulable 2m01s",
             base().pod_unschedulable(t(-121)),
             vec![Unschedulable],

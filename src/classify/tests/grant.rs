@@ -2,7 +2,9 @@
 //! plugin's own trace annotations stale.
 
 use super::*;
-use crate::fixture::{event_node_updated, event_permitted, legacy, mins, repeated, t};
+use crate::fixture::{
+    event_applied, event_node_updated, event_permitted, legacy, mins, repeated, t,
+};
 use crate::report::GrantSource::{self, *};
 use crate::snapshot::keys;
 use k8s_openapi::api::core::v1::Event;
@@ -222,6 +224,29 @@ fn p2_sources_in_order() {
             node: p2("h1"),
             events: vec![
                 event_node_updated(NS, CL, N, mins(-5)),
+                event_node_updated(NS, CL, N, mins(-2)),
+            ],
+            at: Some(mins(-2)),
+            source: Event,
+            by: None,
+        },
+        Row {
+            name: "P2 a ValkeyNodeUpdated after the node applied its revision is not the advance",
+            node: p2("h1"),
+            events: vec![
+                event_node_updated(NS, CL, N, mins(-5)),
+                event_applied(NS, N, "h1", mins(-4)),
+                event_node_updated(NS, CL, N, mins(-2)),
+            ],
+            at: Some(mins(-5)),
+            source: Event,
+            by: None,
+        },
+        Row {
+            name: "P2 an application of another revision does not bound the advance",
+            node: p2("h1"),
+            events: vec![
+                event_applied(NS, N, "h0", mins(-40)),
                 event_node_updated(NS, CL, N, mins(-2)),
             ],
             at: Some(mins(-2)),

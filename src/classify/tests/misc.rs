@@ -223,6 +223,8 @@ fn deployment_workloads() {
 
 #[test]
 fn progress_counting() {
+    const OLD: &str = "valkey/valkey:9.0.0";
+    const NEW: &str = "valkey/valkey:9.0.1";
     let rows: Vec<(&str, ClusterBuilder, usize, Option<usize>)> = vec![
         (
             "at rest: every node",
@@ -233,49 +235,120 @@ fn progress_counting() {
             Some(2),
         ),
         (
-            "a roll the nodes ask for: those that no longer ask and are Converged",
+            "a roll the nodes ask for: the Converged nodes advanced since the first ask",
             cluster()
-                .node(healthy("cache-0-0", 0, 0).desired("h1"))
+                .node(
+                    healthy("cache-0-0", 0, 0)
+                        .desired("h1")
+                        .drift("h1", mins(-10)),
+                )
                 .node(healthy("cache-0-1", 0, 1))
-                .node(healthy("cache-0-2", 0, 2).permit("h1")),
+                .node(healthy("cache-0-2", 0, 2).permit("h1"))
+                .event(event_applied(NS, "cache-0-1", "h0", mins(-5))),
             3,
             Some(1),
         ),
         (
-            "Spec-driven: nodes updated since the Ready transition",
-            fixture::cluster(NS, CL)
-                .updating_nodes(mins(-10))
-                .node(healthy("cache-0-0", 0, 0))
+            "a jammed roll: nodes rolled in an earlier roll are not counted",
+            cluster()
+                .node(
+                    healthy("cache-0-0", 0, 0)
+                        .desired("h1")
+                        .drift("h1", mins(-20)),
+                )
                 .node(healthy("cache-0-1", 0, 1))
-                .event(event_node_updated(NS, CL, "cache-0-1", mins(-5)))
-                .event(event_node_updated(NS, CL, "cache-0-0", mins(-90))),
+                .node(
+                    healthy("cache-0-2", 0, 2)
+                        .permit("h1")
+                        .pod_ready_since(mins(-30)),
+                )
+                .event(event_permitted(NS, CL, "cache-0-2", "h1", mins(-14)))
+                .event(event_applied(NS, "cache-0-1", "h0", mins(-60))),
+            3,
+            Some(0),
+        ),
+        (
+            "an advance within 5 s before the remaining nodes' first ask belongs to this roll",
+            cluster()
+                .node(
+                    healthy("cache-0-0", 0, 0)
+                        .desired("h1")
+                        .drift("h1", mins(-9)),
+                )
+                .node(healthy("cache-0-1", 0, 1))
+                .event(event_applied(
+                    NS,
+                    "cache-0-1",
+                    "h0",
+                    mins(-9) - jiff::SignedDuration::from_secs(3),
+                )),
+            2,
+            Some(1),
+        ),
+        (
+            "Spec-driven: the nodes advanced since the spec edit; a node behind is not done",
+            fixture::cluster(NS, CL)
+                .ready_for_generation()
+                .image(OLD)
+                .image_edited(NEW, mins(-10))
+                .node(healthy("cache-0-0", 0, 0).image(OLD))
+                .node(healthy("cache-0-1", 0, 1).image(NEW))
+                .event(event_node_updated(NS, CL, "cache-0-1", mins(-5))),
             2,
             Some(1),
         ),
         (
             "Spec-driven: a node still rolling is not done",
             fixture::cluster(NS, CL)
-                .updating_nodes(mins(-10))
-                .node(healthy("cache-0-0", 0, 0))
-                .node(healthy("cache-0-1", 0, 1).permit("*").generation(2, 1))
+                .ready_for_generation()
+                .image_edited(NEW, mins(-10))
+                .node(healthy("cache-0-0", 0, 0).image(OLD))
+                .node(
+                    healthy("cache-0-1", 0, 1)
+                        .image(NEW)
+                        .permit("*")
+                        .generation(2, 1),
+                )
                 .event(event_node_updated(NS, CL, "cache-0-1", mins(-5))),
             2,
             Some(0),
         ),
         (
-            "Spec-driven, no event in view: ?",
+            "Spec-driven without managedFields: the first advance of a node no longer behind",
             fixture::cluster(NS, CL)
-                .updating_nodes(mins(-10))
-                .node(healthy("cache-0-0", 0, 0))
-                .node(healthy("cache-0-1", 0, 1)),
+                .ready_for_generation()
+                .spec_edited()
+                .image(NEW)
+                .node(healthy("cache-0-0", 0, 0).image(OLD))
+                .node(healthy("cache-0-1", 0, 1).image(NEW))
+                .node(healthy("cache-0-2", 0, 2).image(NEW))
+                .event(event_node_updated(NS, CL, "cache-0-1", mins(-5)))
+                .event(event_node_updated(NS, CL, "cache-0-2", mins(-3))),
+            3,
+            Some(2),
+        ),
+        (
+            "Spec-driven, no managedFields and no event in view: ?",
+            fixture::cluster(NS, CL)
+                .ready_for_generation()
+                .spec_edited()
+                .image(NEW)
+                .node(healthy("cache-0-0", 0, 0).image(OLD))
+                .node(healthy("cache-0-1", 0, 1).image(NEW)),
             2,
             None,
         ),
         (
-            "Spec-driven, not started (Ready for an older generation): ?",
-            cluster().spec_edited().node(healthy("cache-0-0", 0, 0)),
-            1,
-            None,
+            "the ValkeyCluster alone is not done: the nodes advanced since the spec edit",
+            fixture::cluster(NS, CL)
+                .ready_for_generation()
+                .image_edited(NEW, mins(-10))
+                .node(healthy("cache-0-0", 0, 0).image(NEW))
+                .node(healthy("cache-0-1", 0, 1).image(NEW))
+                .event(event_node_updated(NS, CL, "cache-0-1", mins(-5)))
+                .event(event_node_updated(NS, CL, "cache-0-0", mins(-90))),
+            2,
+            Some(1),
         ),
         (
             "standalone nodes are not counted",

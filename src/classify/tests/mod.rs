@@ -4,6 +4,7 @@
 mod evidence;
 mod grant;
 mod misc;
+mod p2;
 mod protocol;
 mod replay;
 mod states;

@@ -1,5 +1,6 @@
-//! Walk order: shard ascending; other nodes by index, then the primary;
-//! node index descending when the primary is unknown; unindexed nodes last.
+//! Walk order: shard ascending; while a node asks, holds or is behind, the
+//! other nodes by index, then the primary (node index descending when the
+//! primary is unknown); at rest node index descending; unindexed nodes last.
 
 use super::*;
 use crate::fixture::{mins, t};
@@ -20,17 +21,42 @@ fn plain(name: &str) -> NodeBuilder {
 fn walk_order_table() {
     let rows: Vec<(&str, ClusterBuilder, Vec<&str>)> = vec![
         (
-            "primary known: replicas ascending, then the primary",
+            "a node asks, primary known: replicas ascending, then the primary",
+            cluster()
+                .node(healthy("cache-0-0", 0, 0))
+                .node(healthy("cache-0-2", 0, 2).desired("h1"))
+                .node(healthy("cache-0-1", 0, 1)),
+            vec!["cache-0-1", "cache-0-2", "cache-0-0"],
+        ),
+        (
+            "at rest: node index descending, even with the primary known",
             cluster()
                 .node(healthy("cache-0-0", 0, 0))
                 .node(healthy("cache-0-2", 0, 2))
                 .node(healthy("cache-0-1", 0, 1)),
+            vec!["cache-0-2", "cache-0-1", "cache-0-0"],
+        ),
+        (
+            "a node is behind (Spec-driven): the primary goes last",
+            cluster()
+                .image("valkey/valkey:9.0.1")
+                .node(healthy("cache-0-0", 0, 0).image("valkey/valkey:9.0.0"))
+                .node(healthy("cache-0-1", 0, 1).image("valkey/valkey:9.0.0"))
+                .node(healthy("cache-0-2", 0, 2).image("valkey/valkey:9.0.0")),
+            vec!["cache-0-1", "cache-0-2", "cache-0-0"],
+        ),
+        (
+            "a node holds (P1 permit): the primary goes last",
+            cluster()
+                .node(healthy("cache-0-0", 0, 0))
+                .node(healthy("cache-0-1", 0, 1))
+                .node(healthy("cache-0-2", 0, 2).permit("h1")),
             vec!["cache-0-1", "cache-0-2", "cache-0-0"],
         ),
         (
             "the live primary is not always index 0",
             cluster()
-                .node(healthy("cache-0-0", 0, 0).replica())
+                .node(healthy("cache-0-0", 0, 0).replica().desired("h1"))
                 .node(healthy("cache-0-1", 0, 1).primary())
                 .node(healthy("cache-0-2", 0, 2)),
             vec!["cache-0-0", "cache-0-2", "cache-0-1"],

@@ -102,6 +102,7 @@ pub(super) fn cluster_reasoning(
                 .into(),
         ),
     }
+    out.push(walk_order(cluster));
     if !cluster.cluster_found {
         out.push(
             "The ValkeyCluster object itself was not in view; this report is built from the \
@@ -110,6 +111,46 @@ pub(super) fn cluster_reasoning(
         );
     }
     out
+}
+
+/// How the controller orders the walk, and which node was taken as each
+/// shard's primary where that decides it. The plugin cannot read the live
+/// Valkey topology the controller reads; `status.role` stands in for it.
+fn walk_order(cluster: &ClusterReport) -> String {
+    if !cluster.walk_by_primary {
+        return "No node asks, holds or is behind, so the controller reads no topology: it \
+                walks every shard by node index descending."
+            .into();
+    }
+    let mut shards: Vec<Option<u32>> = cluster.nodes.iter().map(|n| n.shard).collect();
+    shards.dedup();
+    let per_shard: Vec<String> = shards
+        .iter()
+        .flatten()
+        .map(|&shard| {
+            match cluster
+                .nodes
+                .iter()
+                .find(|n| n.shard == Some(shard) && n.facts.is_primary)
+            {
+                Some(p) => format!(
+                    "shard {shard}: {} is taken as primary and goes last",
+                    p.name
+                ),
+                None => format!(
+                    "shard {shard}: no primary known (no single ready node with status.role \
+                     primary), so node index descending"
+                ),
+            }
+        })
+        .collect();
+    format!(
+        "Some node asks, holds or is behind, so the controller walks each shard's other \
+         nodes by node index ascending and its primary last ({}). The primary is the one \
+         ready node whose status.role is primary; status.role can lag a failover by up to a \
+         minute, and a freshly restarted empty replica can read primary.",
+        per_shard.join("; ")
+    )
 }
 
 /// " (state Reconciling/UpdatingNodes: message)" from the report and object.

@@ -323,18 +323,29 @@ impl NodeView<'_> {
                 ));
             }
             NodeState::Waiting => {
-                let asked = n
-                    .desired_revision
-                    .clone()
-                    .unwrap_or_else(|| "a revision".into());
                 let queue = n
                     .queue_position
                     .map(|q| format!(", queue position {q}"))
                     .unwrap_or_default();
-                out.push(format!(
-                    "It asks for {asked} and waits for the cluster controller's walk to reach \
-                     it{queue}. The controller grants one node at a time, in walk order."
-                ));
+                if let Some(b) = &n.facts.behind {
+                    out.push(format!(
+                        "Its spec.image is {}, the ValkeyCluster's is {}: a Spec-driven roll \
+                         whose walk has not reached it yet{queue}. The cluster controller copies \
+                         the new spec (and its new revision) into it when the walk does, one \
+                         node at a time.",
+                        b.image, b.cluster_image
+                    ));
+                } else {
+                    let asked = n
+                        .desired_revision
+                        .clone()
+                        .unwrap_or_else(|| "a revision".into());
+                    out.push(format!(
+                        "It asks for {asked} and waits for the cluster controller's walk to \
+                         reach it{queue}. The controller grants one node at a time, in walk \
+                         order."
+                    ));
+                }
                 let holders = self.holders_besides_me();
                 if !holders.is_empty() {
                     out.push(format!(
@@ -479,6 +490,19 @@ impl NodeView<'_> {
                  or `kubectl valkey-roll wait {} -n {ns}`.",
                 self.cluster.name, self.cluster.name
             )),
+            NodeState::Waiting if n.facts.behind.is_some() => {
+                steps.push(
+                    "Nothing: the controller advances it when its walk reaches it (a node \
+                     behind asks for no revision, so there is nothing to grant by hand)."
+                        .into(),
+                );
+                for holder in self.holders_besides_me() {
+                    steps.push(format!(
+                        "If the holder looks stuck: `kubectl valkey-roll explain {holder} -n \
+                         {ns}`."
+                    ));
+                }
+            }
             NodeState::Waiting => {
                 steps.push("Nothing: the controller grants it when its walk reaches it.".into());
                 for holder in self.holders_besides_me() {

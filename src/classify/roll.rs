@@ -1,0 +1,185 @@
+//! The current roll (PLUGIN.md, "Progress"): when it began, and which
+//! nodes it has advanced. `done` counts those that are Converged since,
+//! never a node from an earlier roll and never one not yet reached.
+//!
+//! How the start is told, from what the snapshot shows (the README says
+//! the same):
+//! 1. While some node asks (a builder-only roll): the earliest moment any
+//!    node that asks, or holds, first asked for its revision: the roll
+//!    condition's transition, or the first `WorkloadRollDeferred` event for
+//!    that hash (a holder without one: its grant time). Every node of such
+//!    a roll asks in the same pass, so the first node's ask is the start
+//!    even after its own condition is gone.
+//! 2. Else, while some node is behind (a Spec-driven roll): the time the
+//!    ValkeyCluster's spec was last edited (managedFields); without
+//!    managedFields, the first advance of a node that is no longer behind.
+//! 3. Else, while a node holds (the last node of a roll): when that holder
+//!    first asked for its permit (builder-only), else the spec edit time,
+//!    else its grant time.
+//! 4. Else (between rolls, or the ValkeyCluster alone says it is not
+//!    done): the later of the spec edit time and the newest first ask of a
+//!    node for the revision it now runs: the most recent roll.
+//!
+//! A node counts as advanced in the current roll when its newest advance
+//! (a grant by hand, or a `WorkloadRollPermitted`, `ValkeyNodeUpdated` or
+//! `WorkloadRollApplied` event naming it) is no older than the start less
+//! [`SAME_ROLL`].
+
+use super::events;
+use super::grant_time::hand_grant_time;
+use super::index::Index;
+use super::judge::Judged;
+use super::text::hash_in;
+use crate::report::{NodeState, Protocol};
+use crate::snapshot::{ValkeyCluster, keys};
+use jiff::{SignedDuration, Timestamp};
+
+/// How much earlier than the start an advance may be and still belong to
+/// this roll: condition and managedFields times are cut to the second, and
+/// the nodes of one roll ask within a pass of the controller (a fraction of
+/// a second in the recordings), possibly just after the first of them was
+/// advanced.
+pub(crate) const SAME_ROLL: SignedDuration = SignedDuration::from_secs(5);
+
+/// The advances of a node that count for progress and for the roll.
+const ADVANCE_EVENTS: [&str; 5] = [
+    keys::EVENT_PERMITTED,
+    keys::EVENT_NODE_UPDATED,
+    keys::EVENT_APPLIED,
+    keys::EVENT_MANUAL_GRANTED,
+    keys::EVENT_MANUAL_FORCED,
+];
+
+/// When the ValkeyCluster's spec was last edited: the newest time of a
+/// managedFields entry that owns part of `spec` (status entries never do).
+/// None without managedFields.
+pub(crate) fn spec_edited_at(cluster: &ValkeyCluster) -> Option<Timestamp> {
+    cluster
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|e| e.subresource.as_deref().is_none_or(str::is_empty))
+        .filter(|e| {
+            e.fields_v1
+                .as_ref()
+                .is_some_and(|f| f.0.get("f:spec").is_some())
+        })
+        .filter_map(|e| e.time.as_ref().map(|t| t.0))
+        .max()
+}
+
+/// When the node first asked for `hash`: its roll condition's transition
+/// (while it asks for that hash) and the first `WorkloadRollDeferred`
+/// event naming it with that hash, the earlier of the two.
+fn asked_since(index: &Index<'_>, j: &Judged<'_>, hash: &str) -> Option<Timestamp> {
+    let node = j.view.node;
+    let condition = (j.asks && j.asked_for == Some(hash))
+        .then(|| {
+            [keys::COND_DRIFT, keys::COND_PENDING]
+                .into_iter()
+                .filter_map(|t| node.condition(t))
+                .filter(|c| c.is_true())
+                .filter_map(|c| c.last_transition_time.as_ref().map(|t| t.0))
+                .min()
+        })
+        .flatten();
+    let deferred = index
+        .events_naming(j.view.namespace(), j.name())
+        .filter(|e| events::reason(e) == keys::EVENT_DEFERRED)
+        .filter(|e| hash_in(events::note(e)) == Some(hash))
+        .filter_map(events::first_time)
+        .min();
+    condition.into_iter().chain(deferred).min()
+}
+
+/// The revision a node at rest now runs: P2 its `spec.workloadRevision`;
+/// P1 its lastRolloutHash, else the hash of its newest WorkloadRollApplied.
+fn running_revision<'a>(index: &Index<'a>, j: &Judged<'a>, protocol: Protocol) -> Option<&'a str> {
+    if protocol == Protocol::P2 {
+        return j.permit;
+    }
+    j.view.last_rollout_hash().or_else(|| {
+        index
+            .events_naming(j.view.namespace(), j.name())
+            .filter(|e| events::reason(e) == keys::EVENT_APPLIED)
+            .max_by_key(|e| events::time(e))
+            .and_then(|e| hash_in(events::note(e)))
+    })
+}
+
+/// The newest advance of the node: a grant by hand or an advance event.
+pub(crate) fn advanced_at(index: &Index<'_>, j: &Judged<'_>) -> Option<Timestamp> {
+    index
+        .events_naming(j.view.namespace(), j.name())
+        .filter(|e| ADVANCE_EVENTS.contains(&events::reason(e)))
+        .filter_map(events::time)
+        .chain(hand_grant_time(&j.view))
+        .max()
+}
+
+/// When the current roll began (see the module docs); None: not told.
+pub(crate) fn start(
+    index: &Index<'_>,
+    cluster: Option<&ValkeyCluster>,
+    protocol: Protocol,
+    nodes: &[Judged<'_>],
+) -> Option<Timestamp> {
+    let owned = || nodes.iter().filter(|j| j.cluster_owned);
+    let spec_edit = cluster.and_then(spec_edited_at);
+    let holders_ask = || {
+        owned().filter(|j| j.holder).filter_map(|j| {
+            j.permit
+                .and_then(|p| asked_since(index, j, p))
+                .or(j.grant.at)
+        })
+    };
+    if owned().any(|j| j.asks) {
+        let asks = owned()
+            .filter(|j| j.asks && !j.holder)
+            .filter_map(|j| j.asked_for.and_then(|h| asked_since(index, j, h)));
+        return asks.chain(holders_ask()).min();
+    }
+    if owned().any(|j| j.behind) {
+        return spec_edit.or_else(|| {
+            owned()
+                .filter(|j| !j.behind)
+                .filter_map(|j| advanced_at(index, j))
+                .min()
+        });
+    }
+    if let Some(h) = owned().find(|j| j.holder) {
+        let asked = h.permit.and_then(|p| asked_since(index, h, p));
+        return asked.or(spec_edit).or(h.grant.at);
+    }
+    let newest_ask = owned()
+        .filter_map(|j| running_revision(index, j, protocol).and_then(|r| asked_since(index, j, r)))
+        .max();
+    newest_ask.into_iter().chain(spec_edit).max()
+}
+
+/// Progress `done` (None: the headline shows `?`). At rest (the roll not
+/// unfinished) every Converged node has rolled; otherwise the Converged
+/// nodes advanced in the current roll, and `?` when its start is not told.
+pub(crate) fn done(
+    index: &Index<'_>,
+    cluster: Option<&ValkeyCluster>,
+    protocol: Protocol,
+    unfinished: bool,
+    nodes: &[Judged<'_>],
+) -> Option<usize> {
+    let converged = |j: &&Judged<'_>| j.cluster_owned && j.state == NodeState::Converged;
+    if !unfinished {
+        return Some(nodes.iter().filter(converged).count());
+    }
+    let since = start(index, cluster, protocol, nodes)?;
+    let since = since.checked_sub(SAME_ROLL).unwrap_or(since);
+    Some(
+        nodes
+            .iter()
+            .filter(converged)
+            .filter(|j| !j.asks && !j.behind)
+            .filter(|j| advanced_at(index, j).is_some_and(|t| t >= since))
+            .count(),
+    )
+}
