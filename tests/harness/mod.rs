@@ -83,7 +83,6 @@ use std::sync::{Mutex, OnceLock, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-pub use controlplane::control_plane;
 use procs::Proc;
 
 /// How long kube-apiserver may take to become ready (/readyz).
@@ -123,6 +122,13 @@ pub fn server() -> &'static Server {
         Ok(s) => s,
         Err(e) => panic!("test API server unavailable: {e}"),
     }
+}
+
+/// The test API server with kube-controller-manager, kube-scheduler and
+/// kwok beside it, started on first use (see controlplane.rs). Only the test
+/// binaries that call this start them.
+pub fn control_plane() -> &'static controlplane::ControlPlane {
+    controlplane::control_plane()
 }
 
 /// A `kube::Client` for a kubeconfig file, on the caller's tokio runtime.
