@@ -235,11 +235,13 @@ fn boot(
         &dir,
     )?;
     run_canary(sup, deadline)?;
-    procs_append_ready(sup, kwok_addr);
+    log_ready_line(sup, kwok_addr);
     Ok(kwok_addr)
 }
 
-fn procs_append_ready(sup: &Supervisor, kwok_addr: SocketAddr) {
+/// `control plane ready at URL (...)` in `<target>/testbin-servers.log`,
+/// beside the API server's own line (CI prints that file).
+fn log_ready_line(sup: &Supervisor, kwok_addr: SocketAddr) {
     super::procs::append_line(
         &super::procs::target_dir().join("testbin-servers.log"),
         &format!(
