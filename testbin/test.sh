@@ -5,7 +5,8 @@
 # a real API server the tests start on loopback.
 #
 # Needs: Rust (cargo), Go >= 1.25 and the Go module proxy (first run only:
-# about 9 minutes on 2 cores for the Go builds, cold; seconds after that).
+# some 12 minutes on 2 cores for the Go builds, cold, see testbin/README.md;
+# seconds after that).
 # Extra arguments go to `cargo test` (e.g. `bash testbin/test.sh --test harness_selftest`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
