@@ -313,6 +313,8 @@ pub(crate) struct NodeBuilder {
     /// Explicit `controller-revision-hash` of the pod.
     pub pod_revision: Option<String>,
     pub standalone: bool,
+    /// The `valkey.io/cluster` label is left off (a hand-edit dropped it).
+    pub unlabelled: bool,
     /// Extra managedFields entries.
     pub managed: Vec<ManagedFieldsEntry>,
 }
@@ -377,6 +379,11 @@ impl NodeBuilder {
     /// `spec.image`.
     pub fn image(mut self, image: &str) -> Self {
         self.node.spec.image = Some(image.to_string());
+        self
+    }
+    /// Without the `valkey.io/cluster` label (still owned by its cluster).
+    pub fn unlabelled(mut self) -> Self {
+        self.unlabelled = true;
         self
     }
     /// `status.podIP`.
@@ -959,10 +966,12 @@ impl NodeBuilder {
         let name = self.name().to_string();
         let mut n = self.node.clone();
         n.metadata.namespace = Some(ns.to_string());
-        n.metadata
-            .labels
-            .get_or_insert_with(Default::default)
-            .insert(keys::LABEL_CLUSTER.to_string(), cluster.to_string());
+        if !self.unlabelled {
+            n.metadata
+                .labels
+                .get_or_insert_with(Default::default)
+                .insert(keys::LABEL_CLUSTER.to_string(), cluster.to_string());
+        }
         if !self.standalone {
             n.metadata.owner_references = Some(vec![OwnerReference {
                 api_version: crate::snapshot::VALKEY_API_VERSION.to_string(),
