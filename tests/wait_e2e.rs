@@ -429,7 +429,7 @@ async fn wait_exits_0_at_the_end_of_a_spec_driven_roll_and_not_before() {
         // anything; only the ValkeyCluster says UpdatingNodes. Each line
         // waited for.
         let between = if first {
-            "a grant is due: cache-0-0 is next"
+            "Waiting, front cache-0-0"
         } else {
             NOT_DONE
         };
