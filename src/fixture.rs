@@ -329,6 +329,8 @@ pub(crate) struct NodeBuilder {
     /// Explicit `controller-revision-hash` of the pod.
     pub pod_revision: Option<String>,
     pub standalone: bool,
+    /// The `valkey.io/cluster` label is left off (a hand-edit dropped it).
+    pub unlabelled: bool,
     /// Extra managedFields entries.
     pub managed: Vec<ManagedFieldsEntry>,
 }
@@ -393,6 +395,11 @@ impl NodeBuilder {
     /// `spec.image`.
     pub fn image(mut self, image: &str) -> Self {
         self.node.spec.image = Some(image.to_string());
+        self
+    }
+    /// Without the `valkey.io/cluster` label (still owned by its cluster).
+    pub fn unlabelled(mut self) -> Self {
+        self.unlabelled = true;
         self
     }
     /// `status.podIP`.
@@ -977,11 +984,16 @@ impl NodeBuilder {
         let name = self.name().to_string();
         let mut n = self.node.clone();
         n.metadata.namespace = Some(ns.to_string());
-        let node_labels = n.metadata.labels.get_or_insert_with(Default::default);
-        node_labels.insert(keys::LABEL_CLUSTER.to_string(), cluster.to_string());
+        if !self.unlabelled {
+            n.metadata
+                .labels
+                .get_or_insert_with(Default::default)
+                .insert(keys::LABEL_CLUSTER.to_string(), cluster.to_string());
+        }
         if !self.standalone {
             // The cluster controller's labels: app.kubernetes.io/instance
             // is the cluster's name on a node (the node's on its workload).
+            let node_labels = n.metadata.labels.get_or_insert_with(Default::default);
             for (k, v) in recommended_labels(cluster) {
                 node_labels.entry(k).or_insert(v);
             }

@@ -462,3 +462,37 @@ fn node_timeline_is_oldest_first_and_only_this_node() {
     assert!(all.windows(2).all(|w| w[0].time <= w[1].time));
     assert!(timeline(&s, NS, "nope").is_empty());
 }
+
+/// A node whose `valkey.io/cluster` label was dropped still belongs to the
+/// ValkeyCluster its controller owner reference names: it is in that
+/// cluster's report, holds its permit, and gives the cluster its protocol.
+#[test]
+fn a_node_without_its_label_belongs_by_its_owner() {
+    let c = cluster().node(healthy("cache-0-0", 0, 0)).node(
+        healthy("cache-0-1", 0, 1)
+            .unlabelled()
+            .permit("h1")
+            .desired("h1"),
+    );
+    let s = c.snapshot();
+    let n = s
+        .nodes
+        .iter()
+        .find(|n| n.name() == "cache-0-1")
+        .expect("node");
+    assert_eq!(n.cluster_label(), None, "the fixture leaves the label off");
+    let r = classify(&s, t(0), Duration::from_secs(600));
+    assert_eq!(
+        r.clusters.len(),
+        1,
+        "{:?}",
+        r.clusters.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
+    let c = &r.clusters[0];
+    assert_eq!(c.protocol, Protocol::P1);
+    assert_eq!(c.holders, vec!["cache-0-1"]);
+    let n = node(c, "cache-0-1");
+    assert!(n.facts.cluster_by_owner && n.facts.cluster_owned);
+    assert_eq!(n.state, Rolling);
+    assert!(!node(c, "cache-0-0").facts.cluster_by_owner);
+}
