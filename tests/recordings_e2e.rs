@@ -106,20 +106,17 @@ fn creatable(item: &Value, ns: &str) -> Value {
     o
 }
 
-/// A spec edit that moves the generation by one: a field the plugin never
-/// reads, set to `value` (None: back to the recorded spec).
-fn spec_edit(kind: &str, item: &Value, value: Option<&str>) -> Value {
+/// The spec change of step `step` toward the recorded generation: a field
+/// the plugin never reads, a different value at each step (so that every
+/// edit changes the spec and moves the generation by one), the recorded
+/// spec again at the last step (None).
+fn spec_edit(kind: &str, item: &Value, step: Option<i64>) -> Value {
     match kind {
         "StatefulSet" | "Deployment" => {
             let recorded = item["spec"]["replicas"].as_i64().unwrap_or(1);
-            let replicas = if value.is_some() {
-                recorded + 1
-            } else {
-                recorded
-            };
-            json!({"spec": {"replicas": replicas}})
+            json!({"spec": {"replicas": step.map_or(recorded, |k| recorded + 1 + k)}})
         }
-        _ => json!({"spec": {"recordingGenerationSeed": value}}),
+        _ => json!({"spec": {"recordingGenerationSeed": step.map(|k| format!("seed-{k}"))}}),
     }
 }
 
@@ -133,23 +130,29 @@ async fn write_moment(client: &kube::Client, list: &Value, ns: &str) {
         let ar = resource(item["apiVersion"].as_str().expect("apiVersion"), kind);
         let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &ar);
         let name = item["metadata"]["name"].as_str().expect("name").to_string();
-        let obj: DynamicObject =
-            serde_json::from_value(creatable(item, ns)).expect("a creatable object");
+        let generation = item["metadata"]["generation"].as_i64().unwrap_or(1);
+        let mut create = creatable(item, ns);
+        if generation > 1 {
+            // Created with the step-0 change, so that each later edit moves
+            // the generation.
+            let seed = spec_edit(kind, item, Some(0));
+            if let (Some(spec), Some(seed)) =
+                (create["spec"].as_object_mut(), seed["spec"].as_object())
+            {
+                spec.extend(seed.clone());
+            }
+        }
+        let obj: DynamicObject = serde_json::from_value(create).expect("a creatable object");
         api.create(&PostParams::default(), &obj)
             .await
             .unwrap_or_else(|e| panic!("create {kind} {ns}/{name}: {e}"));
-        let generation = item["metadata"]["generation"].as_i64().unwrap_or(1);
         for step in 1..generation {
-            let value = (step + 1 < generation).then(|| format!("seed-{step}"));
-            api.patch(
-                &name,
-                &pp,
-                &Patch::Merge(spec_edit(kind, item, value.as_deref())),
-            )
-            .await
-            .unwrap_or_else(|e| {
-                panic!("edit {kind} {ns}/{name} toward generation {generation}: {e}")
-            });
+            let value = (step + 1 < generation).then_some(step);
+            api.patch(&name, &pp, &Patch::Merge(spec_edit(kind, item, value)))
+                .await
+                .unwrap_or_else(|e| {
+                    panic!("edit {kind} {ns}/{name} toward generation {generation}: {e}")
+                });
         }
         if item["status"].is_object() && kind != "Event" {
             api.patch_status(&name, &pp, &Patch::Merge(json!({"status": item["status"]})))

@@ -189,6 +189,7 @@ fn classify_cluster(
         threshold,
         now,
         failover.as_deref(),
+        protocol,
     );
     let done = roll::done(index, cluster, protocol, unfinished, &judged);
 
