@@ -58,9 +58,9 @@ fn status_of_the_jammed_example_names_holder_evidence_hold_time_and_queue() {
         &[
             "prod/cache",
             "JAMMED",
-            "cache-1-0 holds the permit",
+            "cache-1-0 is in flight",
             "CrashLoopBackOff (restarts 7)",
-            "held 14m (event)",
+            "advanced 14m ago (event)",
             "3 nodes wait behind it",
             "2/6 rolled",
             "P2",
