@@ -4,7 +4,7 @@
 use super::*;
 use crate::classify::{cluster_timeline, timeline};
 use crate::fixture::{
-    event, event_applied, event_deferred, event_node_updated, event_permitted, legacy, mins,
+    event, event_applied, event_deferred_p1, event_node_updated, event_permitted, legacy, mins,
     object, snapshot_of, t,
 };
 use crate::report::Protocol;
@@ -423,7 +423,7 @@ fn node_timeline_is_oldest_first_and_only_this_node() {
         .node(healthy("cache-0-10", 0, 10))
         .event(event_applied(NS, N, "h1", mins(-3)))
         .event(legacy(event_permitted(NS, CL, N, "h1", mins(-4))))
-        .event(event_deferred(NS, N, "h1", mins(-9)))
+        .event(event_deferred_p1(NS, N, "h1", mins(-9)))
         .event(event_permitted(NS, CL, "cache-0-10", "h0", mins(-2)))
         .event(event_node_updated("dev", CL, N, mins(-2)))
         .event(pod_event);
