@@ -17,10 +17,16 @@
 //!   tests pass their own `now`, usually `t(0)` or later.
 //! - A [`ClusterBuilder`] owns its nodes; at [`ClusterBuilder::snapshot`] every
 //!   node gets the namespace, the `valkey.io/cluster` label and (unless
-//!   `.standalone()`) a controlling ValkeyCluster owner reference, and every
-//!   workload and pod gets the labels PROTOCOL.md lists. Node shard/index
-//!   labels are only set by `.shard(s, n)`, so a test can exercise the
-//!   name fallback.
+//!   `.standalone()`) the operator's `app.kubernetes.io/*` labels and a
+//!   controlling ValkeyCluster owner reference, and every workload and pod
+//!   gets the labels the operator writes (PROTOCOL.md; the recordings in
+//!   ../shared/recordings). Node shard/index labels are only set by
+//!   `.shard(s, n)` (and then copied to the workload and pod), so a test can
+//!   exercise the name fallback.
+//! - Strings (condition reasons and messages, event notes, actions and
+//!   reporting components) are the operator's, as the recordings show
+//!   them; P1-only ones as PROTOCOL.md and PR #338's first commit write
+//!   them.
 //! - Write-by-write replays keep one builder and change it in place:
 //!   `c.with_node("cache-0-1", |n| n.permit("h"))`, `c.with(|c| c.updating_nodes(t(5)))`,
 //!   then take `c.snapshot()` after every write.
@@ -145,8 +151,10 @@ impl ClusterBuilder {
         self.cluster.metadata.generation.unwrap_or(1)
     }
 
-    /// State Ready; Ready=True and Progressing=False for the current
-    /// generation, since long ago.
+    /// State Ready/ClusterHealthy; Ready=True (ClusterHealthy, "Cluster is
+    /// healthy") and Progressing=False (ReconcileComplete, "No changes
+    /// needed") for the current generation, since long ago: the words of
+    /// the operator's healthy reconcile.
     pub fn ready_for_generation(self) -> Self {
         self.ready_for_generation_since(long_ago())
     }
@@ -154,32 +162,39 @@ impl ClusterBuilder {
     /// As [`Self::ready_for_generation`], Ready since `since`.
     pub fn ready_for_generation_since(self, since: Timestamp) -> Self {
         self.roll_status(
-            ("Ready", None),
-            ("True", "ClusterReady"),
-            ("False", "ReconcileComplete"),
+            ("Ready", Some("ClusterHealthy"), "Cluster is healthy"),
+            ("True", "ClusterHealthy", "Cluster is healthy"),
+            ("False", "ReconcileComplete", "No changes needed"),
             since,
         )
     }
 
-    /// `status.state` and `status.reason`, and the Ready and Progressing
-    /// conditions (status, reason) for the current generation, since
-    /// `since`.
+    /// `status.state`, `status.reason` and `status.message`, and the Ready
+    /// and Progressing conditions (status, reason, message) for the current
+    /// generation, since `since`.
     fn roll_status(
         mut self,
-        (state, reason): (&str, Option<&str>),
-        ready: (&str, &str),
-        progressing: (&str, &str),
+        (state, reason, message): (&str, Option<&str>, &str),
+        ready: (&str, &str, &str),
+        progressing: (&str, &str, &str),
         since: Timestamp,
     ) -> Self {
         let g = self.generation_now();
         let st = self.status();
         st.state = Some(state.to_string());
         st.reason = reason.map(str::to_string);
-        for (type_, (status, why)) in [
+        st.message = Some(message.to_string());
+        for (type_, (status, why, what)) in [
             (keys::COND_READY, ready),
             (keys::COND_PROGRESSING, progressing),
         ] {
-            let mut c = cond(type_, status, Some(why), None, Some(since));
+            let mut c = cond(
+                type_,
+                status,
+                Some(why),
+                Some(what.to_string()),
+                Some(since),
+            );
             c.observed_generation = Some(g);
             set_condition(&mut st.conditions, c);
         }
@@ -223,12 +238,13 @@ impl ClusterBuilder {
     }
 
     /// State Reconciling/UpdatingNodes; Ready=False and Progressing=True
-    /// (reason UpdatingNodes) for the current generation, since `since`.
+    /// (reason UpdatingNodes, message "Updating ValkeyNodes") for the
+    /// current generation, since `since`.
     pub fn updating_nodes(self, since: Timestamp) -> Self {
         self.roll_status(
-            ("Reconciling", Some("UpdatingNodes")),
-            ("False", "UpdatingNodes"),
-            ("True", "UpdatingNodes"),
+            ("Reconciling", Some("UpdatingNodes"), "Updating ValkeyNodes"),
+            ("False", "UpdatingNodes", "Updating ValkeyNodes"),
+            ("True", "UpdatingNodes", "Updating ValkeyNodes"),
             since,
         )
     }
@@ -313,6 +329,8 @@ pub(crate) struct NodeBuilder {
     /// Explicit `controller-revision-hash` of the pod.
     pub pod_revision: Option<String>,
     pub standalone: bool,
+    /// The `valkey.io/cluster` label is left off (a hand-edit dropped it).
+    pub unlabelled: bool,
     /// Extra managedFields entries.
     pub managed: Vec<ManagedFieldsEntry>,
 }
@@ -379,6 +397,11 @@ impl NodeBuilder {
         self.node.spec.image = Some(image.to_string());
         self
     }
+    /// Without the `valkey.io/cluster` label (still owned by its cluster).
+    pub fn unlabelled(mut self) -> Self {
+        self.unlabelled = true;
+        self
+    }
     /// `status.podIP`.
     pub fn pod_ip(mut self, ip: &str) -> Self {
         self.status().pod_ip = Some(ip.to_string());
@@ -411,7 +434,8 @@ impl NodeBuilder {
 
     // --- node status ---
 
-    /// `status.ready` true, Ready=True since long ago.
+    /// `status.ready` true, Ready=True (PodRunning, "Pod is running and
+    /// ready") since long ago.
     pub fn ready(self) -> Self {
         self.ready_since(long_ago())
     }
@@ -423,14 +447,15 @@ impl NodeBuilder {
             cond(
                 keys::COND_READY,
                 "True",
-                Some("NodeReady"),
-                None,
+                Some("PodRunning"),
+                Some("Pod is running and ready".to_string()),
                 Some(since),
             ),
         );
         self
     }
-    /// `status.ready` false, Ready=False since `since`.
+    /// `status.ready` false, Ready=False (PodNotReady, "Pod is not ready")
+    /// since `since`.
     pub fn not_ready(mut self, since: Timestamp) -> Self {
         let st = self.status();
         st.ready = Some(false);
@@ -440,7 +465,7 @@ impl NodeBuilder {
                 keys::COND_READY,
                 "False",
                 Some("PodNotReady"),
-                None,
+                Some("Pod is not ready".to_string()),
                 Some(since),
             ),
         );
@@ -959,10 +984,20 @@ impl NodeBuilder {
         let name = self.name().to_string();
         let mut n = self.node.clone();
         n.metadata.namespace = Some(ns.to_string());
-        n.metadata
-            .labels
-            .get_or_insert_with(Default::default)
-            .insert(keys::LABEL_CLUSTER.to_string(), cluster.to_string());
+        if !self.unlabelled {
+            n.metadata
+                .labels
+                .get_or_insert_with(Default::default)
+                .insert(keys::LABEL_CLUSTER.to_string(), cluster.to_string());
+        }
+        if !self.standalone {
+            // The cluster controller's labels: app.kubernetes.io/instance
+            // is the cluster's name on a node (the node's on its workload).
+            let node_labels = n.metadata.labels.get_or_insert_with(Default::default);
+            for (k, v) in recommended_labels(cluster) {
+                node_labels.entry(k).or_insert(v);
+            }
+        }
         if !self.standalone {
             n.metadata.owner_references = Some(vec![OwnerReference {
                 api_version: crate::snapshot::VALKEY_API_VERSION.to_string(),
@@ -982,11 +1017,16 @@ impl NodeBuilder {
                 st.pod_name = p.metadata.name.clone();
             }
         }
-        let labels: BTreeMap<String, String> = [
-            (keys::LABEL_INSTANCE.to_string(), name.clone()),
-            (keys::LABEL_CLUSTER.to_string(), cluster.to_string()),
-        ]
-        .into();
+        // The node controller's labels on the workload and its pod: as on
+        // the node, with app.kubernetes.io/instance the node's name, and
+        // the node's shard and node index where it has them.
+        let mut labels: BTreeMap<String, String> = recommended_labels(&name);
+        labels.insert(keys::LABEL_CLUSTER.to_string(), cluster.to_string());
+        for key in [keys::LABEL_SHARD_INDEX, keys::LABEL_NODE_INDEX] {
+            if let Some(v) = self.node.metadata.labels.as_ref().and_then(|l| l.get(key)) {
+                labels.insert(key.to_string(), v.clone());
+            }
+        }
         if let Some(sts) = &self.sts {
             let mut sts = sts.clone();
             sts.metadata.namespace = Some(ns.to_string());
@@ -1012,11 +1052,33 @@ impl NodeBuilder {
             if let (Some(rev), true) = (rev, self.deployment.is_none()) {
                 pl.insert(keys::LABEL_CONTROLLER_REVISION.to_string(), rev);
             }
+            if self.deployment.is_none() {
+                pl.insert(
+                    "statefulset.kubernetes.io/pod-name".to_string(),
+                    self.pod_name(),
+                );
+                pl.insert("apps.kubernetes.io/pod-index".to_string(), "0".to_string());
+            }
             p.metadata.labels = Some(pl);
             s.pods.push(p);
         }
         s.nodes.push(n);
     }
+}
+
+/// The operator's recommended labels, `app.kubernetes.io/instance` set to
+/// `instance` (a node: its cluster; a workload or pod: its node).
+fn recommended_labels(instance: &str) -> BTreeMap<String, String> {
+    [
+        ("app.kubernetes.io/component", "valkey-node"),
+        (keys::LABEL_INSTANCE, instance),
+        ("app.kubernetes.io/managed-by", "valkey-operator"),
+        ("app.kubernetes.io/name", "valkey"),
+        ("app.kubernetes.io/part-of", "valkey"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
 }
 
 // ----------------------------------------------------------------------------
@@ -1035,6 +1097,23 @@ pub(crate) fn object(ns: &str, kind: &str, name: &str) -> ObjectReference {
             if kind == "ValkeyCluster" { "vc" } else { "vn" }
         )),
         ..Default::default()
+    }
+}
+
+/// The `action` the operator records with an event `reason`.
+fn action(reason: &str) -> &'static str {
+    match reason {
+        keys::EVENT_NODE_UPDATED => "UpdateValkeyNode",
+        keys::EVENT_APPLIED => "ApplyWorkloadRoll",
+        keys::EVENT_DEFERRED => "GateWorkloadRoll",
+        keys::EVENT_PERMITTED => "PermitWorkloadRoll",
+        keys::EVENT_FAILOVER_INITIATED
+        | keys::EVENT_FAILOVER_COMPLETED
+        | keys::EVENT_FAILOVER_FAILED
+        | keys::EVENT_FAILOVER_TIMEOUT => "ProactiveFailover",
+        keys::EVENT_REPLICA_CREATED => "CreateReplica",
+        keys::EVENT_CLUSTER_MEET_BATCH => "ClusterMeet",
+        _ => "Reconcile",
     }
 }
 
@@ -1072,8 +1151,10 @@ pub(crate) fn event(
         // As the operator reports: its cluster controller for events about
         // a ValkeyCluster, its node controller for the rest.
         reporting_component: Some(controller.to_string()),
-        reporting_instance: Some(format!("{controller}-7f9c")),
-        action: Some("Reconcile".to_string()),
+        reporting_instance: Some(format!(
+            "{controller}-valkey-operator-controller-manager-7d9f8c6b54-kx2vq"
+        )),
+        action: Some(action(reason).to_string()),
         ..Default::default()
     }
 }
@@ -1122,14 +1203,30 @@ pub(crate) fn event_applied(ns: &str, node: &str, hash: &str, at: Timestamp) -> 
     )
 }
 
-/// `WorkloadRollDeferred`: regarding the node.
+/// `WorkloadRollDeferred` (P2): regarding the node, note `Deferred pod
+/// template update (hash <h>); waiting for Spec.WorkloadRevision`.
 pub(crate) fn event_deferred(ns: &str, node: &str, hash: &str, at: Timestamp) -> Event {
     event(
         ns,
         keys::EVENT_DEFERRED,
         object(ns, "ValkeyNode", node),
         None,
-        &format!("Workload roll for hash {hash} deferred until the cluster grants a permit"),
+        &format!("Deferred pod template update (hash {hash}); waiting for Spec.WorkloadRevision"),
+        at,
+    )
+}
+
+/// `WorkloadRollDeferred` (P1, PR #338's first commit): note `Deferred pod
+/// template update (hash <h>); waiting for ValkeyCluster roll permit`.
+pub(crate) fn event_deferred_p1(ns: &str, node: &str, hash: &str, at: Timestamp) -> Event {
+    event(
+        ns,
+        keys::EVENT_DEFERRED,
+        object(ns, "ValkeyNode", node),
+        None,
+        &format!(
+            "Deferred pod template update (hash {hash}); waiting for ValkeyCluster roll permit"
+        ),
         at,
     )
 }

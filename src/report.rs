@@ -202,6 +202,9 @@ pub struct NodeFacts {
     /// Behind a Spec-driven edit: the image the node's spec has, and the
     /// ValkeyCluster's (None: not behind).
     pub behind: Option<Behind>,
+    /// It belongs to its cluster by its controller owner reference alone
+    /// (its `valkey.io/cluster` label is missing).
+    pub cluster_by_owner: bool,
 }
 
 /// A node the walk has not reached in a Spec-driven roll.

@@ -118,15 +118,23 @@ impl Snapshot {
         self.events.retain(|o| keep(&o.metadata));
     }
 
-    /// The ValkeyNodes that belong to a cluster (by the `valkey.io/cluster`
-    /// label, in the cluster's namespace).
+    /// Keeps only the ValkeyNodes of the ValkeyCluster `cluster`
+    /// ([`ValkeyNode::cluster_name`]): the LIST of nodes is not selected by
+    /// label, so that a node that lost its label is still found by its
+    /// owner reference.
+    pub fn retain_nodes_of(&mut self, cluster: &str) {
+        self.nodes.retain(|n| n.cluster_name() == Some(cluster));
+    }
+
+    /// The ValkeyNodes that belong to a cluster, in the cluster's namespace
+    /// ([`ValkeyNode::cluster_name`]).
     pub fn nodes_of<'a>(
         &'a self,
         namespace: &'a str,
         cluster: &'a str,
     ) -> impl Iterator<Item = &'a ValkeyNode> + 'a {
         self.nodes.iter().filter(move |n| {
-            n.metadata.namespace.as_deref() == Some(namespace) && n.cluster_label() == Some(cluster)
+            n.metadata.namespace.as_deref() == Some(namespace) && n.cluster_name() == Some(cluster)
         })
     }
 }
@@ -286,6 +294,18 @@ impl ValkeyNode {
     }
     pub fn cluster_label(&self) -> Option<&str> {
         self.label(keys::LABEL_CLUSTER)
+    }
+    /// The cluster the node belongs to: the one its `valkey.io/cluster`
+    /// label names, else the ValkeyCluster its controller owner reference
+    /// names (a hand-edit can drop the label; the owner still holds).
+    pub fn cluster_name(&self) -> Option<&str> {
+        self.cluster_label()
+            .filter(|l| !l.is_empty())
+            .or_else(|| self.controller_cluster())
+    }
+    /// It belongs to its cluster by its owner reference alone (no label).
+    pub fn in_cluster_by_owner(&self) -> bool {
+        self.cluster_label().is_none_or(str::is_empty) && self.controller_cluster().is_some()
     }
     pub fn conditions(&self) -> &[Condition] {
         self.status

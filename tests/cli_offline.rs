@@ -1,7 +1,9 @@
 //! The program on the bundled snapshots (`examples/*.yaml`), no cluster
 //! needed: what `status` and `explain` print, exit codes, colour, and how a
 //! bad snapshot fails. The examples were taken at 2026-11-29T10:16:11Z, the
-//! clock every run here uses.
+//! clock every run here uses. `jammed` is P2 (a Spec-driven image roll,
+//! the released operator), `jammed-p1` the same jam in P1 (permit
+//! annotations).
 
 mod harness;
 
@@ -56,35 +58,85 @@ fn status_of_the_jammed_example_names_holder_evidence_hold_time_and_queue() {
         &[
             "prod/cache",
             "JAMMED",
+            "cache-1-0 is in flight",
+            "CrashLoopBackOff (restarts 7)",
+            "advanced 14m ago (event)",
+            "3 nodes wait behind it",
+            "2/6 rolled",
+            "P2",
+        ],
+    );
+    let row = |name: &str| {
+        r.stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{}", r.stdout))
+    };
+    says(
+        "stuck row",
+        row("cache-1-0"),
+        &["Stuck", "14m", "CrashLoopBackOff"],
+    );
+    // Nodes the Spec-driven walk has not reached wait, in walk order.
+    for (name, queue) in [("cache-1-1", 1), ("cache-2-0", 2), ("cache-2-1", 3)] {
+        says(
+            "behind row",
+            row(name),
+            &["Waiting", &format!("queue {queue}, behind cache-1-0")],
+        );
+    }
+    for name in ["cache-0-0", "cache-0-1"] {
+        says("rolled row", row(name), &["Converged", "rolled"]);
+    }
+    assert!(!r.stdout.contains('\u{1b}'), "colour off a terminal");
+}
+
+#[test]
+fn status_of_the_p1_jammed_example_reads_the_permit_annotations() {
+    let r = run(&["status", "-f", &example("jammed-p1")]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let headline = r.stdout.lines().take(2).collect::<Vec<_>>().join("\n");
+    says(
+        "headline",
+        &headline,
+        &[
+            "prod/cache",
+            "JAMMED",
             "cache-1-1 holds the permit",
             "CrashLoopBackOff (restarts 7)",
             "held 14m (event)",
-            "4 nodes wait behind it",
-            "1/6 rolled",
+            "3 nodes wait behind it",
+            "2/6 rolled",
+            "P1",
         ],
     );
-    let stuck_row = r
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("cache-1-1 "))
-        .unwrap_or_else(|| panic!("no row for cache-1-1:\n{}", r.stdout));
-    says(
-        "stuck row",
-        stuck_row,
-        &["Stuck", "14m", "CrashLoopBackOff"],
-    );
-    assert!(!r.stdout.contains('\u{1b}'), "colour off a terminal");
+    let row = |name: &str| {
+        r.stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{}", r.stdout))
+    };
+    says("stuck row", row("cache-1-1"), &["Stuck", "9f2c41ab03de"]);
+    for (name, queue) in [("cache-1-0", 1), ("cache-2-1", 2), ("cache-2-0", 3)] {
+        says(
+            "asking row",
+            row(name),
+            &["Waiting", &format!("queue {queue}, behind cache-1-1")],
+        );
+    }
 }
 
 #[test]
 fn exit_codes() {
     let cases: &[(&str, &[&str], i32)] = &[
         ("jammed", &["status", "--exit-code"], 3),
+        ("jammed-p1", &["status", "--exit-code"], 3),
         ("jammed", &["status"], 0),
         ("jammed", &["status", "--exit-code", "-o", "json"], 3),
         ("rolling", &["status", "--exit-code"], 0),
         ("converged", &["status", "--exit-code"], 0),
-        ("jammed", &["explain", "cache-1-1"], 0),
+        ("jammed", &["explain", "cache-1-0"], 0),
+        ("jammed-p1", &["explain", "cache-1-1"], 0),
         ("jammed", &["explain", "cache"], 0),
         ("jammed", &["status", "no-such-cluster"], 1),
         ("jammed", &["explain", "no-such-node"], 1),
@@ -107,13 +159,16 @@ fn json_and_yaml_are_the_same_document() {
     let doc: Value = serde_json::from_str(&json.stdout).expect("JSON");
     let cluster = &doc["clusters"][0];
     assert_eq!(cluster["verdict"], "Jammed");
-    assert_eq!(cluster["holders"], serde_json::json!(["cache-1-1"]));
-    assert_eq!(cluster["waiting"], 4);
+    assert_eq!(cluster["protocol"], "P2");
+    assert_eq!(cluster["holders"], serde_json::json!(["cache-1-0"]));
+    assert_eq!(cluster["front"], "cache-1-1");
+    assert_eq!(cluster["waiting"], 3);
+    assert_eq!(cluster["done"], 2);
     let nodes = cluster["nodes"].as_array().expect("nodes");
     let stuck = nodes
         .iter()
-        .find(|n| n["name"] == "cache-1-1")
-        .expect("cache-1-1");
+        .find(|n| n["name"] == "cache-1-0")
+        .expect("cache-1-0");
     assert_eq!(stuck["state"], "Stuck");
     assert_eq!(stuck["grantedAtSource"], "event");
     assert_eq!(stuck["heldForSeconds"], 840);
@@ -136,16 +191,16 @@ fn wide_shows_full_hashes_pod_and_grant_source() {
             "GRANTED-AT",
             "SOURCE",
             "POD",
-            "valkey-cache-1-1-0",
+            "valkey-cache-1-0-0",
             "2026-11-29T10:02:10Z",
-            "9f2c41ab03de57c8e2b1f6a94d03e7b58c21a6f09d4e3b7c15a82f6e09d14b3a",
+            "f621e4dee7fb86939d4ad28eefa39bd28f2b115b104a704d4cf1ce517522e048",
         ],
     );
 }
 
 #[test]
 fn explain_the_stuck_node_says_why_and_what_next() {
-    let r = run(&["explain", "cache-1-1", "-f", &example("jammed")]);
+    let r = run(&["explain", "cache-1-0", "-f", &example("jammed")]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     says(
         "explain",
@@ -153,13 +208,33 @@ fn explain_the_stuck_node_says_why_and_what_next() {
         &[
             "STUCK",
             "CrashLoopBackOff",
+            "OOMKilled",
             "source: event",
-            "managedFields",
-            "WorkloadRollPermitted",
+            "ValkeyNodeUpdated",
+            "WorkloadRollApplied",
             "BackOff",
             "Why Stuck",
-            "4 nodes wait behind it",
+            "3 nodes wait behind it",
             "What you could do next",
+            "kubectl logs valkey-cache-1-0-0 -n prod --previous",
+            "no revoke in protocol P2",
+        ],
+    );
+    assert!(!r.stdout.contains("valkey-roll revoke"), "{}", r.stdout);
+
+    let r = run(&["explain", "cache-1-1", "-f", &example("jammed-p1")]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    says(
+        "explain P1",
+        &r.stdout,
+        &[
+            "STUCK",
+            "CrashLoopBackOff",
+            "source: event",
+            "WorkloadRollPermitted",
+            "WorkloadRollDeferred",
+            "Why Stuck",
+            "3 nodes wait behind it",
             "kubectl logs valkey-cache-1-1-0 -n prod --previous",
             "kubectl valkey-roll revoke cache-1-1 -n prod",
             "--takeover",
@@ -170,16 +245,14 @@ fn explain_the_stuck_node_says_why_and_what_next() {
 #[test]
 fn explain_as_json_adds_the_timeline() {
     let jammed = example("jammed");
-    let r = run(&["explain", "cache-1-1", "-f", &jammed, "-o", "json"]);
+    let r = run(&["explain", "cache-1-0", "-f", &jammed, "-o", "json"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let doc: Value = serde_json::from_str(&r.stdout).expect("JSON");
-    assert_eq!(doc["name"], "cache-1-1");
+    assert_eq!(doc["name"], "cache-1-0");
     assert_eq!(doc["state"], "Stuck");
     let timeline = doc["timeline"].as_array().expect("timeline");
     assert!(
-        timeline
-            .iter()
-            .any(|e| e["reason"] == "WorkloadRollPermitted"),
+        timeline.iter().any(|e| e["reason"] == "ValkeyNodeUpdated"),
         "{timeline:?}"
     );
 
@@ -199,7 +272,7 @@ fn explain_a_cluster_says_why_the_queue_does_not_move() {
         &r.stdout,
         &[
             "Why the queue is not moving",
-            "cache-1-1 holds the permit and is Stuck",
+            "cache-1-0 holds the permit and is Stuck",
             "Nodes, in walk order",
         ],
     );
@@ -343,7 +416,7 @@ fn colour_on_a_terminal_unless_turned_off() {
     assert!(!env.contains('\u{1b}'), "NO_COLOR:\n{env}");
 
     let explain = run_on_terminal(
-        &["explain", "cache-1-1", "-f", &jammed, "--no-color"],
+        &["explain", "cache-1-0", "-f", &jammed, "--no-color"],
         false,
     );
     assert!(explain.contains("Why Stuck"), "{explain}");

@@ -1,8 +1,8 @@
 //! Every moment of the real operator's recorded rolls (../shared/recordings,
 //! beside the checkout; CI has it there too), replayed offline exactly as
-//! the recordings' README says (`zcat FILE | kubectl-valkey-roll status -f
-//! - --now NOW -o json`) and compared with the true state in each
-//! scenario's expected.json:
+//! the recordings' README says
+//! (`zcat FILE | kubectl-valkey-roll status -f - --now NOW -o json`) and
+//! compared with the true state in each scenario's expected.json:
 //! - the holders are exactly the nodes truly in flight (so no Conflict
 //!   unless two are);
 //! - `done` is the true count wherever the truth gives one;
@@ -108,7 +108,7 @@ fn listed(truth: &str, label: &str) -> BTreeSet<String> {
         .next()
         .unwrap_or("")
         .split(',')
-        .map(|w| w.trim().split_whitespace().next().unwrap_or("").to_string())
+        .map(|w| w.split_whitespace().next().unwrap_or("").to_string())
         .filter(|w| !w.is_empty() && w != "-" && w != "none")
         .collect()
 }

@@ -22,15 +22,12 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
 
-/// The six kinds `status` reads, and how each LIST must be narrowed:
-/// (resource, selector parameter, its value). `{cluster}` is the
-/// ValkeyCluster's name.
-const SELECTORS: [(&str, &str, &str); 5] = [
-    (
-        "valkeynodes",
-        "labelSelector",
-        "valkey.io/cluster={cluster}",
-    ),
+/// The kinds `status` reads by a selector, and how each LIST must be
+/// narrowed: (resource, selector parameter, its value). `{cluster}` is the
+/// ValkeyCluster's name. ValkeyNodes are listed whole (a node that lost its
+/// label belongs to its cluster by its owner reference), valkeyclusters by
+/// name.
+const SELECTORS: [(&str, &str, &str); 4] = [
     (
         "statefulsets",
         "labelSelector",
@@ -234,6 +231,17 @@ fn check_requests(m: &Measured, ns: &str, cluster: Option<&str>) {
             r.uri
         );
     }
+    let nodes = by_kind("valkeynodes");
+    assert_eq!(
+        (
+            nodes.query.get("labelSelector"),
+            nodes.query.get("fieldSelector")
+        ),
+        (None, None),
+        "{}: valkeynodes are listed whole: {}",
+        m.label,
+        nodes.uri
+    );
     let clusters = by_kind("valkeyclusters");
     let want = cluster.map(|c| format!("metadata.name={c}"));
     assert_eq!(

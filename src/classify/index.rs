@@ -70,8 +70,8 @@ impl<'a> Index<'a> {
     pub fn new(snapshot: &'a Snapshot) -> Self {
         let mut nodes_by_cluster: HashMap<Key<'a>, Vec<&'a ValkeyNode>> = HashMap::new();
         for n in &snapshot.nodes {
-            if let (Some(ns), Some(label)) = (n.metadata.namespace.as_deref(), n.cluster_label()) {
-                nodes_by_cluster.entry((ns, label)).or_default().push(n);
+            if let (Some(ns), Some(cluster)) = (n.metadata.namespace.as_deref(), n.cluster_name()) {
+                nodes_by_cluster.entry((ns, cluster)).or_default().push(n);
             }
         }
         let mut pods_by_instance: HashMap<Key<'a>, Vec<&'a Pod>> = HashMap::new();

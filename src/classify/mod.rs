@@ -10,9 +10,10 @@
 //!
 //! Choices where the contract is silent:
 //! - A ValkeyNode belongs to the cluster its `valkey.io/cluster` label
-//!   names (as the live source selects them); a node without the label is
-//!   in no report. A label naming a ValkeyCluster not in view gives a report
-//!   with `cluster_found = false`, judged by its nodes alone.
+//!   names, else the ValkeyCluster its controller owner reference names (a
+//!   hand-edit can drop the label). A name that no ValkeyCluster in view
+//!   has gives a report with `cluster_found = false`, judged by its nodes
+//!   alone.
 //! - `total` counts the cluster-owned nodes; Standalone nodes are shown but
 //!   are not part of the roll, hold no permit and are never a front.
 //! - A cluster whose protocol is `unknown` is read with P1's rules; nothing
@@ -78,8 +79,8 @@ pub fn classify_with_protocol(
         clusters.insert((c.namespace(), c.name()), Some(c));
     }
     for n in &snapshot.nodes {
-        if let Some(label) = n.cluster_label().filter(|l| !l.is_empty()) {
-            clusters.entry((n.namespace(), label)).or_insert(None);
+        if let Some(cluster) = n.cluster_name() {
+            clusters.entry((n.namespace(), cluster)).or_insert(None);
         }
     }
     // Built once: a look-up per node instead of a scan of every list.
@@ -188,6 +189,7 @@ fn classify_cluster(
         threshold,
         now,
         failover.as_deref(),
+        protocol,
     );
     let done = roll::done(index, cluster, protocol, unfinished, &judged);
 
@@ -355,6 +357,7 @@ fn node_report(
             waiting_since: j.waiting_since,
             unavailable_sources: j.grant.unavailable.clone(),
             resource_version: v.node.metadata.resource_version.clone(),
+            cluster_by_owner: v.node.in_cluster_by_owner(),
             behind: j.behind.then(|| Behind {
                 image: v.image().unwrap_or_default().to_string(),
                 cluster_image: cluster_image.unwrap_or_default().to_string(),

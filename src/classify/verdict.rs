@@ -95,12 +95,51 @@ pub(crate) fn verdict(
     }
 }
 
-/// `held 14m (event)` or `held for an unknown time`.
-fn held(j: &Judged<'_>) -> String {
-    match j.hold {
-        Some(d) => format!("held {} ({})", human(d), j.grant.source),
-        None => "held for an unknown time".to_string(),
+/// The protocol's words for a holder: P1's permit is held; in P2 the
+/// cluster controller advanced the node's spec.workloadRevision and the
+/// node is in flight (the operator's own word), so nothing "holds".
+#[derive(Clone, Copy)]
+struct Words {
+    p2: bool,
+}
+
+impl Words {
+    fn of(protocol: Protocol) -> Self {
+        Words {
+            p2: protocol == Protocol::P2,
+        }
     }
+    /// `holds the permit` / `is in flight`.
+    fn holds(self) -> &'static str {
+        if self.p2 {
+            "is in flight"
+        } else {
+            "holds the permit"
+        }
+    }
+    /// `hold a permit at once` / `are in flight at once`.
+    fn hold_at_once(self) -> &'static str {
+        if self.p2 {
+            "are in flight at once"
+        } else {
+            "hold a permit at once"
+        }
+    }
+    /// `held 14m (event)` / `advanced 14m ago (event)`, or unknown.
+    fn held(self, j: &Judged<'_>) -> String {
+        match (j.hold, self.p2) {
+            (Some(d), false) => format!("held {} ({})", human(d), j.grant.source),
+            (Some(d), true) => format!("advanced {} ago ({})", human(d), j.grant.source),
+            (None, false) => "held for an unknown time".to_string(),
+            (None, true) => "advanced at an unknown time".to_string(),
+        }
+    }
+}
+
+/// `held 14m (event)` or `held for an unknown time` (P1 only: a stale
+/// permit is P1's).
+fn held(j: &Judged<'_>) -> String {
+    Words::of(Protocol::P1).held(j)
 }
 
 /// `cache-1-1 holds a stale permit 9f2c… while it asks for 41ab…, held 3m (event)`.
@@ -136,7 +175,9 @@ pub(crate) fn reason(
     threshold: SignedDuration,
     now: Timestamp,
     failover: Option<&str>,
+    protocol: Protocol,
 ) -> String {
+    let words = Words::of(protocol);
     let quiet_text = quiet.map(human).unwrap_or_else(|| "0s".to_string());
     let behind = if waiting > 0 {
         format!("; {} waiting", waiting)
@@ -147,8 +188,9 @@ pub(crate) fn reason(
         Verdict::Conflict => {
             let names: Vec<&str> = holders.iter().map(|h| h.name()).collect();
             format!(
-                "{} hold a permit at once ({}): the one-at-a-time rule is broken",
+                "{} {} ({}): the one-at-a-time rule is broken",
                 n_nodes(holders.len()),
+                words.hold_at_once(),
                 names.join(", ")
             )
         }
@@ -162,7 +204,7 @@ pub(crate) fn reason(
                 match h.stuck_by {
                     Some(StuckBy::Evidence) => {
                         let phrase = h.findings.first().map(|f| f.phrase.as_str()).unwrap_or("");
-                        format!("{} holds the permit and {phrase} {for_how_long}", h.name())
+                        format!("{} {} and {phrase} {for_how_long}", h.name(), words.holds())
                     }
                     Some(StuckBy::NotReleased) => match h.complete_since {
                         Some(t) => format!(
@@ -178,8 +220,9 @@ pub(crate) fn reason(
                         ),
                     },
                     _ => format!(
-                        "{} holds the permit and has not finished rolling {for_how_long} (stall threshold {})",
+                        "{} {} and has not finished rolling {for_how_long} (stall threshold {})",
                         h.name(),
+                        words.holds(),
                         human(threshold)
                     ),
                 }
@@ -206,7 +249,7 @@ pub(crate) fn reason(
                 NodeState::StalePermit => {
                     format!("{}; the node controller drops it when it runs", stale(h))
                 }
-                _ => format!("{} is rolling, {}{behind}", h.name(), held(h)),
+                _ => format!("{} is rolling, {}{behind}", h.name(), words.held(h)),
             }
         }
         Verdict::Stalled => {

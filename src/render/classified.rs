@@ -194,12 +194,7 @@ fn p2_stuck_has_no_revoke() {
     assert_says(
         "p2 table",
         &table,
-        &[
-            "JAMMED",
-            "cache-0-1 holds the permit",
-            "ImagePullBackOff",
-            "P2",
-        ],
+        &["JAMMED", "cache-0-1 is in flight", "ImagePullBackOff", "P2"],
         &[],
     );
     let out = explain(&p2_jammed(), "cache-0-1");

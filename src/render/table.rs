@@ -64,38 +64,61 @@ fn summary(cluster: &ClusterReport) -> String {
         .iter()
         .filter_map(|name| cluster.nodes.iter().find(|n| &n.name == name))
         .collect();
+    let p2 = cluster.protocol == Protocol::P2;
     match (cluster.verdict, holders.as_slice()) {
         (Verdict::Conflict, _) if !holders.is_empty() => {
             let each: Vec<String> = holders
                 .iter()
-                .map(|n| format!("{} ({})", n.name, held(n)))
+                .map(|n| format!("{} ({})", n.name, held(n, p2)))
                 .collect();
             clean(&format!(
-                "{} nodes hold a permit at once: {}",
+                "{} nodes {}: {}",
                 holders.len(),
+                if p2 {
+                    "are in flight at once"
+                } else {
+                    "hold a permit at once"
+                },
                 each.join(", ")
             ))
         }
         (Verdict::Jammed | Verdict::Rolling, [holder]) => {
-            let mut line = format!("{} holds the permit", holder.name);
+            let mut line = format!(
+                "{} {}",
+                holder.name,
+                if p2 {
+                    "is in flight"
+                } else {
+                    "holds the permit"
+                }
+            );
             if !holder.reason.is_empty() {
                 line.push_str("; ");
                 line.push_str(&holder.reason);
             }
             line.push_str("; ");
-            line.push_str(&held(holder));
+            line.push_str(&held(holder, p2));
             clean(&line)
         }
         _ => clean(&cluster.reason),
     }
 }
 
-/// "held 14m (event)", or why the hold time is unknown.
-fn held(node: &NodeReport) -> String {
-    match (node.held_for_seconds, node.granted_at_source) {
-        (Some(secs), source) => format!("held {} ({source})", human(secs)),
-        (None, GrantSource::Unknown) => "held for an unknown time (no grant time found)".into(),
-        (None, source) => format!("held for an unknown time ({source})"),
+/// P1 "held 14m (event)", P2 "advanced 14m ago (event)" (the controller
+/// advanced its spec.workloadRevision; nothing is held), or why the time is
+/// unknown.
+fn held(node: &NodeReport, p2: bool) -> String {
+    match (node.held_for_seconds, node.granted_at_source, p2) {
+        (Some(secs), source, false) => format!("held {} ({source})", human(secs)),
+        (Some(secs), source, true) => format!("advanced {} ago ({source})", human(secs)),
+        (None, GrantSource::Unknown, false) => {
+            "held for an unknown time (no grant time found)".into()
+        }
+        (None, GrantSource::Unknown, true) => {
+            "advanced at an unknown time (no grant time found)".into()
+        }
+        (None, source, false) => format!("held for an unknown time ({source})"),
+        (None, source, true) => format!("advanced at an unknown time ({source})"),
     }
 }
 

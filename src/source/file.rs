@@ -385,15 +385,18 @@ fn core_view(e: k8s_openapi::api::events::v1::Event) -> Event {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::keys;
+    use crate::snapshot::{ValkeyNode, keys};
 
     const JAMMED: &[u8] = include_bytes!("../../examples/jammed.yaml");
+    const JAMMED_P1: &[u8] = include_bytes!("../../examples/jammed-p1.yaml");
     const ROLLING: &[u8] = include_bytes!("../../examples/rolling.yaml");
     const CONVERGED: &[u8] = include_bytes!("../../examples/converged.yaml");
 
-    /// The P1 jammed example's two revisions.
-    const OLD: &str = "41ab77c0e1f28d5b0e6a93c4f17d2e08b5a6c39f41e7d0b2a58c6e13f94d7a0c";
-    const NEW: &str = "9f2c41ab03de57c8e2b1f6a94d03e7b58c21a6f09d4e3b7c15a82f6e09d14b3a";
+    /// The P1 jammed example's permit (cache-1-1's asked-for revision).
+    const P1_PERMIT: &str = "9f2c41ab03de57c8e2b1f6a94d03e7b58c21a6f09d4e3b7c15a82f6e09d14b3a";
+    /// The P2 jammed example's holder revision (cache-1-0's new one).
+    const P2_HOLDER_REVISION: &str =
+        "f621e4dee7fb86939d4ad28eefa39bd28f2b115b104a704d4cf1ce517522e048";
 
     /// A small kubectl List with one object of every kind read, and two
     /// kinds that are not.
@@ -945,9 +948,10 @@ type: Warning
     fn examples_parse() {
         // (name, text, [clusters, nodes, statefulsets, deployments, pods, events])
         let cases: &[(&str, &[u8], [usize; 6])] = &[
-            ("jammed", JAMMED, [1, 6, 6, 1, 7, 26]),
-            ("rolling", ROLLING, [1, 6, 6, 0, 6, 13]),
-            ("converged", CONVERGED, [1, 6, 6, 0, 6, 18]),
+            ("jammed", JAMMED, [1, 6, 6, 0, 6, 46]),
+            ("jammed-p1", JAMMED_P1, [1, 6, 6, 0, 6, 50]),
+            ("rolling", ROLLING, [1, 6, 6, 0, 6, 21]),
+            ("converged", CONVERGED, [1, 6, 6, 0, 6, 88]),
         ];
         for (name, text, expected) in cases {
             let s = parse_snapshot(text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -955,51 +959,13 @@ type: Warning
         }
     }
 
-    #[test]
-    fn jammed_example_tells_its_story() {
-        let s = parse_snapshot(JAMMED, "jammed").expect("reads");
-        let node = |name: &str| {
-            s.nodes
-                .iter()
-                .find(|n| n.name() == name)
-                .unwrap_or_else(|| panic!("node {name}"))
-        };
-        let holder = node("cache-1-1");
-        assert_eq!(holder.annotation(keys::ANN_PERMIT), Some(NEW));
-        assert_eq!(holder.annotation(keys::ANN_DESIRED), None);
-        assert_eq!(holder.status.as_ref().and_then(|st| st.ready), Some(false));
-        let waiting: Vec<&str> = s
-            .nodes
-            .iter()
-            .filter(|n| {
-                n.annotation(keys::ANN_DESIRED) == Some(NEW)
-                    && n.condition(keys::COND_DRIFT).is_some_and(|c| c.is_true())
-            })
-            .map(|n| n.name())
-            .collect();
-        assert_eq!(
-            waiting,
-            ["cache-0-0", "cache-1-0", "cache-2-0", "cache-2-1"]
-        );
-        let rolled = node("cache-0-1");
-        assert_eq!(
-            rolled
-                .status
-                .as_ref()
-                .and_then(|st| st.last_rollout_hash.as_deref()),
-            Some(NEW)
-        );
-        assert_eq!(
-            holder
-                .status
-                .as_ref()
-                .and_then(|st| st.last_rollout_hash.as_deref()),
-            Some(OLD)
-        );
+    /// The holder's pod: its server container restarted 7 times and waits
+    /// in CrashLoopBackOff after an OOMKill.
+    fn assert_crash_looping(s: &Snapshot, pod_name: &str) {
         let pod = s
             .pods
             .iter()
-            .find(|p| p.metadata.name.as_deref() == Some("valkey-cache-1-1-0"))
+            .find(|p| p.metadata.name.as_deref() == Some(pod_name))
             .expect("holder's pod");
         let server = pod
             .status
@@ -1016,6 +982,118 @@ type: Warning
                 .and_then(|w| w.reason.as_deref()),
             Some("CrashLoopBackOff")
         );
+        assert_eq!(
+            server
+                .last_state
+                .as_ref()
+                .and_then(|st| st.terminated.as_ref())
+                .and_then(|t| t.reason.as_deref()),
+            Some("OOMKilled")
+        );
+    }
+
+    fn node<'a>(s: &'a Snapshot, name: &str) -> &'a ValkeyNode {
+        s.nodes
+            .iter()
+            .find(|n| n.name() == name)
+            .unwrap_or_else(|| panic!("node {name}"))
+    }
+
+    #[test]
+    fn jammed_example_tells_its_story() {
+        // P2, Spec-driven: the holder was advanced to its new revision and
+        // image; the nodes behind keep the old image; nothing asks.
+        let s = parse_snapshot(JAMMED, "jammed").expect("reads");
+        let cluster = &s.clusters[0];
+        assert_eq!(cluster.spec.image.as_deref(), Some("valkey/valkey:9.0.1"));
+        let holder = node(&s, "cache-1-0");
+        assert_eq!(
+            holder.spec.workload_revision.as_deref(),
+            Some(P2_HOLDER_REVISION)
+        );
+        assert_eq!(holder.spec.image.as_deref(), Some("valkey/valkey:9.0.1"));
+        assert_eq!(holder.status.as_ref().and_then(|st| st.ready), None);
+        let behind: Vec<&str> = s
+            .nodes
+            .iter()
+            .filter(|n| n.spec.image.as_deref() == Some("valkey/valkey:9.0.0"))
+            .map(|n| n.name())
+            .collect();
+        assert_eq!(behind, ["cache-1-1", "cache-2-0", "cache-2-1"]);
+        assert!(
+            s.nodes
+                .iter()
+                .all(|n| n.condition(keys::COND_PENDING).is_none())
+        );
+        assert!(
+            s.nodes
+                .iter()
+                .all(|n| n.annotation(keys::ANN_PERMIT).is_none())
+        );
+        assert_crash_looping(&s, "valkey-cache-1-0-0");
+        let advanced: Vec<(String, String)> = s
+            .events
+            .iter()
+            .filter(|e| e.reason.as_deref() == Some(keys::EVENT_NODE_UPDATED))
+            .filter_map(|e| {
+                Some((
+                    e.related.as_ref()?.name.clone()?,
+                    e.event_time.as_ref()?.0.to_string(),
+                ))
+            })
+            .collect();
+        assert_eq!(
+            advanced,
+            [
+                (
+                    "cache-0-0".to_string(),
+                    "2026-11-29T10:00:31.618342Z".to_string()
+                ),
+                (
+                    "cache-0-1".to_string(),
+                    "2026-11-29T10:01:07.28447Z".to_string()
+                ),
+                (
+                    "cache-1-0".to_string(),
+                    "2026-11-29T10:02:10.482913Z".to_string()
+                ),
+            ]
+        );
+        let status = cluster.status.as_ref().expect("cluster status");
+        assert_eq!(
+            (status.state.as_deref(), status.reason.as_deref()),
+            (Some("Reconciling"), Some("UpdatingNodes"))
+        );
+        // The spec edit's time is in the ValkeyCluster's managedFields.
+        let patch = cluster
+            .metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .find(|m| m.manager.as_deref() == Some("kubectl-patch"))
+            .and_then(|m| m.time.as_ref())
+            .map(|t| t.0.to_string());
+        assert_eq!(patch.as_deref(), Some("2026-11-29T10:00:31Z"));
+    }
+
+    #[test]
+    fn p1_jammed_example_tells_its_story() {
+        let s = parse_snapshot(JAMMED_P1, "jammed-p1").expect("reads");
+        let holder = node(&s, "cache-1-1");
+        assert_eq!(holder.annotation(keys::ANN_PERMIT), Some(P1_PERMIT));
+        assert_eq!(holder.annotation(keys::ANN_DESIRED), None);
+        assert_eq!(holder.spec.workload_revision, None);
+        let waiting: Vec<&str> = s
+            .nodes
+            .iter()
+            .filter(|n| {
+                n.annotation(keys::ANN_DESIRED).is_some()
+                    && n.condition(keys::COND_DRIFT).is_some_and(|c| c.is_true())
+            })
+            .map(|n| n.name())
+            .collect();
+        assert_eq!(waiting, ["cache-1-0", "cache-2-0", "cache-2-1"]);
+        assert_crash_looping(&s, "valkey-cache-1-1-0");
         let permitted: Vec<String> = s
             .events
             .iter()
@@ -1024,12 +1102,6 @@ type: Warning
             .filter_map(|e| e.event_time.as_ref().map(|t| t.0.to_string()))
             .collect();
         assert_eq!(permitted, ["2026-11-29T10:02:10.482913Z"]);
-        let cluster = &s.clusters[0];
-        let status = cluster.status.as_ref().expect("cluster status");
-        assert_eq!(
-            (status.state.as_deref(), status.reason.as_deref()),
-            (Some("Reconciling"), Some("UpdatingNodes"))
-        );
     }
 
     #[test]
@@ -1049,12 +1121,13 @@ type: Warning
                 .all(|n| n.spec.workload_revision.is_some())
         );
         let converged = parse_snapshot(CONVERGED, "converged").expect("reads");
+        // Each node's revision is its own (the template names the node).
         let revisions: std::collections::BTreeSet<_> = converged
             .nodes
             .iter()
-            .map(|n| n.spec.workload_revision.clone())
+            .filter_map(|n| n.spec.workload_revision.clone())
             .collect();
-        assert_eq!(revisions.len(), 1);
+        assert_eq!(revisions.len(), 6);
         let ready = converged.clusters[0]
             .conditions()
             .iter()

@@ -303,7 +303,8 @@ fn selector_safe(name: &str) -> bool {
 /// (valkeyclusters, valkeynodes, statefulsets, deployments, pods, events),
 /// all at once, never a GET per node. `namespace` `None` is every namespace;
 /// `cluster` narrows to one ValkeyCluster by its name and the
-/// `valkey.io/cluster` label (without it: every object with that label).
+/// `valkey.io/cluster` label (without it: every object with that label),
+/// except ValkeyNodes, listed whole and kept by label or owner reference.
 pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -> Result<Snapshot> {
     check_cluster_name(cluster)?;
     let params = |kind| {
@@ -330,6 +331,9 @@ pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -
         snapshot.deployments.extend(part.deployments);
         snapshot.pods.extend(part.pods);
         snapshot.events.extend(part.events);
+    }
+    if let Some(cluster) = cluster {
+        snapshot.retain_nodes_of(cluster);
     }
     snapshot.normalize();
     Ok(snapshot)

@@ -114,9 +114,11 @@ pub fn selectors(kind: Kind, cluster: Option<&str>) -> (Option<String>, Option<S
     };
     match kind {
         Kind::ValkeyClusters => (None, cluster.map(|n| format!("metadata.name={n}"))),
-        Kind::ValkeyNodes | Kind::StatefulSets | Kind::Deployments | Kind::Pods => {
-            (Some(by_cluster), None)
-        }
+        // Every ValkeyNode in scope: one that lost its label still belongs
+        // to its cluster by its owner reference (the reader keeps only the
+        // named cluster's nodes). ValkeyNodes are few beside pods.
+        Kind::ValkeyNodes => (None, None),
+        Kind::StatefulSets | Kind::Deployments | Kind::Pods => (Some(by_cluster), None),
         Kind::Events => (
             None,
             Some(format!("involvedObject.apiVersion={VALKEY_API_VERSION}")),
@@ -186,6 +188,8 @@ pub struct Watch {
     pending: VecDeque<Update>,
     live: Live,
     namespace: Option<String>,
+    /// The named ValkeyCluster, whose nodes alone are kept.
+    cluster: Option<String>,
 }
 
 impl Watch {
@@ -210,6 +214,7 @@ impl Watch {
             pending: VecDeque::new(),
             live: live.clone(),
             namespace: scope.namespace.clone(),
+            cluster: scope.cluster.clone(),
         })
     }
 
@@ -255,7 +260,10 @@ impl Watch {
                 }
             }
             if self.state.wants_snapshot() {
-                let snapshot = self.stores.snapshot()?;
+                let mut snapshot = self.stores.snapshot()?;
+                if let Some(cluster) = &self.cluster {
+                    snapshot.retain_nodes_of(cluster);
+                }
                 if let Some(snapshot) = self.state.offer(snapshot) {
                     self.pending.push_back(Update::Snapshot(snapshot));
                 }
@@ -453,13 +461,8 @@ mod tests {
                 Some("metadata.name=cache"),
             ),
             (Kind::ValkeyClusters, &any, None, None),
-            (
-                Kind::ValkeyNodes,
-                &named,
-                Some("valkey.io/cluster=cache"),
-                None,
-            ),
-            (Kind::ValkeyNodes, &any, Some("valkey.io/cluster"), None),
+            (Kind::ValkeyNodes, &named, None, None),
+            (Kind::ValkeyNodes, &any, None, None),
             (Kind::StatefulSets, &any, Some("valkey.io/cluster"), None),
             (
                 Kind::Deployments,

@@ -4,7 +4,7 @@
 use super::*;
 use crate::classify::{cluster_timeline, timeline};
 use crate::fixture::{
-    event, event_applied, event_deferred, event_node_updated, event_permitted, legacy, mins,
+    event, event_applied, event_deferred_p1, event_node_updated, event_permitted, legacy, mins,
     object, snapshot_of, t,
 };
 use crate::report::Protocol;
@@ -423,7 +423,7 @@ fn node_timeline_is_oldest_first_and_only_this_node() {
         .node(healthy("cache-0-10", 0, 10))
         .event(event_applied(NS, N, "h1", mins(-3)))
         .event(legacy(event_permitted(NS, CL, N, "h1", mins(-4))))
-        .event(event_deferred(NS, N, "h1", mins(-9)))
+        .event(event_deferred_p1(NS, N, "h1", mins(-9)))
         .event(event_permitted(NS, CL, "cache-0-10", "h0", mins(-2)))
         .event(event_node_updated("dev", CL, N, mins(-2)))
         .event(pod_event);
@@ -461,4 +461,38 @@ fn node_timeline_is_oldest_first_and_only_this_node() {
     assert_eq!(all.len(), 5, "{all:?}");
     assert!(all.windows(2).all(|w| w[0].time <= w[1].time));
     assert!(timeline(&s, NS, "nope").is_empty());
+}
+
+/// A node whose `valkey.io/cluster` label was dropped still belongs to the
+/// ValkeyCluster its controller owner reference names: it is in that
+/// cluster's report, holds its permit, and gives the cluster its protocol.
+#[test]
+fn a_node_without_its_label_belongs_by_its_owner() {
+    let c = cluster().node(healthy("cache-0-0", 0, 0)).node(
+        healthy("cache-0-1", 0, 1)
+            .unlabelled()
+            .permit("h1")
+            .desired("h1"),
+    );
+    let s = c.snapshot();
+    let n = s
+        .nodes
+        .iter()
+        .find(|n| n.name() == "cache-0-1")
+        .expect("node");
+    assert_eq!(n.cluster_label(), None, "the fixture leaves the label off");
+    let r = classify(&s, t(0), Duration::from_secs(600));
+    assert_eq!(
+        r.clusters.len(),
+        1,
+        "{:?}",
+        r.clusters.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
+    let c = &r.clusters[0];
+    assert_eq!(c.protocol, Protocol::P1);
+    assert_eq!(c.holders, vec!["cache-0-1"]);
+    let n = node(c, "cache-0-1");
+    assert!(n.facts.cluster_by_owner && n.facts.cluster_owned);
+    assert_eq!(n.state, Rolling);
+    assert!(!node(c, "cache-0-0").facts.cluster_by_owner);
 }

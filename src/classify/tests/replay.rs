@@ -3,7 +3,7 @@
 //! every write (two nodes: X a replica, Y the primary of one shard).
 
 use super::*;
-use crate::fixture::{event_node_updated, event_permitted, t};
+use crate::fixture::{event_deferred, event_node_updated, event_permitted, t};
 use crate::report::Protocol;
 use NodeState::*;
 
@@ -262,6 +262,9 @@ fn builder_only_roll_p2() {
     let at = r.tick();
     r.node(X, |n| n.pending_since(H, H0, at));
     r.node(Y, |n| n.pending_since(H, H0, at));
+    // As the node controller does on the condition's first transition.
+    r.c.push_event(event_deferred(NS, X, H, at));
+    r.c.push_event(event_deferred(NS, Y, H, at));
     let rep = r.check("1", Waiting, Waiting, Verdict::Waiting);
     assert_eq!(node(&rep, X).desired_revision.as_deref(), Some(H));
     assert_eq!(node(&rep, X).permit.as_deref(), Some(H0));

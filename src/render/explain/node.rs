@@ -88,7 +88,17 @@ impl NodeView<'_> {
                     format!("no: {}", f.unhealthy_because.join("; "))
                 },
             ),
-            ("cluster-owned", yes_no(f.cluster_owned).into()),
+            (
+                "cluster-owned",
+                if f.cluster_by_owner {
+                    format!(
+                        "yes: {} by its owner reference (it has no valkey.io/cluster label)",
+                        self.cluster.name
+                    )
+                } else {
+                    yes_no(f.cluster_owned).into()
+                },
+            ),
             (
                 "pod",
                 match (&n.pod, f.pod_ready) {

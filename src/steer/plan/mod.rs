@@ -265,8 +265,7 @@ pub fn plan(
     });
     let cluster_name = found
         .map(|(c, _)| c.name.clone())
-        .or_else(|| node_obj.cluster_label().map(str::to_string))
-        .or_else(|| node_obj.controller_cluster().map(str::to_string))
+        .or_else(|| node_obj.cluster_name().map(str::to_string))
         .unwrap_or_default();
     let mut plan = Plan {
         action: request.action,
