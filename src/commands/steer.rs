@@ -97,13 +97,13 @@ async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outco
                 .unwrap_or_else(|| "unknown".to_string());
             let now = ctx.now();
             let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
-            Steered::planned(plan::plan(
-                &loaded.snapshot,
-                &report,
-                &request,
-                now,
-                &actor,
-            )?)
+            let planned = plan::plan(&loaded.snapshot, &report, &request, now, &actor)?;
+            Steered::planned(exec::predict_confirmation(
+                planned,
+                request.dry_run,
+                steer.yes,
+                ctx.stdin_is_terminal,
+            ))
         }
     };
     output(ctx, &steered)
