@@ -58,7 +58,6 @@ fn run(args: &[&str]) -> Ran {
     }
 }
 
-#[allow(dead_code)] // used by the cases below that write snapshots
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write snapshot");
@@ -117,4 +116,224 @@ fn a_dry_run_that_needs_confirmation_exits_as_the_real_run_would() {
             }
         }
     }
+}
+
+// ---- item 1: printed commands are shell-safe ----
+
+/// A P1 cluster `cache` in `ns` with one cluster-owned node `name` that
+/// holds a permit granted by hand 76 minutes before [`NOW`] and never
+/// completed: Stuck, so explain suggests revoke and force, and revoke
+/// plans an undo. Names go in as JSON strings, which YAML reads as
+/// double-quoted scalars.
+fn stuck_holder_snapshot(name: &str, ns: &str) -> String {
+    let q = |s: &str| serde_json::to_string(s).expect("a string");
+    format!(
+        "apiVersion: v1\nkind: List\nitems:\n\
+         - apiVersion: valkey.io/v1alpha1\n  kind: ValkeyCluster\n  \
+           metadata: {{name: cache, namespace: {ns}, generation: 1, uid: u1}}\n  spec: {{image: \"valkey:8\"}}\n\
+         - apiVersion: valkey.io/v1alpha1\n  kind: ValkeyNode\n  metadata:\n    name: {name}\n    namespace: {ns}\n    \
+           resourceVersion: \"7\"\n    labels: {{valkey.io/cluster: cache}}\n    \
+           ownerReferences: [{{apiVersion: valkey.io/v1alpha1, kind: ValkeyCluster, name: cache, uid: u1, controller: true}}]\n    \
+           annotations:\n      valkey.io/allow-workload-revision: h1\n      \
+           valkey-roll.io/granted-revision: h1\n      valkey-roll.io/granted-at: \"2026-11-29T09:00:00Z\"\n  \
+           spec: {{image: \"valkey:8\"}}\n  status: {{ready: true, lastRolloutHash: h0}}\n",
+        name = q(name),
+        ns = q(ns),
+    )
+}
+
+/// The commands in backquotes in explain's text.
+fn suggested_commands(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|c| c.starts_with("kubectl "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs `line` with `sh -c`, a fake `kubectl` first on PATH that records
+/// its arguments (one per line, NUL-separated records); returns the
+/// argument lists it was called with.
+fn paste(dir: &Path, line: &str) -> Vec<Vec<String>> {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let log = dir.join("argv.log");
+    let _ = std::fs::remove_file(&log);
+    let fake = bin.join("kubectl");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\" >> '{}'; done\nprintf '\\n' >> '{}'\n",
+            log.display(),
+            log.display()
+        ),
+    )
+    .expect("fake kubectl");
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(line)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .status()
+        .expect("sh");
+    assert!(status.success(), "{line}");
+    let text = std::fs::read(&log).unwrap_or_default();
+    String::from_utf8_lossy(&text)
+        .split("\0\n")
+        .filter(|r| !r.is_empty())
+        .map(|r| r.split('\0').map(str::to_string).collect())
+        .collect()
+}
+
+/// Every word before `--` that starts with `-` is a flag the plugin or
+/// kubectl prints; a name that starts with `-` comes after `--`.
+fn assert_flags_are_flags(argv: &[String], name: &str, label: &str) {
+    const FLAGS: &[&str] = &[
+        "-n",
+        "--reason",
+        "--takeover",
+        "--watch",
+        "--previous",
+        "--protocol",
+        "--revision",
+        "--any",
+        "--yes",
+        "--allow-primary",
+    ];
+    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    let mut expect_value = false;
+    for word in &argv[..end] {
+        if expect_value {
+            expect_value = false;
+            continue;
+        }
+        if word.starts_with('-') {
+            assert!(
+                FLAGS.contains(&word.as_str()) || word.starts_with("-n="),
+                "{label}: {word:?} became a flag in {argv:?}"
+            );
+            expect_value = matches!(
+                word.as_str(),
+                "-n" | "--reason" | "--protocol" | "--revision"
+            );
+        }
+    }
+    if name.starts_with('-') && argv.iter().any(|a| a == name) {
+        assert!(argv[end..].iter().any(|a| a == name), "{label}: {argv:?}");
+    }
+}
+
+#[test]
+fn pasted_commands_run_the_plugin_on_that_name_and_nothing_else() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let marker = d.join("pwned");
+    let m = marker.display().to_string();
+    let names: Vec<String> = vec![
+        format!("$(touch {m})"),
+        format!("`touch {m}`"),
+        format!("x;touch {m}"),
+        format!("x && touch {m}"),
+        format!("x|touch {m}"),
+        "a b".into(),
+        "it's".into(),
+        "say \"hi\"".into(),
+        "x #comment".into(),
+        "#x".into(),
+        "~root".into(),
+        "*".into(),
+        "$HOME".into(),
+        "a!b".into(),
+        "{a,b}".into(),
+        "a\\b".into(),
+        "-x".into(),
+        "--".into(),
+        "--yes now".into(),
+        "caf\u{e9}".into(),
+    ];
+    let namespaces = ["prod", "a b", "-A", "$(touch /nonexistent/x)"];
+    let mut tried = 0;
+    for ns in namespaces {
+        for name in &names {
+            let label = format!("node {name:?} in {ns:?}");
+            let snap = write(d, "snap.yaml", &stuck_holder_snapshot(name, ns));
+            // explain: every suggested command, pasted.
+            let n = format!("--namespace={ns}");
+            let r = run(&["explain", &n, "-f", &snap, "--", name]);
+            assert_eq!(r.code, 0, "{label}: {}", r.both());
+            // Explain sets commands off with backquotes; a name with one in
+            // it cannot be cut out of the prose that way (the undo line
+            // below still covers it).
+            let commands = if name.contains('`') {
+                Vec::new()
+            } else {
+                suggested_commands(&r.stdout)
+            };
+            assert!(
+                name.contains('`') || commands.iter().any(|c| c.contains("revoke")),
+                "{label}: no revoke suggested in\n{}",
+                r.stdout
+            );
+            for c in &commands {
+                for argv in paste(d, c) {
+                    // The namespace is one whole argument.
+                    assert!(
+                        argv.windows(2).any(|w| w[0] == "-n" && w[1] == ns)
+                            || argv.iter().any(|a| *a == format!("-n={ns}")),
+                        "{label}: {c:?} gave {argv:?}"
+                    );
+                    assert_flags_are_flags(&argv, name, &label);
+                }
+                tried += 1;
+            }
+            // The undo line, text and JSON alike.
+            let r = run(&[
+                "revoke",
+                &n,
+                "-f",
+                &snap,
+                "--dry-run=client",
+                "--yes",
+                "-o",
+                "json",
+                "--",
+                name,
+            ]);
+            assert_eq!(r.code, 0, "{label}: {}", r.both());
+            let undo = r.json()["undo"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{label}: no undo"))
+                .to_string();
+            let calls = paste(d, &undo);
+            assert_eq!(calls.len(), 1, "{label}: {undo}");
+            let argv = &calls[0];
+            assert_eq!(&argv[..2], ["valkey-roll", "grant"], "{label}: {argv:?}");
+            let at = argv
+                .iter()
+                .position(|a| a == name)
+                .unwrap_or_else(|| panic!("{label}: {name:?} not one argument of {argv:?}"));
+            assert!(at >= 2, "{label}: {argv:?}");
+            assert_flags_are_flags(argv, name, &label);
+            let text = run(&[
+                "revoke",
+                &n,
+                "-f",
+                &snap,
+                "--dry-run=client",
+                "--yes",
+                "--",
+                name,
+            ]);
+            assert!(
+                text.stdout.contains(&format!("undo would be: {undo}")),
+                "{label}: {}",
+                text.stdout
+            );
+            tried += 1;
+            assert!(!marker.exists(), "{label}: a pasted command ran code");
+        }
+    }
+    eprintln!("{tried} pasted commands");
 }
