@@ -126,7 +126,7 @@ fn a_dry_run_that_needs_confirmation_exits_as_the_real_run_would() {
 /// plans an undo. Names go in as JSON strings, which YAML reads as
 /// double-quoted scalars.
 fn stuck_holder_snapshot(name: &str, ns: &str) -> String {
-    let q = |s: &str| serde_json::to_string(s).expect("a string");
+    let q = yq;
     format!(
         "apiVersion: v1\nkind: List\nitems:\n\
          - apiVersion: valkey.io/v1alpha1\n  kind: ValkeyCluster\n  \
@@ -140,6 +140,25 @@ fn stuck_holder_snapshot(name: &str, ns: &str) -> String {
         name = q(name),
         ns = q(ns),
     )
+}
+
+/// `s` as a YAML double-quoted scalar, every character outside printable
+/// ASCII as an escape (YAML forbids a raw C1 control even when quoted).
+fn yq(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            c if (c as u32) > 0xffff => out.push_str(&format!("\\U{:08x}", c as u32)),
+            c => out.push_str(&format!("\\u{:04x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The commands in backquotes in explain's text.
@@ -336,4 +355,206 @@ fn pasted_commands_run_the_plugin_on_that_name_and_nothing_else() {
         }
     }
     eprintln!("{tried} pasted commands");
+}
+
+// ---- item 2: escapes and invisible characters never reach a terminal ----
+
+/// Characters that must not be printed as they are: every control but the
+/// newline that ends a line, and the invisible or reordering characters
+/// the snapshots below carry.
+fn raw_in(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|c| {
+            (c.is_control() && *c != '\n')
+                || matches!(
+                    c,
+                    '\u{200b}'
+                        | '\u{200d}'
+                        | '\u{202e}'
+                        | '\u{2066}'
+                        | '\u{2028}'
+                        | '\u{2029}'
+                        | '\u{feff}'
+                        | '\u{061c}'
+                        | '\u{00ad}'
+                )
+        })
+        .collect()
+}
+
+fn assert_clean(label: &str, r: &Ran) {
+    for (stream, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+        let raw = raw_in(text);
+        assert!(raw.is_empty(), "{label}: {stream} carries {raw:?}:\n{text}");
+    }
+    assert!(!r.both().contains("panicked"), "{label}: {}", r.both());
+}
+
+const HOSTILE: &[&str] = &[
+    "\u{1b}[31mred\u{1b}[0m",
+    "\u{1b}]0;title\u{7}",
+    "\u{1b}[2J\u{1b}[H",
+    "c\u{9b}31m",
+    "n\u{85}el",
+    "z\u{200b}w",
+    "j\u{200d}j",
+    "rtl\u{202e}lo",
+    "iso\u{2066}x",
+    "ls\u{2028}ps\u{2029}",
+    "bom\u{feff}",
+    "alm\u{061c}",
+    "soft\u{00ad}",
+    "del\u{7f}",
+    "nul\u{0}",
+    "bs\u{8}\u{8}\u{8}",
+    "cr\roverwrite",
+];
+
+#[test]
+fn hostile_names_are_shown_cleaned_on_stdout_and_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let mut tried = 0;
+    for name in HOSTILE {
+        let snap = write(d, "snap.yaml", &stuck_holder_snapshot(name, "prod"));
+        let other_ns = write(
+            d,
+            "two.yaml",
+            &format!(
+                "{}---\n{}",
+                stuck_holder_snapshot(name, "prod"),
+                stuck_holder_snapshot(name, name)
+            ),
+        );
+        let json_name = yq(name);
+        let cases: Vec<(&str, Vec<&str>)> = vec![
+            ("status", vec!["status", "-f", &snap]),
+            ("status wide", vec!["status", "-f", &snap, "-o", "wide"]),
+            ("status json", vec!["status", "-f", &snap, "-o", "json"]),
+            ("status yaml", vec!["status", "-f", &snap, "-o", "yaml"]),
+            ("explain", vec!["explain", "-f", &snap, "--", name]),
+            (
+                "explain json",
+                vec!["explain", "-f", &snap, "-o", "json", "--", name],
+            ),
+            (
+                "explain yaml",
+                vec!["explain", "-f", &snap, "-o", "yaml", "--", name],
+            ),
+            ("explain cluster", vec!["explain", "-f", &snap, "cache"]),
+            (
+                "revoke",
+                vec![
+                    "revoke",
+                    "-f",
+                    &snap,
+                    "--dry-run=client",
+                    "--yes",
+                    "--",
+                    name,
+                ],
+            ),
+            (
+                "revoke refused",
+                vec!["revoke", "-f", &snap, "--dry-run=client", "--", name],
+            ),
+            (
+                "revoke json",
+                vec![
+                    "revoke",
+                    "-f",
+                    &snap,
+                    "--dry-run=client",
+                    "--yes",
+                    "-o",
+                    "json",
+                    "--",
+                    name,
+                ],
+            ),
+            ("did you mean", vec!["explain", "-f", &snap, "cache-1"]),
+            (
+                "not found, the argument",
+                vec!["explain", "-f", &snap, "--", name],
+            ),
+            (
+                "several namespaces",
+                vec!["explain", "-f", &other_ns, "--", name],
+            ),
+            (
+                "grant in several namespaces",
+                vec!["grant", "-f", &other_ns, "--dry-run=client", "--", name],
+            ),
+            ("-n argument", vec!["status", "-f", &snap, "-n", name]),
+            ("-f argument", vec!["status", "-f", name]),
+            (
+                "usage error quoting the argument",
+                vec!["status", "-f", &snap, "--bogus", name],
+            ),
+            ("bad --now", vec!["status", "-f", &snap, "--now", name]),
+            (
+                "bad duration",
+                vec!["status", "-f", &snap, "--stall-threshold", name],
+            ),
+        ];
+        for (case, args) in cases {
+            // No program argument can carry a NUL: that name is tried in
+            // files only.
+            if args.iter().any(|a| a.contains('\0')) {
+                continue;
+            }
+            let label = format!("{case} with {json_name}");
+            let r = run(&args);
+            assert_clean(&label, &r);
+            if case.ends_with("json") {
+                let _ = r.json();
+            }
+            tried += 1;
+        }
+        // The snapshot's own words in error messages: a field path, the
+        // object, the apiVersion, a List's kind.
+        let q = &json_name;
+        let broken: Vec<(&str, String)> = vec![
+            (
+                "the object",
+                format!(
+                    "apiVersion: valkey.io/v1alpha1\nkind: ValkeyNode\nmetadata: {{name: {q}, namespace: {q}}}\nstatus: {{ready: maybe}}\n"
+                ),
+            ),
+            (
+                "the field path",
+                format!(
+                    "apiVersion: valkey.io/v1alpha1\nkind: ValkeyNode\nmetadata: {{name: n, namespace: p, labels: {{{q}: 7}}}}\n"
+                ),
+            ),
+            (
+                "the apiVersion",
+                format!(
+                    "apiVersion: {}\nkind: ValkeyNode\nmetadata: {{name: n}}\n",
+                    yq(&format!("valkey.io/{name}"))
+                ),
+            ),
+            (
+                "a List's kind",
+                format!(
+                    "apiVersion: v1\nkind: {}\nitems: 7\n",
+                    yq(&format!("{name}List"))
+                ),
+            ),
+            (
+                "the kind",
+                format!("apiVersion: v1\nkind: {q}\nmetadata: {{name: {q}}}\n---\nkind: [x]\n"),
+            ),
+        ];
+        for (case, text) in broken {
+            let label = format!("error naming {case} with {json_name}");
+            let file = write(d, "broken.yaml", &text);
+            let r = run(&["status", "-f", &file]);
+            assert_eq!(r.code, 1, "{label}: {}", r.both());
+            assert_clean(&label, &r);
+            assert!(r.stdout.is_empty(), "{label}: nothing on stdout");
+            tried += 1;
+        }
+    }
+    eprintln!("{tried} runs");
 }

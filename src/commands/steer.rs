@@ -152,12 +152,13 @@ fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
             String::new(),
         ),
         OutputFormat::Table | OutputFormat::Wide => {
-            let text = render::steer::text(steered, ctx.color);
-            // A refusal is a failure: it goes where errors go.
+            // A refusal is a failure: it goes where errors go, as plain
+            // text (colour is chosen for stdout; stderr is cleaned as a
+            // whole by `main`).
             if steered.plan.decision == Decision::Refused {
-                (String::new(), text)
+                (String::new(), render::steer::text(steered, false))
             } else {
-                (text, String::new())
+                (render::steer::text(steered, ctx.color), String::new())
             }
         }
     };
