@@ -260,9 +260,13 @@ pub fn non_blank(s: &str) -> Result<String, String> {
     }
 }
 
+/// `--now`: any time the API can hold, up to 9999-12-31T23:59:59Z (one
+/// after 9999-12-30T22:00Z is read as that, see [`crate::snapshot::LATEST`]).
+/// The error names the form, not the parser's internals.
 pub fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
-    s.parse::<Timestamp>()
-        .map_err(|e| format!("`{s}` is not an RFC 3339 time (e.g. 2026-11-29T10:16:00Z): {e}"))
+    crate::snapshot::parse_time(s).ok_or_else(|| {
+        format!("`{s}` is not an RFC 3339 time with a time zone (e.g. 2026-11-29T10:16:00Z)")
+    })
 }
 
 impl Cli {

@@ -558,3 +558,114 @@ fn hostile_names_are_shown_cleaned_on_stdout_and_stderr() {
     }
     eprintln!("{tried} runs");
 }
+
+// ---- item 3: every time the API can hold is read ----
+
+/// `text` with every time in it replaced by `late` (a quoted RFC 3339
+/// time of year 2026 in the examples).
+fn every_time(text: &str, late: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("\"2026-") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + 1..];
+        let end = tail.find('"').unwrap_or(0);
+        out.push('"');
+        out.push_str(late);
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn far_future_times_are_facts_not_failures() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let lates = [
+        "9999-12-31T23:59:59Z",
+        "9999-12-31T23:59:59.999999Z",
+        "9999-12-30T22:00:01Z",
+        "9999-12-31T20:00:00-03:00",
+    ];
+    let mut tried = 0;
+    for example_name in ["jammed", "rolling", "converged"] {
+        let text = std::fs::read_to_string(example(example_name)).expect("example");
+        for late in lates {
+            let file = write(d, &format!("{example_name}.yaml"), &every_time(&text, late));
+            let (cluster, node) = match example_name {
+                "rolling" => ("sessions", "sessions-0-1"),
+                _ => ("cache", "cache-1-1"),
+            };
+            let cases: Vec<Vec<&str>> = vec![
+                vec!["status", "-f", &file],
+                vec!["status", "-f", &file, "-o", "wide"],
+                vec!["status", "-f", &file, "-o", "json"],
+                vec!["status", "-f", &file, "-o", "yaml"],
+                vec!["explain", node, "-f", &file],
+                vec!["explain", node, "-f", &file, "-o", "json"],
+                vec!["explain", cluster, "-f", &file],
+                vec!["grant", node, "-f", &file, "--dry-run=client", "--any"],
+                vec!["revoke", node, "-f", &file, "--dry-run=client", "--yes"],
+                vec![
+                    "force",
+                    node,
+                    "-f",
+                    &file,
+                    "--dry-run=client",
+                    "--reason",
+                    "r",
+                    "--yes",
+                ],
+            ];
+            for args in cases {
+                let label = format!("{example_name} at {late}: {args:?}");
+                let r = run(&args);
+                // Refusals (exit 4) are the planner's business; an error
+                // (exit 1) is not allowed.
+                assert!(matches!(r.code, 0 | 4), "{label}: {}", r.both());
+                for jargon in ["civil", "overflow", "Unix timestamp", "required range"] {
+                    assert!(!r.both().contains(jargon), "{label}: {}", r.both());
+                }
+                tried += 1;
+            }
+            // The fact is shown: explain warns, and says the time.
+            let r = run(&["explain", node, "-f", &file]);
+            assert!(
+                r.stdout
+                    .contains("is in the future (9999-12-30T22:00:00Z or later"),
+                "{example_name} at {late}: {}",
+                r.stdout
+            );
+        }
+        // The clock at the API's last second, on the example as it is.
+        let file = example(example_name);
+        for now in [
+            "9999-12-31T23:59:59Z",
+            "9999-12-30T22:00:00Z",
+            "0001-01-01T00:00:00Z",
+        ] {
+            for args in [
+                vec!["status", "-f", file.as_str(), "--now", now],
+                vec!["status", "-f", file.as_str(), "--now", now, "-o", "json"],
+                vec!["status", "-f", file.as_str(), "--now", now, "-o", "yaml"],
+            ] {
+                let r = run(&args);
+                assert_eq!(r.code, 0, "--now {now} {args:?}: {}", r.both());
+                tried += 1;
+            }
+        }
+    }
+    // A time the API cannot hold is still a usage error, in plain words.
+    let r = run(&[
+        "status",
+        "-f",
+        &example("jammed"),
+        "--now",
+        "10000-01-01T00:00:00Z",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.both());
+    assert!(r.stderr.contains("is not an RFC 3339 time"), "{}", r.stderr);
+    assert!(!r.stderr.contains("civil"), "{}", r.stderr);
+    eprintln!("{tried} runs");
+}

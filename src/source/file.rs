@@ -255,6 +255,17 @@ pub(crate) fn add_value(
     let Some(known) = known else {
         return Ok(());
     };
+    // A time the API can hold but a typed object cannot (after
+    // 9999-12-30T22:00Z) is read as the latest one it can.
+    let clamped;
+    let value = if crate::snapshot::has_late_time(value) {
+        let mut copy = value.clone();
+        crate::snapshot::clamp_late_times(&mut copy);
+        clamped = copy;
+        &clamped
+    } else {
+        value
+    };
     /// The object as `T`, named and namespaced, or the field that breaks
     /// it and why. Every kind read here is namespaced; an object written by
     /// hand without a namespace lands where kubectl would put it.

@@ -36,7 +36,11 @@ pub struct Terminal;
 
 impl Confirm for Terminal {
     async fn ask(&mut self, plan_text: &str, question: &str) -> bool {
-        let prompt = format!("{plan_text}\n{question}\nProceed? [y/N] ");
+        // The plan text is rendered (cleaned); the question names nodes.
+        let prompt = format!(
+            "{plan_text}\n{}\nProceed? [y/N] ",
+            crate::render::style::clean(question)
+        );
         // Reading stdin blocks: keep it off the async workers.
         let answer = tokio::task::spawn_blocking(move || {
             use std::io::Write;

@@ -79,6 +79,14 @@ pub fn explain_node(
         let _ = writeln!(out, "  {key:<18} {}", clean(&value));
     }
 
+    let future = future_times(node, object, timeline, now);
+    if !future.is_empty() {
+        section(&mut out, "Warnings", color);
+        for w in &future {
+            let _ = writeln!(out, "  {}", clean(w));
+        }
+    }
+
     section(&mut out, "Evidence", color);
     if node.evidence.is_empty() {
         out.push_str("  none\n");
@@ -176,6 +184,50 @@ pub fn explain_cluster(
         let _ = writeln!(out, "  - {}", clean(&step));
     }
     out
+}
+
+/// The times of this node's story that lie after `now`. Every duration
+/// counts such a time as now (none is ever negative), so one of them may
+/// have decided the state: a hold time, a not-Ready time or a quiet time
+/// of 0 keeps a node from turning Stuck or a wait from turning Stalled.
+/// A time far in the future is a fact; this says so, and what follows.
+fn future_times(
+    node: &NodeReport,
+    object: Option<&ValkeyNode>,
+    timeline: &[TimelineEntry],
+    now: Timestamp,
+) -> Vec<String> {
+    let mut found: Vec<(String, Timestamp)> = Vec::new();
+    if let Some(t) = node.granted_at.filter(|t| *t > now) {
+        found.push((format!("its grant time ({})", node.granted_at_source), t));
+    }
+    for c in object.map(ValkeyNode::conditions).unwrap_or_default() {
+        if let Some(t) = c
+            .last_transition_time
+            .as_ref()
+            .map(|t| t.0)
+            .filter(|t| *t > now)
+        {
+            found.push((format!("its {} condition's lastTransitionTime", c.type_), t));
+        }
+    }
+    for e in timeline {
+        if let Some(t) = e.time.filter(|t| *t > now) {
+            found.push((format!("the {} event's time", e.reason), t));
+        }
+    }
+    found
+        .into_iter()
+        .map(|(what, t)| {
+            format!(
+                "{what} is in the future ({}, now {}): it is counted as now, so every \
+                 duration measured from it is 0s, and the state may be judged from that \
+                 (check the clocks, or who edited the object)",
+                timestamp(t),
+                timestamp(now)
+            )
+        })
+        .collect()
 }
 
 fn section(out: &mut String, title: &str, color: bool) {
