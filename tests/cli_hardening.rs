@@ -669,3 +669,68 @@ fn far_future_times_are_facts_not_failures() {
     assert!(!r.stderr.contains("civil"), "{}", r.stderr);
     eprintln!("{tried} runs");
 }
+
+// ---- item 4: input without bounds stops early ----
+
+/// Runs the program with `input` as stdin (`-f -`).
+fn run_stdin(input: std::process::Stdio) -> Ran {
+    let out = std::process::Command::new(BIN)
+        .args(["status", "-f", "-", "--now", NOW])
+        .stdin(input)
+        .output()
+        .expect("run");
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn endless_or_binary_input_stops_at_the_first_byte_that_cannot_start_a_document() {
+    // Before, each of these read until memory ran out (or the end of time).
+    let devices = [
+        ("/dev/zero", "byte 0x00"),
+        ("/dev/urandom", "reading stopped there"),
+    ];
+    for (device, want) in devices {
+        let r = run(&["status", "-f", device]);
+        assert_eq!(r.code, 1, "{device}: {}", r.both());
+        assert!(r.stderr.contains(want), "{device}: {}", r.stderr);
+        let file = std::fs::File::open(device).expect("device");
+        let r = run_stdin(file.into());
+        assert_eq!(r.code, 1, "stdin from {device}: {}", r.both());
+        assert!(
+            r.stderr.contains("cannot read stdin"),
+            "{device}: {}",
+            r.stderr
+        );
+        assert!(r.stderr.contains(want), "stdin from {device}: {}", r.stderr);
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    // A scalar alias bomb of 1 MB: stopped by the expansion budget, in
+    // plain words.
+    let bomb = format!(
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: &a \"{}\"\n  b: [{}]\n",
+        "x".repeat(8192),
+        vec!["*a"; 250_000].join(", ")
+    );
+    let r = run(&["status", "-f", &write(d, "bomb.yaml", &bomb)]);
+    assert_eq!(r.code, 1, "{}", r.both());
+    assert!(
+        r.stderr.contains("aliases repeat their anchor's text"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains(" { "), "no debug syntax: {}", r.stderr);
+    // A million tiny documents: the first one that is no object ends it.
+    let tiny = "a: 1\n---\n".repeat(1_000_000);
+    let r = run(&["status", "-f", &write(d, "tiny.yaml", &tiny)]);
+    assert_eq!(r.code, 1, "{}", r.both());
+    assert!(
+        r.stderr.contains("document 1: field `kind`: missing"),
+        "{}",
+        r.stderr
+    );
+}
