@@ -432,6 +432,43 @@ async fn every_refusal_exits_4_and_leaves_every_node_unchanged() {
             &["force", "cache-0-1", "--reason", "jammed"],
             &["force cache-0-1 needs confirmation"],
         ),
+        // A dry run predicts the real run's exit (PLUGIN.md: the checks
+        // and exit codes are the same).
+        (
+            "client dry run of revoke of an unhealthy holder, off a terminal",
+            Scene::Busy,
+            &["revoke", "cache-1-1", "--dry-run=client"],
+            &[
+                "revoke cache-1-1 needs confirmation",
+                "a real run would ask first",
+                "--yes",
+            ],
+        ),
+        (
+            "server dry run of revoke of an unhealthy holder, off a terminal",
+            Scene::Busy,
+            &["revoke", "cache-1-1", "--dry-run=server"],
+            &[
+                "revoke cache-1-1 needs confirmation",
+                "a real run would ask first",
+                "--yes",
+            ],
+        ),
+        (
+            "server dry run of force, off a terminal",
+            Scene::Busy,
+            &[
+                "force",
+                "cache-0-1",
+                "--reason",
+                "jammed",
+                "--dry-run=server",
+            ],
+            &[
+                "force cache-0-1 needs confirmation",
+                "a real run would ask first",
+            ],
+        ),
         (
             "force a node that asks for nothing",
             Scene::Busy,
@@ -533,6 +570,38 @@ async fn server_dry_run_sends_with_dry_run_and_changes_nothing() {
             .any(|e| e["objectRef"]["resource"] == "leases"),
         "a Lease was touched"
     );
+}
+
+/// With `--yes`, a dry run of a command that would ask goes ahead (exit 0),
+/// as the real run would; the server dry run still stores nothing.
+#[tokio::test]
+async fn dry_runs_with_yes_of_commands_that_ask_exit_0() {
+    let h = new_hash();
+    let sim = scene(Scene::Busy, &h).await;
+    let before = versions(&sim).await;
+    for dry in ["--dry-run=client", "--dry-run=server"] {
+        for args in [
+            vec!["revoke", "cache-1-1", dry, "--yes", "-o", "json"],
+            vec![
+                "force",
+                "cache-0-1",
+                "--reason",
+                "r",
+                dry,
+                "--yes",
+                "-o",
+                "json",
+            ],
+        ] {
+            let r = run(&admin(), &sim.ns, &args);
+            assert_eq!(r.code, 0, "{args:?}: {}", r.both());
+            let doc = r.json();
+            assert_eq!(doc["decision"], "planned", "{args:?}");
+            assert_eq!(doc["exitCode"], 0, "{args:?}");
+        }
+    }
+    assert_eq!(versions(&sim).await, before, "nothing stored");
+    assert!(manual_events(&sim).await.is_empty(), "no Event");
 }
 
 #[tokio::test]
