@@ -304,9 +304,56 @@ fn plain_yaml_words(text: &str) -> String {
             .trim_end_matches([';', ' '])
             .to_string();
     }
-    text.replace(" (set DuplicateKeyPolicy in Options)", "")
-        .replace("; set DuplicateKeyPolicy in Options", "")
-        .replace("set DuplicateKeyPolicy in Options", "")
+    // serde-saphyr's advice to its own callers, not to a person.
+    text.replace(", set DuplicateKeyPolicy in Options if acceptable", "")
+        .replace("; use Option<String>", "")
+        .replace("; use Option<char>", "")
+}
+
+/// A typed field's error in a kubectl user's words: the time libraries'
+/// parser steps, Rust's integer type names and serde's enum words go.
+fn field_problem(path: &str, message: &str) -> String {
+    let field = path.rsplit('.').next().unwrap_or(path);
+    let field = field.split('[').next().unwrap_or(field);
+    let is_time = ["Timestamp", "Time", "time", "At"]
+        .iter()
+        .any(|end| field.ends_with(end));
+    if is_time && !message.starts_with("invalid type") {
+        return "not an RFC 3339 time with a time zone (e.g. 2026-11-29T10:16:00Z)".to_string();
+    }
+    if message.contains("did not match any variant of untagged enum") {
+        return match message.rsplit(' ').next() {
+            Some("IntOrString") => "expected a number or a string".to_string(),
+            Some("Quantity") => "expected a quantity (e.g. 500m, 1Gi)".to_string(),
+            _ => "not a value this field takes".to_string(),
+        };
+    }
+    let mut out = message.to_string();
+    for (rust, words) in [
+        ("expected i32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected f64", "expected a number"),
+        ("expected a borrowed string", "expected a string"),
+        ("expected IntOrString", "expected a number or a string"),
+        ("expected Quantity", "expected a quantity (e.g. 500m, 1Gi)"),
+        (
+            "expected a timestamp string",
+            "expected an RFC 3339 time (e.g. 2026-11-29T10:16:00Z)",
+        ),
+        ("floating point `", "the number `"),
+        ("integer `", "the number `"),
+        ("boolean `", "the boolean `"),
+    ] {
+        out = out.replace(rust, words);
+    }
+    if message.starts_with("invalid type: boolean") && message.ends_with("expected a string") {
+        out.push_str(
+            " (YAML reads an unquoted y, n, yes, no, on, off, true or false as a boolean: quote it)",
+        );
+    }
+    out
 }
 
 /// Limits for YAML, scaled to the text: without aliases, a text of n bytes
@@ -480,7 +527,8 @@ pub(crate) fn add_value(
             } else {
                 path
             };
-            (path, e.into_inner().to_string())
+            let problem = field_problem(&path, &e.into_inner().to_string());
+            (path, problem)
         })?;
         let meta = object.meta_mut();
         if meta.name.as_deref().is_none_or(str::is_empty) {
@@ -1329,6 +1377,14 @@ mod depth_and_words {
                 "the text ends in the middle of a value",
             ),
             ("bad JSON", br#"{"kind": "Pod",, }"#, "line 1, column"),
+            ("a word for a time", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, creationTimestamp: yesterday}\n", "field `metadata.creationTimestamp`: not an RFC 3339 time"),
+            ("month 13", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, creationTimestamp: \"2026-13-01T00:00:00Z\"}\n", "not an RFC 3339 time"),
+            ("a number for a time", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, creationTimestamp: 5}\n", "expected an RFC 3339 time"),
+            ("a word for a port", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x}\nspec: {containers: [{name: c, ports: [{containerPort: x}]}]}\n", "expected a whole number"),
+            ("a fraction for a generation", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, generation: 1.5}\n", "the number `1.5`, expected a whole number"),
+            ("a list for an int-or-string", b"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: p, namespace: x}\nspec: {selector: {}, template: {}, strategy: {rollingUpdate: {maxSurge: [1]}}}\n", "expected a number or a string"),
+            ("a list for a quantity", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x}\nspec: {containers: [{name: c, resources: {limits: {cpu: [1]}}}]}\n", "expected a quantity"),
+            ("YAML's n", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\n", "quote it"),
         ];
         let aliases = format!("a: &a x\nb: [{}]\n", vec!["*a"; 60_000].join(", "));
         for (name, text, want) in cases {
