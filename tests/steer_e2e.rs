@@ -604,6 +604,40 @@ async fn dry_runs_with_yes_of_commands_that_ask_exit_0() {
     assert!(manual_events(&sim).await.is_empty(), "no Event");
 }
 
+/// A condition time the API can hold but jiff cannot (after
+/// 9999-12-30T22:00Z): reading, planning, writing and reading the
+/// patch's answer all go on (before: exit 1, "civil datetime").
+#[tokio::test]
+async fn a_far_future_condition_time_does_not_fail_reading_or_steering() {
+    let h = new_hash();
+    let sim = p1_cluster("far-future", layout(1, 1), &["cache-0-1"], &h).await;
+    sim.node("cache-0-1")
+        .update_status(|_, st| {
+            let mut conds = st
+                .get("conditions")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for c in &mut conds {
+                c["lastTransitionTime"] = json!("9999-12-31T23:59:59Z");
+            }
+            st.insert("conditions".into(), json!(conds));
+        })
+        .await;
+    for args in [
+        vec!["status"],
+        vec!["explain", "cache-0-1"],
+        vec!["grant", "cache-0-1", "--dry-run=server"],
+        vec!["grant", "cache-0-1"],
+    ] {
+        let r = run(&admin(), &sim.ns, &args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.both());
+        assert!(!r.both().contains("civil"), "{args:?}: {}", r.both());
+    }
+    let node = node_json(&sim, "cache-0-1").await;
+    assert_eq!(annotation(&node, ANN_ALLOW), Some(h.as_str()), "written");
+}
+
 #[tokio::test]
 async fn client_dry_run_sends_nothing() {
     let h = new_hash();

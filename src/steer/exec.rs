@@ -150,6 +150,29 @@ pub async fn execute<C: Confirm>(
     }
 }
 
+/// Sends one merge patch and reads the node the API server answers with.
+/// The answer is read as every object is ([`crate::snapshot`]'s time
+/// clamp included): a node whose condition holds a time after jiff's last
+/// one (9999-12-31T23:59:59Z is API-legal) is written all the same, and
+/// reading the answer must not turn a done write into an error.
+async fn patch_node(
+    live: &Live,
+    namespace: &str,
+    name: &str,
+    params: &PatchParams,
+    patch: &serde_json::Value,
+) -> std::result::Result<ValkeyNode, kube::Error> {
+    let url = <ValkeyNode as kube::Resource>::url_path(&(), Some(namespace));
+    let request = kube::core::Request::new(url)
+        .patch(name, params, &Patch::Merge(patch))
+        .map_err(kube::Error::BuildRequest)?;
+    let text = live.client.request_text(request).await?;
+    let mut value: serde_json::Value =
+        serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
+    crate::snapshot::clamp_late_times(&mut value);
+    serde_json::from_value(value).map_err(kube::Error::SerdeError)
+}
+
 /// What to do about confirmation before a real write.
 #[derive(Debug, PartialEq, Eq)]
 enum Step {
@@ -240,7 +263,6 @@ async fn send(
     mut guard: Option<&mut lease::Guard>,
 ) -> Result<Steered> {
     let dry = request.dry_run == DryRun::Server;
-    let api: Api<ValkeyNode> = Api::namespaced(live.client.clone(), &request.namespace);
     let mut params = PatchParams {
         field_manager: Some(keys::FIELD_MANAGER.to_string()),
         ..PatchParams::default()
@@ -274,10 +296,7 @@ async fn send(
                     Err(e) => break 'writes Some(Stop::Failed(e)),
                 }
             }
-            match api
-                .patch(&patch.name, &params, &Patch::Merge(&patch.patch))
-                .await
-            {
+            match patch_node(live, &request.namespace, &patch.name, &params, &patch.patch).await {
                 Ok(obj) => {
                     written.push((patch, obj));
                     if !queue.is_empty() {
