@@ -733,4 +733,14 @@ fn endless_or_binary_input_stops_at_the_first_byte_that_cannot_start_a_document(
         "{}",
         r.stderr
     );
+    // A million tiny objects of a kind the plugin ignores: stopped at the
+    // document cap, memory flat (each document is dropped once read).
+    let ignored = "kind: X\n---\n".repeat(1_000_000);
+    let r = run(&["status", "-f", &write(d, "ignored.yaml", &ignored)]);
+    assert_eq!(r.code, 1, "{}", r.both());
+    assert!(
+        r.stderr.contains("more than 200000 documents"),
+        "{}",
+        r.stderr
+    );
 }

@@ -186,6 +186,7 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
     let mut reader = std::io::Cursor::new(text);
     let mut snapshot = Snapshot::default();
     let mut documents = 0usize;
+    let mut expanded = (0usize, 0usize);
     for document in
         serde_saphyr::read_with_options::<_, Value>(&mut reader, yaml_options(text.len()))
     {
@@ -201,6 +202,24 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
             continue;
         }
         documents += 1;
+        // The reader enforces its budget per document; the stream as a
+        // whole is held to the same bounds here, so many documents that
+        // each expand a little cannot add up to a lot.
+        let (bytes, nodes) = weight(&document);
+        expanded.0 += bytes;
+        expanded.1 += nodes;
+        if documents > MAX_DOCUMENTS {
+            return Err(read_error(format!(
+                "more than {MAX_DOCUMENTS} documents (---), which no snapshot from kubectl has"
+            )));
+        }
+        if expanded.0 > text.len() + EXPANSION_SCALAR_BYTES
+            || expanded.1 > text.len() / 2 + EXPANSION_NODES
+        {
+            return Err(read_error(format!(
+                "the text expands to too much (aliases repeat their anchor's text), which a snapshot from kubectl never has; at document {documents}"
+            )));
+        }
         add_value(
             &mut snapshot,
             &document,
@@ -210,6 +229,20 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
     }
     snapshot.normalize();
     Ok(snapshot)
+}
+
+/// The scalar bytes (keys included) and the values a document holds.
+fn weight(value: &Value) -> (usize, usize) {
+    let add = |a: (usize, usize), b: (usize, usize)| (a.0 + b.0, a.1 + b.1);
+    match value {
+        Value::String(s) => (s.len(), 1),
+        Value::Array(items) => items.iter().map(weight).fold((0, 1), add),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| add(weight(v), (k.len(), 1)))
+            .fold((0, 1), add),
+        _ => (1, 1),
+    }
 }
 
 enum JsonFailure {
@@ -1082,6 +1115,7 @@ type: Warning
             ("random bytes", b"\xa5\x13\x00".to_vec(), Expect::Read("byte 0xa5 (not UTF-8) at line 1, column 1")),
             ("a cut UTF-8 sequence at the end", b"kind: Pod\n\xe2\x82".to_vec(), Expect::Read("not UTF-8")),
             ("an alias bomb", format!("a: &a \"{}\"\nb: [{}]\n", "x".repeat(64 * 1024), vec!["*a"; 1000].join(", ")).into_bytes(), Expect::Read("aliases repeat their anchor's text")),
+            ("many documents that each expand a little", format!("kind: X\na: &a \"{x}\"\nb: &b \"{x}\"\nc: [{}]\n---\n", ["*a, *b"; 8].join(", "), x = "x".repeat(256 * 1024)).repeat(12).into_bytes(), Expect::Read("at document")),
             ("a nested alias bomb", b"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n".to_vec(), Expect::Read("alias")),
             ("duplicate keys", b"kind: Pod\nkind: Pod\n".to_vec(), Expect::Read("duplicate")),
             ("too deep", format!("a: {}1{}\n", "[".repeat(200), "]".repeat(200)).into_bytes(), Expect::Read("")),
