@@ -629,14 +629,17 @@ fn far_future_times_are_facts_not_failures() {
                 }
                 tried += 1;
             }
-            // The fact is shown: explain warns, and says the time.
-            let r = run(&["explain", node, "-f", &file]);
-            assert!(
-                r.stdout
-                    .contains("is in the future (9999-12-30T22:00:00Z or later"),
-                "{example_name} at {late}: {}",
-                r.stdout
-            );
+            // The fact is shown: explain warns, and says the time, for a
+            // node and for its cluster.
+            for name in [node, cluster] {
+                let r = run(&["explain", name, "-f", &file]);
+                assert!(
+                    r.stdout
+                        .contains("is in the future (9999-12-30T22:00:00Z or later"),
+                    "{example_name} at {late}, explain {name}: {}",
+                    r.stdout
+                );
+            }
         }
         // The clock at the API's last second, on the example as it is.
         let file = example(example_name);
