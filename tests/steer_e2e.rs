@@ -638,6 +638,41 @@ async fn a_far_future_condition_time_does_not_fail_reading_or_steering() {
     assert_eq!(annotation(&node, ANN_ALLOW), Some(h.as_str()), "written");
 }
 
+/// Another steering command's Lease renewed at 9999-12-31T23:59:59Z (API
+/// legal; a typed Lease cannot hold it): held, so the grant is refused
+/// and says by whom (before: exit 1 reading the Lease).
+#[tokio::test]
+async fn a_lease_renewed_at_the_end_of_time_is_held() {
+    let h = new_hash();
+    let sim = p1_cluster("lease-forever", layout(1, 1), &["cache-0-1"], &h).await;
+    let ar = kube::api::ApiResource::erase::<Lease>(&());
+    let api: Api<kube::api::DynamicObject> = Api::namespaced_with(sim.client.clone(), &sim.ns, &ar);
+    let lease: kube::api::DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": "valkey-roll.cache"},
+        "spec": {
+            "holderIdentity": "bob@laptop/4242",
+            "leaseDurationSeconds": 30,
+            "renewTime": "9999-12-31T23:59:59.000000Z",
+        }
+    }))
+    .expect("lease");
+    api.create(&PostParams::default(), &lease)
+        .await
+        .expect("create lease");
+    let before = versions(&sim).await;
+    let r = run(&admin(), &sim.ns, &["grant", "cache-0-1"]);
+    assert_eq!(r.code, 4, "{}", r.both());
+    assert!(
+        r.stderr
+            .contains("holds the Lease valkey-roll.cache: bob@laptop/4242"),
+        "{}",
+        r.both()
+    );
+    assert_eq!(versions(&sim).await, before, "nothing written");
+}
+
 #[tokio::test]
 async fn client_dry_run_sends_nothing() {
     let h = new_hash();
