@@ -175,7 +175,7 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
             // A document that breaks the schema is the answer; a text that
             // is not JSON may still be YAML.
             Err(JsonFailure::Document(e)) => return Err(e),
-            Err(JsonFailure::Syntax(e)) => Some(e),
+            Err(JsonFailure::Syntax(e, at)) => Some((e, at)),
         }
     } else {
         None
@@ -194,8 +194,14 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
             // A text that starts like JSON and is not YAML either is most
             // likely broken JSON: its error says more.
             read_error(match &json_error {
-                Some(json) => format!("not valid JSON: {}", json_words(json)),
-                None => format!("not valid YAML: {}", yaml_words(&e)),
+                Some((json, at)) => {
+                    format!("not valid JSON in document {at}: {}", json_words(json))
+                }
+                None => format!(
+                    "not valid YAML in document {}: {}",
+                    documents + 1,
+                    yaml_words(&e)
+                ),
             })
         })?;
         if document.is_null() {
@@ -246,7 +252,8 @@ fn weight(value: &Value) -> (usize, usize) {
 }
 
 enum JsonFailure {
-    Syntax(serde_json::Error),
+    /// The error, and the number of the document it is in.
+    Syntax(serde_json::Error, usize),
     Document(Error),
 }
 
@@ -256,7 +263,7 @@ fn read_json(text: &[u8], source_name: &str) -> std::result::Result<Snapshot, Js
     let mut snapshot = Snapshot::default();
     let mut documents = 0usize;
     for value in serde_json::Deserializer::from_slice(text).into_iter::<Value>() {
-        let value = value.map_err(JsonFailure::Syntax)?;
+        let value = value.map_err(|e| JsonFailure::Syntax(e, documents + 1))?;
         if value.is_null() {
             continue;
         }
@@ -382,9 +389,7 @@ fn field_problem(path: &str, message: &str) -> String {
         out = out.replace(rust, words);
     }
     if message.starts_with("invalid type: boolean") && message.ends_with("expected a string") {
-        out.push_str(
-            " (YAML reads an unquoted y, n, yes, no, on, off, true or false as a boolean: quote it)",
-        );
+        out.push_str(YAML_BOOLEAN_HINT);
     }
     out
 }
@@ -459,6 +464,21 @@ fn type_name(value: &Value) -> &'static str {
     }
 }
 
+/// `expected a string, found ...`, with the hint YAML's booleans need.
+fn expected_string(found: &Value) -> String {
+    let mut text = format!("expected a string, found {}", type_name(found));
+    if found.is_boolean() {
+        text.push_str(YAML_BOOLEAN_HINT);
+    }
+    text
+}
+
+/// serde-saphyr reads YAML 1.1's booleans: an unquoted `y`, `n`, `yes`,
+/// `no`, `on` or `off` is a boolean, where kubectl's YAML would have
+/// quoted it.
+const YAML_BOOLEAN_HINT: &str =
+    " (YAML reads an unquoted y, n, yes, no, on, off, true or false as a boolean: quote it)";
+
 /// ` (Kind namespace/name)` for error messages, from whatever the raw
 /// document has.
 fn describe(kind: &str, value: &Value) -> String {
@@ -508,11 +528,7 @@ pub(crate) fn add_value(
             return Err(error(String::new(), "kind", "missing".into()));
         }
         Some(other) => {
-            return Err(error(
-                String::new(),
-                "kind",
-                format!("expected a string, found {}", type_name(other)),
-            ));
+            return Err(error(String::new(), "kind", expected_string(other)));
         }
     };
     let api_version = match map.get("apiVersion") {
@@ -522,7 +538,7 @@ pub(crate) fn add_value(
             return Err(error(
                 describe(kind, value),
                 "apiVersion",
-                format!("expected a string, found {}", type_name(other)),
+                expected_string(other),
             ));
         }
     };
@@ -1419,6 +1435,9 @@ mod depth_and_words {
             ("a list for an int-or-string", b"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: p, namespace: x}\nspec: {selector: {}, template: {}, strategy: {rollingUpdate: {maxSurge: [1]}}}\n", "expected a number or a string"),
             ("a list for a quantity", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x}\nspec: {containers: [{name: c, resources: {limits: {cpu: [1]}}}]}\n", "expected a quantity"),
             ("YAML's n", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\n", "quote it"),
+            ("YAML's y as a kind", b"kind: y\n", "found a boolean (YAML reads an unquoted y"),
+            ("bad YAML in the third document", b"kind: X\n---\nkind: Z\n---\na: [1\n", "not valid YAML in document 3"),
+            ("bad JSON in the second document", b"{\"kind\": \"X\"}\n{\"kind\": \"Y\",}", "not valid JSON in document 2: trailing comma (line 2, column 14)"),
         ];
         let aliases = format!("a: &a x\nb: [{}]\n", vec!["*a"; 60_000].join(", "));
         for (name, text, want) in cases {
