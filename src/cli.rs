@@ -126,7 +126,7 @@ pub struct SteerArgs {
     /// none: write; client: print the plan, send nothing; server: send with dryRun=All
     #[arg(long, value_enum, default_value_t = DryRun::None, num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     pub dry_run: DryRun,
-    /// Do not ask for confirmation (needed off a terminal where a command would ask)
+    /// Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)
     #[arg(short = 'y', long)]
     pub yes: bool,
     /// The protocol to assume for a cluster whose protocol is unknown
