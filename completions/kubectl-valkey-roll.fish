@@ -113,7 +113,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l any -d 'Grant `*` (whatever the node builds now; P1 only)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l allow-primary -d 'Allow granting a primary (the controller\'s proactive failover does not run for a permit given by hand)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s h -l help -d 'Print help'
@@ -138,7 +138,7 @@ yaml\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s h -l help -d 'Print help'
@@ -166,7 +166,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l takeover -d 'Revoke every other holder\'s permit in the same command'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l any -d 'Write `*`'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s h -l help -d 'Print help'

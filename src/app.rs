@@ -4,6 +4,7 @@
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::commands;
 use crate::error::{Outcome, Result};
+use crate::render::style::{clean, clean_lines};
 use clap::Parser;
 use jiff::Timestamp;
 use std::io::{IsTerminal, Write};
@@ -50,7 +51,15 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => {
             // clap prints help and version to stdout (exit 0), usage errors to stderr (exit 2).
-            let _ = err.print();
+            if err.use_stderr() {
+                // A usage error quotes the arguments (`unexpected argument
+                // '...'`): cleaned like everything else printed, so
+                // without clap's colours.
+                let text = err.render().to_string();
+                let _ = std::io::stderr().write_all(clean_lines(&text).as_bytes());
+            } else {
+                let _ = err.print();
+            }
             return ExitCode::from(err.exit_code().clamp(0, 255) as u8);
         }
     };
@@ -84,12 +93,15 @@ pub fn main() -> ExitCode {
             let _ = out.write_all(outcome.stdout.as_bytes());
             let _ = out.flush();
             if !outcome.stderr.is_empty() {
-                let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
+                // Plain text (never coloured), so it is cleaned here, once.
+                let _ = std::io::stderr().write_all(clean_lines(&outcome.stderr).as_bytes());
             }
             ExitCode::from(outcome.exit.code())
         }
         Err(err) => {
-            eprintln!("error: {err}");
+            // Error messages name what the file or the command line gave
+            // (names, keys, paths, apiVersions): cleaned like all output.
+            eprintln!("error: {}", clean(&err.to_string()));
             ExitCode::from(err.exit().code())
         }
     }

@@ -126,7 +126,7 @@ pub struct SteerArgs {
     /// none: write; client: print the plan, send nothing; server: send with dryRun=All
     #[arg(long, value_enum, default_value_t = DryRun::None, num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     pub dry_run: DryRun,
-    /// Do not ask for confirmation (needed off a terminal where a command would ask)
+    /// Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)
     #[arg(short = 'y', long)]
     pub yes: bool,
     /// The protocol to assume for a cluster whose protocol is unknown
@@ -260,9 +260,13 @@ pub fn non_blank(s: &str) -> Result<String, String> {
     }
 }
 
+/// `--now`: any time the API can hold, up to 9999-12-31T23:59:59Z (one
+/// after 9999-12-30T22:00Z is read as that, see [`crate::snapshot::LATEST`]).
+/// The error names the form, not the parser's internals.
 pub fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
-    s.parse::<Timestamp>()
-        .map_err(|e| format!("`{s}` is not an RFC 3339 time (e.g. 2026-11-29T10:16:00Z): {e}"))
+    crate::snapshot::parse_time(s).ok_or_else(|| {
+        format!("`{s}` is not an RFC 3339 time with a time zone (e.g. 2026-11-29T10:16:00Z)")
+    })
 }
 
 impl Cli {

@@ -3,7 +3,8 @@
 //! Layers, each readable alone: [`cli`] parses arguments; [`source`] reads a
 //! [`snapshot::Snapshot`] from a cluster or a file; [`classify`] turns it into
 //! a [`report::Report`] (pure); [`steer`] plans (pure) and executes writes;
-//! [`render`] turns reports and plans into text; [`commands`] holds one
+//! [`render`] turns reports and plans into text ([`shell`] quotes the
+//! commands it prints); [`commands`] holds one
 //! module per command and [`app`] dispatches to them.
 pub mod app;
 pub mod classify;
@@ -14,6 +15,7 @@ pub mod error;
 pub(crate) mod fixture;
 pub mod render;
 pub mod report;
+pub mod shell;
 pub mod snapshot;
 pub mod source;
 pub mod steer;

@@ -18,6 +18,96 @@ pub const VALKEY_API_VERSION: &str = "valkey.io/v1alpha1";
 pub const VALKEY_GROUP: &str = "valkey.io";
 pub const VALKEY_VERSION: &str = "v1alpha1";
 
+/// The latest time the plugin can hold: jiff's `Timestamp::MAX`,
+/// 9999-12-30T22:00:00.999999999Z (jiff keeps 26 hours of room so that any
+/// offset can be applied). The API server holds times up to
+/// 9999-12-31T23:59:59.999999Z; one past this point is read as this
+/// point, which is still far in the future, so every duration from it is
+/// the same (nothing counts a time in the future as past). Its nanosecond
+/// digits cannot come from the API (microseconds at most), so a reader
+/// can tell it apart: see [`is_latest`].
+pub const LATEST: jiff::Timestamp = jiff::Timestamp::MAX;
+
+/// A time that was read as [`LATEST`] (at or after it).
+pub fn is_latest(t: jiff::Timestamp) -> bool {
+    t >= LATEST
+}
+
+/// An RFC 3339 time as the API writes them, including those after
+/// [`LATEST`] (read as it). `None` for text that is not such a time.
+pub fn parse_time(text: &str) -> Option<jiff::Timestamp> {
+    match text.parse::<jiff::Timestamp>() {
+        Ok(t) => Some(t),
+        Err(_) => past_latest(text).then_some(LATEST),
+    }
+}
+
+/// `text` is a well-formed RFC 3339 time (date, time and offset) at an
+/// instant after [`LATEST`]: only the last two days of year 9999 can be,
+/// so anything else is rejected before it is parsed.
+fn past_latest(text: &str) -> bool {
+    use jiff::fmt::temporal::{Pieces, PiecesOffset};
+    if !text.starts_with("9999-12-") {
+        return false;
+    }
+    let Ok(pieces) = Pieces::parse(text) else {
+        return false;
+    };
+    let Some(time) = pieces.time() else {
+        return false;
+    };
+    let offset = match pieces.offset() {
+        Some(PiecesOffset::Zulu) => jiff::tz::Offset::UTC,
+        Some(PiecesOffset::Numeric(n)) => n.offset(),
+        _ => return false,
+    };
+    // The instant, in seconds from the Unix epoch, counted from the first
+    // of the month (which jiff can hold) rather than through jiff.
+    let date = pieces.date();
+    if (date.year(), date.month()) != (9999, 12) {
+        return false;
+    }
+    let Ok(first) = jiff::civil::date(9999, 12, 1).to_zoned(jiff::tz::TimeZone::UTC) else {
+        return false;
+    };
+    let seconds = first.timestamp().as_second()
+        + (i64::from(date.day()) - 1) * 86_400
+        + i64::from(time.hour()) * 3600
+        + i64::from(time.minute()) * 60
+        + i64::from(time.second())
+        - i64::from(offset.seconds());
+    seconds > LATEST.as_second()
+}
+
+/// Some string in `value` is a time after [`LATEST`].
+pub(crate) fn has_late_time(value: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => s.starts_with("9999-12-") && past_latest(s),
+        Value::Array(items) => items.iter().any(has_late_time),
+        Value::Object(map) => map.values().any(has_late_time),
+        _ => false,
+    }
+}
+
+/// Rewrites, in a document read from a file or the API server, every
+/// string that is a time after [`LATEST`] to [`LATEST`], so that the
+/// typed objects (whose times cannot hold it) read it. The cheap test
+/// comes first: only text that starts with `9999-12-` is parsed.
+pub(crate) fn clamp_late_times(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) if s.starts_with("9999-12-") && past_latest(s) => {
+            // The API's own form (to the microsecond), which every time
+            // field reads.
+            *s = "9999-12-30T22:00:00.999999999Z".to_string();
+        }
+        Value::Array(items) => items.iter_mut().for_each(clamp_late_times),
+        Value::Object(map) => map.values_mut().for_each(clamp_late_times),
+        _ => {}
+    }
+}
+
 /// Labels and annotations of the roll protocol (PROTOCOL.md).
 pub mod keys {
     pub const LABEL_CLUSTER: &str = "valkey.io/cluster";
@@ -377,3 +467,70 @@ macro_rules! valkey_resource {
 
 valkey_resource!(ValkeyCluster, "ValkeyCluster", "valkeyclusters");
 valkey_resource!(ValkeyNode, "ValkeyNode", "valkeynodes");
+
+#[cfg(test)]
+mod time_tests {
+    use super::*;
+
+    #[test]
+    fn every_time_the_api_can_hold_is_read() {
+        // (case, text, read as: None = not a time, Some(None) = LATEST,
+        // Some(Some(t)) = t)
+        let cases: &[(&str, &str, Option<Option<&str>>)] = &[
+            (
+                "ordinary",
+                "2026-11-29T10:16:11Z",
+                Some(Some("2026-11-29T10:16:11Z")),
+            ),
+            (
+                "the Go zero time",
+                "0001-01-01T00:00:00Z",
+                Some(Some("0001-01-01T00:00:00Z")),
+            ),
+            (
+                "the latest jiff holds",
+                "9999-12-30T22:00:00Z",
+                Some(Some("9999-12-30T22:00:00Z")),
+            ),
+            ("one second later", "9999-12-30T22:00:01Z", Some(None)),
+            ("the API's last second", "9999-12-31T23:59:59Z", Some(None)),
+            ("microseconds", "9999-12-31T23:59:59.999999Z", Some(None)),
+            ("a numeric offset", "9999-12-31T23:59:59+00:00", Some(None)),
+            (
+                "an offset that brings it back",
+                "9999-12-31T12:00:00+14:00",
+                Some(Some("9999-12-30T22:00:00Z")),
+            ),
+            ("a negative offset", "9999-12-31T23:59:59-05:00", Some(None)),
+            ("lower-case t and z", "9999-12-31t23:59:59z", Some(None)),
+            ("no offset", "9999-12-31T23:59:59", None),
+            ("a date only", "9999-12-31", None),
+            ("day 32", "9999-12-32T00:00:00Z", None),
+            ("hour 24", "9999-12-31T24:00:00Z", None),
+            ("year 10000", "10000-01-01T00:00:00Z", None),
+            ("words", "yesterday", None),
+            ("empty", "", None),
+        ];
+        for (name, text, want) in cases {
+            let got = parse_time(text);
+            let want = want.map(|t| t.map_or(LATEST, |t| t.parse().expect("a time")));
+            assert_eq!(got, want, "{name}");
+            let mut value = serde_json::json!({"a": [{"t": text}]});
+            let late = want == Some(LATEST) && !text.starts_with("9999-12-30T22:00:00");
+            assert_eq!(has_late_time(&value), late, "{name}");
+            clamp_late_times(&mut value);
+            let after = value["a"][0]["t"].as_str().unwrap_or_default().to_string();
+            if late {
+                assert_eq!(
+                    after.parse::<jiff::Timestamp>().ok(),
+                    Some(LATEST),
+                    "{name}"
+                );
+            } else {
+                assert_eq!(after, *text, "{name}: unchanged");
+            }
+        }
+        assert!(is_latest(LATEST));
+        assert!(!is_latest("9999-12-30T22:00:00Z".parse().expect("a time")));
+    }
+}

@@ -432,6 +432,43 @@ async fn every_refusal_exits_4_and_leaves_every_node_unchanged() {
             &["force", "cache-0-1", "--reason", "jammed"],
             &["force cache-0-1 needs confirmation"],
         ),
+        // A dry run predicts the real run's exit (PLUGIN.md: the checks
+        // and exit codes are the same).
+        (
+            "client dry run of revoke of an unhealthy holder, off a terminal",
+            Scene::Busy,
+            &["revoke", "cache-1-1", "--dry-run=client"],
+            &[
+                "revoke cache-1-1 needs confirmation",
+                "a real run would ask first",
+                "--yes",
+            ],
+        ),
+        (
+            "server dry run of revoke of an unhealthy holder, off a terminal",
+            Scene::Busy,
+            &["revoke", "cache-1-1", "--dry-run=server"],
+            &[
+                "revoke cache-1-1 needs confirmation",
+                "a real run would ask first",
+                "--yes",
+            ],
+        ),
+        (
+            "server dry run of force, off a terminal",
+            Scene::Busy,
+            &[
+                "force",
+                "cache-0-1",
+                "--reason",
+                "jammed",
+                "--dry-run=server",
+            ],
+            &[
+                "force cache-0-1 needs confirmation",
+                "a real run would ask first",
+            ],
+        ),
         (
             "force a node that asks for nothing",
             Scene::Busy,
@@ -533,6 +570,107 @@ async fn server_dry_run_sends_with_dry_run_and_changes_nothing() {
             .any(|e| e["objectRef"]["resource"] == "leases"),
         "a Lease was touched"
     );
+}
+
+/// With `--yes`, a dry run of a command that would ask goes ahead (exit 0),
+/// as the real run would; the server dry run still stores nothing.
+#[tokio::test]
+async fn dry_runs_with_yes_of_commands_that_ask_exit_0() {
+    let h = new_hash();
+    let sim = scene(Scene::Busy, &h).await;
+    let before = versions(&sim).await;
+    for dry in ["--dry-run=client", "--dry-run=server"] {
+        for args in [
+            vec!["revoke", "cache-1-1", dry, "--yes", "-o", "json"],
+            vec![
+                "force",
+                "cache-0-1",
+                "--reason",
+                "r",
+                dry,
+                "--yes",
+                "-o",
+                "json",
+            ],
+        ] {
+            let r = run(&admin(), &sim.ns, &args);
+            assert_eq!(r.code, 0, "{args:?}: {}", r.both());
+            let doc = r.json();
+            assert_eq!(doc["decision"], "planned", "{args:?}");
+            assert_eq!(doc["exitCode"], 0, "{args:?}");
+        }
+    }
+    assert_eq!(versions(&sim).await, before, "nothing stored");
+    assert!(manual_events(&sim).await.is_empty(), "no Event");
+}
+
+/// A condition time the API can hold but jiff cannot (after
+/// 9999-12-30T22:00Z): reading, planning, writing and reading the
+/// patch's answer all go on (before: exit 1, "civil datetime").
+#[tokio::test]
+async fn a_far_future_condition_time_does_not_fail_reading_or_steering() {
+    let h = new_hash();
+    let sim = p1_cluster("far-future", layout(1, 1), &["cache-0-1"], &h).await;
+    sim.node("cache-0-1")
+        .update_status(|_, st| {
+            let mut conds = st
+                .get("conditions")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for c in &mut conds {
+                c["lastTransitionTime"] = json!("9999-12-31T23:59:59Z");
+            }
+            st.insert("conditions".into(), json!(conds));
+        })
+        .await;
+    for args in [
+        vec!["status"],
+        vec!["explain", "cache-0-1"],
+        vec!["grant", "cache-0-1", "--dry-run=server"],
+        vec!["grant", "cache-0-1"],
+    ] {
+        let r = run(&admin(), &sim.ns, &args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.both());
+        assert!(!r.both().contains("civil"), "{args:?}: {}", r.both());
+    }
+    let node = node_json(&sim, "cache-0-1").await;
+    assert_eq!(annotation(&node, ANN_ALLOW), Some(h.as_str()), "written");
+}
+
+/// Another steering command's Lease renewed at 9999-12-31T23:59:59Z (API
+/// legal; a typed Lease cannot hold it): held, so the grant is refused
+/// and says by whom (before: exit 1 reading the Lease).
+#[tokio::test]
+async fn a_lease_renewed_at_the_end_of_time_is_held() {
+    let h = new_hash();
+    let sim = p1_cluster("lease-forever", layout(1, 1), &["cache-0-1"], &h).await;
+    let ar = kube::api::ApiResource::erase::<Lease>(&());
+    let api: Api<kube::api::DynamicObject> = Api::namespaced_with(sim.client.clone(), &sim.ns, &ar);
+    let lease: kube::api::DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": "valkey-roll.cache"},
+        "spec": {
+            "holderIdentity": "bob@laptop/4242",
+            "leaseDurationSeconds": 30,
+            "renewTime": "9999-12-31T23:59:59.000000Z",
+        }
+    }))
+    .expect("lease");
+    api.create(&PostParams::default(), &lease)
+        .await
+        .expect("create lease");
+    let before = versions(&sim).await;
+    let r = run(&admin(), &sim.ns, &["grant", "cache-0-1"]);
+    assert_eq!(r.code, 4, "{}", r.both());
+    assert!(
+        r.stderr
+            .contains("holds the Lease valkey-roll.cache: bob@laptop/4242"),
+        "{}",
+        r.both()
+    );
+    assert_eq!(versions(&sim).await, before, "nothing written");
 }
 
 #[tokio::test]

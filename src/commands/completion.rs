@@ -13,6 +13,7 @@
 use crate::app::Ctx;
 use crate::cli::{Cli, CompleteArgs, CompletionArgs, CompletionShell, GlobalArgs};
 use crate::error::{Outcome, Result};
+use crate::render::style::clean;
 use crate::report::{ClusterReport, NodeReport, NodeState, Report};
 use clap::{Arg, CommandFactory, Parser};
 use std::time::Duration;
@@ -157,26 +158,27 @@ impl Completions {
     }
 
     /// The lines kubectl reads: `value[<TAB>description]`, then `:N`.
+    /// Descriptions are [`clean`]ed like all output (tab and newline
+    /// become spaces, so the line protocol holds); a value that cleaning
+    /// would change is left out, as completing it would type another name
+    /// (only a hand-made file can hold such a name).
     pub fn render(&self) -> String {
         let mut out = String::new();
         for c in &self.candidates {
-            out.push_str(&one_line(&c.value));
+            let value = clean(&c.value);
+            if value != c.value {
+                continue;
+            }
+            out.push_str(&value);
             if let Some(d) = c.description.as_deref().filter(|d| !d.is_empty()) {
                 out.push('\t');
-                out.push_str(&one_line(d));
+                out.push_str(&clean(d));
             }
             out.push('\n');
         }
         out.push_str(&format!(":{}\n", self.directive));
         out
     }
-}
-
-/// A candidate or description must not break the line protocol.
-fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 /// Where the word being completed stands.
@@ -978,6 +980,17 @@ mod tests {
             "cache-0-0\tWaiting, queue 1 (prod/cache)\ncache-0-1\n:36\n"
         );
         assert_eq!(Completions::none().render(), ":4\n");
+        // Escapes and invisible characters reach no terminal: shown in a
+        // description, and a name that holds one is not offered.
+        let c = Completions {
+            candidates: vec![
+                Candidate::new("cache-0-0", Some("Stuck \u{1b}[2J\u{200b}".into())),
+                Candidate::new("cache\u{1b}[31m", None),
+                Candidate::new("cache\u{200b}", None),
+            ],
+            directive: directive::NO_FILE_COMP,
+        };
+        assert_eq!(c.render(), "cache-0-0\tStuck \\u{1b}[2J\\u{200b}\n:4\n");
     }
 
     #[test]

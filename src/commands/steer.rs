@@ -97,13 +97,13 @@ async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outco
                 .unwrap_or_else(|| "unknown".to_string());
             let now = ctx.now();
             let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
-            Steered::planned(plan::plan(
-                &loaded.snapshot,
-                &report,
-                &request,
-                now,
-                &actor,
-            )?)
+            let planned = plan::plan(&loaded.snapshot, &report, &request, now, &actor)?;
+            Steered::planned(exec::predict_confirmation(
+                planned,
+                request.dry_run,
+                steer.yes,
+                ctx.stdin_is_terminal,
+            ))
         }
     };
     output(ctx, &steered)
@@ -152,12 +152,13 @@ fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
             String::new(),
         ),
         OutputFormat::Table | OutputFormat::Wide => {
-            let text = render::steer::text(steered, ctx.color);
-            // A refusal is a failure: it goes where errors go.
+            // A refusal is a failure: it goes where errors go, as plain
+            // text (colour is chosen for stdout; stderr is cleaned as a
+            // whole by `main`).
             if steered.plan.decision == Decision::Refused {
-                (String::new(), text)
+                (String::new(), render::steer::text(steered, false))
             } else {
-                (text, String::new())
+                (render::steer::text(steered, ctx.color), String::new())
             }
         }
     };

@@ -265,7 +265,7 @@ fn timed_out_before_reading(args: &WaitArgs) -> Outcome {
 
 fn eprint(text: &str) {
     let mut err = std::io::stderr().lock();
-    let _ = err.write_all(text.as_bytes());
+    let _ = err.write_all(crate::render::style::clean_lines(text).as_bytes());
     let _ = err.flush();
 }
 

@@ -454,7 +454,7 @@ impl<'a> Output<'a> {
             Mode::Log { .. } => {
                 let line = connection.log_line(Instant::now());
                 let mut err = std::io::stderr().lock();
-                let _ = err.write_all(line.as_bytes());
+                let _ = err.write_all(crate::render::style::clean_lines(&line).as_bytes());
                 Ok(())
             }
         }
@@ -504,8 +504,7 @@ pub(crate) fn log_entry(
     let stamp = timestamp(now);
     Ok(match ctx.global.output {
         OutputFormat::Json => {
-            let mut line = serde_json::to_string(report)
-                .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?;
+            let mut line = crate::render::json::to_json_line(report)?;
             line.push('\n');
             line
         }

@@ -40,9 +40,15 @@ pub fn seconds_since(then: Timestamp, now: Timestamp) -> u64 {
     u64::try_from(secs).unwrap_or(0)
 }
 
-/// The age of `then` at `now`, e.g. `14m`.
+/// The age of `then` at `now`, e.g. `14m`; `in the future` for a time
+/// after `now` (clock skew, or a hand-edited object): a fact to show, not
+/// a `0s` that hides it.
 pub fn age(then: Timestamp, now: Timestamp) -> String {
-    human(seconds_since(then, now))
+    if then > now {
+        "in the future".to_string()
+    } else {
+        human(seconds_since(then, now))
+    }
 }
 
 /// The first [`SHORT_HASH`] characters of a revision hash (`*` and short
@@ -55,7 +61,13 @@ pub fn short_hash(hash: &str) -> &str {
 }
 
 /// A timestamp as RFC 3339 to the second, e.g. `2026-11-29T10:02:11Z`.
+/// A time the API held after the latest one the plugin can
+/// ([`LATEST`](crate::snapshot::LATEST)) reads `9999-12-30T22:00:00Z or
+/// later`: true, and as much as is known.
 pub fn timestamp(t: Timestamp) -> String {
+    if crate::snapshot::is_latest(t) {
+        return "9999-12-30T22:00:00Z or later".to_string();
+    }
     // Sub-second digits are noise for people and make columns uneven.
     match Timestamp::from_second(t.as_second()) {
         Ok(whole) => whole.to_string(),

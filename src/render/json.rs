@@ -11,10 +11,72 @@ use serde::Serialize;
 
 /// Pretty JSON with a trailing newline.
 pub fn to_json<T: Serialize>(value: &T) -> Result<String> {
-    let mut out = serde_json::to_string_pretty(value)
-        .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?;
+    let mut out = write_json(value, serde_json::ser::PrettyFormatter::new())?;
     out.push('\n');
     Ok(out)
+}
+
+/// One line of JSON (`status --watch -o json`), no trailing newline.
+pub fn to_json_line<T: Serialize>(value: &T) -> Result<String> {
+    write_json(value, serde_json::ser::CompactFormatter)
+}
+
+fn write_json<T: Serialize, F: serde_json::ser::Formatter>(value: &T, inner: F) -> Result<String> {
+    let mut out = Vec::with_capacity(4096);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Escaping(inner));
+    value
+        .serialize(&mut ser)
+        .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?;
+    String::from_utf8(out).map_err(|e| Error::Other(format!("cannot write JSON: {e}")))
+}
+
+/// serde_json's formatter, escaping in strings also what it passes on as
+/// it is: DEL, the C1 controls and the invisible characters that
+/// [`clean`](crate::render::style::clean) shows by their code. Each becomes
+/// a `\uXXXX` escape (a surrogate pair above U+FFFF): the same string to a
+/// JSON reader, but nothing that drives or hides from a terminal.
+struct Escaping<F>(F);
+
+macro_rules! delegate {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
+        $(fn $name<W: ?Sized + std::io::Write>(&mut self, w: &mut W $(, $arg: $ty)*) -> std::io::Result<()> {
+            self.0.$name(w $(, $arg)*)
+        })*
+    };
+}
+
+impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for Escaping<F> {
+    delegate! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        end_object_key();
+        begin_object_value();
+        end_object_value();
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if crate::render::style::needs_cleaning(c) {
+                w.write_all(&fragment.as_bytes()[start..at])?;
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    write!(w, "\\u{unit:04x}")?;
+                }
+                start = at + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
 }
 
 /// The same document as YAML.
@@ -24,9 +86,26 @@ pub fn to_json<T: Serialize>(value: &T) -> Result<String> {
 /// the dependency tree through kube, and is what reads snapshot files too,
 /// so one YAML library serves both directions.
 ///
-/// Strings stay on one line (no folded `>` blocks), as kubectl writes them,
-/// so `grep` and line-based tools keep working on the output.
+/// serde-saphyr escapes control characters (in a double-quoted scalar) but
+/// passes invisible ones (zero-width, bidirectional controls) on as they
+/// are. Where a string has one, each is written as a `\u` escape, which
+/// only a double-quoted scalar can carry: the value is first re-written
+/// with each such character (and every U+0001, to keep the mark unique)
+/// as U+0001 HEX U+0001, a control character that makes serde-saphyr
+/// double-quote the string and write `\x01`; the marks are then turned
+/// into `\uXXXX` (`\UXXXXXXXX` above U+FFFF).
 pub fn to_yaml<T: Serialize>(value: &T) -> Result<String> {
+    let out = write_yaml(value)?;
+    if !out.chars().any(is_yaml_invisible) {
+        return Ok(out);
+    }
+    let mut tree =
+        serde_json::to_value(value).map_err(|e| Error::Other(format!("cannot write YAML: {e}")))?;
+    mark_invisible(&mut tree);
+    Ok(unmark(&write_yaml(&tree)?))
+}
+
+fn write_yaml<T: Serialize>(value: &T) -> Result<String> {
     let mut options = serde_saphyr::SerializerOptions::default();
     options.prefer_block_scalars = false;
     let mut out = serde_saphyr::to_string_with_options(value, options)
@@ -35,6 +114,71 @@ pub fn to_yaml<T: Serialize>(value: &T) -> Result<String> {
         out.push('\n');
     }
     Ok(out)
+}
+
+/// Characters [`clean`](crate::render::style::clean) escapes that
+/// serde-saphyr passes on.
+fn is_yaml_invisible(c: char) -> bool {
+    crate::render::style::needs_cleaning(c) && !c.is_control()
+}
+
+fn mark_invisible(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    let mark = |s: &str| -> String {
+        let mut out = String::with_capacity(s.len() + 16);
+        for c in s.chars() {
+            if c == '\u{1}' || is_yaml_invisible(c) {
+                out.push_str(&format!("\u{1}{:X}\u{1}", c as u32));
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    match value {
+        Value::String(s) if s.chars().any(|c| c == '\u{1}' || is_yaml_invisible(c)) => {
+            *s = mark(s);
+        }
+        Value::Array(items) => items.iter_mut().for_each(mark_invisible),
+        Value::Object(map) => {
+            // Keys are the document's own field names: no data there.
+            map.values_mut().for_each(mark_invisible);
+        }
+        _ => {}
+    }
+}
+
+/// Turns each `\x01HEX\x01` serde-saphyr wrote back into `\uXXXX`; a
+/// backslash it wrote for a backslash of the data (`\\`) is passed over
+/// whole, so the data's own text is never taken for a mark.
+fn unmark(yaml: &str) -> String {
+    let mut out = String::with_capacity(yaml.len());
+    let mut rest = yaml;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix("\\\\") {
+            out.push_str("\\\\");
+            rest = after;
+            continue;
+        }
+        if let Some(body) = tail.strip_prefix("\\x01")
+            && let Some(end) = body.find("\\x01")
+            && let Ok(code) = u32::from_str_radix(&body[..end], 16)
+        {
+            if code > 0xFFFF {
+                out.push_str(&format!("\\U{code:08X}"));
+            } else {
+                out.push_str(&format!("\\u{code:04X}"));
+            }
+            rest = &body[end + 4..];
+            continue;
+        }
+        out.push('\\');
+        rest = &tail[1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -201,6 +345,52 @@ mod tests {
         assert_eq!(
             back["clusters"][0]["nodes"][0]["reason"],
             "two\nlines: and a # hash"
+        );
+    }
+
+    #[test]
+    fn invisible_characters_are_escaped_and_the_document_is_the_same() {
+        // (case, string)
+        let cases: &[(&str, &str)] = &[
+            ("plain", "cache-0-1"),
+            ("escape", "a\u{1b}[31mb"),
+            ("C1", "a\u{85}b\u{9b}c"),
+            ("DEL", "a\u{7f}"),
+            ("zero-width", "a\u{200b}b\u{200d}"),
+            ("bidi", "x\u{202e}y\u{2066}z"),
+            ("separators", "l\u{2028}p\u{2029}"),
+            ("BOM", "\u{feff}x"),
+            ("astral tag", "a\u{e0041}"),
+            ("a U+0001 with it", "\u{1}200B\u{1}\u{200b}"),
+            ("the mark's text", r"\x01200B\x01\u{200b}"),
+            ("backslashes", "a\\\\x01\u{200b}"),
+            ("newline", "a\nb\u{200b}"),
+            ("non-ASCII letters", "caf\u{e9} \u{4e2d}"),
+        ];
+        for (name, text) in cases {
+            let doc = serde_json::json!({"name": text, "list": [text, 1, null]});
+            let json = to_json(&doc).expect("json");
+            let line = to_json_line(&doc).expect("json line");
+            let yaml = to_yaml(&doc).expect("yaml");
+            for (format, out) in [("json", &json), ("line", &line), ("yaml", &yaml)] {
+                assert!(
+                    !out.chars()
+                        .any(|c| crate::render::style::needs_cleaning(c) && c != '\n'),
+                    "{name}: {format} passes on a raw character: {out:?}"
+                );
+            }
+            let back: Value = serde_json::from_str(&json).expect("json reads");
+            assert_eq!(back, doc, "{name}: json");
+            let back: Value = serde_json::from_str(&line).expect("line reads");
+            assert_eq!(back, doc, "{name}: line");
+            let back: Value = serde_saphyr::from_str(&yaml).expect("yaml reads");
+            assert_eq!(back, doc, "{name}: yaml {yaml}");
+        }
+        // Nothing to escape: the text is serde_json's own.
+        let doc = serde_json::json!({"a": "b", "c": [1, 2]});
+        assert_eq!(
+            to_json(&doc).expect("json"),
+            format!("{}\n", serde_json::to_string_pretty(&doc).expect("pretty"))
         );
     }
 }

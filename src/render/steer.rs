@@ -312,6 +312,6 @@ mod tests {
         p.events[0].message = "alice granted: evil\u{1b}[2J\nline".into();
         let t = text(&Steered::planned(p), false);
         assert!(!t.contains('\u{1b}'), "{t}");
-        assert!(t.contains("evil [2J line"), "{t}");
+        assert!(t.contains(r"evil\u{1b}[2J line"), "{t}");
     }
 }

@@ -85,19 +85,55 @@ pub fn cell_color(tone: Tone) -> Option<comfy_table::Color> {
     }
 }
 
-/// Text from a cluster or a file with control characters (newlines, escape
-/// sequences) and bidirectional controls replaced by spaces: it cannot break
-/// a table row, drive the terminal, or reorder the text after it.
+/// Text from a cluster, a file or the command line, made safe to print on
+/// a terminal: the one function every printed string from data or
+/// arguments goes through, stdout and stderr alike (tables, explain,
+/// steering results, error messages).
+///
+/// Tab, newline and carriage return become a space: they are layout in a
+/// message, and a space cannot break a table row or overwrite a line.
+/// Every other control character (C0, DEL, C1: escape sequences start
+/// there) and every invisible or reordering character (zero-width,
+/// bidirectional controls, line and paragraph separators, other format
+/// characters) is shown as its code, `\u{200b}`, so a name that differs
+/// from another only by an invisible character reads differently, and
+/// nothing reaches the terminal that drives it.
 pub fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() || is_bidi_control(c) {
-                ' '
-            } else {
-                c
+    // Most text needs nothing: keep it as it is.
+    if !text.chars().any(needs_cleaning) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if needs_cleaning(c) => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Several lines of text for stderr: each line [`clean`], the line breaks
+/// kept.
+pub fn clean_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match line.strip_suffix('\n') {
+            Some(body) => {
+                out.push_str(&clean(body));
+                out.push('\n');
             }
-        })
-        .collect()
+            None => out.push_str(&clean(line)),
+        }
+    }
+    out
+}
+
+/// A character [`clean`] does not pass on as it is (layout whitespace
+/// included): the JSON and YAML writers escape the same set.
+pub(crate) fn needs_cleaning(c: char) -> bool {
+    c.is_control() || is_invisible(c)
 }
 
 /// [`clean`] text for a cell, `-` where there is none.
@@ -114,10 +150,41 @@ pub fn reason_cell(reason: &str) -> String {
     }
 }
 
-/// The Unicode bidirectional formatting characters (marks, embeddings,
-/// overrides, isolates).
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+/// Characters a terminal shows as nothing (or that reorder what follows):
+/// Unicode's format characters (general category Cf: soft hyphen,
+/// zero-width space and joiners, bidirectional marks, embeddings,
+/// overrides and isolates, word joiner, invisible operators, the byte
+/// order mark, interlinear annotation, tags), the line and paragraph
+/// separators (Zl, Zp), and the fillers that render blank (Hangul fillers,
+/// the combining grapheme joiner, the Mongolian vowel separator).
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00ad}'
+            | '\u{034f}'
+            | '\u{0600}'..='\u{0605}'
+            | '\u{061c}'
+            | '\u{06dd}'
+            | '\u{070f}'
+            | '\u{0890}'..='\u{0891}'
+            | '\u{08e2}'
+            | '\u{115f}'..='\u{1160}'
+            | '\u{17b4}'..='\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
 }
 
 #[cfg(test)]
@@ -141,11 +208,63 @@ mod tests {
     }
 
     #[test]
-    fn control_characters_are_neutralised() {
-        assert_eq!(clean("a\nb\u{1b}[31mc\td"), "a b [31mc d");
-        assert_eq!(clean("plain"), "plain");
-        // Bidirectional overrides and isolates could reorder what follows.
-        assert_eq!(clean("cache-0-1\u{202e}kcuts"), "cache-0-1 kcuts");
-        assert_eq!(clean("a\u{2066}b\u{2069}c\u{200f}"), "a b c ");
+    fn lines_keep_their_breaks() {
+        assert_eq!(clean_lines("a\u{1b}b\nc\td\n"), "a\\u{1b}b\nc d\n");
+        assert_eq!(clean_lines("no break"), "no break");
+    }
+
+    #[test]
+    fn control_and_invisible_characters_are_shown_not_passed_on() {
+        // (case, text, cleaned)
+        let cases: &[(&str, &str, &str)] = &[
+            ("plain", "plain", "plain"),
+            (
+                "non-ASCII letters stay",
+                "caf\u{e9} \u{4e2d}",
+                "caf\u{e9} \u{4e2d}",
+            ),
+            ("layout whitespace", "a\nb\tc\r\nd", "a b c  d"),
+            ("an escape sequence", "a\u{1b}[31mred", "a\\u{1b}[31mred"),
+            (
+                "OSC title",
+                "\u{1b}]0;pwned\u{7}x",
+                "\\u{1b}]0;pwned\\u{7}x",
+            ),
+            ("NUL and DEL", "a\u{0}b\u{7f}", "a\\u{0}b\\u{7f}"),
+            ("C1 CSI", "a\u{9b}31m", "a\\u{9b}31m"),
+            ("C1 NEL", "a\u{85}b", "a\\u{85}b"),
+            (
+                "zero-width space",
+                "cache\u{200b}-0-1",
+                "cache\\u{200b}-0-1",
+            ),
+            ("zero-width joiner", "a\u{200d}b", "a\\u{200d}b"),
+            ("word joiner", "a\u{2060}b", "a\\u{2060}b"),
+            ("byte order mark", "\u{feff}x", "\\u{feff}x"),
+            ("line separator", "a\u{2028}b", "a\\u{2028}b"),
+            ("paragraph separator", "a\u{2029}b", "a\\u{2029}b"),
+            (
+                "right-to-left override",
+                "cache-0-1\u{202e}kcuts",
+                "cache-0-1\\u{202e}kcuts",
+            ),
+            (
+                "isolates and marks",
+                "a\u{2066}b\u{2069}c\u{200f}",
+                "a\\u{2066}b\\u{2069}c\\u{200f}",
+            ),
+            ("arabic letter mark", "a\u{61c}", "a\\u{61c}"),
+            ("soft hyphen", "a\u{ad}b", "a\\u{ad}b"),
+            ("tag characters", "a\u{e0041}", "a\\u{e0041}"),
+            ("hangul filler", "\u{3164}", "\\u{3164}"),
+        ];
+        for (name, text, want) in cases {
+            assert_eq!(clean(text), *want, "{name}");
+            let out = clean(text);
+            assert!(
+                !out.chars().any(|c| c.is_control() || is_invisible(c)),
+                "{name}: {out:?}"
+            );
+        }
     }
 }

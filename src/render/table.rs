@@ -489,6 +489,6 @@ mod tests {
         report.clusters[0].nodes[0].reason = "line one\nline two\u{1b}[2J".into();
         let out = status_table(&report, plain());
         assert!(!out.contains('\u{1b}'));
-        assert!(out.contains("line one line two [2J"), "{out}");
+        assert!(out.contains(r"line one line two\u{1b}[2J"), "{out}");
     }
 }

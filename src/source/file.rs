@@ -23,39 +23,213 @@ use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
 
+/// The largest snapshot read: far beyond what `kubectl get -o yaml` prints
+/// for a namespace with thousands of nodes and managedFields (tens of
+/// MiB), small enough that a mistaken `-f` of a disk image or a stream
+/// that never ends stops in seconds.
+pub const MAX_SNAPSHOT_BYTES: usize = 1024 * 1024 * 1024;
+
+/// The most documents in a YAML stream: a support bundle written one
+/// object per document has tens of thousands; a stream of a million tiny
+/// documents stops here instead of parsing on.
+const MAX_DOCUMENTS: usize = 200_000;
+
+/// How much the YAML reader may expand beyond the text itself (aliases
+/// replay what their anchor holds): tens of MiB of scalar text and a
+/// quarter of a million nodes, a few tens of MiB of values.
+const EXPANSION_SCALAR_BYTES: usize = 32 * 1024 * 1024;
+const EXPANSION_NODES: usize = 250_000;
+
+/// The deepest nesting read, YAML and JSON alike: serde_json's own limit
+/// (serde-saphyr's default is 64).
+const MAX_DEPTH: usize = 128;
+
 /// Reads a snapshot file; `-` is stdin. I/O problems are [`Error::Read`].
 pub fn read_snapshot(path: &Path) -> Result<Snapshot> {
     let (bytes, source_name) = if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::Read {
-                path: "stdin".into(),
-                problem: e.to_string(),
-            })?;
+        let bytes = read_text(std::io::stdin().lock(), "stdin")?;
         (bytes, "stdin".to_string())
     } else {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| Error::Read {
+        let file = std::fs::File::open(path).map_err(|e| Error::Read {
             path: name.clone(),
             problem: e.to_string(),
         })?;
-        (bytes, name)
+        (read_text(file, &name)?, name)
     };
     parse_snapshot(&bytes, &source_name)
 }
 
+/// Reads `reader` to its end, but stops at the first byte that cannot be
+/// part of a YAML or JSON text (a control character other than tab, line
+/// feed and carriage return, or bytes that are not UTF-8), and at
+/// [`MAX_SNAPSHOT_BYTES`]: `-f /dev/zero` or `/dev/urandom` ends at its
+/// first bytes, not when memory runs out.
+fn read_text(mut reader: impl Read, name: &str) -> Result<Vec<u8>> {
+    let read_error = |problem: String| Error::Read {
+        path: name.to_string(),
+        problem,
+    };
+    let mut text: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    // Bytes before this offset are checked.
+    let mut checked = 0usize;
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_error(e.to_string())),
+        };
+        if text.len() + n > MAX_SNAPSHOT_BYTES {
+            return Err(read_error(format!(
+                "larger than {} MiB, more than any snapshot of a namespace; read one namespace at a time (kubectl get -n NS)",
+                MAX_SNAPSHOT_BYTES / (1024 * 1024)
+            )));
+        }
+        text.extend_from_slice(&chunk[..n]);
+        checked = check_text(&text, checked, false).map_err(read_error)?;
+    }
+    check_text(&text, checked, true).map_err(read_error)?;
+    Ok(text)
+}
+
+/// Checks `text[from..]`; returns how far it is known good (a UTF-8
+/// sequence cut by the end of a read waits for the next one, unless
+/// `at_end`), or the problem at the first bad byte.
+fn check_text(text: &[u8], from: usize, at_end: bool) -> std::result::Result<usize, String> {
+    let rest = &text[from..];
+    let (good, bad) = match std::str::from_utf8(rest) {
+        Ok(_) => (rest.len(), None),
+        Err(e) => match e.error_len() {
+            None if !at_end => (e.valid_up_to(), None),
+            _ => (e.valid_up_to(), Some(from + e.valid_up_to())),
+        },
+    };
+    if let Some(at) = rest[..good]
+        .iter()
+        .position(|b| b.is_ascii_control() && !matches!(b, b'\t' | b'\n' | b'\r'))
+    {
+        return Err(bad_byte(text, from + at, "a control character"));
+    }
+    match bad {
+        Some(at) => Err(bad_byte(text, at, "not UTF-8")),
+        None => Ok(from + good),
+    }
+}
+
+/// `byte 0x00 (a control character) at line 1, column 1 (offset 0): ...`
+fn bad_byte(text: &[u8], at: usize, what: &str) -> String {
+    let before = &text[..at];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count()
+        + 1;
+    format!(
+        "byte 0x{:02x} ({what}) at line {line}, column {column} (offset {at}): a snapshot is YAML or JSON text, so reading stopped there",
+        text[at]
+    )
+}
+
+/// The stack the parser runs on: YAML and JSON nested [`MAX_DEPTH`]
+/// levels deep recurse that deep in the parser and again in the typed
+/// objects, more than the 2 MiB of a tokio or test thread holds (in a
+/// debug build). Only what is touched is ever allocated.
+const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
+
 /// Parses the text of a snapshot. `source_name` names it in errors (a path
-/// or `stdin`).
+/// or `stdin`). It runs on a thread of its own with a stack deep enough
+/// for [`MAX_DEPTH`].
 pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
-    let documents = read_documents(text, source_name)?;
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("snapshot-parser".into())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(scope, || parse_on_this_thread(text, source_name))
+            .map_err(|e| Error::Other(format!("cannot start the snapshot parser: {e}")))?
+            .join()
+            .unwrap_or_else(|_| Err(Error::Other("the snapshot parser failed".into())))
+    })
+}
+
+fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    let read_error = |problem: String| Error::Read {
+        path: source_name.to_string(),
+        problem,
+    };
+    // Text that did not come through `read_text` (tests, benchmarks).
+    check_text(text, 0, true).map_err(read_error)?;
+    let looks_like_json = text
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| *b == b'{' || *b == b'[');
+    let json_error = if looks_like_json {
+        match read_json(text, source_name) {
+            Ok(snapshot) => return Ok(snapshot),
+            // A document that breaks the schema is the answer; a text that
+            // is not JSON may still be YAML.
+            Err(JsonFailure::Document(e)) => return Err(e),
+            Err(JsonFailure::Syntax(e, at)) => Some((e, at)),
+        }
+    } else {
+        None
+    };
+    // Each document goes into the snapshot as it is parsed, and is then
+    // dropped: memory holds the objects the plugin reads, not every
+    // document of the stream, and the first bad document ends the read.
+    let mut reader = std::io::Cursor::new(text);
     let mut snapshot = Snapshot::default();
-    for (index, document) in documents.iter().enumerate() {
+    let mut documents = 0usize;
+    let mut expanded = (0usize, 0usize);
+    for document in
+        serde_saphyr::read_with_options::<_, Value>(&mut reader, yaml_options(text.len()))
+    {
+        let document = document.map_err(|e| {
+            // A text that starts like JSON and is not YAML either is most
+            // likely broken JSON: its error says more.
+            read_error(match &json_error {
+                Some((json, at)) => {
+                    format!("not valid JSON in document {at}: {}", json_words(json))
+                }
+                None => format!(
+                    "not valid YAML in document {}: {}",
+                    documents + 1,
+                    yaml_words(&e)
+                ),
+            })
+        })?;
+        if document.is_null() {
+            continue;
+        }
+        documents += 1;
+        // The reader enforces its budget per document; the stream as a
+        // whole is held to the same bounds here, so many documents that
+        // each expand a little cannot add up to a lot.
+        let (bytes, nodes) = weight(&document);
+        expanded.0 += bytes;
+        expanded.1 += nodes;
+        if documents > MAX_DOCUMENTS {
+            return Err(read_error(format!(
+                "more than {MAX_DOCUMENTS} documents (---), which no snapshot from kubectl has"
+            )));
+        }
+        if expanded.0 > text.len() + EXPANSION_SCALAR_BYTES
+            || expanded.1 > text.len() / 2 + EXPANSION_NODES
+        {
+            return Err(read_error(format!(
+                "the text expands to too much (aliases repeat their anchor's text), which a snapshot from kubectl never has; at document {documents}"
+            )));
+        }
         add_value(
             &mut snapshot,
-            document,
-            &(index + 1).to_string(),
+            &document,
+            &documents.to_string(),
             source_name,
         )?;
     }
@@ -63,65 +237,177 @@ pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
     Ok(snapshot)
 }
 
-/// The documents of a YAML stream or a JSON text, empty ones left out.
-fn read_documents(text: &[u8], source_name: &str) -> Result<Vec<Value>> {
-    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-    let read_error = |problem: String| Error::Read {
-        path: source_name.to_string(),
-        problem,
-    };
-    if let Err(e) = std::str::from_utf8(text) {
-        let at = e.valid_up_to();
-        let line = text[..at].iter().filter(|b| **b == b'\n').count() + 1;
-        return Err(read_error(format!(
-            "not UTF-8 text (invalid byte at line {line}, offset {at}); a snapshot is YAML or JSON"
-        )));
+/// The scalar bytes (keys included) and the values a document holds.
+fn weight(value: &Value) -> (usize, usize) {
+    let add = |a: (usize, usize), b: (usize, usize)| (a.0 + b.0, a.1 + b.1);
+    match value {
+        Value::String(s) => (s.len(), 1),
+        Value::Array(items) => items.iter().map(weight).fold((0, 1), add),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| add(weight(v), (k.len(), 1)))
+            .fold((0, 1), add),
+        _ => (1, 1),
     }
-    let looks_like_json = text
-        .iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .is_some_and(|b| *b == b'{' || *b == b'[');
-    let json_error = if looks_like_json {
-        match read_json(text) {
-            Ok(documents) => return Ok(documents),
-            Err(e) => Some(e),
+}
+
+enum JsonFailure {
+    /// The error, and the number of the document it is in.
+    Syntax(serde_json::Error, usize),
+    Document(Error),
+}
+
+/// A JSON value, or a stream of them (`kubectl get -o json` per kind,
+/// concatenated), each into the snapshot as it is read.
+fn read_json(text: &[u8], source_name: &str) -> std::result::Result<Snapshot, JsonFailure> {
+    let mut snapshot = Snapshot::default();
+    let mut documents = 0usize;
+    for value in serde_json::Deserializer::from_slice(text).into_iter::<Value>() {
+        let value = value.map_err(|e| JsonFailure::Syntax(e, documents + 1))?;
+        if value.is_null() {
+            continue;
         }
-    } else {
-        None
-    };
-    match serde_saphyr::from_slice_multiple_with_options::<Value>(text, yaml_options()) {
-        Ok(documents) => Ok(documents.into_iter().filter(|d| !d.is_null()).collect()),
-        // A text that starts like JSON and is not YAML either is most likely
-        // broken JSON: its error says more.
-        Err(e) => Err(read_error(match json_error {
-            Some(json) => format!("not valid JSON: {json}"),
-            None => format!(
-                "not valid YAML: {}",
-                e.render_with_options(serde_saphyr::render_options! {
-                    snippets: serde_saphyr::SnippetMode::Off,
-                })
-            ),
-        })),
+        documents += 1;
+        add_value(&mut snapshot, &value, &documents.to_string(), source_name)
+            .map_err(JsonFailure::Document)?;
     }
+    snapshot.normalize();
+    Ok(snapshot)
 }
 
-/// A JSON value, or a stream of them (`kubectl get -o json` per kind, concatenated).
-fn read_json(text: &[u8]) -> std::result::Result<Vec<Value>, serde_json::Error> {
-    serde_json::Deserializer::from_slice(text)
-        .into_iter::<Value>()
-        .filter(|d| !matches!(d, Ok(Value::Null)))
-        .collect()
+/// serde_json's message in a kubectl user's words: no Rust type names.
+fn json_words(e: &serde_json::Error) -> String {
+    let what = match e.classify() {
+        serde_json::error::Category::Eof => "the text ends in the middle of a value".to_string(),
+        _ => {
+            let text = e.to_string();
+            // "... at line L column C" is said below, once.
+            let text = match text.rfind(" at line ") {
+                Some(cut) => text[..cut].to_string(),
+                None => text,
+            };
+            text.replace(
+                "recursion limit exceeded",
+                &format!("nested deeper than {MAX_DEPTH} levels"),
+            )
+        }
+    };
+    format!("{what} (line {}, column {})", e.line(), e.column())
 }
 
-/// Limits for YAML: generous enough for a large namespace with
-/// managedFields, small enough that a hostile file cannot exhaust memory.
-fn yaml_options() -> serde_saphyr::Options {
+/// serde-saphyr's message in a kubectl user's words: no advice about its
+/// options, no Rust debug syntax.
+fn yaml_words(e: &serde_saphyr::Error) -> String {
+    let text = e.render_with_options(serde_saphyr::render_options! {
+        snippets: serde_saphyr::SnippetMode::Off,
+    });
+    plain_yaml_words(&text)
+}
+
+/// The rewriting of [`yaml_words`], on the rendered text.
+fn plain_yaml_words(text: &str) -> String {
+    let text = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    // Budget breaches: `budget breached: Aliases { aliases: 50001 }`.
+    if let Some(rest) = text.split("budget breached: ").nth(1) {
+        let what = rest
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .next()
+            .unwrap_or("");
+        // What follows the `Kind { .. }` debug text: `at line L, column
+        // C`, or `(defined at ...) (used at ...)` for an alias.
+        let place = rest
+            .find('}')
+            .map_or("", |i| rest[i + 1..].trim())
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .replace(") (", ", ");
+        let why = match what {
+            "Aliases" => "too many aliases (*name)".to_string(),
+            "Anchors" => "too many anchors (&name)".to_string(),
+            "Documents" => "too many documents (---)".to_string(),
+            "Depth" => format!("nested deeper than {MAX_DEPTH} levels"),
+            "Nodes" | "Events" => {
+                "too many values (aliases expand to more than the text holds)".to_string()
+            }
+            "TotalScalarBytes" | "ScalarBytes" => {
+                "the text expands to too much (aliases repeat their anchor's text)".to_string()
+            }
+            "AliasAnchorRatio" => "aliases expand far beyond the text (an alias bomb)".to_string(),
+            _ => "beyond what a snapshot needs".to_string(),
+        };
+        return format!("{why}, which a snapshot from kubectl never has; {place}")
+            .trim_end_matches([';', ' '])
+            .to_string();
+    }
+    // serde-saphyr's advice to its own callers, not to a person.
+    text.replace(", set DuplicateKeyPolicy in Options if acceptable", "")
+        .replace("; use Option<String>", "")
+        .replace("; use Option<char>", "")
+}
+
+/// A typed field's error in a kubectl user's words: the time libraries'
+/// parser steps, Rust's integer type names and serde's enum words go.
+fn field_problem(path: &str, message: &str) -> String {
+    let field = path.rsplit('.').next().unwrap_or(path);
+    let field = field.split('[').next().unwrap_or(field);
+    let is_time = ["Timestamp", "Time", "time", "At"]
+        .iter()
+        .any(|end| field.ends_with(end));
+    if is_time && !message.starts_with("invalid type") {
+        return "not an RFC 3339 time with a time zone (e.g. 2026-11-29T10:16:00Z)".to_string();
+    }
+    if message.contains("did not match any variant of untagged enum") {
+        return match message.rsplit(' ').next() {
+            Some("IntOrString") => "expected a number or a string".to_string(),
+            Some("Quantity") => "expected a quantity (e.g. 500m, 1Gi)".to_string(),
+            _ => "not a value this field takes".to_string(),
+        };
+    }
+    let mut out = message.to_string();
+    for (rust, words) in [
+        ("expected i32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected f64", "expected a number"),
+        ("expected a borrowed string", "expected a string"),
+        ("expected IntOrString", "expected a number or a string"),
+        ("expected Quantity", "expected a quantity (e.g. 500m, 1Gi)"),
+        (
+            "expected a timestamp string",
+            "expected an RFC 3339 time (e.g. 2026-11-29T10:16:00Z)",
+        ),
+        ("floating point `", "the number `"),
+        ("integer `", "the number `"),
+        ("boolean `", "the boolean `"),
+    ] {
+        out = out.replace(rust, words);
+    }
+    if message.starts_with("invalid type: boolean") && message.ends_with("expected a string") {
+        out.push_str(YAML_BOOLEAN_HINT);
+    }
+    out
+}
+
+/// Limits for YAML, scaled to the text: without aliases, a text of n bytes
+/// holds at most n bytes of scalars and n/2 nodes; aliases may add only
+/// the small expansion allowance on top. A hostile file cannot expand far
+/// beyond its own size.
+fn yaml_options(len: usize) -> serde_saphyr::Options {
+    let nodes = len / 2 + EXPANSION_NODES;
     serde_saphyr::options! {
         budget: serde_saphyr::budget! {
-            max_events: 200_000_000,
-            max_nodes: 100_000_000,
-            max_documents: 1_000_000,
-            max_total_scalar_bytes: 2 * 1024 * 1024 * 1024,
+            max_events: nodes.saturating_mul(2),
+            max_nodes: nodes,
+            max_documents: MAX_DOCUMENTS,
+            max_reader_input_bytes: Some(MAX_SNAPSHOT_BYTES),
+            max_total_scalar_bytes: len + EXPANSION_SCALAR_BYTES,
+            max_depth: MAX_DEPTH,
         },
     }
 }
@@ -178,6 +464,21 @@ fn type_name(value: &Value) -> &'static str {
     }
 }
 
+/// `expected a string, found ...`, with the hint YAML's booleans need.
+fn expected_string(found: &Value) -> String {
+    let mut text = format!("expected a string, found {}", type_name(found));
+    if found.is_boolean() {
+        text.push_str(YAML_BOOLEAN_HINT);
+    }
+    text
+}
+
+/// serde-saphyr reads YAML 1.1's booleans: an unquoted `y`, `n`, `yes`,
+/// `no`, `on` or `off` is a boolean, where kubectl's YAML would have
+/// quoted it.
+const YAML_BOOLEAN_HINT: &str =
+    " (YAML reads an unquoted y, n, yes, no, on, off, true or false as a boolean: quote it)";
+
 /// ` (Kind namespace/name)` for error messages, from whatever the raw
 /// document has.
 fn describe(kind: &str, value: &Value) -> String {
@@ -227,11 +528,7 @@ pub(crate) fn add_value(
             return Err(error(String::new(), "kind", "missing".into()));
         }
         Some(other) => {
-            return Err(error(
-                String::new(),
-                "kind",
-                format!("expected a string, found {}", type_name(other)),
-            ));
+            return Err(error(String::new(), "kind", expected_string(other)));
         }
     };
     let api_version = match map.get("apiVersion") {
@@ -241,7 +538,7 @@ pub(crate) fn add_value(
             return Err(error(
                 describe(kind, value),
                 "apiVersion",
-                format!("expected a string, found {}", type_name(other)),
+                expected_string(other),
             ));
         }
     };
@@ -254,6 +551,17 @@ pub(crate) fn add_value(
         .map_err(|problem| error(describe(kind, value), "apiVersion", problem))?;
     let Some(known) = known else {
         return Ok(());
+    };
+    // A time the API can hold but a typed object cannot (after
+    // 9999-12-30T22:00Z) is read as the latest one it can.
+    let clamped;
+    let value = if crate::snapshot::has_late_time(value) {
+        let mut copy = value.clone();
+        crate::snapshot::clamp_late_times(&mut copy);
+        clamped = copy;
+        &clamped
+    } else {
+        value
     };
     /// The object as `T`, named and namespaced, or the field that breaks
     /// it and why. Every kind read here is namespaced; an object written by
@@ -268,7 +576,8 @@ pub(crate) fn add_value(
             } else {
                 path
             };
-            (path, e.into_inner().to_string())
+            let problem = field_problem(&path, &e.into_inner().to_string());
+            (path, problem)
         })?;
         let meta = object.meta_mut();
         if meta.name.as_deref().is_none_or(str::is_empty) {
@@ -820,7 +1129,13 @@ type: Warning
             ("bad indentation", b"kind: Pod\n metadata: x\n  name: y\n".to_vec(), Expect::Read("line")),
             ("truncated JSON", br#"{"apiVersion":"v1","kind":"List","items":[{"kind":"Pod""#.to_vec(), Expect::Read("not valid JSON")),
             ("not UTF-8", b"kind: Pod\nmetadata:\n  name: \xff\xfe\n".to_vec(), Expect::Read("line 3")),
-            ("a NUL byte", b"kind: Pod\nmetadata: {name: \x00}\n".to_vec(), Expect::Read("not valid YAML")),
+            ("a NUL byte", b"kind: Pod\nmetadata: {name: \x00}\n".to_vec(), Expect::Read("byte 0x00 (a control character) at line 2, column 18")),
+            ("an escape byte", b"kind: Pod\n\x1b[2J".to_vec(), Expect::Read("byte 0x1b (a control character) at line 2, column 1")),
+            ("random bytes", b"\xa5\x13\x00".to_vec(), Expect::Read("byte 0xa5 (not UTF-8) at line 1, column 1")),
+            ("a cut UTF-8 sequence at the end", b"kind: Pod\n\xe2\x82".to_vec(), Expect::Read("not UTF-8")),
+            ("an alias bomb", format!("a: &a \"{}\"\nb: [{}]\n", "x".repeat(64 * 1024), vec!["*a"; 1000].join(", ")).into_bytes(), Expect::Read("aliases repeat their anchor's text")),
+            ("many documents that each expand a little", format!("kind: X\na: &a \"{x}\"\nb: &b \"{x}\"\nc: [{}]\n---\n", ["*a, *b"; 8].join(", "), x = "x".repeat(256 * 1024)).repeat(12).into_bytes(), Expect::Read("at document")),
+            ("a nested alias bomb", b"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n".to_vec(), Expect::Read("alias")),
             ("duplicate keys", b"kind: Pod\nkind: Pod\n".to_vec(), Expect::Read("duplicate")),
             ("too deep", format!("a: {}1{}\n", "[".repeat(200), "]".repeat(200)).into_bytes(), Expect::Read("")),
             ("a sequence document", b"- a\n- b\n".to_vec(), Expect::Doc("1", "", "(document)", "sequence")),
@@ -1138,5 +1453,86 @@ type: Warning
             ready.observed_generation,
             converged.clusters[0].metadata.generation
         );
+    }
+}
+
+#[cfg(test)]
+mod depth_and_words {
+    use super::*;
+
+    /// `levels` nested sequences in an annotation-free field of a kind the
+    /// plugin ignores, as YAML flow and as JSON.
+    fn nested(levels: usize, json: bool) -> Vec<u8> {
+        let inner = format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+        if json {
+            format!(r#"{{"apiVersion": "v1", "kind": "ConfigMap", "data": {inner}}}"#).into_bytes()
+        } else {
+            format!("apiVersion: v1\nkind: ConfigMap\ndata: {inner}\n").into_bytes()
+        }
+    }
+
+    #[test]
+    fn yaml_is_read_as_deep_as_json() {
+        // The document is one level, `data` another.
+        for json in [false, true] {
+            for levels in [60, 100, MAX_DEPTH - 2] {
+                assert!(
+                    parse_snapshot(&nested(levels, json), "deep").is_ok(),
+                    "{levels} levels, json {json}"
+                );
+            }
+            let err = parse_snapshot(&nested(MAX_DEPTH + 10, json), "deep")
+                .expect_err("too deep")
+                .to_string();
+            assert!(err.contains("nested deeper than 128 levels"), "{err}");
+        }
+    }
+
+    #[test]
+    fn parse_errors_are_in_a_kubectl_users_words() {
+        // (case, text, wanted in the message)
+        let cases: &[(&str, &[u8], &str)] = &[
+            ("duplicate keys", b"kind: Pod\nkind: Pod\n", "duplicate"),
+            ("too many aliases", b"", "aliases"),
+            (
+                "truncated JSON",
+                br#"{"kind": "Pod", "metadata": {"#,
+                "the text ends in the middle of a value",
+            ),
+            ("bad JSON", br#"{"kind": "Pod",, }"#, "line 1, column"),
+            ("a word for a time", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, creationTimestamp: yesterday}\n", "field `metadata.creationTimestamp`: not an RFC 3339 time"),
+            ("month 13", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, creationTimestamp: \"2026-13-01T00:00:00Z\"}\n", "not an RFC 3339 time"),
+            ("a number for a time", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, creationTimestamp: 5}\n", "expected an RFC 3339 time"),
+            ("a word for a port", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x}\nspec: {containers: [{name: c, ports: [{containerPort: x}]}]}\n", "expected a whole number"),
+            ("a fraction for a generation", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, generation: 1.5}\n", "the number `1.5`, expected a whole number"),
+            ("a list for an int-or-string", b"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: p, namespace: x}\nspec: {selector: {}, template: {}, strategy: {rollingUpdate: {maxSurge: [1]}}}\n", "expected a number or a string"),
+            ("a list for a quantity", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x}\nspec: {containers: [{name: c, resources: {limits: {cpu: [1]}}}]}\n", "expected a quantity"),
+            ("YAML's n", b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\n", "quote it"),
+            ("YAML's y as a kind", b"kind: y\n", "found a boolean (YAML reads an unquoted y"),
+            ("bad YAML in the third document", b"kind: X\n---\nkind: Z\n---\na: [1\n", "not valid YAML in document 3"),
+            ("bad JSON in the second document", b"{\"kind\": \"X\"}\n{\"kind\": \"Y\",}", "not valid JSON in document 2: trailing comma (line 2, column 14)"),
+        ];
+        let aliases = format!("a: &a x\nb: [{}]\n", vec!["*a"; 60_000].join(", "));
+        for (name, text, want) in cases {
+            let text = if text.is_empty() {
+                aliases.as_bytes()
+            } else {
+                text
+            };
+            let err = parse_snapshot(text, "snap.yaml")
+                .expect_err(name)
+                .to_string();
+            assert!(err.contains(want), "{name}: {err}");
+            for jargon in [
+                "DuplicateKeyPolicy",
+                "Options",
+                " { ",
+                "Option<",
+                "Depth",
+                "budget",
+            ] {
+                assert!(!err.contains(jargon), "{name}: {jargon:?} in {err}");
+            }
+        }
     }
 }

@@ -36,7 +36,11 @@ pub struct Terminal;
 
 impl Confirm for Terminal {
     async fn ask(&mut self, plan_text: &str, question: &str) -> bool {
-        let prompt = format!("{plan_text}\n{question}\nProceed? [y/N] ");
+        // The plan text is rendered (cleaned); the question names nodes.
+        let prompt = format!(
+            "{plan_text}\n{}\nProceed? [y/N] ",
+            crate::render::style::clean(question)
+        );
         // Reading stdin blocks: keep it off the async workers.
         let answer = tokio::task::spawn_blocking(move || {
             use std::io::Write;
@@ -87,6 +91,7 @@ pub async fn execute<C: Confirm>(
     let now = opts.now();
     let report = classify(first, now, opts.stall_threshold);
     let planned = plan::plan(first, &report, request, now, &actor)?;
+    let planned = predict_confirmation(planned, request.dry_run, opts.yes, opts.interactive);
     if planned.is_refused() || request.dry_run == DryRun::Client {
         return Ok(Steered::planned(planned));
     }
@@ -145,6 +150,29 @@ pub async fn execute<C: Confirm>(
     }
 }
 
+/// Sends one merge patch and reads the node the API server answers with.
+/// The answer is read as every object is ([`crate::snapshot`]'s time
+/// clamp included): a node whose condition holds a time after jiff's last
+/// one (9999-12-31T23:59:59Z is API-legal) is written all the same, and
+/// reading the answer must not turn a done write into an error.
+async fn patch_node(
+    live: &Live,
+    namespace: &str,
+    name: &str,
+    params: &PatchParams,
+    patch: &serde_json::Value,
+) -> std::result::Result<ValkeyNode, kube::Error> {
+    let url = <ValkeyNode as kube::Resource>::url_path(&(), Some(namespace));
+    let request = kube::core::Request::new(url)
+        .patch(name, params, &Patch::Merge(patch))
+        .map_err(kube::Error::BuildRequest)?;
+    let text = live.client.request_text(request).await?;
+    let mut value: serde_json::Value =
+        serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
+    crate::snapshot::clamp_late_times(&mut value);
+    serde_json::from_value(value).map_err(kube::Error::SerdeError)
+}
+
 /// What to do about confirmation before a real write.
 #[derive(Debug, PartialEq, Eq)]
 enum Step {
@@ -154,6 +182,28 @@ enum Step {
     Ask(String),
     /// Off a terminal without `--yes`: refused (exit 4).
     Refuse,
+}
+
+/// A dry run predicts the real run's exit code (PLUGIN.md: "the checks and
+/// exit codes are the same"). It never asks; but where the real run would
+/// be refused for want of confirmation (off a terminal, without `--yes`),
+/// the dry run is refused too (exit 4), saying that a real run would ask.
+/// On a terminal, or with `--yes`, it goes on (the plan says a real run
+/// asks first). A real run (`--dry-run=none`) is left as it is: it asks
+/// or refuses later, in [`execute`].
+pub fn predict_confirmation(mut plan: Plan, dry_run: DryRun, yes: bool, interactive: bool) -> Plan {
+    if dry_run != DryRun::None
+        && !plan.is_refused()
+        && confirmation_step(&plan, yes, interactive) == Step::Refuse
+    {
+        let question = plan.confirmation.clone().unwrap_or_default();
+        plan.refuse(Refusal::WouldNeedConfirmation {
+            action: plan.action,
+            node: plan.node.clone(),
+            question,
+        });
+    }
+    plan
 }
 
 fn confirmation_step(plan: &Plan, yes: bool, interactive: bool) -> Step {
@@ -213,7 +263,6 @@ async fn send(
     mut guard: Option<&mut lease::Guard>,
 ) -> Result<Steered> {
     let dry = request.dry_run == DryRun::Server;
-    let api: Api<ValkeyNode> = Api::namespaced(live.client.clone(), &request.namespace);
     let mut params = PatchParams {
         field_manager: Some(keys::FIELD_MANAGER.to_string()),
         ..PatchParams::default()
@@ -247,10 +296,7 @@ async fn send(
                     Err(e) => break 'writes Some(Stop::Failed(e)),
                 }
             }
-            match api
-                .patch(&patch.name, &params, &Patch::Merge(&patch.patch))
-                .await
-            {
+            match patch_node(live, &request.namespace, &patch.name, &params, &patch.patch).await {
                 Ok(obj) => {
                     written.push((patch, obj));
                     if !queue.is_empty() {
@@ -737,5 +783,89 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn a_dry_run_predicts_the_real_runs_exit() {
+        // (case, dry run, confirmation, --yes, terminal, exit 4)
+        type Case<'a> = (&'a str, DryRun, Option<&'a str>, bool, bool, bool);
+        let cases: &[Case<'_>] = &[
+            (
+                "client, off a terminal",
+                DryRun::Client,
+                Some("q"),
+                false,
+                false,
+                true,
+            ),
+            (
+                "server, off a terminal",
+                DryRun::Server,
+                Some("q"),
+                false,
+                false,
+                true,
+            ),
+            (
+                "client with --yes",
+                DryRun::Client,
+                Some("q"),
+                true,
+                false,
+                false,
+            ),
+            (
+                "server with --yes",
+                DryRun::Server,
+                Some("q"),
+                true,
+                false,
+                false,
+            ),
+            (
+                "client on a terminal",
+                DryRun::Client,
+                Some("q"),
+                false,
+                true,
+                false,
+            ),
+            (
+                "client, nothing to confirm",
+                DryRun::Client,
+                None,
+                false,
+                false,
+                false,
+            ),
+            // The real run refuses later, after it would have asked.
+            ("a real run", DryRun::None, Some("q"), false, false, false),
+        ];
+        for (name, dry, confirmation, yes, terminal, refused) in cases {
+            let p = predict_confirmation(plan_with(*confirmation), *dry, *yes, *terminal);
+            assert_eq!(p.is_refused(), *refused, "{name}");
+            assert_eq!(
+                p.exit(),
+                if *refused { Exit::Refused } else { Exit::Done },
+                "{name}"
+            );
+            if *refused {
+                let text = p.reasons[0].to_string();
+                assert!(
+                    text.contains("a real run would ask first"),
+                    "{name}: {text}"
+                );
+                assert!(text.contains("add --yes"), "{name}: {text}");
+                assert!(text.ends_with("It would ask: q"), "{name}: {text}");
+                assert!(p.patches.is_empty() && p.undo.is_none(), "{name}");
+            }
+        }
+        // A plan already refused keeps its own reason.
+        let mut refused = plan_with(Some("q"));
+        refused.refuse(Refusal::HoldsNothing {
+            node: "cache-0-1".into(),
+        });
+        let p = predict_confirmation(refused, DryRun::Client, false, false);
+        assert_eq!(p.reasons.len(), 1);
     }
 }

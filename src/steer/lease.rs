@@ -60,9 +60,34 @@ pub fn expires_at(lease: &Lease) -> Option<Timestamp> {
     let secs = spec
         .and_then(|s| s.lease_duration_seconds)
         .unwrap_or(DURATION_SECONDS);
-    since
-        .checked_add(jiff::SignedDuration::from_secs(i64::from(secs.max(0))))
-        .ok()
+    // A renew time at the end of time (an API-legal 9999-12-31 is read as
+    // the latest time, see snapshot::LATEST) saturates: held to the end,
+    // not taken over because the sum overflows.
+    Some(
+        since
+            .checked_add(jiff::SignedDuration::from_secs(i64::from(secs.max(0))))
+            .unwrap_or(Timestamp::MAX),
+    )
+}
+
+/// Reads a Lease as every object is read, far-future times included (a
+/// typed GET cannot hold a renewTime after 9999-12-30T22:00Z, which the
+/// API can). `None` when there is none.
+async fn get_lease(api: &Api<Lease>, name: &str) -> Result<Option<Lease>, kube::Error> {
+    let request = kube::core::Request::new(api.resource_url())
+        .get(name, &kube::api::GetParams::default())
+        .map_err(kube::Error::BuildRequest)?;
+    let text = match api.clone().into_client().request_text(request).await {
+        Ok(text) => text,
+        Err(kube::Error::Api(s)) if s.is_not_found() => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut value: serde_json::Value =
+        serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
+    crate::snapshot::clamp_late_times(&mut value);
+    serde_json::from_value(value)
+        .map(Some)
+        .map_err(kube::Error::SerdeError)
 }
 
 /// Whether a Lease has run out at `now` (one without any time counts as run
@@ -157,7 +182,7 @@ pub async fn take(
             Err(kube::Error::Api(s)) if s.is_already_exists() || s.is_conflict() => {}
             Err(e) => return Err(api_error(e, "create", "leases", Some(namespace))),
         }
-        let existing = match api.get_opt(&lease_name).await {
+        let existing = match get_lease(&api, &lease_name).await {
             Ok(Some(l)) => l,
             Ok(None) => continue,
             Err(e) => return Err(api_error(e, "get", "leases", Some(namespace))),
@@ -189,7 +214,7 @@ pub async fn take(
                 }));
             }
             Err(kube::Error::Api(s)) if s.is_conflict() || s.is_not_found() => {
-                let now_holder = api.get_opt(&lease_name).await.ok().flatten();
+                let now_holder = get_lease(&api, &lease_name).await.ok().flatten();
                 return Ok(Err(match now_holder {
                     Some(l) => held_refusal(&l, now),
                     None => held_refusal(&existing, now),
@@ -228,7 +253,7 @@ impl Guard {
                 Err(kube::Error::Api(s)) if s.is_conflict() || s.is_not_found() => {}
                 Err(e) => return Err(api_error(e, "update", "leases", Some(&self.namespace))),
             }
-            let current = match self.api.get_opt(&self.name).await {
+            let current = match get_lease(&self.api, &self.name).await {
                 Ok(l) => l,
                 Err(e) => return Err(api_error(e, "get", "leases", Some(&self.namespace))),
             };
@@ -334,6 +359,15 @@ mod tests {
                 false,
             ),
             ("no time at all", None, None, Some(30), true),
+            // jiff's last time (an API-legal 9999-12-31 is read as it):
+            // renewed then, held to the end, not overflowed into "expired".
+            (
+                "renewed at the end of time",
+                Some("9999-12-30T22:00:00Z"),
+                None,
+                Some(30),
+                false,
+            ),
         ];
         for (name, renew, acquire, secs, want) in cases {
             assert_eq!(

@@ -3,7 +3,15 @@
 
 use crate::render::duration::{human, human_or};
 use crate::report::{ClusterReport, NodeState, Protocol, Verdict};
+use crate::shell::CommandLine;
 use crate::snapshot::ValkeyCluster;
+
+/// `kubectl valkey-roll VERB`, to which each value is added quoted for
+/// the shell ([`crate::shell`]): names from a file may hold anything.
+/// Placeholders (`NODE`, `"..."`) go in as switches, as written.
+pub(super) fn vr(verb: &str) -> CommandLine {
+    CommandLine::new(&format!("kubectl valkey-roll {verb}"))
+}
 
 pub(super) fn cluster_reasoning(
     cluster: &ClusterReport,
@@ -186,7 +194,7 @@ pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
     match cluster.verdict {
         Verdict::Conflict => {
             for holder in &cluster.holders {
-                steps.push(format!("`kubectl valkey-roll explain {holder} -n {ns}`"));
+                steps.push(format!("`{}`", vr("explain").arg(holder).opt("-n", ns)));
             }
             if p2 {
                 steps.push(
@@ -194,8 +202,12 @@ pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
                 );
             } else {
                 steps.push(format!(
-                    "Keep one: `kubectl valkey-roll revoke NODE -n {ns} --reason \"...\"` for \
-                     each of the others (revoking does not roll a pod back)."
+                    "Keep one: `{}` for each of the others (revoking does not roll a pod \
+                     back).",
+                    vr("revoke")
+                        .switch("NODE")
+                        .opt("-n", ns)
+                        .switch("--reason \"...\"")
                 ));
             }
         }
@@ -203,15 +215,18 @@ pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
             let culprit = cluster.holders.first().or(cluster.front.as_ref());
             if let Some(node) = culprit {
                 steps.push(format!(
-                    "See the evidence and the ways out: `kubectl valkey-roll explain {node} -n \
-                     {ns}`."
+                    "See the evidence and the ways out: `{}`.",
+                    vr("explain").arg(node).opt("-n", ns)
                 ));
             }
             if !p2 && let Some(holder) = cluster.holders.first() {
                 steps.push(format!(
-                    "Fix the cause, or `kubectl valkey-roll revoke {holder} -n {ns}`, or move \
-                     the permit: `kubectl valkey-roll force OTHER -n {ns} --takeover --reason \
-                     \"...\"`."
+                    "Fix the cause, or `{}`, or move the permit: `{}`.",
+                    vr("revoke").arg(holder).opt("-n", ns),
+                    vr("force")
+                        .switch("OTHER")
+                        .opt("-n", ns)
+                        .switch("--takeover --reason \"...\"")
                 ));
             }
             if p2 {
@@ -223,14 +238,16 @@ pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
             }
         }
         Verdict::Rolling => steps.push(format!(
-            "Nothing yet: `kubectl valkey-roll status {name} -n {ns} --watch`, or `kubectl \
-             valkey-roll wait {name} -n {ns}`."
+            "Nothing yet: `{}`, or `{}`.",
+            vr("status").arg(name).opt("-n", ns).switch("--watch"),
+            vr("wait").arg(name).opt("-n", ns)
         )),
         Verdict::Stalled => {
             steps.push("Check that the valkey-operator is running and look at its logs.".into());
             if let Some(front) = &cluster.front {
                 steps.push(format!(
-                    "See why the front waits: `kubectl valkey-roll explain {front} -n {ns}`."
+                    "See why the front waits: `{}`.",
+                    vr("explain").arg(front).opt("-n", ns)
                 ));
                 let front_waits = cluster
                     .nodes
@@ -238,14 +255,19 @@ pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
                     .any(|n| &n.name == front && n.state == NodeState::Waiting);
                 if front_waits {
                     steps.push(format!(
-                        "Grant it by hand: `kubectl valkey-roll grant {front} -n {ns} --reason \
-                         \"...\"` (add --allow-primary for a primary)."
+                        "Grant it by hand: `{}` (add --allow-primary for a primary).",
+                        vr("grant")
+                            .arg(front)
+                            .opt("-n", ns)
+                            .switch("--reason \"...\"")
                     ));
                 }
             } else {
                 steps.push(format!(
-                    "Look at the ValkeyCluster's status: `kubectl describe valkeycluster \
-                     {name} -n {ns}`."
+                    "Look at the ValkeyCluster's status: `{}`.",
+                    CommandLine::new("kubectl describe valkeycluster")
+                        .arg(name)
+                        .opt("-n", ns)
                 ));
             }
         }

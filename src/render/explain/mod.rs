@@ -79,6 +79,18 @@ pub fn explain_node(
         let _ = writeln!(out, "  {key:<18} {}", clean(&value));
     }
 
+    let mut future = Vec::new();
+    if let Some(t) = node.granted_at.filter(|t| *t > now) {
+        future.push((format!("its grant time ({})", node.granted_at_source), t));
+    }
+    future_conditions(
+        object.map(ValkeyNode::conditions).unwrap_or_default(),
+        now,
+        &mut future,
+    );
+    future_events(timeline, now, &mut future);
+    warnings(&mut out, &future, now, color);
+
     section(&mut out, "Evidence", color);
     if node.evidence.is_empty() {
         out.push_str("  none\n");
@@ -136,6 +148,12 @@ pub fn explain_cluster(
         let _ = writeln!(out, "  {}", clean(&paragraph));
     }
 
+    let mut future = Vec::new();
+    let conditions_of = object.map(ValkeyCluster::conditions).unwrap_or_default();
+    future_conditions(conditions_of, now, &mut future);
+    future_events(timeline, now, &mut future);
+    warnings(&mut out, &future, now, color);
+
     if let Some(object) = object {
         section(&mut out, "Conditions", color);
         out.push_str(&conditions(object.conditions(), now, color));
@@ -176,6 +194,56 @@ pub fn explain_cluster(
         let _ = writeln!(out, "  - {}", clean(&step));
     }
     out
+}
+
+/// Conditions whose lastTransitionTime lies after `now`.
+fn future_conditions(
+    conditions: &[Condition],
+    now: Timestamp,
+    found: &mut Vec<(String, Timestamp)>,
+) {
+    for c in conditions {
+        if let Some(t) = c
+            .last_transition_time
+            .as_ref()
+            .map(|t| t.0)
+            .filter(|t| *t > now)
+        {
+            found.push((format!("its {} condition's lastTransitionTime", c.type_), t));
+        }
+    }
+}
+
+/// Events of the timeline whose time lies after `now`.
+fn future_events(timeline: &[TimelineEntry], now: Timestamp, found: &mut Vec<(String, Timestamp)>) {
+    for e in timeline {
+        if let Some(t) = e.time.filter(|t| *t > now) {
+            found.push((format!("the {} event's time", e.reason), t));
+        }
+    }
+}
+
+/// The times of the story that lie after `now`, as a Warnings section.
+/// Every duration counts such a time as now (none is ever negative), so
+/// one of them may have decided the state: a hold time, a not-Ready time
+/// or a quiet time of 0 keeps a node from turning Stuck or a wait from
+/// turning Stalled. A time far in the future is a fact; this says so, and
+/// what follows.
+fn warnings(out: &mut String, future: &[(String, Timestamp)], now: Timestamp, color: bool) {
+    if future.is_empty() {
+        return;
+    }
+    section(out, "Warnings", color);
+    for (what, t) in future {
+        let line = format!(
+            "{what} is in the future ({}, now {}): it is counted as now, so every duration \
+             measured from it is 0s, and the state may be judged from that (check the clocks, \
+             or who edited the object)",
+            timestamp(*t),
+            timestamp(now)
+        );
+        let _ = writeln!(out, "  {}", clean(&line));
+    }
 }
 
 fn section(out: &mut String, title: &str, color: bool) {

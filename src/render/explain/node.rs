@@ -1,9 +1,11 @@
 //! One node's prose: its facts, why it has its state, and what a person
 //! could do next.
 
+use super::cluster::vr;
 use crate::render::duration::{age, human, human_or, timestamp};
 use crate::render::table::protocol_word;
 use crate::report::{ClusterReport, EvidenceKind, GrantSource, NodeReport, NodeState, Protocol};
+use crate::shell::CommandLine;
 use crate::snapshot::{ValkeyNode, WorkloadKind};
 use jiff::Timestamp;
 
@@ -405,11 +407,15 @@ impl NodeView<'_> {
         let p2 = self.cluster.protocol == Protocol::P2;
         let mut steps = Vec::new();
         if self.has(EvidenceKind::SupersededPod) {
-            let pod = n.pod.as_deref().unwrap_or("<pod>");
+            let delete = CommandLine::new("kubectl delete pod");
+            let delete = match n.pod.as_deref() {
+                Some(pod) => delete.arg(pod),
+                None => delete.switch("POD"),
+            };
             steps.push(format!(
                 "Delete the superseded pod so the StatefulSet replaces it on its current \
-                 revision: `kubectl delete pod {pod} -n {ns}`. Reverting the template alone \
-                 does not help."
+                 revision: `{}`. Reverting the template alone does not help.",
+                delete.opt("-n", ns)
             ));
         }
         let pod_hint = |steps: &mut Vec<String>| {
@@ -417,12 +423,21 @@ impl NodeView<'_> {
                 let logs = if self.has(EvidenceKind::CrashLoopBackOff)
                     || self.has(EvidenceKind::OomKilled)
                 {
-                    format!(" and `kubectl logs {pod} -n {ns} --previous`")
+                    format!(
+                        " and `{}`",
+                        CommandLine::new("kubectl logs")
+                            .arg(pod)
+                            .opt("-n", ns)
+                            .switch("--previous")
+                    )
                 } else {
                     String::new()
                 };
                 steps.push(format!(
-                    "Look at the pod: `kubectl describe pod {pod} -n {ns}`{logs}."
+                    "Look at the pod: `{}`{logs}.",
+                    CommandLine::new("kubectl describe pod")
+                        .arg(pod)
+                        .opt("-n", ns)
                 ));
             }
         };
@@ -441,8 +456,10 @@ impl NodeView<'_> {
                     );
                 } else {
                     steps.push(format!(
-                        "See why the roll is slow: `kubectl describe {} -n {ns}`.",
-                        self.workload()
+                        "See why the roll is slow: `{}`.",
+                        CommandLine::new("kubectl describe")
+                            .arg(&self.workload())
+                            .opt("-n", ns)
                     ));
                     pod_hint(&mut steps);
                     steps.push(
@@ -459,21 +476,27 @@ impl NodeView<'_> {
                     );
                 } else {
                     steps.push(format!(
-                        "`kubectl valkey-roll revoke {name} -n {ns} --reason \"...\"` removes \
-                         its permit. It does not roll the pod back, and the controller still \
-                         waits for {name} to become Ready before it moves on, so it stays a \
-                         block until it is fixed."
+                        "`{}` removes its permit. It does not roll the pod back, and the \
+                         controller still waits for {name} to become Ready before it moves \
+                         on, so it stays a block until it is fixed.",
+                        vr("revoke")
+                            .arg(name)
+                            .opt("-n", ns)
+                            .switch("--reason \"...\"")
                     ));
-                    let other = self
+                    let force = match self
                         .cluster
                         .front
                         .as_deref()
                         .filter(|f| *f != name.as_str())
-                        .unwrap_or("OTHER");
+                    {
+                        Some(front) => vr("force").arg(front),
+                        None => vr("force").switch("OTHER"),
+                    };
                     steps.push(format!(
-                        "To roll another node first: `kubectl valkey-roll force {other} -n {ns} \
-                         --takeover --reason \"...\"` (revokes {name}'s permit in the same \
-                         command)."
+                        "To roll another node first: `{}` (revokes {name}'s permit in the same \
+                         command).",
+                        force.opt("-n", ns).switch("--takeover --reason \"...\"")
                     ));
                 }
             }
@@ -485,8 +508,11 @@ impl NodeView<'_> {
                 );
                 if !p2 {
                     steps.push(format!(
-                        "`kubectl valkey-roll revoke {name} -n {ns} --reason \"stale permit\"` \
-                         removes it by hand."
+                        "`{}` removes it by hand.",
+                        vr("revoke")
+                            .arg(name)
+                            .opt("-n", ns)
+                            .opt("--reason", "stale permit")
                     ));
                 }
             }
@@ -496,9 +522,12 @@ impl NodeView<'_> {
                     .into(),
             ),
             NodeState::Rolling => steps.push(format!(
-                "Nothing yet: follow it with `kubectl valkey-roll status {} -n {ns} --watch`, \
-                 or `kubectl valkey-roll wait {} -n {ns}`.",
-                self.cluster.name, self.cluster.name
+                "Nothing yet: follow it with `{}`, or `{}`.",
+                vr("status")
+                    .arg(&self.cluster.name)
+                    .opt("-n", ns)
+                    .switch("--watch"),
+                vr("wait").arg(&self.cluster.name).opt("-n", ns)
             )),
             NodeState::Waiting if n.facts.behind.is_some() => {
                 steps.push(
@@ -517,15 +546,18 @@ impl NodeView<'_> {
                 steps.push("Nothing: the controller grants it when its walk reaches it.".into());
                 for holder in self.holders_besides_me() {
                     steps.push(format!(
-                        "If the holder looks stuck: `kubectl valkey-roll explain {holder} -n \
-                         {ns}`."
+                        "If the holder looks stuck: `{}`.",
+                        vr("explain").arg(holder).opt("-n", ns)
                     ));
                 }
                 let is_front = self.ahead().is_empty();
                 if self.holders_besides_me().is_empty() {
                     let mut grant = format!(
-                        "To grant it by hand: `kubectl valkey-roll grant {name} -n {ns} --reason \
-                         \"...\"`"
+                        "To grant it by hand: `{}`",
+                        vr("grant")
+                            .arg(name)
+                            .opt("-n", ns)
+                            .switch("--reason \"...\"")
                     );
                     if n.facts.is_primary {
                         grant.push_str(

@@ -81,6 +81,14 @@ pub enum Refusal {
         node: String,
         asked: bool,
     },
+    /// A dry run off a terminal without `--yes` of a command that needs
+    /// confirmation: the real run would be refused (exit 4), so the dry
+    /// run is too. `question`: what the real run would ask.
+    WouldNeedConfirmation {
+        action: Action,
+        node: String,
+        question: String,
+    },
     /// Another steering command holds the cluster's Lease.
     LeaseHeld {
         lease: String,
@@ -192,6 +200,16 @@ impl fmt::Display for Refusal {
                     )
                 }
             }
+            Refusal::WouldNeedConfirmation {
+                action,
+                node,
+                question,
+            } => write!(
+                f,
+                "{action} {node} needs confirmation: a real run would ask first, and off a \
+                 terminal without --yes it is refused (run it on a terminal, or add --yes). \
+                 It would ask: {question}"
+            ),
             Refusal::LeaseHeld {
                 lease,
                 holder,

@@ -4,6 +4,7 @@
 
 use super::patch::{NodePatch, PatchEffect};
 use super::{Action, Connection, Request};
+use crate::shell::CommandLine;
 use crate::snapshot::keys;
 
 /// One step of an undo: give `node` back its `old` permit, or (`None`)
@@ -51,7 +52,8 @@ pub fn undo_of(request: &Request, written: &[NodePatch], holding: &[String]) -> 
 /// at that point: grant while no other node holds, else force (which needs
 /// a reason and --yes). Every line repeats the connection flags and `-n`,
 /// and a grant or force says `--protocol P1`: once the permits are gone, a
-/// cluster at rest shows no protocol.
+/// cluster at rest shows no protocol. Every value is quoted for the shell
+/// ([`crate::shell`]): a node name from a file may hold anything.
 fn undo_command(request: &Request, holding: &[String], steps: &[UndoStep<'_>]) -> String {
     let mut holding: Vec<&str> = holding.iter().map(String::as_str).collect();
     let mut lines = Vec::new();
@@ -63,34 +65,33 @@ fn undo_command(request: &Request, holding: &[String], steps: &[UndoStep<'_>]) -
             Some(_) if others_hold => "force",
             Some(_) => "grant",
         };
-        let mut line = format!(
-            "kubectl valkey-roll {verb} {name} -n {}",
-            shell_quote(&request.namespace)
-        );
-        for flag in connection_flags(&request.connection) {
-            line.push(' ');
-            line.push_str(&flag);
-        }
+        let mut line = CommandLine::new(&format!("kubectl valkey-roll {verb}"))
+            .arg(name)
+            .opt("-n", &request.namespace);
+        line = connection_flags(line, &request.connection);
         match step.old {
             None => holding.retain(|h| *h != name),
             Some(old) => {
-                line.push_str(&format!(" --protocol P1 {}", revision_flag(old)));
+                line = line.opt("--protocol", "P1");
+                line = if old == "*" {
+                    line.switch("--any")
+                } else {
+                    line.opt("--revision", old)
+                };
                 if others_hold {
-                    line.push_str(&format!(
-                        " --reason {} --yes",
-                        shell_quote(&format!(
-                            "undo {} of {}",
-                            what_was_done(request),
-                            request.node
-                        ))
-                    ));
+                    line = line
+                        .opt(
+                            "--reason",
+                            &format!("undo {} of {}", what_was_done(request), request.node),
+                        )
+                        .switch("--yes");
                 } else if step.primary {
-                    line.push_str(" --allow-primary");
+                    line = line.switch("--allow-primary");
                 }
                 holding.push(name);
             }
         }
-        lines.push(line);
+        lines.push(line.render());
     }
     lines.join(" && ")
 }
@@ -104,41 +105,22 @@ fn what_was_done(request: &Request) -> String {
 }
 
 /// `--kubeconfig P --context C --cluster K --user U --as A --as-group G...`,
-/// each word quoted for the shell.
-fn connection_flags(conn: &Connection) -> Vec<String> {
-    let mut flags = Vec::new();
-    let mut add = |flag: &str, value: &Option<String>| {
+/// each value quoted for the shell.
+fn connection_flags(mut line: CommandLine, conn: &Connection) -> CommandLine {
+    let flags = [
+        ("--kubeconfig", &conn.kubeconfig),
+        ("--context", &conn.context),
+        ("--cluster", &conn.kube_cluster),
+        ("--user", &conn.user),
+        ("--as", &conn.impersonate),
+    ];
+    for (flag, value) in flags {
         if let Some(v) = value {
-            flags.push(format!("{flag} {}", shell_quote(v)));
+            line = line.opt(flag, v);
         }
-    };
-    add("--kubeconfig", &conn.kubeconfig);
-    add("--context", &conn.context);
-    add("--cluster", &conn.kube_cluster);
-    add("--user", &conn.user);
-    add("--as", &conn.impersonate);
+    }
     for g in &conn.impersonate_groups {
-        flags.push(format!("--as-group {}", shell_quote(g)));
+        line = line.opt("--as-group", g);
     }
-    flags
-}
-
-fn revision_flag(value: &str) -> String {
-    if value == "*" {
-        "--any".to_string()
-    } else {
-        format!("--revision {}", shell_quote(value))
-    }
-}
-
-/// Quotes a word for a POSIX shell when it needs it.
-pub(super) fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|ch| ch.is_ascii_alphanumeric() || "-_./:=@".contains(ch));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
+    line
 }

@@ -1,7 +1,6 @@
 //! The undo command: same cluster, same user, each step not refused.
 
 use super::*;
-use crate::steer::plan::undo::shell_quote;
 
 #[test]
 fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
@@ -108,10 +107,80 @@ fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
     }
 }
 
+/// A node name from a file may hold anything: the pasted undo line must run
+/// the plugin on that very name, and nothing else.
 #[test]
-fn shell_quoting_of_undo_words() {
-    assert_eq!(shell_quote("abc123"), "abc123");
-    assert_eq!(shell_quote("a b"), "'a b'");
-    assert_eq!(shell_quote("it's"), r"'it'\''s'");
-    assert_eq!(shell_quote(""), "''");
+fn undo_of_hostile_names_is_one_safe_shell_line() {
+    let k = "kubectl valkey-roll";
+    // (case, node name, undo of a grant of it)
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "command substitution",
+            "$(touch /tmp/x)",
+            "kubectl valkey-roll revoke '$(touch /tmp/x)' -n prod",
+        ),
+        ("a space", "a b", "kubectl valkey-roll revoke 'a b' -n prod"),
+        (
+            "a quote",
+            "it's",
+            "kubectl valkey-roll revoke \"it's\" -n prod",
+        ),
+        (
+            "a comment",
+            "x #y",
+            "kubectl valkey-roll revoke 'x #y' -n prod",
+        ),
+        (
+            "a newline",
+            "x\ny",
+            "kubectl valkey-roll revoke 'x\ny' -n prod",
+        ),
+        ("a tilde", "~x", "kubectl valkey-roll revoke '~x' -n prod"),
+        (
+            "a leading dash",
+            "-A",
+            "kubectl valkey-roll revoke -n prod -- -A",
+        ),
+        (
+            "a leading dash and a space",
+            "--yes now",
+            "kubectl valkey-roll revoke -n prod -- '--yes now'",
+        ),
+    ];
+    for (name, node, want) in cases {
+        let p = run(&Scene::p1(vec![waiting(node)]), &req(Action::Grant, node));
+        let undo = p.undo.unwrap_or_else(|| panic!("{name}: no undo"));
+        assert_eq!(undo, *want, "{name}");
+        let argv = shlex::split(&undo).unwrap_or_else(|| panic!("{name}: {undo}"));
+        let node_at = argv
+            .iter()
+            .position(|w| w == node)
+            .unwrap_or_else(|| panic!("{name}: {node:?} is not one word of {argv:?}"));
+        assert_eq!(
+            &argv[..3],
+            ["kubectl", "valkey-roll", "revoke"],
+            "{name}: {argv:?}"
+        );
+        // A word that starts with `-` comes after `--`.
+        if node.starts_with('-') {
+            assert_eq!(argv[node_at - 1], "--", "{name}: {argv:?}");
+        }
+    }
+    // The reason of a force names the node too, inside one quoted word.
+    let p = run(
+        &Scene::p1(vec![
+            holder("$(id)", NodeState::Rolling, H, Some(5)),
+            holder("other", NodeState::Stuck, H, Some(840)),
+        ]),
+        &req(Action::Revoke, "$(id)"),
+    );
+    assert_eq!(
+        p.undo.as_deref(),
+        Some(
+            format!(
+                "{k} force '$(id)' -n prod --protocol P1 --revision {H} --reason 'undo revoke of $(id)' --yes"
+            )
+            .as_str()
+        ),
+    );
 }
