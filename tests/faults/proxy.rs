@@ -7,6 +7,8 @@
 //! Threads, not tasks: a test blocks on the plugin process while the proxy
 //! must keep working, and each `#[tokio::test]` has its own runtime.
 
+#![allow(dead_code)]
+
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
