@@ -19,7 +19,7 @@
 //!
 //! The generator draws from a byte vector, so proptest shrinks a failure to
 //! the fewest and smallest bytes, that is to the plainest snapshot.
-//! `PROPTEST_CASES` sets the number of cases (default 512 per property).
+//! `PROPTEST_CASES` sets the number of cases (default 256 per property).
 
 #[path = "props/gen.rs"]
 mod gen_;
@@ -56,7 +56,7 @@ fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|c| c.parse().ok())
-        .unwrap_or(512);
+        .unwrap_or(256);
     ProptestConfig {
         cases,
         // No files of persisted failures in the source tree: a failure is
@@ -133,7 +133,7 @@ fn the_generator_reaches_every_state_and_verdict() {
     let mut states: BTreeMap<String, usize> = BTreeMap::new();
     let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    for _ in 0..1500 {
+    for _ in 0..600 {
         let data: Vec<u8> = (0..400)
             .map(|_| {
                 // xorshift64: fixed, so the test is the same every run.
