@@ -185,3 +185,49 @@ impl Outcome {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_steering_command_stopped_after_the_lease_says_what_was_not_written() {
+        let cause = Error::Unreachable {
+            server: "https://127.0.0.1:6443".into(),
+            problem: "connection refused".into(),
+        };
+        let stopped = |lease_left| Error::SteeringStopped {
+            cause: Box::new(Error::Unreachable {
+                server: "https://127.0.0.1:6443".into(),
+                problem: "connection refused".into(),
+            }),
+            not_sent: "the grant of cache-0-1".into(),
+            lease: "prod/valkey-roll.cache".into(),
+            lease_left,
+        };
+        assert_eq!(
+            stopped(true).to_string(),
+            format!(
+                "{cause}. Nothing was written: the grant of cache-0-1 not sent. The Lease prod/valkey-roll.cache could not be released: it stays until it expires, 30 s after it was taken (a steering command of yours on this machine takes it over at once)"
+            )
+        );
+        assert!(
+            stopped(false)
+                .to_string()
+                .ends_with("The Lease prod/valkey-roll.cache was released")
+        );
+        assert_eq!(stopped(true).exit(), Exit::Error);
+        let untrusted = Error::ServerNotTrusted {
+            server: "https://127.0.0.1:6443".into(),
+            cluster: Some("prod".into()),
+            kubeconfig: Some("/home/me/.kube/config".into()),
+            problem: "invalid peer certificate: UnknownIssuer".into(),
+        };
+        assert!(
+            untrusted.to_string().contains(
+                "the certificate authority of cluster \"prod\" in kubeconfig /home/me/.kube/config does not trust (invalid peer certificate: UnknownIssuer)"
+            ),
+            "{untrusted}"
+        );
+    }
+}
