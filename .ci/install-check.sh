@@ -10,11 +10,17 @@
 #                                   completions/kubectl_complete-valkey_roll
 #
 # Usage: bash .ci/install-check.sh   (KUBECTL from the environment, else
-# testbin/build.sh). The build goes to target/install-check so that a rerun
-# is warm; a fresh checkout builds cold.
+# testbin/build.sh).
+#
+# It installs the commit .ci/release.sh built (RELEASE_SRC,
+# RELEASE_BUILD_ENV from the environment, else it runs .ci/release.sh): `cargo
+# install --path <that source> --target-dir <its target dir>` in the same
+# build environment, so cargo finds both binaries already built and only
+# installs them. The `cargo install` path is proven (both [[bin]] targets are
+# installed under their names, from the crate's own manifest) without a
+# second LTO build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-root=$PWD
 
 say() { printf 'install-check: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -28,8 +34,27 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-say "cargo install --path . --root $tmp/root (cold: several minutes on 2 cores) ..."
-cargo install --locked --path . --root "$tmp/root" --target-dir "$root/target/install-check"
+if [ -z "${RELEASE_SRC:-}" ] || [ -z "${RELEASE_BUILD_ENV:-}" ]; then
+  release_env=$(bash .ci/release.sh)
+  eval "$release_env"
+fi
+[ -f "${RELEASE_SRC:-}/Cargo.toml" ] || die "RELEASE_SRC has no Cargo.toml: '${RELEASE_SRC:-}'"
+[ -f "${RELEASE_BUILD_ENV:-}" ] || die "RELEASE_BUILD_ENV is not a file: '${RELEASE_BUILD_ENV:-}'"
+
+say "cargo install --path $RELEASE_SRC --root $tmp/root (reusing the release build) ..."
+install_log=$tmp/cargo-install.log
+if ! (
+  # shellcheck disable=SC1090
+  source "$RELEASE_BUILD_ENV"
+  cargo install --locked --path "$RELEASE_SRC" --root "$tmp/root" --target-dir "$CARGO_TARGET_DIR"
+) 2>&1 | tee "$install_log" >&2; then
+  die "cargo install failed (output above)"
+fi
+# Compiling the crate again would mean the environment differs from the
+# release build's (two LTO builds again): say so loudly.
+if grep -q 'Compiling kubectl-valkey-roll' "$install_log"; then
+  die "cargo install compiled the crate again instead of reusing the release build in \$CARGO_TARGET_DIR"
+fi
 for name in kubectl-valkey-roll kubectl-valkey_roll; do
   [ -x "$tmp/root/bin/$name" ] || die "cargo install did not install $name"
 done

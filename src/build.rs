@@ -4,11 +4,10 @@
 //! no host name, no dirty flag), so a release archive built twice from one
 //! commit has one sha256.
 //!
-//! The commit is the newest one that changed anything in the crate other than
-//! `krew-manifest.yaml`. The manifest records the sha256 of the archive built
-//! from that commit; if committing the manifest moved the stamp, the manifest
-//! could never be right. `.ci/krew.sh` uses the same commit for the archive's
-//! file times.
+//! The commit is HEAD, the one `.ci/release.sh` exports and builds (it also
+//! sets the commit's time on the archive's files). No committed file records
+//! a build's sha256 (`krew-manifest.yaml` is a template, rendered per
+//! release), so HEAD is always the right stamp.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,18 +23,7 @@ fn main() {
         Ok(c) if !c.trim().is_empty() => c.trim().to_string(),
         _ => {
             watch_git(&dir);
-            git(
-                &dir,
-                &[
-                    "log",
-                    "-1",
-                    "--format=%H",
-                    "--",
-                    ".",
-                    ":(exclude)krew-manifest.yaml",
-                ],
-            )
-            .unwrap_or_else(|| "unknown".to_string())
+            git(&dir, &["rev-parse", "--verify", "HEAD"]).unwrap_or_else(|| "unknown".to_string())
         }
     };
     let target = std::env::var("TARGET").unwrap_or_else(|_| "unknown".to_string());

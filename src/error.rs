@@ -45,9 +45,29 @@ pub enum Error {
         nearest: Vec<String>,
     },
     #[error(
-        "the {crd} CustomResourceDefinition is not installed on this cluster (is the valkey-operator installed?)"
+        "{crd} is not installed on this cluster (no such CustomResourceDefinition; is the valkey-operator installed?)"
     )]
     CrdMissing { crd: String },
+    /// A LIST in a namespace that does not exist answers an empty list; the
+    /// plugin asks for the namespace before it says "nothing found".
+    #[error(
+        "namespace \"{namespace}\" does not exist on this cluster (check -n or the kubeconfig context's namespace)"
+    )]
+    NamespaceMissing { namespace: String },
+    /// A 401, with what the client can tell about the credential it sent.
+    #[error("unauthorized: the API server {server} rejected the credentials: {why}")]
+    CredentialsRejected { server: String, why: String },
+    /// The TLS handshake failed on the server's certificate.
+    #[error(
+        "the API server {server} presented a certificate that the certificate authority of {} does not trust ({problem}); check the cluster's certificate-authority(-data) in the kubeconfig, or --context",
+        cluster_in(.cluster, .kubeconfig)
+    )]
+    ServerNotTrusted {
+        server: String,
+        cluster: Option<String>,
+        kubeconfig: Option<String>,
+        problem: String,
+    },
     #[error(
         "forbidden: you may not {verb} {resource}{} ({message}); ask for a Role with that verb (see README, Permissions)",
         in_namespace(.namespace)
@@ -73,6 +93,22 @@ pub enum Error {
         status: u16,
         message: String,
     },
+    /// A steering command that took the Lease and then failed before it
+    /// wrote anything: what was not sent, and whether the Lease is left.
+    #[error(
+        "{cause}. Nothing was written: {not_sent} not sent. {}",
+        lease_words(.lease, *.lease_left)
+    )]
+    SteeringStopped {
+        #[source]
+        cause: Box<Error>,
+        /// `the grant of cache-0-1` (every patch of the plan).
+        not_sent: String,
+        /// `prod/valkey-roll.cache`
+        lease: String,
+        /// The Lease could not be released.
+        lease_left: bool,
+    },
     /// Bad combination of arguments found after clap parsed them.
     #[error("{0}")]
     Usage(String),
@@ -85,6 +121,27 @@ fn nearest_hint(nearest: &[String]) -> String {
         String::new()
     } else {
         format!("; did you mean {}?", nearest.join(", "))
+    }
+}
+
+fn lease_words(lease: &str, left: bool) -> String {
+    if left {
+        format!(
+            "The Lease {lease} could not be released: it stays until it expires, 30 s after it was taken (a steering command of yours on this machine takes it over at once)"
+        )
+    } else {
+        format!("The Lease {lease} was released")
+    }
+}
+
+fn cluster_in(cluster: &Option<String>, kubeconfig: &Option<String>) -> String {
+    let entry = match cluster {
+        Some(c) => format!("cluster \"{c}\""),
+        None => "the cluster".to_string(),
+    };
+    match kubeconfig {
+        Some(file) => format!("{entry} in kubeconfig {file}"),
+        None => entry,
     }
 }
 
@@ -128,3 +185,49 @@ impl Outcome {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_steering_command_stopped_after_the_lease_says_what_was_not_written() {
+        let cause = Error::Unreachable {
+            server: "https://127.0.0.1:6443".into(),
+            problem: "connection refused".into(),
+        };
+        let stopped = |lease_left| Error::SteeringStopped {
+            cause: Box::new(Error::Unreachable {
+                server: "https://127.0.0.1:6443".into(),
+                problem: "connection refused".into(),
+            }),
+            not_sent: "the grant of cache-0-1".into(),
+            lease: "prod/valkey-roll.cache".into(),
+            lease_left,
+        };
+        assert_eq!(
+            stopped(true).to_string(),
+            format!(
+                "{cause}. Nothing was written: the grant of cache-0-1 not sent. The Lease prod/valkey-roll.cache could not be released: it stays until it expires, 30 s after it was taken (a steering command of yours on this machine takes it over at once)"
+            )
+        );
+        assert!(
+            stopped(false)
+                .to_string()
+                .ends_with("The Lease prod/valkey-roll.cache was released")
+        );
+        assert_eq!(stopped(true).exit(), Exit::Error);
+        let untrusted = Error::ServerNotTrusted {
+            server: "https://127.0.0.1:6443".into(),
+            cluster: Some("prod".into()),
+            kubeconfig: Some("/home/me/.kube/config".into()),
+            problem: "invalid peer certificate: UnknownIssuer".into(),
+        };
+        assert!(
+            untrusted.to_string().contains(
+                "the certificate authority of cluster \"prod\" in kubeconfig /home/me/.kube/config does not trust (invalid peer certificate: UnknownIssuer)"
+            ),
+            "{untrusted}"
+        );
+    }
+}

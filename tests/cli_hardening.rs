@@ -68,9 +68,10 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 
 #[test]
 fn a_dry_run_that_needs_confirmation_exits_as_the_real_run_would() {
-    let jammed = example("jammed");
-    // cache-1-1 holds the permit and its pod crash-loops: revoking it asks,
-    // and every force asks.
+    // P1 (revoke and force are P1's): cache-1-1 holds the permit and its
+    // pod crash-loops, so revoking it asks; every force asks (cache-1-0
+    // asks for a permit behind it).
+    let jammed = example("jammed-p1");
     // (case, args, exit)
     let cases: &[(&str, &[&str], i32)] = &[
         ("revoke, unhealthy holder", &["revoke", "cache-1-1"], 4),
@@ -79,15 +80,15 @@ fn a_dry_run_that_needs_confirmation_exits_as_the_real_run_would() {
             &["revoke", "cache-1-1", "--yes"],
             0,
         ),
-        ("force", &["force", "cache-0-0", "--reason", "r"], 4),
+        ("force", &["force", "cache-1-0", "--reason", "r"], 4),
         (
             "force, --yes",
-            &["force", "cache-0-0", "--reason", "r", "--yes"],
+            &["force", "cache-1-0", "--reason", "r", "--yes"],
             0,
         ),
         (
             "force --takeover",
-            &["force", "cache-0-0", "--reason", "r", "--takeover"],
+            &["force", "cache-1-0", "--reason", "r", "--takeover"],
             4,
         ),
     ];

@@ -598,12 +598,16 @@ async fn a_user_without_rights_is_told_the_verb_and_resource() {
         ]),
     )
     .await;
+    // A partial view: what can be judged without the pods, marked so
+    // (tests/faults_e2e.rs has the other kinds).
     let nopods = s.mint_user("nopods", &[]);
     let ran = live_as(&nopods, &sim.ns, &["status"]);
-    assert_eq!(ran.code, 1, "{}", ran.both());
+    assert_eq!(ran.code, 0, "{}", ran.both());
     assert!(
-        ran.stderr
-            .contains(&format!("you may not list pods in namespace {}", sim.ns)),
+        ran.stderr.contains(&format!(
+            "partial view: pods could not be listed (forbidden: you may not list pods in namespace {}",
+            sim.ns
+        )),
         "{}",
         ran.both()
     );
@@ -661,7 +665,7 @@ async fn a_missing_crd_is_named() {
     assert_eq!(ran.code, 1, "{}", ran.both());
     assert!(
         ran.stderr
-            .contains("the valkeyclusters.valkey.io CustomResourceDefinition is not installed"),
+            .contains("valkeyclusters.valkey.io is not installed on this cluster"),
         "{}",
         ran.both()
     );

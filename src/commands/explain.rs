@@ -18,7 +18,8 @@ use crate::source::{self, live};
 use serde::Serialize;
 
 pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
-    let mut loaded = source::load(ctx, None).await?;
+    let mut loaded = source::load_partial(ctx, None).await?;
+    let partial = source::partial_warning(&loaded.unread);
     let now = ctx.now();
     let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
     let name = args.name.as_str();
@@ -50,7 +51,7 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
             };
             Ok(Outcome {
                 stdout,
-                stderr,
+                stderr: partial + &stderr,
                 exit: crate::error::Exit::Done,
             })
         }
@@ -69,7 +70,10 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                     explain_cluster(cluster, object, &timeline, now, ctx.color)
                 }
             };
-            Ok(Outcome::ok(stdout))
+            Ok(Outcome {
+                stderr: partial,
+                ..Outcome::ok(stdout)
+            })
         }
         Found::Nothing => Err(not_found(
             &report,

@@ -16,7 +16,8 @@ use crate::source;
 use crate::source::watch::Scope;
 
 pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
-    let loaded = source::load(ctx, args.cluster.as_deref()).await?;
+    let loaded = source::load_partial(ctx, args.cluster.as_deref()).await?;
+    let partial = source::partial_warning(&loaded.unread);
     let mut report = classify(&loaded.snapshot, ctx.now(), ctx.global.stall_threshold);
     if let Some(name) = &args.cluster
         && let Err(err) = keep_cluster(&mut report, name, loaded.namespace.as_deref())
@@ -45,6 +46,7 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     if args.exit_code && needs_attention(&report) {
         outcome = outcome.with_exit(Exit::NeedsAttention);
     }
+    outcome.stderr.insert_str(0, &partial);
     Ok(outcome)
 }
 

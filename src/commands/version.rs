@@ -12,7 +12,7 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct VersionInfo {
     pub version: &'static str,
-    /// The newest commit that changed the crate (src/build.rs), or `unknown`.
+    /// The commit built (HEAD, src/build.rs), or `unknown`.
     pub commit: &'static str,
     /// The target triple the binary was built for.
     pub target: &'static str,

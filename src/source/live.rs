@@ -5,6 +5,7 @@
 //! same objects give the same [`Snapshot`], and an object that breaks the
 //! schema is reported with its kind, name and field either way.
 
+use super::credentials::Credentials;
 use super::file;
 use super::watch::{Kind, selectors};
 use crate::cli::GlobalArgs;
@@ -36,8 +37,15 @@ pub struct Live {
     /// For watch streams only: the same connection settings without a read
     /// timeout. A watch with no change sends nothing for minutes, and a
     /// read timeout would cut it; kube's watcher has its own idle timeout
-    /// (the server-side watch timeout plus a margin) and reconnects.
+    /// (the server-side watch timeout plus a margin) and reconnects. The
+    /// LIST a watcher starts with is bounded by [`Live::request_timeout`]
+    /// in `watch.rs` instead.
     pub watch_client: kube::Client,
+    /// `--request-timeout` (`None`: 0, no limit).
+    pub request_timeout: Option<std::time::Duration>,
+    /// The kubeconfig file, user and cluster entry, and what the user
+    /// authenticates with: named when the server rejects them.
+    pub credentials: Credentials,
 }
 
 impl std::fmt::Debug for Live {
@@ -59,7 +67,14 @@ impl Live {
         resource: &str,
         namespace: Option<&str>,
     ) -> Error {
-        map_error(err, verb, resource, namespace, &self.server)
+        map_error(
+            err,
+            verb,
+            resource,
+            namespace,
+            &self.server,
+            Some(&self.credentials),
+        )
     }
 }
 
@@ -75,6 +90,36 @@ pub(crate) enum ConfigSource {
     Home(PathBuf),
     /// No kubeconfig: the pod's service account.
     InCluster,
+}
+
+impl ConfigSource {
+    /// The kubeconfig file(s) as an error message names them; `None` in a
+    /// pod.
+    pub(crate) fn files(&self) -> Option<String> {
+        match self {
+            ConfigSource::Flag(p) | ConfigSource::Home(p) => Some(p.display().to_string()),
+            ConfigSource::Env(paths) => Some(
+                paths
+                    .iter()
+                    .filter(|p| p.exists())
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(":"),
+            ),
+            ConfigSource::InCluster => None,
+        }
+    }
+}
+
+/// A kubeconfig problem that names the file(s) it is in.
+fn in_files(source: &ConfigSource, problem: impl std::fmt::Display) -> Error {
+    let problem = problem.to_string();
+    match source.files() {
+        Some(files) if !files.is_empty() && !problem.contains(&files) => {
+            kubeconfig_error(format!("{files}: {problem}"))
+        }
+        _ => kubeconfig_error(problem),
+    }
 }
 
 /// Picks the configuration source. `home_config` is `~/.kube/config` when
@@ -178,7 +223,62 @@ fn check_named_entries(kubeconfig: &Kubeconfig, options: &KubeConfigOptions) -> 
             "cluster \"{cluster}\" does not exist"
         )));
     }
+    // The context's own entries must exist too, as kubectl checks: kube
+    // would go on without credentials and the server would answer as
+    // `system:anonymous`, which names nothing the person can fix.
+    let context_name = options
+        .context
+        .as_ref()
+        .or(kubeconfig.current_context.as_ref());
+    let context = context_name.and_then(|name| {
+        kubeconfig
+            .contexts
+            .iter()
+            .find(|c| &c.name == name)
+            .and_then(|c| c.context.as_ref())
+    });
+    if let (Some(name), Some(context)) = (context_name, context) {
+        if options.user.is_none()
+            && let Some(user) = context.user.as_deref().filter(|u| !u.is_empty())
+            && !kubeconfig.auth_infos.iter().any(|a| a.name == user)
+        {
+            return Err(kubeconfig_error(format!(
+                "user \"{user}\" was not found for context \"{name}\""
+            )));
+        }
+        if options.cluster.is_none()
+            && !context.cluster.is_empty()
+            && !kubeconfig
+                .clusters
+                .iter()
+                .any(|c| c.name == context.cluster)
+        {
+            return Err(kubeconfig_error(format!(
+                "cluster \"{}\" was not found for context \"{name}\"",
+                context.cluster
+            )));
+        }
+    }
     Ok(())
+}
+
+/// The kubeconfig's cluster entry for the chosen context (or `--cluster`).
+fn kubeconfig_cluster(kubeconfig: &Kubeconfig, options: &KubeConfigOptions) -> Option<String> {
+    if let Some(cluster) = &options.cluster {
+        return Some(cluster.clone());
+    }
+    let context = options
+        .context
+        .as_ref()
+        .or(kubeconfig.current_context.as_ref())?;
+    kubeconfig
+        .contexts
+        .iter()
+        .find(|c| &c.name == context)?
+        .context
+        .as_ref()
+        .map(|c| c.cluster.clone())
+        .filter(|c| !c.is_empty())
 }
 
 /// The kubeconfig's user name for the chosen context (or `--user`).
@@ -206,19 +306,35 @@ pub(crate) fn kubeconfig_user(
 
 /// Builds the client configuration: kubeconfig (or in-cluster), then the
 /// flags that override it. Makes no request.
+#[cfg(test)]
 pub(crate) async fn client_config(
     global: &GlobalArgs,
     source: &ConfigSource,
 ) -> Result<(Config, Option<String>)> {
+    client_config_with_cluster(global, source)
+        .await
+        .map(|(config, user, _)| (config, user))
+}
+
+/// [`client_config`], with the kubeconfig's cluster entry too. Every
+/// kubeconfig problem names the file it is in.
+async fn client_config_with_cluster(
+    global: &GlobalArgs,
+    source: &ConfigSource,
+) -> Result<(Config, Option<String>, Option<String>)> {
     let options = kube_options(global);
-    let (mut config, mut kube_user) = match read_kubeconfig(source)? {
+    let (mut config, mut kube_user, cluster) = match read_kubeconfig(source)? {
         Some(kubeconfig) => {
-            check_named_entries(&kubeconfig, &options)?;
+            check_named_entries(&kubeconfig, &options).map_err(|e| match e {
+                Error::Kubeconfig { problem } => in_files(source, problem),
+                other => other,
+            })?;
             let user = kubeconfig_user(&kubeconfig, &options);
+            let cluster = kubeconfig_cluster(&kubeconfig, &options);
             let config = Config::from_custom_kubeconfig(kubeconfig, &options)
                 .await
-                .map_err(|e| kubeconfig_error(error_chain(&e)))?;
-            (config, user)
+                .map_err(|e| in_files(source, error_chain(&e)))?;
+            (config, user, cluster)
         }
         None => {
             let config = Config::incluster().map_err(|e| {
@@ -227,7 +343,7 @@ pub(crate) async fn client_config(
                     error_chain(&e)
                 ))
             })?;
-            (config, None)
+            (config, None, None)
         }
     };
     if let Some(user) = &global.impersonate {
@@ -245,7 +361,7 @@ pub(crate) async fn client_config(
     // Count the read timeout from when the request is sent, not from when a
     // pooled connection went idle.
     config.reset_reader_on_write = true;
-    Ok((config, kube_user))
+    Ok((config, kube_user, cluster))
 }
 
 /// Connects as kubectl would: `--kubeconfig`, else `KUBECONFIG` (several
@@ -262,13 +378,21 @@ pub async fn connect(global: &GlobalArgs) -> Result<Live> {
 }
 
 pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> Result<Live> {
-    let (config, kube_user) = client_config(global, source).await?;
+    let (config, kube_user, cluster) = client_config_with_cluster(global, source).await?;
+    let credentials = Credentials::of(
+        &config.auth_info,
+        source.files(),
+        kube_user.clone(),
+        cluster,
+    );
+    let request_timeout = config.read_timeout;
     let server = config.cluster_url.to_string();
     let default_namespace = config.default_namespace.clone();
     let mut watch_config = config.clone();
     watch_config.read_timeout = None;
     let build = |config: Config| {
-        kube::Client::try_from(config).map_err(|e| map_error(e, "connect", "", None, &server))
+        kube::Client::try_from(config)
+            .map_err(|e| map_error(e, "connect", "", None, &server, Some(&credentials)))
     };
     Ok(Live {
         client: build(config)?,
@@ -276,6 +400,8 @@ pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> 
         default_namespace,
         kube_user,
         server: server.trim_end_matches('/').to_string(),
+        request_timeout,
+        credentials,
     })
 }
 
@@ -305,7 +431,46 @@ fn selector_safe(name: &str) -> bool {
 /// `cluster` narrows to one ValkeyCluster by its name and the
 /// `valkey.io/cluster` label (without it: every object with that label),
 /// except ValkeyNodes, listed whole and kept by label or owner reference.
+/// Any kind that cannot be listed is an error: steering and `wait` decide
+/// nothing on a partial view.
 pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -> Result<Snapshot> {
+    read_all(live, namespace, cluster, false)
+        .await
+        .map(|(snapshot, _)| snapshot)
+}
+
+/// A kind a partial read left out, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unread {
+    /// The resource, e.g. `pods`.
+    pub resource: String,
+    /// The error, as it would have been reported.
+    pub error: String,
+}
+
+/// [`read`], for the commands that only show: a kind the user may not list
+/// (403) is left out and named in the second value, so what can still be
+/// judged is shown, marked partial. The ValkeyNodes are the roll itself:
+/// without them nothing can be judged, and their 403 is an error. Any
+/// other error (unreachable, a missing CRD) is an error.
+///
+/// A namespace with nothing in it is asked for once more (one GET): a LIST
+/// in a namespace that does not exist answers an empty list, and "nothing
+/// found" would hide a typo in `-n`.
+pub async fn read_partial(
+    live: &Live,
+    namespace: Option<&str>,
+    cluster: Option<&str>,
+) -> Result<(Snapshot, Vec<Unread>)> {
+    read_all(live, namespace, cluster, true).await
+}
+
+async fn read_all(
+    live: &Live,
+    namespace: Option<&str>,
+    cluster: Option<&str>,
+    lenient: bool,
+) -> Result<(Snapshot, Vec<Unread>)> {
     check_cluster_name(cluster)?;
     let params = |kind| {
         let (label_selector, field_selector) = selectors(kind, cluster);
@@ -315,28 +480,77 @@ pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -
             ..ListParams::default()
         }
     };
-    let (a, b, c, d, e, f) = futures::try_join!(
+    // All six run to their end (no early exit on the first error), so the
+    // error reported is the first in this order, whatever the timing.
+    let (a, b, c, d, e, f) = futures::join!(
         list::<ValkeyCluster>(live, namespace, params(Kind::ValkeyClusters)),
         list::<ValkeyNode>(live, namespace, params(Kind::ValkeyNodes)),
         list::<StatefulSet>(live, namespace, params(Kind::StatefulSets)),
         list::<Deployment>(live, namespace, params(Kind::Deployments)),
         list::<Pod>(live, namespace, params(Kind::Pods)),
         list::<Event>(live, namespace, params(Kind::Events)),
-    )?;
+    );
     let mut snapshot = Snapshot::default();
-    for part in [a, b, c, d, e, f] {
-        snapshot.clusters.extend(part.clusters);
-        snapshot.nodes.extend(part.nodes);
-        snapshot.stateful_sets.extend(part.stateful_sets);
-        snapshot.deployments.extend(part.deployments);
-        snapshot.pods.extend(part.pods);
-        snapshot.events.extend(part.events);
+    let mut unread = Vec::new();
+    let parts = [
+        ("valkeyclusters", a),
+        ("valkeynodes", b),
+        ("statefulsets", c),
+        ("deployments", d),
+        ("pods", e),
+        ("events", f),
+    ];
+    let mut first_error = None;
+    for (resource, part) in parts {
+        match part {
+            Ok(part) => {
+                snapshot.clusters.extend(part.clusters);
+                snapshot.nodes.extend(part.nodes);
+                snapshot.stateful_sets.extend(part.stateful_sets);
+                snapshot.deployments.extend(part.deployments);
+                snapshot.pods.extend(part.pods);
+                snapshot.events.extend(part.events);
+            }
+            Err(error @ Error::Forbidden { .. }) if lenient && resource != "valkeynodes" => {
+                unread.push(Unread {
+                    resource: resource.to_string(),
+                    error: error.to_string(),
+                });
+            }
+            Err(error) => {
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    if let Some(error) = first_error {
+        return Err(error);
     }
     if let Some(cluster) = cluster {
         snapshot.retain_nodes_of(cluster);
     }
     snapshot.normalize();
-    Ok(snapshot)
+    if let Some(ns) = namespace
+        && snapshot.clusters.is_empty()
+        && snapshot.nodes.is_empty()
+    {
+        check_namespace(live, ns).await?;
+    }
+    Ok((snapshot, unread))
+}
+
+/// An error when `namespace` does not exist; nothing when it does, or when
+/// the user may not ask (a Role in one namespace gives no `get` on
+/// namespaces: then the empty view stands as it is).
+async fn check_namespace(live: &Live, namespace: &str) -> Result<()> {
+    use k8s_openapi::api::core::v1::Namespace;
+    let api: Api<Namespace> = Api::all(live.client.clone());
+    match api.get_opt(namespace).await {
+        Ok(None) => Err(Error::NamespaceMissing {
+            namespace: namespace.to_string(),
+        }),
+        Ok(Some(_)) | Err(kube::Error::Api(_)) => Ok(()),
+        Err(e) => Err(live.error(e, "get", "namespaces", None)),
+    }
 }
 
 /// The events about one pod (kubelet's BackOff, Failed, Killing...), which
@@ -410,7 +624,7 @@ pub async fn who_am_i(live: &Live) -> String {
 /// name the request (`list`, `valkeynodes`); `namespace` `None` is every
 /// namespace. [`Live::error`] also names the server when it is unreachable.
 pub fn api_error(err: kube::Error, verb: &str, resource: &str, namespace: Option<&str>) -> Error {
-    map_error(err, verb, resource, namespace, "the API server")
+    map_error(err, verb, resource, namespace, "the API server", None)
 }
 
 fn is_valkey_resource(resource: &str) -> bool {
@@ -424,6 +638,7 @@ fn map_error(
     resource: &str,
     namespace: Option<&str>,
     server: &str,
+    credentials: Option<&Credentials>,
 ) -> Error {
     match err {
         kube::Error::Api(status) => {
@@ -436,7 +651,13 @@ fn map_error(
             // a missing object names itself in the details.
             let names_object = status.details.as_ref().is_some_and(|d| !d.name.is_empty());
             match status.code {
-                401 => Error::Unauthorized { message },
+                401 => match credentials {
+                    Some(c) => Error::CredentialsRejected {
+                        server: server.to_string(),
+                        why: c.why_rejected(jiff::Timestamp::now()),
+                    },
+                    None => Error::Unauthorized { message },
+                },
                 403 => Error::Forbidden {
                     verb: verb.to_string(),
                     resource: resource.to_string(),
@@ -457,6 +678,17 @@ fn map_error(
                     status: code,
                     message,
                 },
+            }
+        }
+        kube::Error::HyperError(_) | kube::Error::Service(_)
+            if credentials.is_some() && server_not_trusted(&err) =>
+        {
+            let c = credentials.cloned().unwrap_or_default();
+            Error::ServerNotTrusted {
+                server: server.to_string(),
+                cluster: c.cluster,
+                kubeconfig: c.kubeconfig,
+                problem: error_chain(&err),
             }
         }
         kube::Error::HyperError(_) | kube::Error::Service(_) => {
@@ -485,6 +717,17 @@ fn map_error(
             message: error_chain(&other),
         },
     }
+}
+
+/// The TLS handshake failed on the server's certificate (not signed by the
+/// kubeconfig's certificate authority, or not for this address).
+fn server_not_trusted(err: &kube::Error) -> bool {
+    source_chain(err as &(dyn std::error::Error + 'static)).any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .is_some_and(|inner| inner.to_string().contains("invalid peer certificate"))
+            || e.to_string().contains("invalid peer certificate")
+    })
 }
 
 fn source_chain<'a>(
@@ -580,6 +823,11 @@ users:
             let dir = tempfile::tempdir().expect("temp dir");
             std::fs::write(dir.path().join("main"), MAIN).expect("write main");
             std::fs::write(dir.path().join("extra"), EXTRA).expect("write extra");
+            std::fs::write(
+                dir.path().join("ghost"),
+                MAIN.replace("user: alice", "user: ghost"),
+            )
+            .expect("write ghost");
             Files { dir }
         }
         fn path(&self, name: &str) -> PathBuf {
@@ -759,6 +1007,18 @@ users:
                 vec!["--cluster", "nowhere"],
                 ConfigSource::Flag(files.path("main")),
                 "cluster \"nowhere\" does not exist",
+            ),
+            (
+                "a context whose user is not there",
+                vec![],
+                ConfigSource::Flag(files.path("ghost")),
+                "user \"ghost\" was not found for context \"dev\"",
+            ),
+            (
+                "the file is named",
+                vec!["--context", "staging"],
+                ConfigSource::Flag(files.path("main")),
+                "main",
             ),
         ];
         for (name, args, source, needle) in cases {

@@ -4,6 +4,7 @@
 //! reader's object conversion), so they give equal snapshots for the same
 //! objects.
 
+pub mod credentials;
 pub mod file;
 pub mod live;
 pub mod watch;
@@ -25,6 +26,8 @@ pub struct Loaded {
     /// The connection, when the snapshot came from a cluster (steering and
     /// `explain` make more requests with it).
     pub live: Option<Live>,
+    /// Kinds left out of a partial read ([`load_partial`]); empty otherwise.
+    pub unread: Vec<live::Unread>,
 }
 
 impl std::fmt::Debug for Loaded {
@@ -33,6 +36,7 @@ impl std::fmt::Debug for Loaded {
             .field("snapshot", &self.snapshot)
             .field("namespace", &self.namespace)
             .field("live", &self.live.as_ref().map(|l| l.server.as_str()))
+            .field("unread", &self.unread)
             .finish()
     }
 }
@@ -45,6 +49,17 @@ impl std::fmt::Debug for Loaded {
 /// classifier picks the named one. Live: `-A` reads every namespace, `-n`
 /// that one, else the kubeconfig context's namespace.
 pub async fn load(ctx: &Ctx, cluster: Option<&str>) -> Result<Loaded> {
+    load_with(ctx, cluster, false).await
+}
+
+/// [`load`] for the commands that only show (`status`, `explain`): a kind
+/// the user may not list is left out and named in [`Loaded::unread`]
+/// ([`live::read_partial`]), so what can be judged without it is shown.
+pub async fn load_partial(ctx: &Ctx, cluster: Option<&str>) -> Result<Loaded> {
+    load_with(ctx, cluster, true).await
+}
+
+async fn load_with(ctx: &Ctx, cluster: Option<&str>, partial: bool) -> Result<Loaded> {
     let global = &ctx.global;
     if let Some(path) = &global.from_file {
         let path = path.clone();
@@ -60,6 +75,7 @@ pub async fn load(ctx: &Ctx, cluster: Option<&str>) -> Result<Loaded> {
             snapshot,
             namespace,
             live: None,
+            unread: Vec::new(),
         });
     }
     let live = live::connect(global).await?;
@@ -68,12 +84,42 @@ pub async fn load(ctx: &Ctx, cluster: Option<&str>) -> Result<Loaded> {
         global.all_namespaces,
         &live.default_namespace,
     );
-    let snapshot = live::read(&live, namespace.as_deref(), cluster).await?;
+    let (snapshot, unread) = if partial {
+        live::read_partial(&live, namespace.as_deref(), cluster).await?
+    } else {
+        (
+            live::read(&live, namespace.as_deref(), cluster).await?,
+            Vec::new(),
+        )
+    };
     Ok(Loaded {
         snapshot,
         namespace,
         live: Some(live),
+        unread,
     })
+}
+
+/// The warning a partial view carries, one line per kind left out: which
+/// kind, why, and what is judged without it. Empty for a whole view.
+pub fn partial_warning(unread: &[live::Unread]) -> String {
+    unread
+        .iter()
+        .map(|u| {
+            let without = match u.resource.as_str() {
+                "pods" => "pod evidence (CrashLoopBackOff, image pulls, readiness) is missing",
+                "events" => "grant times come from annotations and managedFields only, progress from object times",
+                "statefulsets" | "deployments" => "workload roll state is missing",
+                "valkeyclusters" => "clusters are judged by their nodes alone",
+                _ => "what depends on them is missing",
+            };
+            format!(
+                "warning: partial view: {resource} could not be listed ({}); judged without them: {without}\n",
+                u.error,
+                resource = u.resource
+            )
+        })
+        .collect()
 }
 
 /// The namespace in view when reading a file: `-n`, else all of them.

@@ -16,6 +16,11 @@
 //! outage; and the store keeps showing the last known objects until that
 //! LIST has replaced them whole.
 //!
+//! The watch client has no read timeout (a quiet watch sends nothing for
+//! minutes), so the LIST each watcher starts with is bounded here instead:
+//! `--request-timeout` without an answer while listing is a failure like
+//! any other (the first time: fatal, as a one-shot `status` would be).
+//!
 //! The first snapshot comes once every kind has been listed. An error before
 //! that is fatal (the same errors as a one-shot `status`: missing CRD,
 //! forbidden, unreachable); after it, errors only change the connection
@@ -202,7 +207,8 @@ impl Watch {
         let mut stores = Vec::with_capacity(Kind::ALL.len());
         let mut tasks = Vec::with_capacity(Kind::ALL.len());
         for kind in Kind::ALL {
-            let (store, task) = spawn_kind(kind, &live.watch_client, scope, &tx);
+            let (store, task) =
+                spawn_kind(kind, &live.watch_client, scope, live.request_timeout, &tx);
             stores.push((kind, store));
             tasks.push(task);
         }
@@ -306,6 +312,7 @@ fn spawn_kind(
     kind: Kind,
     client: &kube::Client,
     scope: &Scope,
+    request_timeout: Option<Duration>,
     tx: &mpsc::UnboundedSender<KindMsg>,
 ) -> (Store<DynamicObject>, JoinHandle<()>) {
     let ar = kind.api_resource();
@@ -321,9 +328,15 @@ fn spawn_kind(
         let mut backoff = DefaultBackoff::default();
         loop {
             let mut stream = watcher::watcher(api.clone(), config.clone()).boxed();
-            while let Some(event) = stream.next().await {
+            // Until `InitDone`, the watcher is listing: each answer must
+            // come within the request timeout.
+            let mut listing = true;
+            while let Some(event) = next_event(&mut stream, listing, request_timeout).await {
                 match event {
                     Ok(event) => {
+                        if matches!(event, watcher::Event::InitDone) {
+                            listing = false;
+                        }
                         writer.apply_watcher_event(&event);
                         // `Init` and `InitApply` only fill the writer's buffer;
                         // the store changes at `InitDone`. `Init` comes before
@@ -362,6 +375,36 @@ fn spawn_kind(
         }
     });
     (reader, task)
+}
+
+/// The watcher's next event; while `listing`, an error when nothing comes
+/// within `limit` (each page of the LIST, and each object of it, is an
+/// event, so a large LIST that keeps coming is never cut).
+async fn next_event<S>(
+    stream: &mut S,
+    listing: bool,
+    limit: Option<Duration>,
+) -> Option<watcher::Result<watcher::Event<DynamicObject>>>
+where
+    S: futures::Stream<Item = watcher::Result<watcher::Event<DynamicObject>>> + Unpin,
+{
+    match limit.filter(|_| listing) {
+        None => stream.next().await,
+        Some(limit) => match tokio::time::timeout(limit, stream.next()).await {
+            Ok(event) => event,
+            Err(_) => Some(Err(list_timed_out(limit))),
+        },
+    }
+}
+
+/// The error of a LIST that got no answer in time, in the form the kube
+/// client gives a read timeout (so it is worded the same way).
+fn list_timed_out(limit: Duration) -> watcher::Error {
+    let io = std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        format!("the list got no answer within {}s", limit.as_secs_f64()),
+    );
+    watcher::Error::InitialListFailed(kube::Error::Service(Box::new(io)))
 }
 
 /// The aggregate state of the six watchers: which kinds have been listed,

@@ -133,20 +133,29 @@ pub async fn execute<C: Confirm>(
             return Ok(Steered::planned(planned));
         }
     };
+    let lease_name = format!("{}/{}", request.namespace, lease::name(&planned.cluster));
+    let not_sent = describe(request.action, &planned.patches);
     let result = under_lease(live, planned, request, opts, &actor, &mut guard).await;
-    // The Lease goes whatever happened; an error releasing it is reported
-    // only when the command itself went well (it expires in 30 s anyway).
+    // The Lease goes whatever happened; when it cannot be (the server went
+    // away), the person is told it is left and for how long.
     let released = guard.release().await;
     match (result, released) {
         (Ok(s), Ok(())) => Ok(s),
         (Ok(mut s), Err(e)) => {
             s.notes.push(format!(
-                "the Lease could not be released ({e}); it expires in {}s",
+                "the Lease {lease_name} could not be released ({e}); it expires {}s after it was last renewed",
                 lease::DURATION_SECONDS
             ));
             Ok(s)
         }
-        (Err(e), _) => Err(e),
+        // Every error out of `under_lease` comes before the first patch was
+        // stored (a stop after one is a result, not an error): say so.
+        (Err(e), released) => Err(Error::SteeringStopped {
+            cause: Box::new(e),
+            not_sent,
+            lease: lease_name,
+            lease_left: released.is_err(),
+        }),
     }
 }
 

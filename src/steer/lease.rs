@@ -112,6 +112,33 @@ fn holder_of(lease: &Lease) -> Option<&str> {
     lease.spec.as_ref()?.holder_identity.as_deref()
 }
 
+/// The Lease was left by a steering command of the same user on this
+/// machine whose process has ended (the API server went away before it
+/// could release it). Nobody can be renewing it, so waiting out its 30 s
+/// would only make the person running the command again wait for nothing.
+/// `holder` is this process's identity (`user@host/pid`).
+fn abandoned(lease: &Lease, holder: &str, alive: impl Fn(u32) -> bool) -> bool {
+    let Some(theirs) = holder_of(lease) else {
+        return false;
+    };
+    let split = |identity: &str| {
+        identity
+            .rsplit_once('/')
+            .and_then(|(who, pid)| Some((who.to_string(), pid.parse::<u32>().ok()?)))
+    };
+    match (split(theirs), split(holder)) {
+        (Some((who, pid)), Some((me, my_pid))) => who == me && pid != my_pid && !alive(pid),
+        _ => false,
+    }
+}
+
+/// Whether a process of this machine is alive; only where `/proc` tells
+/// (elsewhere every process counts as alive, so nothing is taken over).
+fn pid_alive(pid: u32) -> bool {
+    let proc_fs = std::path::Path::new("/proc/self");
+    !proc_fs.exists() || std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
 /// The Lease with its renewTime moved to `now`; everything else, its
 /// resourceVersion included, as it was.
 fn renewed(lease: &Lease, now: Timestamp) -> Lease {
@@ -187,7 +214,7 @@ pub async fn take(
             Ok(None) => continue,
             Err(e) => return Err(api_error(e, "get", "leases", Some(namespace))),
         };
-        if !expired(&existing, now) {
+        if !expired(&existing, now) && !abandoned(&existing, holder, pid_alive) {
             return Ok(Err(held_refusal(&existing, now)));
         }
         // Expired: take it over with an update carrying its resourceVersion,
@@ -286,6 +313,43 @@ impl Guard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lease_of_an_ended_process_of_mine_is_abandoned() {
+        let mut l = lease(Some("2026-11-29T10:00:00Z"), None, Some(30));
+        let dead = |_: u32| false;
+        let alive = |_: u32| true;
+        // (case, holder of the Lease, this process, pid alive, abandoned)
+        let cases: &[(&str, &str, &str, bool, bool)] = &[
+            ("mine, ended", "alice@box/42", "alice@box/43", false, true),
+            (
+                "mine, still running",
+                "alice@box/42",
+                "alice@box/43",
+                true,
+                false,
+            ),
+            ("another user", "bob@box/42", "alice@box/43", false, false),
+            (
+                "another machine",
+                "alice@laptop/42",
+                "alice@box/43",
+                false,
+                false,
+            ),
+            ("no pid", "alice@box", "alice@box/43", false, false),
+        ];
+        for (name, theirs, mine, is_alive, want) in cases {
+            l.spec.as_mut().unwrap().holder_identity = Some(theirs.to_string());
+            let got = if *is_alive {
+                abandoned(&l, mine, alive)
+            } else {
+                abandoned(&l, mine, dead)
+            };
+            assert_eq!(got, *want, "{name}");
+        }
+        assert!(pid_alive(std::process::id()));
+    }
 
     fn lease(renew: Option<&str>, acquire: Option<&str>, secs: Option<i32>) -> Lease {
         Lease {

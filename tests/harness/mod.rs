@@ -369,6 +369,29 @@ impl Server {
         self.mint(cn, groups, Some(namespace))
     }
 
+    /// A kubeconfig for user `cn` whose client certificate, signed by the
+    /// server's CA, is valid only between two dates (`(year, month, day)`).
+    pub fn mint_user_valid(
+        &self,
+        cn: &str,
+        not_before: (i32, u8, u8),
+        not_after: (i32, u8, u8),
+    ) -> PathBuf {
+        let pair = self.ca.client_valid(cn, not_before, not_after);
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let path = self
+            .workdir
+            .join("kubeconfigs")
+            .join(format!("user-{cn}-valid-{n}.yaml"));
+        pki::write_kubeconfig(&path, &self.url, &self.ca.cert_pem, cn, &pair, None);
+        path
+    }
+
+    /// The CA certificate (PEM) the server trusts and serves under.
+    pub fn ca_pem(&self) -> &str {
+        &self.ca.cert_pem
+    }
+
     fn mint(&self, cn: &str, groups: &[&str], namespace: Option<&str>) -> PathBuf {
         let pair = self.ca.client(cn, groups);
         let n = self.counter.fetch_add(1, Ordering::Relaxed);

@@ -83,6 +83,26 @@ impl Ca {
     /// user name from CN and the groups from O. rcgen writes one value per
     /// attribute type, so a second group goes into a second O attribute under
     /// the same OID; more than two groups cannot be expressed.
+    /// A client certificate as [`Ca::client`], valid only from `not_before`
+    /// until `not_after` (whole days, UTC): an expired one, say.
+    pub fn client_valid(
+        &self,
+        cn: &str,
+        not_before: (i32, u8, u8),
+        not_after: (i32, u8, u8),
+    ) -> Pair {
+        let mut params = CertificateParams::new(Vec::<String>::new()).expect("client params");
+        params.distinguished_name.push(DnType::CommonName, cn);
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        params.not_before = rcgen::date_time_ymd(not_before.0, not_before.1, not_before.2);
+        params.not_after = rcgen::date_time_ymd(not_after.0, not_after.1, not_after.2);
+        self.sign(params)
+    }
+
     pub fn client(&self, cn: &str, groups: &[&str]) -> Pair {
         assert!(
             groups.len() <= 2,
