@@ -1,4 +1,5 @@
 //! One module per command; each returns an [`crate::error::Outcome`].
+pub mod bundle;
 pub mod completion;
 pub mod explain;
 pub mod status;

@@ -33,6 +33,9 @@ pub struct Live {
     pub kube_user: Option<String>,
     /// The API server's URL, for error messages.
     pub server: String,
+    /// The kubeconfig context in use (`--context`, else the current one);
+    /// `None` in a pod, or when the kubeconfig names none. `bundle` records it.
+    pub context: Option<String>,
     /// For watch streams only: the same connection settings without a read
     /// timeout. A watch with no change sends nothing for minutes, and a
     /// read timeout would cut it; kube's watcher has its own idle timeout
@@ -206,14 +209,31 @@ pub(crate) fn kubeconfig_user(
 
 /// Builds the client configuration: kubeconfig (or in-cluster), then the
 /// flags that override it. Makes no request.
+#[cfg(test)]
 pub(crate) async fn client_config(
     global: &GlobalArgs,
     source: &ConfigSource,
 ) -> Result<(Config, Option<String>)> {
+    client_config_in(global, source)
+        .await
+        .map(|(config, user, _)| (config, user))
+}
+
+/// [`client_config`], with the name of the kubeconfig context it used.
+async fn client_config_in(
+    global: &GlobalArgs,
+    source: &ConfigSource,
+) -> Result<(Config, Option<String>, Option<String>)> {
     let options = kube_options(global);
+    let mut context = None;
     let (mut config, mut kube_user) = match read_kubeconfig(source)? {
         Some(kubeconfig) => {
             check_named_entries(&kubeconfig, &options)?;
+            context = options
+                .context
+                .clone()
+                .or_else(|| kubeconfig.current_context.clone())
+                .filter(|c| !c.is_empty());
             let user = kubeconfig_user(&kubeconfig, &options);
             let config = Config::from_custom_kubeconfig(kubeconfig, &options)
                 .await
@@ -245,7 +265,7 @@ pub(crate) async fn client_config(
     // Count the read timeout from when the request is sent, not from when a
     // pooled connection went idle.
     config.reset_reader_on_write = true;
-    Ok((config, kube_user))
+    Ok((config, kube_user, context))
 }
 
 /// Connects as kubectl would: `--kubeconfig`, else `KUBECONFIG` (several
@@ -262,7 +282,7 @@ pub async fn connect(global: &GlobalArgs) -> Result<Live> {
 }
 
 pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> Result<Live> {
-    let (config, kube_user) = client_config(global, source).await?;
+    let (config, kube_user, context) = client_config_in(global, source).await?;
     let server = config.cluster_url.to_string();
     let default_namespace = config.default_namespace.clone();
     let mut watch_config = config.clone();
@@ -276,6 +296,7 @@ pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> 
         default_namespace,
         kube_user,
         server: server.trim_end_matches('/').to_string(),
+        context,
     })
 }
 
@@ -306,6 +327,27 @@ fn selector_safe(name: &str) -> bool {
 /// `valkey.io/cluster` label (without it: every object with that label),
 /// except ValkeyNodes, listed whole and kept by label or owner reference.
 pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -> Result<Snapshot> {
+    Ok(read_raw(live, namespace, cluster).await?.snapshot)
+}
+
+/// What [`read`] lists, kept twice: as the [`Snapshot`] every command
+/// judges, and as the objects the API server answered (JSON, each with its
+/// `apiVersion` and `kind`, managedFields and all) for `bundle`. The
+/// objects are exactly those the snapshot was made from: for a named
+/// cluster, only its ValkeyNodes.
+#[derive(Debug, Clone)]
+pub struct RawRead {
+    pub snapshot: Snapshot,
+    /// One entry per kind, in [`Kind::ALL`]'s order, in the answer's order.
+    pub objects: Vec<(Kind, Vec<Value>)>,
+}
+
+/// [`read`], keeping the raw objects as well: the same six LISTs.
+pub async fn read_raw(
+    live: &Live,
+    namespace: Option<&str>,
+    cluster: Option<&str>,
+) -> Result<RawRead> {
     check_cluster_name(cluster)?;
     let params = |kind| {
         let (label_selector, field_selector) = selectors(kind, cluster);
@@ -324,19 +366,43 @@ pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -
         list::<Event>(live, namespace, params(Kind::Events)),
     )?;
     let mut snapshot = Snapshot::default();
-    for part in [a, b, c, d, e, f] {
+    let mut objects = Vec::new();
+    for (kind, (part, raw)) in Kind::ALL.into_iter().zip([a, b, c, d, e, f]) {
         snapshot.clusters.extend(part.clusters);
         snapshot.nodes.extend(part.nodes);
         snapshot.stateful_sets.extend(part.stateful_sets);
         snapshot.deployments.extend(part.deployments);
         snapshot.pods.extend(part.pods);
         snapshot.events.extend(part.events);
+        objects.push((kind, raw));
     }
     if let Some(cluster) = cluster {
         snapshot.retain_nodes_of(cluster);
+        // The raw ValkeyNodes follow: keep those the snapshot kept.
+        let kept: std::collections::BTreeSet<(Option<&str>, Option<&str>)> = snapshot
+            .nodes
+            .iter()
+            .map(|n| (n.metadata.namespace.as_deref(), n.metadata.name.as_deref()))
+            .collect();
+        fn key(v: &Value) -> (Option<&str>, Option<&str>) {
+            (
+                Some(
+                    v.pointer("/metadata/namespace")
+                        .and_then(Value::as_str)
+                        .filter(|ns| !ns.is_empty())
+                        .unwrap_or("default"),
+                ),
+                v.pointer("/metadata/name").and_then(Value::as_str),
+            )
+        }
+        for (kind, raw) in &mut objects {
+            if *kind == Kind::ValkeyNodes {
+                raw.retain(|v| kept.contains(&key(v)));
+            }
+        }
     }
     snapshot.normalize();
-    Ok(snapshot)
+    Ok(RawRead { snapshot, objects })
 }
 
 /// The events about one pod (kubelet's BackOff, Failed, Killing...), which
@@ -348,14 +414,60 @@ pub async fn pod_events(live: &Live, namespace: &str, pod: &str) -> Result<Vec<E
     let lp = ListParams::default().fields(&format!(
         "involvedObject.kind=Pod,involvedObject.name={pod}"
     ));
-    let mut snapshot = list::<Event>(live, Some(namespace), lp).await?;
+    let (mut snapshot, _) = list::<Event>(live, Some(namespace), lp).await?;
     snapshot.normalize();
     Ok(snapshot.events)
 }
 
+/// The events about the pods `pods` names (namespace, name), typed and
+/// raw: what `explain` adds to a timeline live, and what `bundle` keeps so
+/// `explain -f` on a bundle tells the same story. One LIST of the pod
+/// events in scope (events cannot be selected by label), kept by the pod
+/// they are about.
+pub async fn events_of_pods(
+    live: &Live,
+    namespace: Option<&str>,
+    pods: &std::collections::BTreeSet<(String, String)>,
+) -> Result<(Vec<Event>, Vec<Value>)> {
+    if pods.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let lp = ListParams::default().fields("involvedObject.kind=Pod");
+    let (mut snapshot, mut raw) = list::<Event>(live, namespace, lp).await?;
+    let about = |ns: &str, name: &str| pods.contains(&(ns.to_string(), name.to_string()));
+    raw.retain(|v| {
+        let s = |ptr: &str| v.pointer(ptr).and_then(Value::as_str).unwrap_or_default();
+        let ns = s("/involvedObject/namespace");
+        let ns = if ns.is_empty() {
+            s("/metadata/namespace")
+        } else {
+            ns
+        };
+        about(ns, s("/involvedObject/name"))
+    });
+    snapshot.events.retain(|e| {
+        let ns = e
+            .involved_object
+            .namespace
+            .as_deref()
+            .filter(|ns| !ns.is_empty())
+            .or(e.metadata.namespace.as_deref())
+            .unwrap_or_default();
+        about(ns, e.involved_object.name.as_deref().unwrap_or_default())
+    });
+    snapshot.normalize();
+    Ok((snapshot.events, raw))
+}
+
 /// One logical LIST of a kind. Without a `limit` the API server answers in
 /// one response; a `continue` token is followed should one come anyway.
-async fn list<K>(live: &Live, namespace: Option<&str>, mut params: ListParams) -> Result<Snapshot>
+/// Returns the snapshot of the answer and its items as they came, each
+/// given the `apiVersion` and `kind` a typed list leaves off its items.
+async fn list<K>(
+    live: &Live,
+    namespace: Option<&str>,
+    mut params: ListParams,
+) -> Result<(Snapshot, Vec<Value>)>
 where
     K: Resource<DynamicType = ()>,
 {
@@ -363,6 +475,7 @@ where
     let url = K::url_path(&(), namespace);
     let source_name = format!("the API server's list of {resource}");
     let mut snapshot = Snapshot::default();
+    let mut raw = Vec::new();
     for page in 1usize.. {
         let request = kube::core::Request::new(url.clone())
             .list(&params)
@@ -372,23 +485,36 @@ where
             .request_text(request)
             .await
             .map_err(|e| live.error(e, "list", &resource, namespace))?;
-        let value: Value = serde_json::from_str(&text).map_err(|e| Error::Api {
+        let mut value: Value = serde_json::from_str(&text).map_err(|e| Error::Api {
             verb: "list".into(),
             resource: resource.clone(),
             status: 200,
             message: format!("the answer is not JSON: {e}"),
         })?;
         file::add_value(&mut snapshot, &value, &page.to_string(), &source_name)?;
-        match value
+        let token = value
             .pointer("/metadata/continue")
             .and_then(Value::as_str)
             .filter(|t| !t.is_empty())
-        {
-            Some(token) => params = params.continue_token(token),
+            .map(str::to_string);
+        if let Some(Value::Array(items)) = value.get_mut("items") {
+            for mut item in items.drain(..) {
+                if let Value::Object(map) = &mut item {
+                    map.insert(
+                        "apiVersion".into(),
+                        Value::String(K::api_version(&()).into()),
+                    );
+                    map.insert("kind".into(), Value::String(K::kind(&()).into()));
+                }
+                raw.push(item);
+            }
+        }
+        match token {
+            Some(token) => params = params.continue_token(&token),
             None => break,
         }
     }
-    Ok(snapshot)
+    Ok((snapshot, raw))
 }
 
 /// The user the API server knows (a SelfSubjectReview), else the
