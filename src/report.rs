@@ -123,6 +123,16 @@ pub struct ClusterReport {
     /// The headline's progress count; `None` where it shows `?`.
     pub done: Option<usize>,
     pub quiet_for_seconds: Option<u64>,
+    /// While Rolling, Waiting, or Stalled with nothing Blocking: the median
+    /// time from a node's advance to its pod Ready, over the nodes of the
+    /// current roll that finished; null when unknown or not wanted.
+    pub per_node_seconds: Option<u64>,
+    /// That median times the nodes still to go, plus the holder's
+    /// remaining share; null when unknown or not wanted.
+    pub eta_seconds: Option<u64>,
+    /// How many finished nodes the estimate rests on; null when no estimate
+    /// is wanted (Jammed, Conflict, Converged, Stalled with a Blocking node).
+    pub eta_basis: Option<usize>,
     /// The ValkeyCluster's `status.state` and `status.reason`.
     pub state: Option<String>,
     pub state_reason: Option<String>,

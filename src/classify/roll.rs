@@ -183,3 +183,107 @@ pub(crate) fn done(
             .count(),
     )
 }
+
+/// How long a node of the current roll takes, and when the roll should end
+/// (issue 14): facts for people, never an input to a verdict.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Estimate {
+    /// The median time from a node's advance to its pod Ready, over the
+    /// nodes of this roll that finished; None without one.
+    pub per_node: Option<SignedDuration>,
+    /// `per_node` times the nodes still to go, plus the holder's remaining
+    /// share; None when `per_node` is.
+    pub eta: Option<SignedDuration>,
+    /// How many finished nodes `per_node` rests on.
+    pub basis: usize,
+}
+
+/// When the node's turn in the roll began: its first advance since `since`
+/// (a grant by hand, or an advance event), else its grant time when that
+/// is no older than `since` (P2's managedFields time outlives the events).
+fn turn_began(index: &Index<'_>, j: &Judged<'_>, since: Timestamp) -> Option<Timestamp> {
+    index
+        .events_naming(j.view.namespace(), j.name())
+        .filter(|e| ADVANCE_EVENTS.contains(&events::reason(e)))
+        .filter_map(events::time)
+        .chain(hand_grant_time(&j.view))
+        .filter(|t| *t >= since)
+        .min()
+        .or(j.grant.at.filter(|t| *t >= since))
+}
+
+/// The median of `d` (the mean of the middle two for an even count).
+fn median(mut d: Vec<SignedDuration>) -> Option<SignedDuration> {
+    d.sort();
+    let n = d.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => d.get(n / 2).copied(),
+        _ => {
+            let (a, b) = (d.get(n / 2 - 1)?, d.get(n / 2)?);
+            Some(SignedDuration::from_secs((a.as_secs() + b.as_secs()) / 2))
+        }
+    }
+}
+
+/// The estimate for an unfinished roll (the caller decides when one is
+/// wanted: not for Jammed or Conflict). Finished: a cluster-owned node,
+/// Converged, that no longer asks and is not behind, whose turn began in
+/// the current roll and whose pod became Ready after that. To go: the
+/// nodes that still ask or are behind. The holder adds what is left of one
+/// node's time (all of it when its turn's start is unknown).
+pub(crate) fn estimate(
+    index: &Index<'_>,
+    cluster: Option<&ValkeyCluster>,
+    protocol: Protocol,
+    nodes: &[Judged<'_>],
+    now: Timestamp,
+) -> Estimate {
+    let Some(since) = start(index, cluster, protocol, nodes) else {
+        return Estimate::default();
+    };
+    let since = since.checked_sub(SAME_ROLL).unwrap_or(since);
+    let owned = || nodes.iter().filter(|j| j.cluster_owned);
+    let took: Vec<SignedDuration> = owned()
+        .filter(|j| j.state == NodeState::Converged && !j.asks && !j.behind && !j.holder)
+        .filter_map(|j| {
+            let began = turn_began(index, j, since)?;
+            let ready = j.view.pod_ready_since()?;
+            (ready > began).then(|| ready.duration_since(began))
+        })
+        .collect();
+    let basis = took.len();
+    let Some(per_node) = median(took) else {
+        return Estimate {
+            basis,
+            ..Estimate::default()
+        };
+    };
+    let to_go = owned()
+        .filter(|j| !j.holder && (j.asks || j.behind))
+        .count();
+    let holder_left: SignedDuration = owned()
+        .filter(|j| j.holder)
+        .map(|j| {
+            let began = turn_began(index, j, since).or(j.grant.at);
+            let spent = began.map_or(SignedDuration::ZERO, |b| now.duration_since(b));
+            (per_node - spent).max(SignedDuration::ZERO)
+        })
+        .sum();
+    let to_go = i32::try_from(to_go).unwrap_or(i32::MAX);
+    Some(per_node)
+        .and_then(|p| p.checked_mul(to_go))
+        .and_then(|d| d.checked_add(holder_left))
+        .map_or(
+            Estimate {
+                per_node: Some(per_node),
+                eta: None,
+                basis,
+            },
+            |eta| Estimate {
+                per_node: Some(per_node),
+                eta: Some(eta),
+                basis,
+            },
+        )
+}
