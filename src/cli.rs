@@ -91,6 +91,8 @@ pub enum Command {
     Force(ForceArgs),
     /// Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)
     Wait(WaitArgs),
+    /// The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took
+    History(HistoryArgs),
     /// Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)
     Bundle(BundleArgs),
     /// Print a shell completion script
@@ -216,6 +218,13 @@ pub struct WaitArgs {
     /// Keep waiting on Jammed, Stalled or Conflict
     #[arg(long)]
     pub no_fail_fast: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HistoryArgs {
+    /// A ValkeyCluster's name (default: every cluster in the namespace)
+    #[arg(value_name = "CLUSTER")]
+    pub cluster: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -153,6 +153,64 @@ pub struct ClusterReport {
     /// false: node index descending everywhere.
     #[serde(skip)]
     pub walk_by_primary: bool,
+    /// The current roll so far, node by node, for `history`.
+    #[serde(skip)]
+    pub history: RollHistory,
+}
+
+/// The current roll so far (`history`): when it began and one row per
+/// node, in walk order. Facts only; `render::history` words them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RollHistory {
+    /// When the current roll began (classify::roll, "start"); None: not told.
+    pub started_at: Option<Timestamp>,
+    /// The oldest event about the cluster or its nodes in view.
+    pub oldest_event: Option<Timestamp>,
+    pub rows: Vec<HistoryRow>,
+}
+
+/// One node's part in the current roll.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryRow {
+    pub node: String,
+    pub shard: Option<u32>,
+    pub index: Option<u32>,
+    pub role: Option<String>,
+    /// Its first advance in this roll (a grant by hand, a `*` permit or a
+    /// revision change: the grant-time sources).
+    pub advanced_at: Option<Timestamp>,
+    /// `controller`, or the person a grant by hand names (`granted-by`).
+    pub advanced_by: Option<String>,
+    /// Its `WorkloadRollApplied` in this roll.
+    pub applied_at: Option<Timestamp>,
+    /// Its pod became Ready, after the advance.
+    pub ready_at: Option<Timestamp>,
+    /// From the advance to the pod Ready.
+    pub took_seconds: Option<u64>,
+    pub outcome: HistoryOutcome,
+    /// A time this row should have is missing: its events have likely
+    /// expired (an hour by default).
+    pub partial: bool,
+}
+
+/// How a node's part in the roll ended, or stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HistoryOutcome {
+    /// Advanced in this roll, and Converged since.
+    Rolled,
+    /// The holder, on its way (Rolling or Settling).
+    Rolling,
+    /// The holder, Stuck (or a stale permit) now.
+    Stuck,
+    /// Still to be advanced: it asks or is behind.
+    Waiting,
+    /// Not healthy, and not rolling: the walk waits here.
+    Blocked,
+    /// Nothing to roll for it in this roll (at rest, not advanced), or not
+    /// cluster-owned.
+    Skipped,
 }
 
 /// One ValkeyNode's state and the facts behind it.

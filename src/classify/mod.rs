@@ -235,6 +235,7 @@ fn classify_cluster(
         cluster_found: cluster.is_some(),
         unfinished_by_cluster: unfinished && front.is_none(),
         walk_by_primary: rolling,
+        history: roll::history(index, namespace, name, cluster, protocol, &judged),
     }
 }
 

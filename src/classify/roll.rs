@@ -30,7 +30,7 @@ use super::grant_time::hand_grant_time;
 use super::index::Index;
 use super::judge::Judged;
 use super::text::hash_in;
-use crate::report::{NodeState, Protocol};
+use crate::report::{HistoryOutcome, HistoryRow, NodeState, Protocol, RollHistory};
 use crate::snapshot::{ValkeyCluster, keys};
 use jiff::{SignedDuration, Timestamp};
 
@@ -286,4 +286,101 @@ pub(crate) fn estimate(
                 basis,
             },
         )
+}
+
+/// The current roll so far (`history`), one row per node in the order of
+/// `nodes` (walk order). Times come from the sources the estimate uses; a
+/// row of a node that rolled (or holds) without the time an event would
+/// give is partial: its events have likely expired.
+pub(crate) fn history(
+    index: &Index<'_>,
+    namespace: &str,
+    cluster_name: &str,
+    cluster: Option<&ValkeyCluster>,
+    protocol: Protocol,
+    nodes: &[Judged<'_>],
+) -> RollHistory {
+    let started_at = start(index, cluster, protocol, nodes);
+    let since = started_at.map(|s| s.checked_sub(SAME_ROLL).unwrap_or(s));
+    let about_cluster = index
+        .events_in(namespace)
+        .iter()
+        .filter(|e| events::is_about(e, namespace, "ValkeyCluster", cluster_name))
+        .filter_map(|e| events::first_time(e));
+    let about_nodes = nodes.iter().flat_map(|j| {
+        index
+            .events_naming(j.view.namespace(), j.name())
+            .filter_map(events::first_time)
+    });
+    let oldest_event = about_cluster.chain(about_nodes).min();
+    let rows = nodes
+        .iter()
+        .map(|j| {
+            let advanced_at = since.and_then(|s| turn_began(index, j, s));
+            let by_hand = hand_grant_time(&j.view).is_some_and(|h| Some(h) == advanced_at);
+            let advanced_by = advanced_at.map(|_| {
+                if by_hand {
+                    j.view
+                        .node
+                        .annotation(keys::ANN_GRANTED_BY)
+                        .filter(|b| !b.trim().is_empty())
+                        .unwrap_or("a person")
+                        .to_string()
+                } else {
+                    "controller".to_string()
+                }
+            });
+            let applied_at = since.and_then(|s| {
+                index
+                    .events_naming(j.view.namespace(), j.name())
+                    .filter(|e| events::reason(e) == keys::EVENT_APPLIED)
+                    .filter_map(events::time)
+                    .filter(|t| *t >= s)
+                    .min()
+            });
+            let ready_at = j
+                .view
+                .pod_ready_since()
+                .filter(|r| advanced_at.is_some_and(|a| *r > a));
+            let took_seconds = match (advanced_at, ready_at) {
+                (Some(a), Some(r)) => u64::try_from(r.duration_since(a).as_secs()).ok(),
+                _ => None,
+            };
+            let outcome = match j.state {
+                _ if !j.cluster_owned => HistoryOutcome::Skipped,
+                NodeState::Stuck | NodeState::StalePermit => HistoryOutcome::Stuck,
+                NodeState::Rolling | NodeState::Settling => HistoryOutcome::Rolling,
+                NodeState::Waiting => HistoryOutcome::Waiting,
+                NodeState::Blocking if advanced_at.is_some() => HistoryOutcome::Rolling,
+                NodeState::Blocking => HistoryOutcome::Blocked,
+                NodeState::Converged if advanced_at.is_some() => HistoryOutcome::Rolled,
+                NodeState::Converged | NodeState::Standalone => HistoryOutcome::Skipped,
+            };
+            // A holder with no advance in view, or a node that rolled in
+            // P1 without its WorkloadRollApplied: an event is missing.
+            let partial = match outcome {
+                HistoryOutcome::Rolling | HistoryOutcome::Stuck => advanced_at.is_none(),
+                HistoryOutcome::Rolled => protocol == Protocol::P1 && applied_at.is_none(),
+                _ => false,
+            };
+            HistoryRow {
+                node: j.name().to_string(),
+                shard: j.place.shard,
+                index: j.place.index,
+                role: j.view.role().map(str::to_string),
+                advanced_at,
+                advanced_by,
+                applied_at,
+                ready_at,
+                took_seconds,
+                outcome,
+                partial,
+            }
+        })
+        .collect();
+    RollHistory {
+        started_at,
+        oldest_event,
+        rows,
+    }
 }

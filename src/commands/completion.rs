@@ -372,7 +372,7 @@ pub enum NodeOrder {
 pub fn lookup_for(req: &Request) -> Option<Lookup> {
     match (&req.slot, req.subcommand.as_deref()) {
         (Slot::Positional { index: 0 }, Some(sub)) => match sub {
-            "status" | "wait" | "bundle" => Some(Lookup::Clusters),
+            "status" | "wait" | "bundle" | "history" => Some(Lookup::Clusters),
             "grant" | "force" => Some(Lookup::Nodes(NodeOrder::WaitingFirst)),
             "revoke" => Some(Lookup::Nodes(NodeOrder::HoldersFirst)),
             "explain" => Some(Lookup::Nodes(NodeOrder::TroubleFirst)),

@@ -2,6 +2,7 @@
 pub mod bundle;
 pub mod completion;
 pub mod explain;
+pub mod history;
 pub mod status;
 pub mod steer;
 pub mod version;

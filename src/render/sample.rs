@@ -77,6 +77,7 @@ pub fn bare_cluster(name: &str, verdict: Verdict, nodes: Vec<NodeReport>) -> Clu
         cluster_found: true,
         unfinished_by_cluster: false,
         walk_by_primary: false,
+        history: Default::default(),
     }
 }
 

@@ -309,3 +309,212 @@ fn a_spec_driven_roll_counts_from_the_controllers_update() {
         (Some(115), Some(115), Some(2))
     );
 }
+
+/// `history`'s rows: (node, advanced at, by, applied at, ready at, took,
+/// outcome, partial), in walk order.
+type Want = (
+    &'static str,
+    Option<i64>,
+    Option<&'static str>,
+    Option<i64>,
+    Option<i64>,
+    Option<u64>,
+    crate::report::HistoryOutcome,
+    bool,
+);
+
+#[test]
+fn history_rows_by_case() {
+    use crate::fixture::event_applied;
+    use crate::report::HistoryOutcome::*;
+    // (case, cluster, now, the roll's start, the rows)
+    type Case = (&'static str, ClusterBuilder, i64, Option<i64>, Vec<Want>);
+    let rows: Vec<Case> = vec![
+        (
+            "a roll of 4, half done: rolled, rolled, rolling, waiting",
+            holder(
+                finished(
+                    finished(
+                        cluster().node(waiting("cache-0-0", 0)),
+                        "cache-0-1",
+                        1,
+                        10,
+                        130,
+                    )
+                    .event(event_applied(NS, "cache-0-1", H, t(12))),
+                    "cache-0-2",
+                    2,
+                    140,
+                    280,
+                )
+                .event(event_applied(NS, "cache-0-2", H, t(141))),
+                "cache-0-3",
+                3,
+                290,
+            ),
+            320,
+            Some(0),
+            vec![
+                (
+                    "cache-0-1",
+                    Some(10),
+                    Some("controller"),
+                    Some(12),
+                    Some(130),
+                    Some(120),
+                    Rolled,
+                    false,
+                ),
+                (
+                    "cache-0-2",
+                    Some(140),
+                    Some("controller"),
+                    Some(141),
+                    Some(280),
+                    Some(140),
+                    Rolled,
+                    false,
+                ),
+                (
+                    "cache-0-3",
+                    Some(290),
+                    Some("controller"),
+                    None,
+                    None,
+                    None,
+                    Rolling,
+                    false,
+                ),
+                ("cache-0-0", None, None, None, None, None, Waiting, false),
+            ],
+        ),
+        (
+            "a node advanced by hand names the person; expired events make a row partial",
+            cluster()
+                .node(waiting("cache-0-0", 0))
+                .node(
+                    healthy("cache-0-2", 0, 2)
+                        .last_rollout_hash(H)
+                        .trace(H, "alice", t(100), "canary")
+                        .pod_ready_since(t(150)),
+                )
+                .node(healthy("cache-0-1", 0, 1).last_rollout_hash(H)),
+            160,
+            Some(0),
+            vec![
+                // cache-0-1 rolled, but every event of its turn is gone: at
+                // rest with nothing in view, it reads as skipped.
+                ("cache-0-1", None, None, None, None, None, Skipped, false),
+                (
+                    "cache-0-2",
+                    Some(100),
+                    Some("alice"),
+                    None,
+                    Some(150),
+                    Some(50),
+                    Rolled,
+                    true,
+                ),
+                ("cache-0-0", None, None, None, None, None, Waiting, false),
+            ],
+        ),
+        (
+            "a roll that jammed half-way: stuck now, and the rest wait",
+            finished(
+                cluster().node(waiting("cache-0-0", 0)),
+                "cache-0-1",
+                1,
+                10,
+                70,
+            )
+            .event(event_applied(NS, "cache-0-1", H, t(11)))
+            .node(
+                healthy("cache-0-2", 0, 2)
+                    .permit(H)
+                    .desired(H)
+                    .drift(H, t(0))
+                    .pod_waiting("CrashLoopBackOff", 4),
+            )
+            .event(event_permitted(NS, CL, "cache-0-2", H, t(80))),
+            300,
+            Some(0),
+            vec![
+                (
+                    "cache-0-1",
+                    Some(10),
+                    Some("controller"),
+                    Some(11),
+                    Some(70),
+                    Some(60),
+                    Rolled,
+                    false,
+                ),
+                (
+                    "cache-0-2",
+                    Some(80),
+                    Some("controller"),
+                    None,
+                    None,
+                    None,
+                    Stuck,
+                    false,
+                ),
+                ("cache-0-0", None, None, None, None, None, Waiting, false),
+            ],
+        ),
+        (
+            "a holder whose advance expired: partial",
+            cluster().node(waiting("cache-0-0", 0)).node(
+                healthy("cache-0-1", 0, 1)
+                    .permit(H)
+                    .desired(H)
+                    .drift(H, t(0)),
+            ),
+            30,
+            Some(0),
+            vec![
+                ("cache-0-1", None, None, None, None, None, Rolling, true),
+                ("cache-0-0", None, None, None, None, None, Waiting, false),
+            ],
+        ),
+    ];
+    type Owned = (
+        String,
+        Option<i64>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+        Option<u64>,
+        crate::report::HistoryOutcome,
+        bool,
+    );
+    for (name, c, now, started, want) in rows {
+        let r = judge(&c.snapshot(), t(now));
+        assert_eq!(r.history.started_at, started.map(t), "{name}: start");
+        let secs = |x: Option<Timestamp>| x.map(|x| x.as_second() - t(0).as_second());
+        let got: Vec<Owned> = r
+            .history
+            .rows
+            .iter()
+            .map(|h| {
+                (
+                    h.node.clone(),
+                    secs(h.advanced_at),
+                    h.advanced_by.clone(),
+                    secs(h.applied_at),
+                    secs(h.ready_at),
+                    h.took_seconds,
+                    h.outcome,
+                    h.partial,
+                )
+            })
+            .collect();
+        let want: Vec<Owned> = want
+            .into_iter()
+            .map(|(n, a, b, ap, rd, took, o, p)| {
+                (n.to_string(), a, b.map(str::to_string), ap, rd, took, o, p)
+            })
+            .collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
