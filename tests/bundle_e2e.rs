@@ -171,6 +171,22 @@ async fn status_and_explain_on_a_bundle_say_what_they_say_live() {
         );
         same(&sim.ns, file, &["explain", x, "--now", &now]);
         same(&sim.ns, file, &["explain", "cache", "--now", &now]);
+        let h = same(
+            &sim.ns,
+            file,
+            &["history", "cache", "-o", "json", "--now", &now],
+        );
+        let h: Value = serde_json::from_str(&h).expect("history json");
+        let rows = h["clusters"][0]["nodes"].as_array().expect("rows");
+        assert_eq!(rows[0]["node"], x, "walk order: {}", pretty(&h));
+        assert_eq!(rows[0]["outcome"], "stuck", "{}", pretty(&h));
+        assert_eq!(rows[0]["advancedBy"], "admin", "{}", pretty(&h));
+        assert!(
+            rows[1..].iter().all(|r| r["outcome"] == "waiting"),
+            "{}",
+            pretty(&h)
+        );
+        same(&sim.ns, file, &["history", "cache", "--now", &now]);
     }
     // The unnamed bundle holds both clusters, the named one only its own.
     same(&sim.ns, &all, &["status", "-o", "json", "--now", &now]);
@@ -205,4 +221,81 @@ async fn status_and_explain_on_a_bundle_say_what_they_say_live() {
     assert!(missing.stderr.contains("nope"), "{}", missing.both());
     let from_file = plugin(&["bundle", "-f", named.display().to_string().as_str()]);
     assert_eq!(from_file.code, 2, "{}", from_file.both());
+}
+
+#[tokio::test]
+async fn history_of_a_p2_roll_live_and_from_a_bundle() {
+    let layout = Layout {
+        shards: 1,
+        replicas: 1,
+        protocol: sim::Protocol::P2,
+        ..Layout::default()
+    };
+    let sim = Sim::fresh("history", &layout).await;
+    let h = sim::hash("revision-1");
+    let (x, y) = ("cache-0-1", "cache-0-0");
+    sim.node(x).set_pending(&h).await;
+    sim.node(y).set_pending(&h).await;
+    // x: advanced, applied, replaced, Ready, at rest.
+    let n = sim.node(x);
+    n.set_workload_revision(&h).await;
+    sim.event_node_updated(x).await;
+    sim.cluster_updating().await;
+    let w = n.workload();
+    w.apply_template(&h).await;
+    sim.event_applied(x, &h).await;
+    n.clear_pending().await;
+    n.observe().await;
+    w.catch_up().await;
+    let old = n.pod();
+    old.begin_delete().await;
+    old.finish_delete().await;
+    let pod = n.pod_for(&h);
+    pod.create(&h).await;
+    pod.running_ready().await;
+    w.rolled_out().await;
+    n.set_ready(true).await;
+    // y: advanced, on its way.
+    sim.node(y).set_workload_revision(&h).await;
+    sim.event_node_updated(y).await;
+
+    let now = clock_in(30);
+    let file = bundle(&sim.ns, "p2.yaml", &[]);
+    let doc = same(&sim.ns, &file, &["history", "-o", "json", "--now", &now]);
+    let doc: Value = serde_json::from_str(&doc).expect("history json");
+    let c = &doc["clusters"][0];
+    assert_eq!(c["verdict"], "Rolling", "{}", pretty(c));
+    assert!(c["rollStartedAt"].is_string(), "{}", pretty(c));
+    assert_eq!(c["eventsMayHaveExpired"], false, "{}", pretty(c));
+    let rows = c["nodes"].as_array().expect("rows");
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["node"] == name)
+            .unwrap_or_else(|| panic!("no row {name}: {}", pretty(c)))
+    };
+    let xr = row(x);
+    assert_eq!(xr["outcome"], "rolled", "{}", pretty(xr));
+    assert_eq!(xr["advancedBy"], "controller", "{}", pretty(xr));
+    for field in ["advancedAt", "appliedAt", "readyAt"] {
+        assert!(xr[field].is_string(), "{field}: {}", pretty(xr));
+    }
+    assert!(xr["tookSeconds"].is_u64(), "{}", pretty(xr));
+    assert_eq!(xr["partial"], false);
+    let yr = row(y);
+    assert_eq!(yr["outcome"], "rolling", "{}", pretty(yr));
+    assert!(yr["advancedAt"].is_string(), "{}", pretty(yr));
+    let table = same(&sim.ns, &file, &["history", "--now", &now]);
+    assert!(
+        table.contains("rolled") && table.contains("rolling"),
+        "{table}"
+    );
+    // The estimate rests on x alone: in JSON, not in the headline.
+    let status = same(&sim.ns, &file, &["status", "-o", "json", "--now", &now]);
+    let status: Value = serde_json::from_str(&status).expect("status json");
+    assert_eq!(status["clusters"][0]["etaBasis"], 1, "{}", pretty(&status));
+    assert!(
+        status["clusters"][0]["perNodeSeconds"].is_u64(),
+        "{}",
+        pretty(&status)
+    );
 }

@@ -212,6 +212,14 @@ fn turn_began(index: &Index<'_>, j: &Judged<'_>, since: Timestamp) -> Option<Tim
         .or(j.grant.at.filter(|t| *t >= since))
 }
 
+/// From a node's advance to its pod Ready, when the pod became Ready after
+/// the advance. A condition's time is cut to the second and an event's is
+/// not, so a Ready in the advance's own second counts (as zero or more).
+fn took(began: Timestamp, ready: Timestamp) -> Option<SignedDuration> {
+    let began_second = Timestamp::from_second(began.as_second()).unwrap_or(began);
+    (ready >= began_second).then(|| ready.duration_since(began).max(SignedDuration::ZERO))
+}
+
 /// The median of `d` (the mean of the middle two for an even count).
 fn median(mut d: Vec<SignedDuration>) -> Option<SignedDuration> {
     d.sort();
@@ -248,8 +256,7 @@ pub(crate) fn estimate(
         .filter(|j| j.state == NodeState::Converged && !j.asks && !j.behind && !j.holder)
         .filter_map(|j| {
             let began = turn_began(index, j, since)?;
-            let ready = j.view.pod_ready_since()?;
-            (ready > began).then(|| ready.duration_since(began))
+            took(began, j.view.pod_ready_since()?)
         })
         .collect();
     let basis = took.len();
@@ -341,9 +348,9 @@ pub(crate) fn history(
             let ready_at = j
                 .view
                 .pod_ready_since()
-                .filter(|r| advanced_at.is_some_and(|a| *r > a));
+                .filter(|r| advanced_at.is_some_and(|a| took(a, *r).is_some()));
             let took_seconds = match (advanced_at, ready_at) {
-                (Some(a), Some(r)) => u64::try_from(r.duration_since(a).as_secs()).ok(),
+                (Some(a), Some(r)) => took(a, r).and_then(|d| u64::try_from(d.as_secs()).ok()),
                 _ => None,
             };
             let outcome = match j.state {

@@ -518,3 +518,22 @@ fn history_rows_by_case() {
         assert_eq!(got, want, "{name}");
     }
 }
+
+#[test]
+fn a_pod_ready_in_the_advances_own_second_counts() {
+    // Event times carry microseconds, condition times whole seconds.
+    let adv = t(10) + jiff::SignedDuration::from_millis(600);
+    let c = cluster()
+        .node(waiting("cache-0-0", 0))
+        .node(
+            healthy("cache-0-1", 0, 1)
+                .last_rollout_hash(H)
+                .pod_ready_since(t(10)),
+        )
+        .event(event_permitted(NS, CL, "cache-0-1", H, adv));
+    let r = judge(&c.snapshot(), t(20));
+    let row = &r.history.rows[0];
+    assert_eq!(row.node, "cache-0-1");
+    assert_eq!((row.ready_at, row.took_seconds), (Some(t(10)), Some(0)));
+    assert_eq!(r.eta_basis, Some(1));
+}
