@@ -269,6 +269,14 @@ pub(crate) fn estimate(
     let to_go = owned()
         .filter(|j| !j.holder && (j.asks || j.behind))
         .count();
+    if to_go == 0 && !owned().any(|j| j.holder) {
+        // Unfinished by the ValkeyCluster's word alone: nothing to time.
+        return Estimate {
+            per_node: Some(per_node),
+            eta: None,
+            basis,
+        };
+    }
     let holder_left: SignedDuration = owned()
         .filter(|j| j.holder)
         .map(|j| {

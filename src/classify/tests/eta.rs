@@ -255,6 +255,27 @@ fn estimates_by_case() {
             (None, None, None),
         ),
         (
+            "every node rolled, the ValkeyCluster alone not done: no time to go",
+            fixture::cluster(NS, CL)
+                .image_edited("valkey/valkey:9.0.1", t(0))
+                .updating_nodes(t(0))
+                .node(
+                    healthy("cache-0-1", 0, 1)
+                        .image("valkey/valkey:9.0.1")
+                        .pod_ready_since(t(70)),
+                )
+                .node(
+                    healthy("cache-0-2", 0, 2)
+                        .image("valkey/valkey:9.0.1")
+                        .pod_ready_since(t(170)),
+                )
+                .event(event_node_updated(NS, CL, "cache-0-1", t(10)))
+                .event(event_node_updated(NS, CL, "cache-0-2", t(80))),
+            200,
+            Verdict::Waiting,
+            (Some(75), None, Some(2)),
+        ),
+        (
             "at rest: no estimate",
             finished(
                 finished(cluster(), "cache-0-1", 1, 10, 70),
