@@ -16,6 +16,9 @@ _kubectl__valkey__roll() {
             ",$1")
                 cmd="kubectl__valkey__roll"
                 ;;
+            kubectl__valkey__roll,bundle)
+                cmd="kubectl__valkey__roll__subcmd__bundle"
+                ;;
             kubectl__valkey__roll,completion)
                 cmd="kubectl__valkey__roll__subcmd__completion"
                 ;;
@@ -31,6 +34,9 @@ _kubectl__valkey__roll() {
             kubectl__valkey__roll,help)
                 cmd="kubectl__valkey__roll__subcmd__help"
                 ;;
+            kubectl__valkey__roll,history)
+                cmd="kubectl__valkey__roll__subcmd__history"
+                ;;
             kubectl__valkey__roll,revoke)
                 cmd="kubectl__valkey__roll__subcmd__revoke"
                 ;;
@@ -42,6 +48,9 @@ _kubectl__valkey__roll() {
                 ;;
             kubectl__valkey__roll,wait)
                 cmd="kubectl__valkey__roll__subcmd__wait"
+                ;;
+            kubectl__valkey__roll__subcmd__help,bundle)
+                cmd="kubectl__valkey__roll__subcmd__help__subcmd__bundle"
                 ;;
             kubectl__valkey__roll__subcmd__help,completion)
                 cmd="kubectl__valkey__roll__subcmd__help__subcmd__completion"
@@ -57,6 +66,9 @@ _kubectl__valkey__roll() {
                 ;;
             kubectl__valkey__roll__subcmd__help,help)
                 cmd="kubectl__valkey__roll__subcmd__help__subcmd__help"
+                ;;
+            kubectl__valkey__roll__subcmd__help,history)
+                cmd="kubectl__valkey__roll__subcmd__help__subcmd__history"
                 ;;
             kubectl__valkey__roll__subcmd__help,revoke)
                 cmd="kubectl__valkey__roll__subcmd__help__subcmd__revoke"
@@ -77,12 +89,94 @@ _kubectl__valkey__roll() {
 
     case "${cmd}" in
         kubectl__valkey__roll)
-            opts="-n -A -o -f -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --now --help status explain grant revoke force wait completion version help"
+            opts="-n -A -o -f -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --now --help status explain grant revoke force wait history bundle completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --stall-threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__valkey__roll__subcmd__bundle)
+            opts="-n -A -o -f -h --output-file --format --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --now --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
+                    return 0
+                    ;;
                 --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -479,8 +573,22 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__help)
-            opts="status explain grant revoke force wait completion version help"
+            opts="status explain grant revoke force wait history bundle completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__valkey__roll__subcmd__help__subcmd__bundle)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -562,6 +670,20 @@ _kubectl__valkey__roll() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl__valkey__roll__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl__valkey__roll__subcmd__help__subcmd__revoke)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -611,6 +733,80 @@ _kubectl__valkey__roll() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__valkey__roll__subcmd__history)
+            opts="-n -A -o -f -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --now --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --stall-threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

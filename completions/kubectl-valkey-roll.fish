@@ -48,6 +48,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "history" -d 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "bundle" -d 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "version" -d 'Version, commit, target and the protocols understood'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -190,6 +192,45 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l output-file -d 'Write the bundle to this file instead of stdout (-o is the output format, as everywhere)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l format -d 'yaml (with a header comment) or json (default: yaml; -o json also picks json)' -r -f -a "yaml\t''
+json\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -226,12 +267,14 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s h -l help -d 'Print help'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "version" -d 'Version, commit, target and the protocols understood'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "history" -d 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "bundle" -d 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "version" -d 'Version, commit, target and the protocols understood'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -47,6 +47,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Remove a node''s permit (P1 only)')
             [CompletionResult]::new('force', 'force', [CompletionResultType]::ParameterValue, 'Grant even when the safety checks refuse (P1 only; --reason required)')
             [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took')
+            [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Version, commit, target and the protocols understood')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -216,6 +218,54 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'kubectl-valkey-roll;history' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster entry to use (kubectl''s --cluster; a ValkeyCluster is named by the positional CLUSTER)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user entry to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this user')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Act as this group (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time limit of each API request (watch streams are exempt)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--stall-threshold', '--stall-threshold', [CompletionResultType]::ParameterName, 'How long without progress before a holder is Stuck or a wait is Stalled')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The clock for every duration (RFC 3339); default the real clock')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colour (also NO_COLOR; colour is only used on a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kubectl-valkey-roll;bundle' {
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the bundle to this file instead of stdout (-o is the output format, as everywhere)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'yaml (with a header comment) or json (default: yaml; -o json also picks json)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster entry to use (kubectl''s --cluster; a ValkeyCluster is named by the positional CLUSTER)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user entry to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this user')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Act as this group (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time limit of each API request (watch streams are exempt)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--stall-threshold', '--stall-threshold', [CompletionResultType]::ParameterName, 'How long without progress before a holder is Stuck or a wait is Stalled')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The clock for every duration (RFC 3339); default the real clock')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colour (also NO_COLOR; colour is only used on a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'kubectl-valkey-roll;completion' {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
@@ -269,6 +319,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Remove a node''s permit (P1 only)')
             [CompletionResult]::new('force', 'force', [CompletionResultType]::ParameterValue, 'Grant even when the safety checks refuse (P1 only; --reason required)')
             [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took')
+            [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Version, commit, target and the protocols understood')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -290,6 +342,12 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             break
         }
         'kubectl-valkey-roll;help;wait' {
+            break
+        }
+        'kubectl-valkey-roll;help;history' {
+            break
+        }
+        'kubectl-valkey-roll;help;bundle' {
             break
         }
         'kubectl-valkey-roll;help;completion' {

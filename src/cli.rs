@@ -91,6 +91,10 @@ pub enum Command {
     Force(ForceArgs),
     /// Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)
     Wait(WaitArgs),
+    /// The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took
+    History(HistoryArgs),
+    /// Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)
+    Bundle(BundleArgs),
     /// Print a shell completion script
     Completion(CompletionArgs),
     /// Version, commit, target and the protocols understood
@@ -217,6 +221,32 @@ pub struct WaitArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct HistoryArgs {
+    /// A ValkeyCluster's name (default: every cluster in the namespace)
+    #[arg(value_name = "CLUSTER")]
+    pub cluster: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BundleArgs {
+    /// A ValkeyCluster's name (default: every cluster in the namespace)
+    #[arg(value_name = "CLUSTER")]
+    pub cluster: Option<String>,
+    /// Write the bundle to this file instead of stdout (-o is the output format, as everywhere)
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// yaml (with a header comment) or json (default: yaml; -o json also picks json)
+    #[arg(long, value_enum)]
+    pub format: Option<BundleFormat>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BundleFormat {
+    Yaml,
+    Json,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct CompletionArgs {
     #[arg(value_enum)]
     pub shell: CompletionShell,
@@ -297,6 +327,11 @@ impl Cli {
             Command::Wait(_) if g.from_file.is_some() => {
                 return fail("wait needs a live cluster, not --from-file");
             }
+            Command::Bundle(_) if g.from_file.is_some() => {
+                return fail(
+                    "bundle reads a live cluster, not --from-file (the file is a bundle already)",
+                );
+            }
             _ => {}
         }
         if let Some(steer) = self.command.steer_args()
@@ -364,6 +399,8 @@ mod tests {
                 &["grant", "x", "--revision", "abc", "--any"],
             ),
             ("-A with -n", &["status", "-A", "-n", "prod"]),
+            ("bundle of a file", &["bundle", "-f", "snap.yaml"]),
+            ("bundle in xml", &["bundle", "--format", "xml"]),
             (
                 "-n before, -A after the subcommand",
                 &["-n", "prod", "status", "-A"],

@@ -37,6 +37,8 @@ pub enum Error {
     },
     #[error("cannot read {path}: {problem}")]
     Read { path: String, problem: String },
+    #[error("cannot write {path}: {problem}")]
+    Write { path: String, problem: String },
     #[error("{kind} {namespace}/{name} not found{}", nearest_hint(.nearest))]
     NotFound {
         kind: &'static str,

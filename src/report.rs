@@ -123,6 +123,16 @@ pub struct ClusterReport {
     /// The headline's progress count; `None` where it shows `?`.
     pub done: Option<usize>,
     pub quiet_for_seconds: Option<u64>,
+    /// While Rolling, Waiting, or Stalled with nothing Blocking: the median
+    /// time from a node's advance to its pod Ready, over the nodes of the
+    /// current roll that finished; null when unknown or not wanted.
+    pub per_node_seconds: Option<u64>,
+    /// That median times the nodes still to go, plus the holder's
+    /// remaining share; null when unknown or not wanted.
+    pub eta_seconds: Option<u64>,
+    /// How many finished nodes the estimate rests on; null when no estimate
+    /// is wanted (Jammed, Conflict, Converged, Stalled with a Blocking node).
+    pub eta_basis: Option<usize>,
     /// The ValkeyCluster's `status.state` and `status.reason`.
     pub state: Option<String>,
     pub state_reason: Option<String>,
@@ -143,6 +153,64 @@ pub struct ClusterReport {
     /// false: node index descending everywhere.
     #[serde(skip)]
     pub walk_by_primary: bool,
+    /// The current roll so far, node by node, for `history`.
+    #[serde(skip)]
+    pub history: RollHistory,
+}
+
+/// The current roll so far (`history`): when it began and one row per
+/// node, in walk order. Facts only; `render::history` words them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RollHistory {
+    /// When the current roll began (classify::roll, "start"); None: not told.
+    pub started_at: Option<Timestamp>,
+    /// The oldest event about the cluster or its nodes in view.
+    pub oldest_event: Option<Timestamp>,
+    pub rows: Vec<HistoryRow>,
+}
+
+/// One node's part in the current roll.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryRow {
+    pub node: String,
+    pub shard: Option<u32>,
+    pub index: Option<u32>,
+    pub role: Option<String>,
+    /// Its first advance in this roll (a grant by hand, a `*` permit or a
+    /// revision change: the grant-time sources).
+    pub advanced_at: Option<Timestamp>,
+    /// `controller`, or the person a grant by hand names (`granted-by`).
+    pub advanced_by: Option<String>,
+    /// Its `WorkloadRollApplied` in this roll.
+    pub applied_at: Option<Timestamp>,
+    /// Its pod became Ready, after the advance.
+    pub ready_at: Option<Timestamp>,
+    /// From the advance to the pod Ready.
+    pub took_seconds: Option<u64>,
+    pub outcome: HistoryOutcome,
+    /// A time this row should have is missing: its events have likely
+    /// expired (an hour by default).
+    pub partial: bool,
+}
+
+/// How a node's part in the roll ended, or stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HistoryOutcome {
+    /// Advanced in this roll, and Converged since.
+    Rolled,
+    /// The holder, on its way (Rolling or Settling).
+    Rolling,
+    /// The holder, Stuck (or a stale permit) now.
+    Stuck,
+    /// Still to be advanced: it asks or is behind.
+    Waiting,
+    /// Not healthy, and not rolling: the walk waits here.
+    Blocked,
+    /// Nothing to roll for it in this roll (at rest, not advanced), or not
+    /// cluster-owned.
+    Skipped,
 }
 
 /// One ValkeyNode's state and the facts behind it.

@@ -44,7 +44,9 @@ pub use evidence::RESTART_LOOP_MIN;
 pub use timeline::{cluster_timeline, timeline};
 
 use crate::render::duration::short_hash;
-use crate::report::{Behind, ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report};
+use crate::report::{
+    Behind, ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report, Verdict,
+};
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
@@ -192,6 +194,10 @@ fn classify_cluster(
         protocol,
     );
     let done = roll::done(index, cluster, protocol, unfinished, &judged);
+    // An estimate only while the roll moves, or waits with nothing broken.
+    let wants_estimate = matches!(verdict, Verdict::Rolling | Verdict::Waiting)
+        || (verdict == Verdict::Stalled && blocking == 0);
+    let estimate = wants_estimate.then(|| roll::estimate(index, cluster, protocol, &judged, now));
 
     let mut queue = 0;
     let node_reports = judged
@@ -219,6 +225,9 @@ fn classify_cluster(
         total,
         done,
         quiet_for_seconds: quiet.map(secs),
+        per_node_seconds: estimate.and_then(|e| e.per_node).map(secs),
+        eta_seconds: estimate.and_then(|e| e.eta).map(secs),
+        eta_basis: estimate.map(|e| e.basis),
         state: status.and_then(|s| s.state.clone()),
         state_reason: status.and_then(|s| s.reason.clone()),
         nodes: node_reports,
@@ -226,6 +235,7 @@ fn classify_cluster(
         cluster_found: cluster.is_some(),
         unfinished_by_cluster: unfinished && front.is_none(),
         walk_by_primary: rolling,
+        history: roll::history(index, namespace, name, cluster, protocol, &judged),
     }
 }
 

@@ -30,7 +30,7 @@ use super::grant_time::hand_grant_time;
 use super::index::Index;
 use super::judge::Judged;
 use super::text::hash_in;
-use crate::report::{NodeState, Protocol};
+use crate::report::{HistoryOutcome, HistoryRow, NodeState, Protocol, RollHistory};
 use crate::snapshot::{ValkeyCluster, keys};
 use jiff::{SignedDuration, Timestamp};
 
@@ -182,4 +182,220 @@ pub(crate) fn done(
             .filter(|j| advanced_at(index, j).is_some_and(|t| t >= since))
             .count(),
     )
+}
+
+/// How long a node of the current roll takes, and when the roll should end
+/// (issue 14): facts for people, never an input to a verdict.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Estimate {
+    /// The median time from a node's advance to its pod Ready, over the
+    /// nodes of this roll that finished; None without one.
+    pub per_node: Option<SignedDuration>,
+    /// `per_node` times the nodes still to go, plus the holder's remaining
+    /// share; None when `per_node` is.
+    pub eta: Option<SignedDuration>,
+    /// How many finished nodes `per_node` rests on.
+    pub basis: usize,
+}
+
+/// When the node's turn in the roll began: its first advance since `since`
+/// (a grant by hand, or an advance event), else its grant time when that
+/// is no older than `since` (P2's managedFields time outlives the events).
+fn turn_began(index: &Index<'_>, j: &Judged<'_>, since: Timestamp) -> Option<Timestamp> {
+    index
+        .events_naming(j.view.namespace(), j.name())
+        .filter(|e| ADVANCE_EVENTS.contains(&events::reason(e)))
+        .filter_map(events::time)
+        .chain(hand_grant_time(&j.view))
+        .filter(|t| *t >= since)
+        .min()
+        .or(j.grant.at.filter(|t| *t >= since))
+}
+
+/// From a node's advance to its pod Ready, when the pod became Ready after
+/// the advance. A condition's time is cut to the second and an event's is
+/// not, so a Ready in the advance's own second counts (as zero or more).
+fn took(began: Timestamp, ready: Timestamp) -> Option<SignedDuration> {
+    let began_second = Timestamp::from_second(began.as_second()).unwrap_or(began);
+    (ready >= began_second).then(|| ready.duration_since(began).max(SignedDuration::ZERO))
+}
+
+/// The median of `d` (the mean of the middle two for an even count).
+fn median(mut d: Vec<SignedDuration>) -> Option<SignedDuration> {
+    d.sort();
+    let n = d.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => d.get(n / 2).copied(),
+        _ => {
+            let (a, b) = (d.get(n / 2 - 1)?, d.get(n / 2)?);
+            Some(SignedDuration::from_secs((a.as_secs() + b.as_secs()) / 2))
+        }
+    }
+}
+
+/// The estimate for an unfinished roll (the caller decides when one is
+/// wanted: not for Jammed or Conflict). Finished: a cluster-owned node,
+/// Converged, that no longer asks and is not behind, whose turn began in
+/// the current roll and whose pod became Ready after that. To go: the
+/// nodes that still ask or are behind. The holder adds what is left of one
+/// node's time (all of it when its turn's start is unknown).
+pub(crate) fn estimate(
+    index: &Index<'_>,
+    cluster: Option<&ValkeyCluster>,
+    protocol: Protocol,
+    nodes: &[Judged<'_>],
+    now: Timestamp,
+) -> Estimate {
+    let Some(since) = start(index, cluster, protocol, nodes) else {
+        return Estimate::default();
+    };
+    let since = since.checked_sub(SAME_ROLL).unwrap_or(since);
+    let owned = || nodes.iter().filter(|j| j.cluster_owned);
+    let took: Vec<SignedDuration> = owned()
+        .filter(|j| j.state == NodeState::Converged && !j.asks && !j.behind && !j.holder)
+        .filter_map(|j| {
+            let began = turn_began(index, j, since)?;
+            took(began, j.view.pod_ready_since()?)
+        })
+        .collect();
+    let basis = took.len();
+    let Some(per_node) = median(took) else {
+        return Estimate {
+            basis,
+            ..Estimate::default()
+        };
+    };
+    let to_go = owned()
+        .filter(|j| !j.holder && (j.asks || j.behind))
+        .count();
+    if to_go == 0 && !owned().any(|j| j.holder) {
+        // Unfinished by the ValkeyCluster's word alone: nothing to time.
+        return Estimate {
+            per_node: Some(per_node),
+            eta: None,
+            basis,
+        };
+    }
+    let holder_left: SignedDuration = owned()
+        .filter(|j| j.holder)
+        .map(|j| {
+            let began = turn_began(index, j, since).or(j.grant.at);
+            let spent = began.map_or(SignedDuration::ZERO, |b| now.duration_since(b));
+            (per_node - spent).max(SignedDuration::ZERO)
+        })
+        .sum();
+    let to_go = i32::try_from(to_go).unwrap_or(i32::MAX);
+    Some(per_node)
+        .and_then(|p| p.checked_mul(to_go))
+        .and_then(|d| d.checked_add(holder_left))
+        .map_or(
+            Estimate {
+                per_node: Some(per_node),
+                eta: None,
+                basis,
+            },
+            |eta| Estimate {
+                per_node: Some(per_node),
+                eta: Some(eta),
+                basis,
+            },
+        )
+}
+
+/// The current roll so far (`history`), one row per node in the order of
+/// `nodes` (walk order). Times come from the sources the estimate uses; a
+/// row of a node that rolled (or holds) without the time an event would
+/// give is partial: its events have likely expired.
+pub(crate) fn history(
+    index: &Index<'_>,
+    namespace: &str,
+    cluster_name: &str,
+    cluster: Option<&ValkeyCluster>,
+    protocol: Protocol,
+    nodes: &[Judged<'_>],
+) -> RollHistory {
+    let started_at = start(index, cluster, protocol, nodes);
+    let since = started_at.map(|s| s.checked_sub(SAME_ROLL).unwrap_or(s));
+    let about_cluster = index
+        .events_in(namespace)
+        .iter()
+        .filter(|e| events::is_about(e, namespace, "ValkeyCluster", cluster_name))
+        .filter_map(|e| events::first_time(e));
+    let about_nodes = nodes.iter().flat_map(|j| {
+        index
+            .events_naming(j.view.namespace(), j.name())
+            .filter_map(events::first_time)
+    });
+    let oldest_event = about_cluster.chain(about_nodes).min();
+    let rows = nodes
+        .iter()
+        .map(|j| {
+            let advanced_at = since.and_then(|s| turn_began(index, j, s));
+            let by_hand = hand_grant_time(&j.view).is_some_and(|h| Some(h) == advanced_at);
+            let advanced_by = advanced_at.map(|_| {
+                if by_hand {
+                    j.view
+                        .node
+                        .annotation(keys::ANN_GRANTED_BY)
+                        .filter(|b| !b.trim().is_empty())
+                        .unwrap_or("a person")
+                        .to_string()
+                } else {
+                    "controller".to_string()
+                }
+            });
+            let applied_at = since.and_then(|s| {
+                index
+                    .events_naming(j.view.namespace(), j.name())
+                    .filter(|e| events::reason(e) == keys::EVENT_APPLIED)
+                    .filter_map(events::time)
+                    .filter(|t| *t >= s)
+                    .min()
+            });
+            let ready_at = j
+                .view
+                .pod_ready_since()
+                .filter(|r| advanced_at.is_some_and(|a| took(a, *r).is_some()));
+            let took_seconds = match (advanced_at, ready_at) {
+                (Some(a), Some(r)) => took(a, r).and_then(|d| u64::try_from(d.as_secs()).ok()),
+                _ => None,
+            };
+            let outcome = match j.state {
+                _ if !j.cluster_owned => HistoryOutcome::Skipped,
+                NodeState::Stuck | NodeState::StalePermit => HistoryOutcome::Stuck,
+                NodeState::Rolling | NodeState::Settling => HistoryOutcome::Rolling,
+                NodeState::Waiting => HistoryOutcome::Waiting,
+                NodeState::Blocking if advanced_at.is_some() => HistoryOutcome::Rolling,
+                NodeState::Blocking => HistoryOutcome::Blocked,
+                NodeState::Converged if advanced_at.is_some() => HistoryOutcome::Rolled,
+                NodeState::Converged | NodeState::Standalone => HistoryOutcome::Skipped,
+            };
+            // A holder with no advance in view, or a node that rolled in
+            // P1 without its WorkloadRollApplied: an event is missing.
+            let partial = match outcome {
+                HistoryOutcome::Rolling | HistoryOutcome::Stuck => advanced_at.is_none(),
+                HistoryOutcome::Rolled => protocol == Protocol::P1 && applied_at.is_none(),
+                _ => false,
+            };
+            HistoryRow {
+                node: j.name().to_string(),
+                shard: j.place.shard,
+                index: j.place.index,
+                role: j.view.role().map(str::to_string),
+                advanced_at,
+                advanced_by,
+                applied_at,
+                ready_at,
+                took_seconds,
+                outcome,
+                partial,
+            }
+        })
+        .collect();
+    RollHistory {
+        started_at,
+        oldest_event,
+        rows,
+    }
 }

@@ -374,7 +374,7 @@ pub enum NodeOrder {
 pub fn lookup_for(req: &Request) -> Option<Lookup> {
     match (&req.slot, req.subcommand.as_deref()) {
         (Slot::Positional { index: 0 }, Some(sub)) => match sub {
-            "status" | "wait" => Some(Lookup::Clusters),
+            "status" | "wait" | "bundle" | "history" => Some(Lookup::Clusters),
             "grant" | "force" => Some(Lookup::Nodes(NodeOrder::WaitingFirst)),
             "revoke" => Some(Lookup::Nodes(NodeOrder::HoldersFirst)),
             "explain" => Some(Lookup::Nodes(NodeOrder::TroubleFirst)),
@@ -430,7 +430,7 @@ pub fn static_completions(req: &Request) -> Option<Completions> {
             );
         }
         Slot::FlagValue { flag, inline } => {
-            if matches!(flag.as_str(), "kubeconfig" | "from-file") {
+            if matches!(flag.as_str(), "kubeconfig" | "from-file" | "output-file") {
                 return Some(Completions::files());
             }
             cmd.get_arguments()
@@ -811,6 +811,7 @@ mod tests {
             ),
             (&["status", "--kubeconfig", ""], &[], directive::DEFAULT),
             (&["status", "-f", ""], &[], directive::DEFAULT),
+            (&["bundle", "--output-file", ""], &[], directive::DEFAULT),
             (&["version", ""], &[], keep),
             (&["grant", "x", ""], &[], keep),
         ];
@@ -847,6 +848,7 @@ mod tests {
         let cases: &[(&[&str], Lookup)] = &[
             (&["status", ""], Lookup::Clusters),
             (&["wait", "c"], Lookup::Clusters),
+            (&["bundle", ""], Lookup::Clusters),
             (&["grant", ""], Lookup::Nodes(NodeOrder::WaitingFirst)),
             (
                 &["force", "--reason", "r", ""],

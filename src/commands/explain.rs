@@ -56,6 +56,18 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
             })
         }
         Found::Cluster(cluster) => {
+            let mut stderr = String::new();
+            if let Some(live) = &loaded.live {
+                // The pods' own events, as a snapshot file (and a bundle) has them.
+                let pods = super::bundle::pods_of(
+                    &loaded.snapshot,
+                    Some((&cluster.namespace, &cluster.name)),
+                );
+                match live::events_of_pods(live, Some(&cluster.namespace), &pods).await {
+                    Ok((events, _)) => add_events(&mut loaded.snapshot, events),
+                    Err(err) => stderr = format!("warning: the events of the pods: {err}\n"),
+                }
+            }
             let timeline = cluster_timeline(&loaded.snapshot, &cluster.namespace, &cluster.name);
             let stdout = match text_or_document(ctx) {
                 Some(document) => document.render(&ClusterExplanation {
@@ -71,8 +83,9 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                 }
             };
             Ok(Outcome {
-                stderr: partial,
-                ..Outcome::ok(stdout)
+                stdout,
+                stderr: partial + &stderr,
+                exit: crate::error::Exit::Done,
             })
         }
         Found::Nothing => Err(not_found(

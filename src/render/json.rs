@@ -244,7 +244,12 @@ mod tests {
     fn status_document_has_exactly_plugin_md_fields() {
         let example: Value = serde_json::from_str(PLUGIN_EXAMPLE).unwrap();
         let ours: Value = serde_json::from_str(&to_json(&sample::jammed()).unwrap()).unwrap();
-        let (want, got) = (keys(&example), keys(&ours));
+        let (mut want, got) = (keys(&example), keys(&ours));
+        // Added since PLUGIN.md's example (issue 14, the roll estimate;
+        // README "Machine-readable output").
+        for added in ["perNodeSeconds", "etaSeconds", "etaBasis"] {
+            want.insert(format!(".clusters[].{added}"));
+        }
         let missing: Vec<_> = want.difference(&got).collect();
         let extra: Vec<_> = got.difference(&want).collect();
         assert!(

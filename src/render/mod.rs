@@ -9,6 +9,7 @@
 //! - [`style`]: colour by severity, and neutralising control characters.
 pub mod duration;
 pub mod explain;
+pub mod history;
 pub mod json;
 pub mod steer;
 pub mod style;

@@ -67,6 +67,9 @@ pub fn bare_cluster(name: &str, verdict: Verdict, nodes: Vec<NodeReport>) -> Clu
         total: nodes.len(),
         done: None,
         quiet_for_seconds: None,
+        per_node_seconds: None,
+        eta_seconds: None,
+        eta_basis: None,
         state: None,
         state_reason: None,
         nodes,
@@ -74,6 +77,7 @@ pub fn bare_cluster(name: &str, verdict: Verdict, nodes: Vec<NodeReport>) -> Clu
         cluster_found: true,
         unfinished_by_cluster: false,
         walk_by_primary: false,
+        history: Default::default(),
     }
 }
 

@@ -157,6 +157,15 @@ fn costs(cluster: &ClusterReport) -> Vec<String> {
         .done
         .map_or_else(|| "?".to_string(), |d| d.to_string());
     parts.push(format!("{done}/{} rolled", cluster.total));
+    // The estimate, once it rests on two finished nodes of this roll.
+    if let (Some(per_node), Some(eta), Some(2..)) = (
+        cluster.per_node_seconds,
+        cluster.eta_seconds,
+        cluster.eta_basis,
+    ) {
+        parts.push(format!("~{} a node", human(per_node)));
+        parts.push(format!("done in ~{} (est.)", rough(eta)));
+    }
     parts.push(protocol_word(cluster.protocol));
     parts.push(format!(
         "stall threshold {}",
@@ -175,6 +184,16 @@ fn costs(cluster: &ClusterReport) -> Vec<String> {
         }
     }
     parts
+}
+
+/// An estimate's length, rounded: seconds under a minute, else whole
+/// minutes (`9m`, `1h5m`).
+fn rough(seconds: u64) -> String {
+    if seconds < 60 {
+        human(seconds)
+    } else {
+        human((seconds + 30) / 60 * 60)
+    }
 }
 
 /// The order rows appear in: who needs a look first. Ties keep walk order.
@@ -440,6 +459,48 @@ mod tests {
                     head.contains(want),
                     "{name}: {want:?} missing from {head:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn the_estimate_shows_once_two_nodes_finished() {
+        // (perNodeSeconds, etaSeconds, etaBasis, what the second line says)
+        type Case = (
+            Option<u64>,
+            Option<u64>,
+            Option<usize>,
+            Option<&'static str>,
+        );
+        let cases: &[Case] = &[
+            (
+                Some(130),
+                Some(545),
+                Some(2),
+                Some("1/6 rolled · ~2m10s a node · done in ~9m (est.) · P1"),
+            ),
+            (Some(130), Some(545), Some(1), None),
+            (
+                Some(40),
+                Some(20),
+                Some(3),
+                Some("~40s a node · done in ~20s (est.)"),
+            ),
+            (None, None, Some(0), None),
+            (None, None, None, None),
+        ];
+        for (per_node, eta, basis, want) in cases {
+            let mut c = sample::jammed().clusters.remove(0);
+            c.verdict = Verdict::Rolling;
+            (c.per_node_seconds, c.eta_seconds, c.eta_basis) = (*per_node, *eta, *basis);
+            let second = headline(&c, false)
+                .lines()
+                .nth(1)
+                .unwrap_or_default()
+                .to_string();
+            match want {
+                Some(want) => assert!(second.contains(want), "{basis:?}: {second:?}"),
+                None => assert!(!second.contains("a node"), "{basis:?}: {second:?}"),
             }
         }
     }

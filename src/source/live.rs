@@ -34,6 +34,9 @@ pub struct Live {
     pub kube_user: Option<String>,
     /// The API server's URL, for error messages.
     pub server: String,
+    /// The kubeconfig context in use (`--context`, else the current one);
+    /// `None` in a pod, or when the kubeconfig names none. `bundle` records it.
+    pub context: Option<String>,
     /// For watch streams only: the same connection settings without a read
     /// timeout. A watch with no change sends nothing for minutes, and a
     /// read timeout would cut it; kube's watcher has its own idle timeout
@@ -313,22 +316,28 @@ pub(crate) async fn client_config(
 ) -> Result<(Config, Option<String>)> {
     client_config_with_cluster(global, source)
         .await
-        .map(|(config, user, _)| (config, user))
+        .map(|(config, user, _, _)| (config, user))
 }
 
-/// [`client_config`], with the kubeconfig's cluster entry too. Every
-/// kubeconfig problem names the file it is in.
+/// [`client_config`], with the kubeconfig's cluster entry and the context
+/// it used too. Every kubeconfig problem names the file it is in.
 async fn client_config_with_cluster(
     global: &GlobalArgs,
     source: &ConfigSource,
-) -> Result<(Config, Option<String>, Option<String>)> {
+) -> Result<(Config, Option<String>, Option<String>, Option<String>)> {
     let options = kube_options(global);
+    let mut context = None;
     let (mut config, mut kube_user, cluster) = match read_kubeconfig(source)? {
         Some(kubeconfig) => {
             check_named_entries(&kubeconfig, &options).map_err(|e| match e {
                 Error::Kubeconfig { problem } => in_files(source, problem),
                 other => other,
             })?;
+            context = options
+                .context
+                .clone()
+                .or_else(|| kubeconfig.current_context.clone())
+                .filter(|c| !c.is_empty());
             let user = kubeconfig_user(&kubeconfig, &options);
             let cluster = kubeconfig_cluster(&kubeconfig, &options);
             let config = Config::from_custom_kubeconfig(kubeconfig, &options)
@@ -361,7 +370,7 @@ async fn client_config_with_cluster(
     // Count the read timeout from when the request is sent, not from when a
     // pooled connection went idle.
     config.reset_reader_on_write = true;
-    Ok((config, kube_user, cluster))
+    Ok((config, kube_user, cluster, context))
 }
 
 /// Connects as kubectl would: `--kubeconfig`, else `KUBECONFIG` (several
@@ -378,7 +387,7 @@ pub async fn connect(global: &GlobalArgs) -> Result<Live> {
 }
 
 pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> Result<Live> {
-    let (config, kube_user, cluster) = client_config_with_cluster(global, source).await?;
+    let (config, kube_user, cluster, context) = client_config_with_cluster(global, source).await?;
     let credentials = Credentials::of(
         &config.auth_info,
         source.files(),
@@ -402,6 +411,7 @@ pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> 
         server: server.trim_end_matches('/').to_string(),
         request_timeout,
         credentials,
+        context,
     })
 }
 
@@ -434,9 +444,9 @@ fn selector_safe(name: &str) -> bool {
 /// Any kind that cannot be listed is an error: steering and `wait` decide
 /// nothing on a partial view.
 pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -> Result<Snapshot> {
-    read_all(live, namespace, cluster, false)
-        .await
-        .map(|(snapshot, _)| snapshot)
+    Ok(read_all(live, namespace, cluster, Mode::Strict)
+        .await?
+        .snapshot)
 }
 
 /// A kind a partial read left out, and why.
@@ -462,16 +472,52 @@ pub async fn read_partial(
     namespace: Option<&str>,
     cluster: Option<&str>,
 ) -> Result<(Snapshot, Vec<Unread>)> {
-    read_all(live, namespace, cluster, true).await
+    let read = read_all(live, namespace, cluster, Mode::Partial).await?;
+    Ok((read.snapshot, read.unread))
+}
+
+/// What [`read`] lists, kept twice: as the [`Snapshot`] every command
+/// judges, and as the objects the API server answered (JSON, each with its
+/// `apiVersion` and `kind`, managedFields and all) for `bundle`. The
+/// objects are exactly those the snapshot was made from: for a named
+/// cluster, only its ValkeyNodes.
+#[derive(Debug, Clone)]
+pub struct RawRead {
+    pub snapshot: Snapshot,
+    /// One entry per kind, in [`Kind::ALL`]'s order, in the answer's order
+    /// (empty unless asked for by [`read_raw`]).
+    pub objects: Vec<(Kind, Vec<Value>)>,
+    /// The kinds a partial read left out.
+    pub unread: Vec<Unread>,
+}
+
+/// [`read`], keeping the raw objects as well: the same six LISTs.
+pub async fn read_raw(
+    live: &Live,
+    namespace: Option<&str>,
+    cluster: Option<&str>,
+) -> Result<RawRead> {
+    read_all(live, namespace, cluster, Mode::Raw).await
+}
+
+/// How [`read_all`] reads: strictly (any error is the answer), partially
+/// (a forbidden kind other than ValkeyNodes is left out), or strictly and
+/// keeping the raw objects (only `bundle` pays for them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Strict,
+    Partial,
+    Raw,
 }
 
 async fn read_all(
     live: &Live,
     namespace: Option<&str>,
     cluster: Option<&str>,
-    lenient: bool,
-) -> Result<(Snapshot, Vec<Unread>)> {
+    mode: Mode,
+) -> Result<RawRead> {
     check_cluster_name(cluster)?;
+    let keep_raw = mode == Mode::Raw;
     let params = |kind| {
         let (label_selector, field_selector) = selectors(kind, cluster);
         ListParams {
@@ -483,15 +529,16 @@ async fn read_all(
     // All six run to their end (no early exit on the first error), so the
     // error reported is the first in this order, whatever the timing.
     let (a, b, c, d, e, f) = futures::join!(
-        list::<ValkeyCluster>(live, namespace, params(Kind::ValkeyClusters)),
-        list::<ValkeyNode>(live, namespace, params(Kind::ValkeyNodes)),
-        list::<StatefulSet>(live, namespace, params(Kind::StatefulSets)),
-        list::<Deployment>(live, namespace, params(Kind::Deployments)),
-        list::<Pod>(live, namespace, params(Kind::Pods)),
-        list::<Event>(live, namespace, params(Kind::Events)),
+        list::<ValkeyCluster>(live, namespace, params(Kind::ValkeyClusters), keep_raw),
+        list::<ValkeyNode>(live, namespace, params(Kind::ValkeyNodes), keep_raw),
+        list::<StatefulSet>(live, namespace, params(Kind::StatefulSets), keep_raw),
+        list::<Deployment>(live, namespace, params(Kind::Deployments), keep_raw),
+        list::<Pod>(live, namespace, params(Kind::Pods), keep_raw),
+        list::<Event>(live, namespace, params(Kind::Events), keep_raw),
     );
     let mut snapshot = Snapshot::default();
     let mut unread = Vec::new();
+    let mut objects = Vec::new();
     let parts = [
         ("valkeyclusters", a),
         ("valkeynodes", b),
@@ -501,17 +548,20 @@ async fn read_all(
         ("events", f),
     ];
     let mut first_error = None;
-    for (resource, part) in parts {
+    for (kind, (resource, part)) in Kind::ALL.into_iter().zip(parts) {
         match part {
-            Ok(part) => {
+            Ok((part, raw)) => {
                 snapshot.clusters.extend(part.clusters);
                 snapshot.nodes.extend(part.nodes);
                 snapshot.stateful_sets.extend(part.stateful_sets);
                 snapshot.deployments.extend(part.deployments);
                 snapshot.pods.extend(part.pods);
                 snapshot.events.extend(part.events);
+                objects.push((kind, raw));
             }
-            Err(error @ Error::Forbidden { .. }) if lenient && resource != "valkeynodes" => {
+            Err(error @ Error::Forbidden { .. })
+                if mode == Mode::Partial && resource != "valkeynodes" =>
+            {
                 unread.push(Unread {
                     resource: resource.to_string(),
                     error: error.to_string(),
@@ -527,6 +577,28 @@ async fn read_all(
     }
     if let Some(cluster) = cluster {
         snapshot.retain_nodes_of(cluster);
+        // The raw ValkeyNodes follow: keep those the snapshot kept.
+        let kept: std::collections::BTreeSet<(Option<&str>, Option<&str>)> = snapshot
+            .nodes
+            .iter()
+            .map(|n| (n.metadata.namespace.as_deref(), n.metadata.name.as_deref()))
+            .collect();
+        fn key(v: &Value) -> (Option<&str>, Option<&str>) {
+            (
+                Some(
+                    v.pointer("/metadata/namespace")
+                        .and_then(Value::as_str)
+                        .filter(|ns| !ns.is_empty())
+                        .unwrap_or("default"),
+                ),
+                v.pointer("/metadata/name").and_then(Value::as_str),
+            )
+        }
+        for (kind, raw) in &mut objects {
+            if *kind == Kind::ValkeyNodes {
+                raw.retain(|v| kept.contains(&key(v)));
+            }
+        }
     }
     snapshot.normalize();
     if let Some(ns) = namespace
@@ -535,7 +607,11 @@ async fn read_all(
     {
         check_namespace(live, ns).await?;
     }
-    Ok((snapshot, unread))
+    Ok(RawRead {
+        snapshot,
+        objects,
+        unread,
+    })
 }
 
 /// An error when `namespace` does not exist; nothing when it does, or when
@@ -562,14 +638,64 @@ pub async fn pod_events(live: &Live, namespace: &str, pod: &str) -> Result<Vec<E
     let lp = ListParams::default().fields(&format!(
         "involvedObject.kind=Pod,involvedObject.name={pod}"
     ));
-    let mut snapshot = list::<Event>(live, Some(namespace), lp).await?;
+    let (mut snapshot, _) = list::<Event>(live, Some(namespace), lp, false).await?;
     snapshot.normalize();
     Ok(snapshot.events)
 }
 
+/// The events about the pods `pods` names (namespace, name), typed and
+/// raw: what `explain` adds to a timeline live, and what `bundle` keeps so
+/// `explain -f` on a bundle tells the same story. One LIST of the pod
+/// events in scope (events cannot be selected by label), kept by the pod
+/// they are about.
+pub async fn events_of_pods(
+    live: &Live,
+    namespace: Option<&str>,
+    pods: &std::collections::BTreeSet<(String, String)>,
+) -> Result<(Vec<Event>, Vec<Value>)> {
+    if pods.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let lp = ListParams::default().fields("involvedObject.kind=Pod");
+    let (mut snapshot, mut raw) = list::<Event>(live, namespace, lp, true).await?;
+    let about = |ns: &str, name: &str| pods.contains(&(ns.to_string(), name.to_string()));
+    raw.retain(|v| {
+        let s = |ptr: &str| v.pointer(ptr).and_then(Value::as_str).unwrap_or_default();
+        let ns = s("/involvedObject/namespace");
+        let ns = if ns.is_empty() {
+            s("/metadata/namespace")
+        } else {
+            ns
+        };
+        about(ns, s("/involvedObject/name"))
+    });
+    snapshot.events.retain(|e| {
+        let ns = e
+            .involved_object
+            .namespace
+            .as_deref()
+            .filter(|ns| !ns.is_empty())
+            .or(e.metadata.namespace.as_deref())
+            .unwrap_or_default();
+        about(ns, e.involved_object.name.as_deref().unwrap_or_default())
+    });
+    snapshot.normalize();
+    Ok((snapshot.events, raw))
+}
+
 /// One logical LIST of a kind. Without a `limit` the API server answers in
 /// one response; a `continue` token is followed should one come anyway.
-async fn list<K>(live: &Live, namespace: Option<&str>, mut params: ListParams) -> Result<Snapshot>
+/// Returns the snapshot of the answer and its items as they came, each
+/// given the `apiVersion` and `kind` a typed list leaves off its items.
+/// One LIST of `K`, page by page, into a snapshot; with `keep_raw`, also
+/// the objects as the API server answered them (for `bundle` only: every
+/// other command would hold each object twice for nothing).
+async fn list<K>(
+    live: &Live,
+    namespace: Option<&str>,
+    mut params: ListParams,
+    keep_raw: bool,
+) -> Result<(Snapshot, Vec<Value>)>
 where
     K: Resource<DynamicType = ()>,
 {
@@ -577,6 +703,7 @@ where
     let url = K::url_path(&(), namespace);
     let source_name = format!("the API server's list of {resource}");
     let mut snapshot = Snapshot::default();
+    let mut raw = Vec::new();
     for page in 1usize.. {
         let request = kube::core::Request::new(url.clone())
             .list(&params)
@@ -586,23 +713,36 @@ where
             .request_text(request)
             .await
             .map_err(|e| live.error(e, "list", &resource, namespace))?;
-        let value: Value = serde_json::from_str(&text).map_err(|e| Error::Api {
+        let mut value: Value = serde_json::from_str(&text).map_err(|e| Error::Api {
             verb: "list".into(),
             resource: resource.clone(),
             status: 200,
             message: format!("the answer is not JSON: {e}"),
         })?;
         file::add_value(&mut snapshot, &value, &page.to_string(), &source_name)?;
-        match value
+        let token = value
             .pointer("/metadata/continue")
             .and_then(Value::as_str)
             .filter(|t| !t.is_empty())
-        {
-            Some(token) => params = params.continue_token(token),
+            .map(str::to_string);
+        if let Some(Value::Array(items)) = value.get_mut("items").filter(|_| keep_raw) {
+            for mut item in items.drain(..) {
+                if let Value::Object(map) = &mut item {
+                    map.insert(
+                        "apiVersion".into(),
+                        Value::String(K::api_version(&()).into()),
+                    );
+                    map.insert("kind".into(), Value::String(K::kind(&()).into()));
+                }
+                raw.push(item);
+            }
+        }
+        match token {
+            Some(token) => params = params.continue_token(&token),
             None => break,
         }
     }
-    Ok(snapshot)
+    Ok((snapshot, raw))
 }
 
 /// The user the API server knows (a SelfSubjectReview), else the

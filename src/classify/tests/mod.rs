@@ -1,6 +1,7 @@
 //! Unit tests of the classifier: tables of scenarios built with
 //! [`crate::fixture`], no server.
 
+mod eta;
 mod evidence;
 mod grant;
 mod misc;

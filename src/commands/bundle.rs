@@ -1,0 +1,389 @@
+//! `bundle [CLUSTER]`: the objects `status` reads, as one kubectl `v1`
+//! List, for a hand-over or a support case.
+//!
+//! The same six LISTs as every read ([`crate::source::live::read_raw`]),
+//! kept as the API server answered them (managedFields included, so every
+//! grant-time source survives), so `status -f`, `explain -f` and `history
+//! -f` on the bundle say what they said live at that moment. Items are
+//! sorted (kind in the order `status` reads them, then namespace and name)
+//! and every object's keys are sorted, so two bundles of the same objects
+//! are byte for byte the same.
+
+use crate::app::Ctx;
+use crate::cli::{BundleArgs, BundleFormat, OutputFormat};
+use crate::commands::version::VersionInfo;
+use crate::error::{Error, Outcome, Result};
+use crate::render::json::{to_json, to_yaml};
+use crate::render::style::clean;
+use crate::snapshot::Snapshot;
+use crate::source::live::{self, RawRead};
+use crate::source::watch::Kind;
+use jiff::Timestamp;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The List's annotations (JSON has no comments, so the header's facts are
+/// here too, in both formats).
+pub const TAKEN_AT: &str = "valkey-roll.io/bundle-taken-at";
+pub const CONTEXT: &str = "valkey-roll.io/bundle-context";
+pub const SERVER: &str = "valkey-roll.io/bundle-server";
+pub const NAMESPACE: &str = "valkey-roll.io/bundle-namespace";
+pub const CLUSTER: &str = "valkey-roll.io/bundle-cluster";
+pub const PLUGIN_VERSION: &str = "valkey-roll.io/bundle-plugin-version";
+
+/// Where and when a bundle was taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    pub taken_at: Timestamp,
+    pub context: Option<String>,
+    pub server: String,
+    /// `None`: every namespace.
+    pub namespace: Option<String>,
+    /// `None`: every cluster in view.
+    pub cluster: Option<String>,
+    /// `kubectl-valkey-roll <version> (<commit>)`.
+    pub plugin: String,
+}
+
+impl Provenance {
+    fn annotations(&self) -> Map<String, Value> {
+        let mut map = Map::new();
+        let mut put = |k: &str, v: &str| {
+            map.insert(k.to_string(), Value::String(v.to_string()));
+        };
+        put(TAKEN_AT, &self.taken_at.to_string());
+        put(CONTEXT, self.context.as_deref().unwrap_or(""));
+        put(SERVER, &self.server);
+        put(NAMESPACE, self.namespace.as_deref().unwrap_or("*"));
+        put(CLUSTER, self.cluster.as_deref().unwrap_or("*"));
+        put(PLUGIN_VERSION, &self.plugin);
+        map
+    }
+
+    /// The YAML header: comments, each fact on one line.
+    fn header(&self) -> String {
+        let context = self
+            .context
+            .as_deref()
+            .map_or_else(|| "(none: in-cluster)".to_string(), clean);
+        format!(
+            "# kubectl-valkey-roll bundle: the objects `status` reads, as the API server answered them.\n\
+             # taken at:  {}\n\
+             # context:   {} (server {})\n\
+             # namespace: {}, cluster: {}\n\
+             # plugin:    {}\n\
+             # read it with: kubectl valkey-roll status -f FILE (or explain -f, history -f)\n",
+            self.taken_at,
+            context,
+            clean(&self.server),
+            clean(self.namespace.as_deref().unwrap_or("every namespace")),
+            clean(self.cluster.as_deref().unwrap_or("every cluster in view")),
+            clean(&self.plugin),
+        )
+    }
+}
+
+/// The sort key of an item inside its kind.
+fn namespaced_name(v: &Value) -> (String, String) {
+    let s = |ptr: &str| {
+        v.pointer(ptr)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    (s("/metadata/namespace"), s("/metadata/name"))
+}
+
+/// The List: items of each kind in [`Kind::ALL`]'s order, then by
+/// namespace and name. Pure.
+pub fn document(objects: &[(Kind, Vec<Value>)], provenance: &Provenance) -> Value {
+    let mut items = Vec::new();
+    for kind in Kind::ALL {
+        let mut of_kind: Vec<&Value> = objects
+            .iter()
+            .filter(|(k, _)| *k == kind)
+            .flat_map(|(_, vs)| vs.iter())
+            .collect();
+        of_kind.sort_by_key(|v| namespaced_name(v));
+        items.extend(of_kind.into_iter().cloned());
+    }
+    json!({
+        "apiVersion": "v1",
+        "kind": "List",
+        "metadata": {
+            "resourceVersion": "",
+            "annotations": Value::Object(provenance.annotations()),
+        },
+        "items": items,
+    })
+}
+
+/// The bundle's text in `format`: YAML with the header, or JSON.
+pub fn render(doc: &Value, provenance: &Provenance, format: BundleFormat) -> Result<String> {
+    match format {
+        BundleFormat::Json => to_json(doc),
+        BundleFormat::Yaml => Ok(format!("{}{}", provenance.header(), to_yaml(doc)?)),
+    }
+}
+
+/// `--format`, else `-o json|yaml`, else YAML.
+fn format_of(args: &BundleArgs, output: OutputFormat) -> BundleFormat {
+    match (args.format, output) {
+        (Some(format), _) => format,
+        (None, OutputFormat::Json) => BundleFormat::Json,
+        _ => BundleFormat::Yaml,
+    }
+}
+
+pub async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
+    let live = live::connect(&ctx.global).await?;
+    let namespace = crate::source::live_namespace(
+        ctx.global.namespace.as_deref(),
+        ctx.global.all_namespaces,
+        &live.default_namespace,
+    );
+    let cluster = args.cluster.as_deref();
+    let RawRead {
+        snapshot,
+        mut objects,
+        ..
+    } = live::read_raw(&live, namespace.as_deref(), cluster).await?;
+    if let Some(name) = cluster
+        && objects
+            .iter()
+            .all(|(k, vs)| *k != Kind::ValkeyClusters || vs.is_empty())
+    {
+        return Err(Error::NotFound {
+            kind: "ValkeyCluster",
+            namespace: namespace.as_deref().unwrap_or("*").to_string(),
+            name: name.to_string(),
+            nearest: Vec::new(),
+        });
+    }
+    // The pods' own events, which `explain` reads live: one more LIST.
+    let pods = pods_of(&snapshot, None);
+    let (_, pod_events) = live::events_of_pods(&live, namespace.as_deref(), &pods).await?;
+    objects.push((Kind::Events, pod_events));
+    let info = VersionInfo::current();
+    let provenance = Provenance {
+        taken_at: ctx.now(),
+        context: live.context.clone(),
+        server: live.server.clone(),
+        namespace,
+        cluster: args.cluster.clone(),
+        plugin: format!("kubectl-valkey-roll {} ({})", info.version, info.commit),
+    };
+    let doc = document(&objects, &provenance);
+    let text = render(&doc, &provenance, format_of(args, ctx.global.output))?;
+    match &args.output_file {
+        None => Ok(Outcome::ok(text)),
+        Some(path) => {
+            write_file(path, &text)?;
+            let count = doc["items"].as_array().map_or(0, Vec::len);
+            Ok(Outcome {
+                stdout: String::new(),
+                stderr: format!("wrote {count} objects to {}\n", path.display()),
+                exit: crate::error::Exit::Done,
+            })
+        }
+    }
+}
+
+/// The pods whose events belong in a bundle (or a cluster's timeline):
+/// every pod read, and every pod a node names (a pod being replaced may be
+/// gone, its events not). `cluster` (namespace, name): only its own.
+pub fn pods_of(snapshot: &Snapshot, cluster: Option<(&str, &str)>) -> BTreeSet<(String, String)> {
+    let of_cluster = |ns: Option<&str>, label: Option<&str>| match cluster {
+        None => true,
+        Some((cns, cname)) => ns == Some(cns) && label == Some(cname),
+    };
+    let mut pods: BTreeSet<(String, String)> = snapshot
+        .pods
+        .iter()
+        .filter(|p| {
+            of_cluster(
+                p.metadata.namespace.as_deref(),
+                p.metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(crate::snapshot::keys::LABEL_CLUSTER))
+                    .map(String::as_str),
+            )
+        })
+        .filter_map(|p| Some((p.metadata.namespace.clone()?, p.metadata.name.clone()?)))
+        .collect();
+    for node in snapshot
+        .nodes
+        .iter()
+        .filter(|n| of_cluster(n.metadata.namespace.as_deref(), n.cluster_name()))
+    {
+        if let (Some(ns), Some(pod)) = (
+            node.metadata.namespace.clone(),
+            node.status.as_ref().and_then(|s| s.pod_name.clone()),
+        ) {
+            pods.insert((ns, pod));
+        }
+    }
+    pods
+}
+
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::Write {
+        path: path.display().to_string(),
+        problem: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::file::parse_snapshot;
+
+    fn provenance() -> Provenance {
+        Provenance {
+            taken_at: "2026-11-29T10:16:00Z".parse().expect("time"),
+            context: Some("prod\u{1b}[31m".into()),
+            server: "https://10.0.0.1:6443".into(),
+            namespace: Some("prod".into()),
+            cluster: Some("cache".into()),
+            plugin: "kubectl-valkey-roll 0.1.0 (abc)".into(),
+        }
+    }
+
+    /// The example's items as the live reader hands them over: by kind.
+    /// (The examples repeat some event names, which a cluster never does,
+    /// so their order is kept.)
+    fn objects_of(example: &str) -> Vec<(Kind, Vec<Value>)> {
+        let text =
+            std::fs::read_to_string(format!("{}/examples/{example}", env!("CARGO_MANIFEST_DIR")))
+                .expect("example");
+        let list: Value = serde_saphyr::from_str(&text).expect("example parses");
+        let kind_of = |v: &Value| match v["kind"].as_str() {
+            Some("ValkeyCluster") => Some(Kind::ValkeyClusters),
+            Some("ValkeyNode") => Some(Kind::ValkeyNodes),
+            Some("StatefulSet") => Some(Kind::StatefulSets),
+            Some("Deployment") => Some(Kind::Deployments),
+            Some("Pod") => Some(Kind::Pods),
+            Some("Event") => Some(Kind::Events),
+            _ => None,
+        };
+        let items: Vec<Value> = list["items"].as_array().cloned().unwrap_or_default();
+        Kind::ALL
+            .into_iter()
+            .map(|k| {
+                (
+                    k,
+                    items
+                        .iter()
+                        .filter(|v| kind_of(v) == Some(k))
+                        .cloned()
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_bundle_reads_back_as_the_same_snapshot_in_both_formats() {
+        for example in [
+            "converged.yaml",
+            "jammed.yaml",
+            "jammed-p1.yaml",
+            "rolling.yaml",
+        ] {
+            let objects = objects_of(example);
+            let path = format!("{}/examples/{example}", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read(&path).expect("example");
+            let expected = parse_snapshot(&text, example).expect("example parses");
+            let p = provenance();
+            let doc = document(&objects, &p);
+            for format in [BundleFormat::Yaml, BundleFormat::Json] {
+                let text = render(&doc, &p, format).expect("render");
+                let back = parse_snapshot(text.as_bytes(), "bundle").expect("bundle parses");
+                assert_eq!(back, expected, "{example} {format:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn items_are_sorted_by_kind_then_namespace_and_name() {
+        let item = |kind: &str, ns: &str, name: &str| json!({"apiVersion": "v1", "kind": kind, "metadata": {"namespace": ns, "name": name}});
+        let objects = vec![
+            (
+                Kind::Events,
+                vec![item("Event", "b", "e1"), item("Event", "a", "e2")],
+            ),
+            (
+                Kind::Pods,
+                vec![item("Pod", "a", "p2"), item("Pod", "a", "p1")],
+            ),
+            (Kind::ValkeyClusters, vec![item("ValkeyCluster", "a", "c")]),
+        ];
+        let doc = document(&objects, &provenance());
+        let order: Vec<(String, String)> = doc["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|v| {
+                (
+                    v["kind"].as_str().unwrap_or_default().to_string(),
+                    namespaced_name(v).1,
+                )
+            })
+            .collect();
+        let want = [
+            ("ValkeyCluster", "c"),
+            ("Pod", "p1"),
+            ("Pod", "p2"),
+            ("Event", "e2"),
+            ("Event", "e1"),
+        ];
+        assert_eq!(
+            order,
+            want.map(|(k, n)| (k.to_string(), n.to_string())).to_vec()
+        );
+        // Stable: the same objects in another order give the same text.
+        let mut shuffled = objects.clone();
+        shuffled.reverse();
+        for (_, vs) in &mut shuffled {
+            vs.reverse();
+        }
+        let p = provenance();
+        assert_eq!(
+            render(&document(&shuffled, &p), &p, BundleFormat::Yaml).expect("yaml"),
+            render(&doc, &p, BundleFormat::Yaml).expect("yaml")
+        );
+    }
+
+    #[test]
+    fn the_header_and_annotations_say_when_where_and_which_plugin() {
+        let p = provenance();
+        let doc = document(&[], &p);
+        let yaml = render(&doc, &p, BundleFormat::Yaml).expect("yaml");
+        let header: Vec<&str> = yaml.lines().take_while(|l| l.starts_with('#')).collect();
+        assert_eq!(header.len(), 6, "{yaml}");
+        let header = header.join("\n");
+        for fact in [
+            "2026-11-29T10:16:00Z",
+            "https://10.0.0.1:6443",
+            "prod",
+            "cache",
+            "kubectl-valkey-roll 0.1.0 (abc)",
+        ] {
+            assert!(header.contains(fact), "{fact} in {header}");
+        }
+        assert!(!header.contains('\u{1b}'), "cleaned: {header}");
+        let json: Value =
+            serde_json::from_str(&render(&doc, &p, BundleFormat::Json).expect("json"))
+                .expect("json parses");
+        let a = &json["metadata"]["annotations"];
+        assert_eq!(a[TAKEN_AT], "2026-11-29T10:16:00Z");
+        assert_eq!(a[SERVER], "https://10.0.0.1:6443");
+        assert_eq!(a[NAMESPACE], "prod");
+        assert_eq!(a[CLUSTER], "cache");
+        assert_eq!(a[PLUGIN_VERSION], "kubectl-valkey-roll 0.1.0 (abc)");
+        assert_eq!(json["kind"], "List");
+        assert_eq!(json["apiVersion"], "v1");
+    }
+}

@@ -1,0 +1,209 @@
+//! `history`: the current roll so far, as a table per cluster or as the
+//! document README "history" describes. Words only; the facts come from
+//! [`crate::report::RollHistory`].
+
+use super::duration::{age, human, timestamp};
+use super::style::{clean, clean_or_dash};
+use super::table::borderless;
+use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Report, Verdict};
+use comfy_table::Cell;
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+/// Events live an hour unless the API server's `--event-ttl` says otherwise.
+pub const EVENT_TTL: SignedDuration = SignedDuration::from_hours(1);
+
+/// The `history -o json|yaml` document.
+#[derive(Debug, Serialize)]
+pub struct HistoryDocument<'a> {
+    pub clusters: Vec<ClusterHistory<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterHistory<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub verdict: Verdict,
+    pub roll_started_at: Option<Timestamp>,
+    /// The oldest event about the cluster or its nodes in view.
+    pub events_since: Option<Timestamp>,
+    /// The roll began over an hour ago (or when is unknown): some of its
+    /// events have likely expired.
+    pub events_may_have_expired: bool,
+    /// Nodes in walk order.
+    pub nodes: &'a [HistoryRow],
+}
+
+/// Events may be gone: the roll began longer ago than events live, or
+/// when it began is not told while something rolled.
+fn may_have_expired(c: &ClusterReport, now: Timestamp) -> bool {
+    match c.history.started_at {
+        Some(start) => now.duration_since(start) > EVENT_TTL,
+        None => c.history.rows.iter().any(|r| r.partial),
+    }
+}
+
+pub fn document(report: &Report, now: Timestamp) -> HistoryDocument<'_> {
+    HistoryDocument {
+        clusters: report
+            .clusters
+            .iter()
+            .map(|c| ClusterHistory {
+                namespace: &c.namespace,
+                name: &c.name,
+                verdict: c.verdict,
+                roll_started_at: c.history.started_at,
+                events_since: c.history.oldest_event,
+                events_may_have_expired: may_have_expired(c, now),
+                nodes: &c.history.rows,
+            })
+            .collect(),
+    }
+}
+
+fn outcome_word(o: HistoryOutcome) -> &'static str {
+    match o {
+        HistoryOutcome::Rolled => "rolled",
+        HistoryOutcome::Rolling => "rolling",
+        HistoryOutcome::Stuck => "stuck now",
+        HistoryOutcome::Waiting => "waiting",
+        HistoryOutcome::Blocked => "blocked",
+        HistoryOutcome::Skipped => "skipped",
+    }
+}
+
+fn when(t: Option<Timestamp>) -> String {
+    t.map_or_else(|| "-".to_string(), timestamp)
+}
+
+/// One block per cluster: a line on the roll, the rows, and what is
+/// missing and why.
+pub fn table(report: &Report, now: Timestamp, color: bool) -> String {
+    let mut blocks = Vec::new();
+    for c in &report.clusters {
+        let mut out = format!(
+            "{}  {}",
+            clean(&format!("{}/{}", c.namespace, c.name)),
+            c.verdict.to_string().to_uppercase()
+        );
+        match c.history.started_at {
+            Some(start) => out.push_str(&format!(
+                "  roll began {} ({} ago)\n",
+                timestamp(start),
+                age(start, now)
+            )),
+            None => out.push_str("  when the roll began is not told\n"),
+        }
+        let rows = c
+            .history
+            .rows
+            .iter()
+            .map(|r| {
+                let mark = if r.partial { "*" } else { "" };
+                vec![
+                    Cell::new(format!("{}{mark}", clean(&r.node))),
+                    Cell::new(r.shard.map_or_else(|| "-".into(), |s| s.to_string())),
+                    Cell::new(clean_or_dash(r.role.as_deref())),
+                    Cell::new(when(r.advanced_at)),
+                    Cell::new(clean_or_dash(r.advanced_by.as_deref())),
+                    Cell::new(when(r.applied_at)),
+                    Cell::new(when(r.ready_at)),
+                    Cell::new(r.took_seconds.map_or_else(|| "-".into(), human)),
+                    Cell::new(outcome_word(r.outcome)),
+                ]
+            })
+            .collect();
+        out.push('\n');
+        out.push_str(&borderless(
+            &[
+                "NODE", "SHARD", "ROLE", "ADVANCED", "BY", "APPLIED", "READY", "TOOK", "OUTCOME",
+            ],
+            rows,
+            "",
+            color,
+        ));
+        if c.history.rows.iter().any(|r| r.partial) {
+            out.push_str("\n* partial: an event this row needs is not in view (events expire, an hour by default)\n");
+        }
+        if may_have_expired(c, now) {
+            let since = c
+                .history
+                .oldest_event
+                .map(|t| format!(" (the oldest in view is from {})", timestamp(t)))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "Events expire (an hour by default), and this roll began longer ago: its earliest events may be gone{since}.\n"
+            ));
+        }
+        blocks.push(out);
+    }
+    blocks.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::sample;
+    use crate::report::RollHistory;
+
+    fn t(s: &str) -> Timestamp {
+        s.parse().expect("time")
+    }
+
+    fn row(node: &str, outcome: HistoryOutcome, partial: bool) -> HistoryRow {
+        HistoryRow {
+            node: node.into(),
+            shard: Some(0),
+            index: Some(1),
+            role: Some("replica".into()),
+            advanced_at: Some(t("2026-11-29T10:00:00Z")),
+            advanced_by: Some("controller".into()),
+            applied_at: None,
+            ready_at: Some(t("2026-11-29T10:02:10Z")),
+            took_seconds: Some(130),
+            outcome,
+            partial,
+        }
+    }
+
+    #[test]
+    fn table_words_outcomes_and_says_what_is_missing() {
+        let mut report = sample::jammed();
+        report.clusters.truncate(1);
+        report.clusters[0].history = RollHistory {
+            started_at: Some(t("2026-11-29T09:00:00Z")),
+            oldest_event: Some(t("2026-11-29T09:30:00Z")),
+            rows: vec![
+                row("cache-0-1", HistoryOutcome::Rolled, true),
+                row("cache-1-1\u{1b}[2J", HistoryOutcome::Stuck, false),
+            ],
+        };
+        let now = t("2026-11-29T10:16:00Z");
+        let out = table(&report, now, false);
+        for want in [
+            "roll began 2026-11-29T09:00:00Z (1h16m ago)",
+            "cache-0-1*",
+            "2m10s",
+            "rolled",
+            "stuck now",
+            "controller",
+            "* partial",
+            "the oldest in view is from 2026-11-29T09:30:00Z",
+        ] {
+            assert!(out.contains(want), "{want:?} in:\n{out}");
+        }
+        assert!(!out.contains('\u{1b}'), "cleaned:\n{out}");
+        let doc = serde_json::to_value(document(&report, now)).expect("json");
+        let c = &doc["clusters"][0];
+        assert_eq!(c["eventsMayHaveExpired"], true);
+        assert_eq!(c["rollStartedAt"], "2026-11-29T09:00:00Z");
+        assert_eq!(c["nodes"][0]["outcome"], "rolled");
+        assert_eq!(c["nodes"][0]["tookSeconds"], 130);
+        assert_eq!(c["nodes"][0]["partial"], true);
+        assert_eq!(c["nodes"][0]["appliedAt"], serde_json::Value::Null);
+        // A recent roll: nothing said about expiry.
+        let out = table(&report, t("2026-11-29T09:30:00Z"), false);
+        assert!(!out.contains("longer ago"), "{out}");
+    }
+}
