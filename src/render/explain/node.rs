@@ -404,12 +404,14 @@ impl NodeView<'_> {
         let name = &n.name;
         let p2 = self.cluster.protocol == Protocol::P2;
         let mut steps = Vec::new();
-        if self.has(EvidenceKind::SupersededPod) {
+        // Exactly the predicate replace-pod plans on (PR #410's): not Ready,
+        // and on a revision other than the StatefulSet's update revision.
+        if n.facts.pod_superseded_not_ready {
             let pod = n.pod.as_deref().unwrap_or("<pod>");
             steps.push(format!(
-                "Delete the superseded pod so the StatefulSet replaces it on its current \
-                 revision: `kubectl delete pod {pod} -n {ns}`. Reverting the template alone \
-                 does not help."
+                "Replace the superseded pod {pod} so the StatefulSet recreates it on its \
+                 current revision: `kubectl valkey-roll replace-pod {name} -n {ns} --reason \
+                 \"...\"`. Reverting the template alone does not help."
             ));
         }
         let pod_hint = |steps: &mut Vec<String>| {
