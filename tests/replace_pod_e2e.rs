@@ -85,38 +85,25 @@ async fn settled(op: &Operator, image: &str) {
     .await;
 }
 
-#[tokio::test]
-async fn replace_pod_on_the_ordered_ready_trap() {
-    let cp = harness::control_plane();
-    let ns = cp.fresh_namespace("replace-pod");
-    let client = cp.client().await;
-    let op = Operator::start(client.clone(), &ns, CLUSTER);
-    op.create_cluster(OLD, 2, 1).await;
-    settled(&op, OLD).await;
-    let admin = cp.kubeconfig();
-    let pod_name = format!("valkey-{FIRST}-0");
-    let pods = op.sim.pods();
-    let pod_json = || async {
-        pods.get_opt(&pod_name)
-            .await
-            .map_err(|e| e.to_string())?
-            .map(|p| serde_json::to_value(p).unwrap())
-            .ok_or_else(|| "no pod".to_string())
-    };
-    let sts_json = || async {
-        op.sim
-            .statefulsets()
-            .get(&format!("valkey-{FIRST}"))
-            .await
-            .map(|s| serde_json::to_value(s).unwrap())
-            .map_err(|e| e.to_string())
-    };
+/// The first node's pod as JSON.
+async fn pod_of(op: &Operator) -> Result<Value, String> {
+    op.sim
+        .pods()
+        .get_opt(&format!("valkey-{FIRST}-0"))
+        .await
+        .map_err(|e| e.to_string())?
+        .map(|p| serde_json::to_value(p).unwrap())
+        .ok_or_else(|| "no pod".to_string())
+}
 
-    // (b) The broken image, no revert: the pod crash-loops on the update
-    // revision. Replacing it would only restart the same failure.
+/// A settled cluster whose image is set to [`BROKEN`]: returns the first
+/// node's pod once it crash-loops.
+async fn broken(op: &Operator) -> Value {
+    op.create_cluster(OLD, 2, 1).await;
+    settled(op, OLD).await;
     op.sim.edit_cluster_spec(json!({"image": BROKEN})).await;
-    let crashing = eventually("the pod in CrashLoopBackOff", BOUND, || async {
-        let pod = pod_json().await?;
+    eventually("the pod in CrashLoopBackOff", BOUND, || async {
+        let pod = pod_of(op).await?;
         let c = &pod["status"]["containerStatuses"][0];
         if c["image"] == BROKEN && c["state"]["waiting"]["reason"] == "CrashLoopBackOff" {
             Ok(pod)
@@ -124,7 +111,123 @@ async fn replace_pod_on_the_ordered_ready_trap() {
             Err(format!("container {c}"))
         }
     })
+    .await
+}
+
+/// Reverts the image: the StatefulSet's update revision is the old one
+/// again and OrderedReady keeps the broken pod (the trap).
+async fn revert(op: &Operator, crashing: &Value) {
+    let broken_revision = crashing["metadata"]["labels"]["controller-revision-hash"].clone();
+    op.sim.edit_cluster_spec(json!({"image": OLD})).await;
+    eventually("the revert applied to the StatefulSet", BOUND, || async {
+        let sts = op
+            .sim
+            .statefulsets()
+            .get(&format!("valkey-{FIRST}"))
+            .await
+            .map(|s| serde_json::to_value(s).unwrap())
+            .map_err(|e| e.to_string())?;
+        let st = &sts["status"];
+        if st["observedGeneration"] == sts["metadata"]["generation"]
+            && st["updateRevision"] != broken_revision
+        {
+            Ok(())
+        } else {
+            Err(format!("StatefulSet status {st}"))
+        }
+    })
     .await;
+    let trapped = pod_of(op).await.expect("the trapped pod");
+    assert_eq!(trapped["metadata"]["uid"], crashing["metadata"]["uid"]);
+}
+
+/// A pod recreated between the plan and the delete (here: deleted by
+/// someone else at the executor's `after-plan` pause point, and recreated
+/// by the StatefulSet with a new UID): the delete's UID precondition
+/// refuses it, exit 4 saying so, and the new pod stays.
+#[cfg(feature = "test-hooks")]
+#[tokio::test]
+async fn a_pod_recreated_between_read_and_delete_is_never_deleted() {
+    let cp = harness::control_plane();
+    let ns = cp.fresh_namespace("replace-race");
+    let op = Operator::start(cp.client().await, &ns, CLUSTER);
+    let crashing = broken(&op).await;
+    revert(&op, &crashing).await;
+    let uid = crashing["metadata"]["uid"].clone();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gate = dir.path().join("gate");
+    let reached = dir.path().join("gate.reached");
+    let mut cmd = Command::new(BIN);
+    cmd.arg("--kubeconfig")
+        .arg(cp.kubeconfig())
+        .arg("-n")
+        .arg(&ns)
+        .args(["replace-pod", FIRST, "--yes", "-o", "json"])
+        .env("NO_COLOR", "1")
+        .env("VALKEY_ROLL_TEST_PAUSE", "after-plan")
+        .env("VALKEY_ROLL_TEST_PAUSE_FILE", &gate)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().expect("spawn");
+    eventually("the after-plan pause point", BOUND, || async {
+        if reached.exists() {
+            Ok(())
+        } else {
+            Err("not yet".to_string())
+        }
+    })
+    .await;
+    op.sim
+        .pods()
+        .delete(&format!("valkey-{FIRST}-0"), &Default::default())
+        .await
+        .expect("delete the pod meanwhile");
+    let recreated = eventually("the pod recreated meanwhile", BOUND, || async {
+        let p = pod_of(&op).await?;
+        if p["metadata"]["uid"] != uid {
+            Ok(p)
+        } else {
+            Err("the old pod is still there".to_string())
+        }
+    })
+    .await;
+    std::fs::write(&gate, "go").expect("open the gate");
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .expect("join")
+        .expect("wait");
+    let r = Ran::of(out);
+    assert_eq!(r.code, 4, "{}", r.both());
+    let doc = r.json();
+    assert_eq!(doc["decision"], "refused", "{}", r.both());
+    let reasons = doc["reasons"].to_string();
+    assert!(
+        reasons.contains("changed after it was read") && reasons.contains("nothing was deleted"),
+        "{}",
+        r.both()
+    );
+    let now = pod_of(&op).await.expect("the pod");
+    assert_eq!(
+        now["metadata"]["uid"], recreated["metadata"]["uid"],
+        "the recreated pod was deleted"
+    );
+    op.stop().await;
+}
+
+#[tokio::test]
+async fn replace_pod_on_the_ordered_ready_trap() {
+    let cp = harness::control_plane();
+    let ns = cp.fresh_namespace("replace-pod");
+    let client = cp.client().await;
+    let op = Operator::start(client.clone(), &ns, CLUSTER);
+    let admin = cp.kubeconfig();
+    let pod_name = format!("valkey-{FIRST}-0");
+    let pod_json = || pod_of(&op);
+
+    // (b) The broken image, no revert: the pod crash-loops on the update
+    // revision. Replacing it would only restart the same failure.
+    let crashing = broken(&op).await;
     let r = run(admin, &ns, &["replace-pod", FIRST, "--yes"]).await;
     assert_eq!(r.code, 4, "{}", r.both());
     assert!(
@@ -140,24 +243,9 @@ async fn replace_pod_on_the_ordered_ready_trap() {
         "refused, yet the pod was deleted"
     );
 
-    // The revert: the StatefulSet's update revision is the old one again
-    // and OrderedReady keeps the broken pod (the trap).
-    let broken_revision = crashing["metadata"]["labels"]["controller-revision-hash"].clone();
-    op.sim.edit_cluster_spec(json!({"image": OLD})).await;
-    eventually("the revert applied to the StatefulSet", BOUND, || async {
-        let sts = sts_json().await?;
-        let st = &sts["status"];
-        if st["observedGeneration"] == sts["metadata"]["generation"]
-            && st["updateRevision"] != broken_revision
-        {
-            Ok(())
-        } else {
-            Err(format!("StatefulSet status {st}"))
-        }
-    })
-    .await;
+    // The revert: the trap.
+    revert(&op, &crashing).await;
     let trapped = pod_json().await.expect("the trapped pod");
-    assert_eq!(trapped["metadata"]["uid"], crashing["metadata"]["uid"]);
     let uid = trapped["metadata"]["uid"].clone();
 
     // (c) A server dry run: accepted, nothing deleted, no Event.
