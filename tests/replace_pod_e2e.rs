@@ -7,10 +7,13 @@
 //! then the revert traps the broken pod on the superseded revision, and
 //! (c) `--dry-run=server` deletes nothing (exit 0);
 //! (d) a user without `delete` on pods gets exit 1 naming verb and
-//!     resource, and nothing is deleted;
+//!     resource, and nothing is deleted (nor off a terminal without
+//!     `--yes`: exit 4);
 //! (a) `replace-pod --yes` deletes exactly that pod (by UID), records
 //!     `ManualSupersededPodDeleted` on the ValkeyNode, exits 0, and the
-//!     roll finishes.
+//!     roll finishes;
+//! and, with the `test-hooks` feature, a pod recreated between the plan and
+//! the delete is refused by the delete's UID precondition (exit 4).
 //!
 //! One cluster walks through all four (a control plane's cluster takes
 //! tens of seconds to settle). Every wait is bounded.
@@ -259,6 +262,16 @@ async fn replace_pod_on_the_ordered_ready_trap() {
     assert_eq!(doc["action"], "replace-pod", "{}", r.both());
     assert_eq!(doc["decision"], "planned", "{}", r.both());
     assert_eq!(doc["podDelete"]["uid"], uid, "{}", r.both());
+    assert_eq!(pod_json().await.expect("pod")["metadata"]["uid"], uid);
+
+    // Off a terminal without --yes: refused, exit 4, nothing deleted.
+    let r = run(admin, &ns, &["replace-pod", FIRST]).await;
+    assert_eq!(r.code, 4, "{}", r.both());
+    assert!(
+        r.stderr.contains("needs confirmation") && r.stderr.contains("--yes"),
+        "{}",
+        r.both()
+    );
     assert_eq!(pod_json().await.expect("pod")["metadata"]["uid"], uid);
 
     // (d) Steering rights without `delete` on pods: exit 1, verb and
