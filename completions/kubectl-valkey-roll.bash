@@ -37,6 +37,9 @@ _kubectl__valkey__roll() {
             kubectl__valkey__roll,history)
                 cmd="kubectl__valkey__roll__subcmd__history"
                 ;;
+            kubectl__valkey__roll,replace-pod)
+                cmd="kubectl__valkey__roll__subcmd__replace__subcmd__pod"
+                ;;
             kubectl__valkey__roll,revoke)
                 cmd="kubectl__valkey__roll__subcmd__revoke"
                 ;;
@@ -70,6 +73,9 @@ _kubectl__valkey__roll() {
             kubectl__valkey__roll__subcmd__help,history)
                 cmd="kubectl__valkey__roll__subcmd__help__subcmd__history"
                 ;;
+            kubectl__valkey__roll__subcmd__help,replace-pod)
+                cmd="kubectl__valkey__roll__subcmd__help__subcmd__replace__subcmd__pod"
+                ;;
             kubectl__valkey__roll__subcmd__help,revoke)
                 cmd="kubectl__valkey__roll__subcmd__help__subcmd__revoke"
                 ;;
@@ -89,7 +95,7 @@ _kubectl__valkey__roll() {
 
     case "${cmd}" in
         kubectl__valkey__roll)
-            opts="-n -A -o -f -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --now --help status explain grant revoke force wait history bundle completion version help"
+            opts="-n -A -o -f -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --now --help status explain grant revoke force replace-pod wait history bundle completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -573,7 +579,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__help)
-            opts="status explain grant revoke force wait history bundle completion version help"
+            opts="status explain grant revoke force replace-pod wait history bundle completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -684,6 +690,20 @@ _kubectl__valkey__roll() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl__valkey__roll__subcmd__help__subcmd__replace__subcmd__pod)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl__valkey__roll__subcmd__help__subcmd__revoke)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -747,6 +767,92 @@ _kubectl__valkey__roll() {
                 return 0
             fi
             case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --stall-threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__valkey__roll__subcmd__replace__subcmd__pod)
+            opts="-y -n -A -o -f -h --reason --dry-run --yes --protocol --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --now --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run)
+                    COMPREPLY=($(compgen -W "none client server" -- "${cur}"))
+                    return 0
+                    ;;
+                --protocol)
+                    COMPREPLY=($(compgen -W "P1 P2" -- "${cur}"))
+                    return 0
+                    ;;
                 --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

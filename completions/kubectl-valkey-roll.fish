@@ -47,6 +47,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "replace-pod" -d 'Delete a node\'s superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "history" -d 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "bundle" -d 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)'
@@ -172,6 +173,31 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l reason -d 'Why, recorded in an Event' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l dry-run -d 'none: write; client: print the plan, send nothing; server: send with dryRun=All' -r -f -a "none\t''
+client\t''
+server\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
+P2\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l timeout -d 'Give up after this long (exit 5); default: no timeout' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l context -d 'The kubeconfig context to use' -r
@@ -267,14 +293,15 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s h -l help -d 'Print help'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "history" -d 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "bundle" -d 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "version" -d 'Version, commit, target and the protocols understood'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force wait history bundle completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "replace-pod" -d 'Delete a node\'s superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "history" -d 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "bundle" -d 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "version" -d 'Version, commit, target and the protocols understood'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

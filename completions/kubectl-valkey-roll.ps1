@@ -46,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             [CompletionResult]::new('grant', 'grant', [CompletionResultType]::ParameterValue, 'Give a node the permit for its asked-for revision')
             [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Remove a node''s permit (P1 only)')
             [CompletionResult]::new('force', 'force', [CompletionResultType]::ParameterValue, 'Grant even when the safety checks refuse (P1 only; --reason required)')
+            [CompletionResult]::new('replace-pod', 'replace-pod', [CompletionResultType]::ParameterValue, 'Delete a node''s superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)')
             [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took')
             [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)')
@@ -193,6 +194,34 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'kubectl-valkey-roll;replace-pod' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why, recorded in an Event')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'none: write; client: print the plan, send nothing; server: send with dryRun=All')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'The protocol to assume for a cluster whose protocol is unknown')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster entry to use (kubectl''s --cluster; a ValkeyCluster is named by the positional CLUSTER)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user entry to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this user')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Act as this group (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time limit of each API request (watch streams are exempt)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--stall-threshold', '--stall-threshold', [CompletionResultType]::ParameterName, 'How long without progress before a holder is Stuck or a wait is Stalled')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The clock for every duration (RFC 3339); default the real clock')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colour (also NO_COLOR; colour is only used on a terminal)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'kubectl-valkey-roll;wait' {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up after this long (exit 5); default: no timeout')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
@@ -318,6 +347,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             [CompletionResult]::new('grant', 'grant', [CompletionResultType]::ParameterValue, 'Give a node the permit for its asked-for revision')
             [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Remove a node''s permit (P1 only)')
             [CompletionResult]::new('force', 'force', [CompletionResultType]::ParameterValue, 'Grant even when the safety checks refuse (P1 only; --reason required)')
+            [CompletionResult]::new('replace-pod', 'replace-pod', [CompletionResultType]::ParameterValue, 'Delete a node''s superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)')
             [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took')
             [CompletionResult]::new('bundle', 'bundle', [CompletionResultType]::ParameterValue, 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)')
@@ -339,6 +369,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             break
         }
         'kubectl-valkey-roll;help;force' {
+            break
+        }
+        'kubectl-valkey-roll;help;replace-pod' {
             break
         }
         'kubectl-valkey-roll;help;wait' {

@@ -37,6 +37,7 @@ pub async fn run(cli: Cli, ctx: Ctx) -> Result<Outcome> {
         Command::Grant(args) => commands::steer::grant(&ctx, &args).await,
         Command::Revoke(args) => commands::steer::revoke(&ctx, &args).await,
         Command::Force(args) => commands::steer::force(&ctx, &args).await,
+        Command::ReplacePod(args) => commands::steer::replace_pod(&ctx, &args).await,
         Command::Wait(args) => commands::wait::run(&ctx, &args).await,
         Command::History(args) => commands::history::run(&ctx, &args).await,
         Command::Bundle(args) => commands::bundle::run(&ctx, &args).await,

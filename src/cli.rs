@@ -89,6 +89,8 @@ pub enum Command {
     Revoke(RevokeArgs),
     /// Grant even when the safety checks refuse (P1 only; --reason required)
     Force(ForceArgs),
+    /// Delete a node's superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)
+    ReplacePod(ReplacePodArgs),
     /// Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)
     Wait(WaitArgs),
     /// The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took
@@ -203,6 +205,18 @@ pub struct ForceArgs {
     /// Write `*`
     #[arg(long)]
     pub any: bool,
+    #[command(flatten)]
+    pub steer: SteerArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReplacePodArgs {
+    /// The ValkeyNode whose pod to replace
+    #[arg(value_name = "NODE")]
+    pub node: String,
+    /// Why, recorded in an Event
+    #[arg(long, value_name = "TEXT", value_parser = non_blank)]
+    pub reason: Option<String>,
     #[command(flatten)]
     pub steer: SteerArgs,
 }
@@ -350,6 +364,7 @@ impl Command {
             Command::Grant(a) => Some(&a.steer),
             Command::Revoke(a) => Some(&a.steer),
             Command::Force(a) => Some(&a.steer),
+            Command::ReplacePod(a) => Some(&a.steer),
             _ => None,
         }
     }
@@ -406,6 +421,11 @@ mod tests {
                 &["-n", "prod", "status", "-A"],
             ),
             ("bad output", &["status", "-o", "xml"]),
+            (
+                "replace-pod a file without dry-run",
+                &["replace-pod", "x", "-f", "snap.yaml"],
+            ),
+            ("replace-pod without a node", &["replace-pod"]),
             ("empty --revision", &["grant", "x", "--revision", ""]),
             ("blank --reason", &["force", "x", "--reason", "  "]),
             ("--as-group without --as", &["status", "--as-group", "ops"]),
@@ -456,6 +476,24 @@ mod tests {
             cli.command,
             Command::Force(ForceArgs { takeover: true, .. })
         ));
+        let cli = parse(&[
+            "replace-pod",
+            "cache-0-1",
+            "--reason",
+            "trap",
+            "--dry-run=server",
+            "-o",
+            "json",
+        ])
+        .expect("replace-pod");
+        assert!(matches!(
+            cli.command,
+            Command::ReplacePod(ReplacePodArgs { ref reason, .. }) if reason.as_deref() == Some("trap")
+        ));
+        assert_eq!(
+            cli.command.steer_args().map(|s| s.dry_run),
+            Some(DryRun::Server)
+        );
         let cli = parse(&["status", "--request-timeout", "45"]).expect("bare seconds");
         assert_eq!(cli.global.request_timeout, Duration::from_secs(45));
         // The planner refuses these with exit 4, like a detected P2 cluster.

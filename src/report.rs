@@ -273,6 +273,10 @@ pub struct NodeFacts {
     /// It belongs to its cluster by its controller owner reference alone
     /// (its `valkey.io/cluster` label is missing).
     pub cluster_by_owner: bool,
+    /// The OrderedReady trap (the operator's PR #410 predicate): the
+    /// StatefulSet pod is not Ready and runs a revision other than the
+    /// StatefulSet's update revision; `replace-pod` applies.
+    pub pod_superseded_not_ready: bool,
 }
 
 /// A node the walk has not reached in a Spec-driven roll.

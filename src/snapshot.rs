@@ -158,6 +158,8 @@ pub mod keys {
     pub const EVENT_MANUAL_GRANTED: &str = "ManualRollPermitGranted";
     pub const EVENT_MANUAL_REVOKED: &str = "ManualRollPermitRevoked";
     pub const EVENT_MANUAL_FORCED: &str = "ManualRollPermitForced";
+    /// `replace-pod` deleted a superseded pod that was not Ready.
+    pub const EVENT_MANUAL_SUPERSEDED_DELETED: &str = "ManualSupersededPodDeleted";
 }
 
 /// Everything read about the ValkeyClusters in view, in one go.

@@ -41,6 +41,7 @@ mod walk;
 mod tests;
 
 pub use evidence::RESTART_LOOP_MIN;
+pub use node::{NodePod, PodFacts};
 pub use timeline::{cluster_timeline, timeline};
 
 use crate::render::duration::short_hash;
@@ -55,6 +56,16 @@ use node::NodeView;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use text::{human, secs, since};
+
+/// The pod of ValkeyNode `namespace/node` (None: no such node).
+pub fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<NodePod> {
+    let index = Index::new(snapshot);
+    let n = snapshot
+        .nodes
+        .iter()
+        .find(|n| n.namespace() == namespace && n.name() == node)?;
+    Some(NodeView::new(&index, n).node_pod())
+}
 
 /// Judges every ValkeyCluster in the snapshot (and every cluster that a
 /// node's `valkey.io/cluster` label names), sorted by namespace and name,
@@ -368,6 +379,7 @@ fn node_report(
             unavailable_sources: j.grant.unavailable.clone(),
             resource_version: v.node.metadata.resource_version.clone(),
             cluster_by_owner: v.node.in_cluster_by_owner(),
+            pod_superseded_not_ready: v.node_pod().superseded_not_ready(),
             behind: j.behind.then(|| Behind {
                 image: v.image().unwrap_or_default().to_string(),
                 cluster_image: cluster_image.unwrap_or_default().to_string(),

@@ -362,3 +362,67 @@ fn behind(generation: Option<i64>, observed: Option<i64>) -> bool {
         _ => false,
     }
 }
+
+/// A node's pod as `replace-pod` needs it: which workload owns it, its
+/// identity (UID, resourceVersion) and the two revisions the OrderedReady
+/// trap is read from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodePod {
+    /// The node's workload is a Deployment (which replaces its pods itself).
+    pub deployment: bool,
+    /// `valkey-<node>`.
+    pub workload: String,
+    /// The workload was found in the snapshot.
+    pub workload_found: bool,
+    /// The StatefulSet's `status.updateRevision`.
+    pub update_revision: Option<String>,
+    /// The pod, when one was found.
+    pub pod: Option<PodFacts>,
+}
+
+/// One pod's identity and state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PodFacts {
+    pub name: String,
+    pub uid: Option<String>,
+    pub resource_version: Option<String>,
+    /// The Ready condition is True (and the pod is not being deleted).
+    pub ready: bool,
+    pub being_deleted: bool,
+    /// The `controller-revision-hash` label.
+    pub revision: Option<String>,
+}
+
+impl NodePod {
+    /// The predicate of the operator's PR #410: a StatefulSet pod that is
+    /// not Ready and whose `controller-revision-hash` differs from the
+    /// StatefulSet's `status.updateRevision` (a pod already being deleted
+    /// is on its way out and does not count).
+    pub fn superseded_not_ready(&self) -> bool {
+        let Some(p) = &self.pod else { return false };
+        !self.deployment
+            && self.workload_found
+            && !p.ready
+            && !p.being_deleted
+            && matches!((&p.revision, &self.update_revision), (Some(r), Some(u)) if r != u)
+    }
+}
+
+impl NodeView<'_> {
+    pub fn node_pod(&self) -> NodePod {
+        NodePod {
+            deployment: self.node.workload_kind() == WorkloadKind::Deployment,
+            workload: self.node.workload_name(),
+            workload_found: self.sts.is_some() || self.deployment.is_some(),
+            update_revision: self.update_revision().map(str::to_string),
+            pod: self.pod.map(|p| PodFacts {
+                name: p.metadata.name.clone().unwrap_or_default(),
+                uid: p.metadata.uid.clone(),
+                resource_version: p.metadata.resource_version.clone(),
+                ready: self.pod_ready() == Some(true),
+                being_deleted: p.metadata.deletion_timestamp.is_some(),
+                revision: self.pod_revision().map(str::to_string),
+            }),
+        }
+    }
+}

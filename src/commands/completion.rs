@@ -377,7 +377,7 @@ pub fn lookup_for(req: &Request) -> Option<Lookup> {
             "status" | "wait" | "bundle" | "history" => Some(Lookup::Clusters),
             "grant" | "force" => Some(Lookup::Nodes(NodeOrder::WaitingFirst)),
             "revoke" => Some(Lookup::Nodes(NodeOrder::HoldersFirst)),
-            "explain" => Some(Lookup::Nodes(NodeOrder::TroubleFirst)),
+            "explain" | "replace-pod" => Some(Lookup::Nodes(NodeOrder::TroubleFirst)),
             _ => None,
         },
         (Slot::FlagValue { flag, .. }, _) => match flag.as_str() {
@@ -856,6 +856,7 @@ mod tests {
             ),
             (&["revoke", ""], Lookup::Nodes(NodeOrder::HoldersFirst)),
             (&["explain", ""], Lookup::Nodes(NodeOrder::TroubleFirst)),
+            (&["replace-pod", ""], Lookup::Nodes(NodeOrder::TroubleFirst)),
             (&["status", "-n", ""], Lookup::Namespaces),
             (&["--namespace=p"], Lookup::Namespaces),
             (&["--context", ""], Lookup::Contexts),

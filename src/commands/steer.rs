@@ -1,11 +1,13 @@
-//! `grant`, `revoke` and `force`: read, plan, and (against a cluster)
+//! `grant`, `revoke`, `force` and `replace-pod`: read, plan, and (against a cluster)
 //! execute; print the result for people or as PLUGIN.md's steering
 //! document. Exit 0 written or planned, 4 refused, 6 another holder after
 //! the write, 1 errors.
 
 use crate::app::Ctx;
 use crate::classify::classify;
-use crate::cli::{ForceArgs, GrantArgs, OutputFormat, ProtocolArg, RevokeArgs, SteerArgs};
+use crate::cli::{
+    ForceArgs, GrantArgs, OutputFormat, ProtocolArg, ReplacePodArgs, RevokeArgs, SteerArgs,
+};
 use crate::error::{Error, Outcome, Result};
 use crate::render;
 use crate::report::Protocol;
@@ -59,6 +61,23 @@ pub async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
         allow_primary: true,
         reason: Some(args.reason.clone()),
         takeover: args.takeover,
+        protocol_override: protocol(&args.steer),
+        dry_run: args.steer.dry_run,
+        connection: Connection::of(&ctx.global),
+    };
+    run(ctx, request, &args.steer).await
+}
+
+pub async fn replace_pod(ctx: &Ctx, args: &ReplacePodArgs) -> Result<Outcome> {
+    let request = Request {
+        action: Action::ReplacePod,
+        namespace: String::new(),
+        node: args.node.clone(),
+        revision: None,
+        any: false,
+        allow_primary: false,
+        reason: args.reason.clone(),
+        takeover: false,
         protocol_override: protocol(&args.steer),
         dry_run: args.steer.dry_run,
         connection: Connection::of(&ctx.global),

@@ -180,7 +180,7 @@ fn superseded_pod_explain_says_delete_the_pod() {
             "will not replace",
             "even after the template is reverted",
             "kubernetes#67250, valkey-operator#408",
-            "`kubectl delete pod valkey-cache-1-1-0 -n prod`",
+            "`kubectl valkey-roll replace-pod cache-1-1 -n prod --reason \"...\"`",
         ],
         &[],
     );

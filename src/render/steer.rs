@@ -1,4 +1,4 @@
-//! The result of `grant`, `revoke` and `force`: text for people, and the
+//! The result of `grant`, `revoke`, `force` and `replace-pod`: text for people, and the
 //! steering document of PLUGIN.md for `-o json|yaml`.
 
 use crate::cli::DryRun;
@@ -23,7 +23,21 @@ pub struct SteerDocument {
     pub warnings: Vec<String>,
     pub patches: Vec<PatchDocument>,
     pub undo: Option<String>,
+    /// replace-pod: the pod delete and its preconditions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_delete: Option<PodDeleteDocument>,
     pub exit_code: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodDeleteDocument {
+    pub pod: String,
+    pub uid: String,
+    pub resource_version: String,
+    pub revision: String,
+    pub stateful_set: String,
+    pub update_revision: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -71,6 +85,14 @@ pub fn document(s: &Steered) -> SteerDocument {
             })
             .collect(),
         undo: p.undo.clone(),
+        pod_delete: p.pod_delete.as_ref().map(|d| PodDeleteDocument {
+            pod: d.pod.clone(),
+            uid: d.uid.clone(),
+            resource_version: d.resource_version.clone(),
+            revision: d.revision.clone(),
+            stateful_set: d.stateful_set.clone(),
+            update_revision: d.update_revision.clone(),
+        }),
         exit_code: s.exit.code(),
     }
 }
@@ -132,6 +154,17 @@ pub fn text(s: &Steered, color: bool) -> String {
             clean(&x.name),
             clean(x.resource_version.as_deref().unwrap_or("none")),
             clean(&x.patch.to_string())
+        ));
+    }
+    if let Some(d) = &p.pod_delete {
+        out.push_str(&format!(
+            "delete pod {} (preconditions uid {}, resourceVersion {}; {sent}): revision {}, StatefulSet {} wants {}\n",
+            clean(&d.pod),
+            clean(&d.uid),
+            clean(&d.resource_version),
+            clean(&d.revision),
+            clean(&d.stateful_set),
+            clean(&d.update_revision)
         ));
     }
     let recorded = if p.decision == Decision::Written {
@@ -205,6 +238,7 @@ mod tests {
             revision: Some("h1".into()),
             other_holders: vec![],
             kept_holders: vec![],
+            pod_delete: None,
         }
     }
 

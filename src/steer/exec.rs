@@ -19,10 +19,10 @@ use crate::steer::plan::{
     self, Action, Decision, EventPlan, NodePatch, PatchEffect, Plan, Refusal, Request,
 };
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
+use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube::Api;
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams, Preconditions};
 use std::time::Duration;
 
 /// Asks a person to confirm; `true` to go ahead.
@@ -271,6 +271,9 @@ async fn send(
     actor: &str,
     mut guard: Option<&mut lease::Guard>,
 ) -> Result<Steered> {
+    if request.action == Action::ReplacePod {
+        return send_delete(live, current, request, guard).await;
+    }
     let dry = request.dry_run == DryRun::Server;
     let mut params = PatchParams {
         field_manager: Some(keys::FIELD_MANAGER.to_string()),
@@ -403,6 +406,138 @@ async fn send(
         exit,
         notes,
     })
+}
+
+/// How long `replace-pod` watches for the StatefulSet's new pod.
+const NEW_POD_WAIT: Duration = Duration::from_secs(10);
+
+/// replace-pod: deletes the pod on the UID and resourceVersion it was
+/// decided on (the API server deletes nothing when either moved), records
+/// the Event, and says what came next. `guard`: the Lease (none for a
+/// server dry run, which sends the delete with dryRun=All and records no
+/// Event).
+async fn send_delete(
+    live: &Live,
+    mut current: Plan,
+    request: &Request,
+    guard: Option<&mut lease::Guard>,
+) -> Result<Steered> {
+    let dry = request.dry_run == DryRun::Server;
+    let Some(d) = current.pod_delete.clone() else {
+        return Err(Error::Other(format!(
+            "replace-pod {}: the plan names no pod to delete",
+            request.node
+        )));
+    };
+    hooks::pause(Point::AfterPlan).await;
+    if let Some(g) = guard {
+        match g.renew(Timestamp::now()).await? {
+            Ok(()) => {}
+            Err(refusal) => {
+                current.refuse(refusal);
+                return Ok(Steered::planned(current));
+            }
+        }
+    }
+    let api: Api<Pod> = Api::namespaced(live.client.clone(), &request.namespace);
+    let params = DeleteParams {
+        dry_run: dry,
+        preconditions: Some(Preconditions {
+            uid: Some(d.uid.clone()),
+            resource_version: Some(d.resource_version.clone()),
+        }),
+        ..DeleteParams::default()
+    };
+    match api.delete(&d.pod, &params).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(s)) if s.is_conflict() || s.is_not_found() => {
+            let what = if s.is_not_found() {
+                "it is gone".to_string()
+            } else {
+                s.message.clone()
+            };
+            current.refuse(Refusal::PodChanged {
+                pod: d.pod.clone(),
+                what,
+            });
+            return Ok(Steered::planned(current));
+        }
+        Err(e) => return Err(live.error(e, "delete", "pods", Some(&request.namespace))),
+    }
+    let mut notes = Vec::new();
+    if dry {
+        notes.push(format!(
+            "the API server accepted the delete of pod {} (uid {}) with dryRun=All: nothing was deleted",
+            d.pod, d.uid
+        ));
+        return Ok(Steered {
+            plan: current,
+            exit: Exit::Done,
+            notes,
+        });
+    }
+    current.decision = Decision::Written;
+    if let Some(ev) = current.events.first().cloned() {
+        record_event(
+            live,
+            &current.namespace,
+            &ev,
+            current.pod_delete.as_ref().and_then(|p| p.node_uid.clone()),
+            None,
+            &mut notes,
+        )
+        .await;
+    }
+    hooks::pause(Point::AfterPatch).await;
+    notes.push(new_pod(&api, &d, &request.namespace, NEW_POD_WAIT).await);
+    Ok(Steered {
+        plan: current,
+        exit: Exit::Done,
+        notes,
+    })
+}
+
+/// What came after the delete: the pod recreated under the same name with
+/// another UID (and its revision), or that none came within `wait` (not an
+/// error: the StatefulSet may be slow).
+async fn new_pod(api: &Api<Pod>, d: &plan::PodDelete, namespace: &str, wait: Duration) -> String {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        match api.get_opt(&d.pod).await {
+            Ok(Some(p)) if p.metadata.uid.as_deref() != Some(d.uid.as_str()) => {
+                let revision = p
+                    .metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(keys::LABEL_CONTROLLER_REVISION))
+                    .map_or("not labelled yet", String::as_str)
+                    .to_string();
+                return format!(
+                    "StatefulSet {} recreated pod {} (uid {}, revision {revision})",
+                    d.stateful_set,
+                    d.pod,
+                    p.metadata.uid.as_deref().unwrap_or("unknown"),
+                );
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return format!(
+                    "pod {} was deleted; whether it came back could not be read: {e}",
+                    d.pod
+                );
+            }
+        }
+        if std::time::Instant::now() >= deadline {
+            return format!(
+                "pod {} was deleted; no new pod came within {}s (the StatefulSet recreates it; see `kubectl get pod {} -n {}`)",
+                d.pod,
+                wait.as_secs(),
+                d.pod,
+                namespace
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
 }
 
 /// Holders that appeared beside the node: neither it nor one kept on
@@ -589,53 +724,77 @@ async fn record_events(
     written: &[(NodePatch, ValkeyNode)],
     notes: &mut Vec<String>,
 ) {
-    let api: Api<Event> = Api::namespaced(live.client.clone(), &plan.namespace);
-    let now = Timestamp::now();
-    let host = lease::host_name();
     for (patch, node) in written {
         let Some(ev) = plan.events.iter().find(|e| e.node == patch.name) else {
             continue;
         };
-        let event = Event {
-            metadata: ObjectMeta {
-                name: Some(format!("{}.{:x}", patch.name, now.as_nanosecond())),
-                namespace: Some(plan.namespace.clone()),
-                ..ObjectMeta::default()
-            },
-            involved_object: ObjectReference {
-                api_version: Some(VALKEY_API_VERSION.to_string()),
-                kind: Some("ValkeyNode".to_string()),
-                name: Some(patch.name.clone()),
-                namespace: Some(plan.namespace.clone()),
-                uid: node.metadata.uid.clone(),
-                resource_version: node.metadata.resource_version.clone(),
-                ..ObjectReference::default()
-            },
-            reason: Some(ev.reason.to_string()),
-            message: Some(ev.message.clone()),
-            type_: Some(if ev.reason == keys::EVENT_MANUAL_FORCED {
+        record_event(
+            live,
+            &plan.namespace,
+            ev,
+            node.metadata.uid.clone(),
+            node.metadata.resource_version.clone(),
+            notes,
+        )
+        .await;
+    }
+}
+
+/// Records one `v1` Event on ValkeyNode `ev.node`; a failure is a note.
+async fn record_event(
+    live: &Live,
+    namespace: &str,
+    ev: &EventPlan,
+    uid: Option<String>,
+    resource_version: Option<String>,
+    notes: &mut Vec<String>,
+) {
+    let api: Api<Event> = Api::namespaced(live.client.clone(), namespace);
+    let now = Timestamp::now();
+    let host = lease::host_name();
+    let event = Event {
+        metadata: ObjectMeta {
+            name: Some(format!("{}.{:x}", ev.node, now.as_nanosecond())),
+            namespace: Some(namespace.to_string()),
+            ..ObjectMeta::default()
+        },
+        involved_object: ObjectReference {
+            api_version: Some(VALKEY_API_VERSION.to_string()),
+            kind: Some("ValkeyNode".to_string()),
+            name: Some(ev.node.clone()),
+            namespace: Some(namespace.to_string()),
+            uid,
+            resource_version,
+            ..ObjectReference::default()
+        },
+        reason: Some(ev.reason.to_string()),
+        message: Some(ev.message.clone()),
+        type_: Some(
+            if ev.reason == keys::EVENT_MANUAL_FORCED
+                || ev.reason == keys::EVENT_MANUAL_SUPERSEDED_DELETED
+            {
                 "Warning".to_string()
             } else {
                 "Normal".to_string()
-            }),
-            first_timestamp: Some(Time(now)),
-            last_timestamp: Some(Time(now)),
-            count: Some(1),
-            source: Some(EventSource {
-                component: Some(keys::FIELD_MANAGER.to_string()),
-                host: Some(host.clone()),
-            }),
-            reporting_component: Some(keys::FIELD_MANAGER.to_string()),
-            reporting_instance: Some(host.clone()),
-            ..Event::default()
-        };
-        if let Err(e) = api.create(&PostParams::default(), &event).await {
-            let err = live.error(e, "create", "events", Some(&plan.namespace));
-            notes.push(format!(
-                "the Event {} on {} could not be recorded: {err}",
-                ev.reason, patch.name
-            ));
-        }
+            },
+        ),
+        first_timestamp: Some(Time(now)),
+        last_timestamp: Some(Time(now)),
+        count: Some(1),
+        source: Some(EventSource {
+            component: Some(keys::FIELD_MANAGER.to_string()),
+            host: Some(host.clone()),
+        }),
+        reporting_component: Some(keys::FIELD_MANAGER.to_string()),
+        reporting_instance: Some(host),
+        ..Event::default()
+    };
+    if let Err(e) = api.create(&PostParams::default(), &event).await {
+        let err = live.error(e, "create", "events", Some(namespace));
+        notes.push(format!(
+            "the Event {} on {} could not be recorded: {err}",
+            ev.reason, ev.node
+        ));
     }
 }
 
@@ -662,6 +821,7 @@ mod tests {
             revision: None,
             other_holders: vec![],
             kept_holders: vec![],
+            pod_delete: None,
         }
     }
 

@@ -382,6 +382,10 @@ mod tests {
             kind: EvidenceKind::SupersededPod,
             message: "pod valkey-cache-1-1-0 on revision old, not Ready for 5m".into(),
         });
+        superseded.facts.pod_superseded_not_ready = true;
+        // The predicate without the evidence's two minutes: still offered.
+        let mut just_trapped = node(&cluster, "cache-1-1").clone();
+        just_trapped.facts.pod_superseded_not_ready = true;
         let mut p2 = cluster.clone();
         p2.protocol = Protocol::P2;
         let mut blocking = node(&cluster, "cache-0-1").clone();
@@ -409,9 +413,23 @@ mod tests {
                     "even after the template is reverted",
                     "kubernetes#67250",
                     "valkey-operator#408",
-                    "kubectl delete pod valkey-cache-1-1-0 -n prod",
+                    "kubectl valkey-roll replace-pod cache-1-1 -n prod --reason \"...\"",
                 ],
+                &["kubectl delete pod"],
+            ),
+            (
+                "the predicate holds: replace-pod is offered",
+                &cluster,
+                just_trapped,
+                &["kubectl valkey-roll replace-pod cache-1-1 -n prod --reason"],
                 &[],
+            ),
+            (
+                "the predicate does not hold: no replace-pod",
+                &cluster,
+                node(&cluster, "cache-1-1").clone(),
+                &[],
+                &["replace-pod"],
             ),
             (
                 "P2 has no revoke",

@@ -406,16 +406,17 @@ impl NodeView<'_> {
         let name = &n.name;
         let p2 = self.cluster.protocol == Protocol::P2;
         let mut steps = Vec::new();
-        if self.has(EvidenceKind::SupersededPod) {
-            let delete = CommandLine::new("kubectl delete pod");
-            let delete = match n.pod.as_deref() {
-                Some(pod) => delete.arg(pod),
-                None => delete.switch("POD"),
-            };
+        // Exactly the predicate replace-pod plans on (PR #410's): not Ready,
+        // and on a revision other than the StatefulSet's update revision.
+        if n.facts.pod_superseded_not_ready {
+            let pod = n.pod.as_deref().unwrap_or("<pod>");
             steps.push(format!(
-                "Delete the superseded pod so the StatefulSet replaces it on its current \
-                 revision: `{}`. Reverting the template alone does not help.",
-                delete.opt("-n", ns)
+                "Replace the superseded pod {pod} so the StatefulSet recreates it on its \
+                 current revision: `{}`. Reverting the template alone does not help.",
+                CommandLine::new("kubectl valkey-roll replace-pod")
+                    .arg(name)
+                    .opt("-n", ns)
+                    .opt("--reason", "...")
             ));
         }
         let pod_hint = |steps: &mut Vec<String>| {

@@ -18,6 +18,7 @@
 mod lookup;
 mod patch;
 mod refusal;
+mod replace;
 mod rules;
 mod undo;
 
@@ -27,6 +28,7 @@ mod tests;
 pub use lookup::nearest;
 pub use patch::{EventPlan, NodePatch, PatchEffect};
 pub use refusal::{HolderInfo, Refusal, Warning};
+pub use replace::PodDelete;
 pub use undo::undo_of;
 
 use crate::cli::DryRun;
@@ -42,11 +44,12 @@ use std::fmt;
 
 /// What a person asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Action {
     Grant,
     Revoke,
     Force,
+    ReplacePod,
 }
 
 impl Action {
@@ -55,6 +58,7 @@ impl Action {
             Action::Grant => "grant",
             Action::Revoke => "revoke",
             Action::Force => "force",
+            Action::ReplacePod => "replace-pod",
         }
     }
 }
@@ -163,6 +167,9 @@ pub struct Plan {
     /// Holders that keep their permit (force without --takeover): the check
     /// after the write does not count them.
     pub kept_holders: Vec<String>,
+    /// replace-pod: the pod to delete, with the preconditions it was
+    /// decided on.
+    pub pod_delete: Option<PodDelete>,
 }
 
 impl Plan {
@@ -186,6 +193,7 @@ impl Plan {
         self.events.clear();
         self.undo = None;
         self.confirmation = None;
+        self.pod_delete = None;
     }
 
     /// What must stay equal between two plans of one command for the later
@@ -217,6 +225,11 @@ impl Plan {
                 "{} {} now needs confirmation: {question}",
                 self.action, self.node
             ));
+        }
+        // replace-pod deletes one pod: another pod (a new UID) or the same
+        // pod changed is not what was shown.
+        if self.action == Action::ReplacePod {
+            return replace::changed(self.pod_delete.as_ref(), before.pod_delete.as_ref());
         }
         // A revoke acts on its node alone: other holders do not change it.
         if self.action == Action::Revoke {
@@ -284,10 +297,23 @@ pub fn plan(
         revision: None,
         other_holders: Vec::new(),
         kept_holders: Vec::new(),
+        pod_delete: None,
     };
     if let Some((cluster, _)) = found {
         // What the nodes say, until the request's protocol is resolved.
         plan.protocol = cluster.protocol;
+    }
+    // The pod's state decides replace-pod, not permits or the protocol.
+    if request.action == Action::ReplacePod {
+        let pod = crate::classify::node_pod(snapshot, &request.namespace, &request.node);
+        replace::plan_replace(
+            &mut plan,
+            pod.as_ref(),
+            node_obj.metadata.uid.clone(),
+            request,
+            actor,
+        );
+        return Ok(plan);
     }
     let Some((cluster, node)) = found.filter(|(_, n)| n.facts.cluster_owned) else {
         plan.refuse(Refusal::Standalone {
@@ -350,6 +376,8 @@ pub fn plan(
         (_, Action::Grant) => grant_p1(&ctx, &mut plan),
         (_, Action::Revoke) => revoke_p1(&ctx, &mut plan),
         (_, Action::Force) => force_p1(&ctx, &mut plan),
+        // Planned above, before the protocol.
+        (_, Action::ReplacePod) => {}
     }
     Ok(plan)
 }

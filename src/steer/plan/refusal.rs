@@ -107,6 +107,29 @@ pub enum Refusal {
     Changed { what: String },
     /// A second conflict on the same write.
     ConflictAgain { node: String },
+    /// replace-pod: the node has no pod.
+    NoPod { node: String },
+    /// replace-pod: the node runs as a Deployment.
+    DeploymentBacked { node: String, workload: String },
+    /// replace-pod: the pod is Ready.
+    PodReady { node: String, pod: String },
+    /// replace-pod: the pod runs the StatefulSet's update revision.
+    PodOnUpdateRevision {
+        node: String,
+        pod: String,
+        revision: String,
+    },
+    /// replace-pod: the pod is already being deleted.
+    PodBeingDeleted { node: String, pod: String },
+    /// replace-pod: the revisions (or the pod's identity) cannot be read.
+    PodRevisionUnknown {
+        node: String,
+        pod: String,
+        missing: String,
+    },
+    /// replace-pod: the delete's precondition failed (the pod changed or
+    /// was replaced after it was read).
+    PodChanged { pod: String, what: String },
 }
 
 impl fmt::Display for Refusal {
@@ -241,6 +264,38 @@ impl fmt::Display for Refusal {
             Refusal::ConflictAgain { node } => write!(
                 f,
                 "{node} changed again while it was being written (a second conflict); run the command again"
+            ),
+            Refusal::NoPod { node } => write!(
+                f,
+                "{node} has no pod: nothing to replace (its workload creates one itself)"
+            ),
+            Refusal::DeploymentBacked { node, workload } => write!(
+                f,
+                "{node} runs as Deployment {workload}: a Deployment replaces its pods itself, so there is no OrderedReady trap to undo"
+            ),
+            Refusal::PodReady { node, pod } => write!(
+                f,
+                "{node}'s pod {pod} is Ready: a Ready pod is never deleted (its StatefulSet replaces it when its turn comes)"
+            ),
+            Refusal::PodOnUpdateRevision {
+                node,
+                pod,
+                revision,
+            } => write!(
+                f,
+                "{node}'s pod {pod} already runs the StatefulSet's update revision {revision}: replacing it only restarts the same failure; fix the template"
+            ),
+            Refusal::PodBeingDeleted { node, pod } => write!(
+                f,
+                "{node}'s pod {pod} is already being deleted: its StatefulSet recreates it"
+            ),
+            Refusal::PodRevisionUnknown { node, pod, missing } => write!(
+                f,
+                "{node}'s pod {pod} cannot be told superseded ({missing}): nothing is deleted without knowing"
+            ),
+            Refusal::PodChanged { pod, what } => write!(
+                f,
+                "pod {pod} changed after it was read, so the API server refused the delete ({what}); nothing was deleted: run the command again"
             ),
         }
     }

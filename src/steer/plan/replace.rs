@@ -1,0 +1,316 @@
+//! `replace-pod`: delete a node's pod when the OrderedReady trap holds it,
+//! so that its StatefulSet recreates it from its current revision.
+//!
+//! Allowed exactly when the operator's PR #410 predicate holds: the pod is
+//! not Ready and its `controller-revision-hash` differs from the
+//! StatefulSet's `status.updateRevision`. Everything else is a typed
+//! refusal saying why.
+
+use super::{EventPlan, Plan, Request};
+use crate::classify::NodePod;
+use crate::snapshot::keys;
+
+use super::Refusal;
+
+/// The pod delete a plan sends, with the preconditions it was decided on:
+/// the API server deletes nothing when the pod's UID or resourceVersion
+/// moved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodDelete {
+    pub pod: String,
+    pub uid: String,
+    pub resource_version: String,
+    /// The pod's `controller-revision-hash`.
+    pub revision: String,
+    /// The StatefulSet and its `status.updateRevision`.
+    pub stateful_set: String,
+    pub update_revision: String,
+    /// The ValkeyNode's UID, for the Event's involvedObject.
+    pub node_uid: Option<String>,
+}
+
+/// Fills `plan` for `replace-pod` from the node's pod (`None`: the node is
+/// not in the snapshot, which `plan()` has already refused).
+pub(super) fn plan_replace(
+    plan: &mut Plan,
+    found: Option<&NodePod>,
+    node_uid: Option<String>,
+    request: &Request,
+    actor: &str,
+) {
+    match decide(&request.node, found) {
+        Err(refusal) => plan.refuse(refusal),
+        Ok(mut delete) => {
+            delete.node_uid = node_uid;
+            plan.confirmation = Some(confirmation(&request.node, &delete));
+            plan.events.push(EventPlan {
+                node: request.node.clone(),
+                reason: keys::EVENT_MANUAL_SUPERSEDED_DELETED,
+                message: event_message(actor, &delete, request.reason.as_deref()),
+            });
+            plan.pod_delete = Some(delete);
+        }
+    }
+}
+
+/// The delete, or why not.
+pub(super) fn decide(node: &str, found: Option<&NodePod>) -> Result<PodDelete, Refusal> {
+    let node_s = node.to_string();
+    let Some(np) = found else {
+        return Err(Refusal::NoPod { node: node_s });
+    };
+    if np.deployment {
+        return Err(Refusal::DeploymentBacked {
+            node: node_s,
+            workload: np.workload.clone(),
+        });
+    }
+    let Some(pod) = &np.pod else {
+        return Err(Refusal::NoPod { node: node_s });
+    };
+    let pod_name = pod.name.clone();
+    if pod.being_deleted {
+        return Err(Refusal::PodBeingDeleted {
+            node: node_s,
+            pod: pod_name,
+        });
+    }
+    if pod.ready {
+        return Err(Refusal::PodReady {
+            node: node_s,
+            pod: pod_name,
+        });
+    }
+    if !np.workload_found {
+        return Err(Refusal::PodRevisionUnknown {
+            node: node_s,
+            pod: pod_name,
+            missing: format!("StatefulSet {} not found", np.workload),
+        });
+    }
+    let Some(update) = np.update_revision.clone() else {
+        return Err(Refusal::PodRevisionUnknown {
+            node: node_s,
+            pod: pod_name,
+            missing: format!("StatefulSet {} has no status.updateRevision", np.workload),
+        });
+    };
+    let Some(revision) = pod.revision.clone() else {
+        return Err(Refusal::PodRevisionUnknown {
+            node: node_s,
+            pod: pod_name,
+            missing: format!(
+                "pod {} has no {} label",
+                pod.name,
+                keys::LABEL_CONTROLLER_REVISION
+            ),
+        });
+    };
+    if revision == update {
+        return Err(Refusal::PodOnUpdateRevision {
+            node: node_s,
+            pod: pod_name,
+            revision,
+        });
+    }
+    let (Some(uid), Some(rv)) = (pod.uid.clone(), pod.resource_version.clone()) else {
+        return Err(Refusal::PodRevisionUnknown {
+            node: node_s,
+            pod: pod_name,
+            missing: format!(
+                "pod {} has no metadata.uid or metadata.resourceVersion to delete it on",
+                pod.name
+            ),
+        });
+    };
+    Ok(PodDelete {
+        pod: pod_name,
+        uid,
+        resource_version: rv,
+        revision,
+        stateful_set: np.workload.clone(),
+        update_revision: update,
+        node_uid: None,
+    })
+}
+
+fn confirmation(node: &str, d: &PodDelete) -> String {
+    format!(
+        "replace-pod {node} deletes pod {} (revision {}, not Ready); StatefulSet {} recreates it from its current revision ({}). The node's data on an emptyDir volume is lost; persistent volumes stay.",
+        d.pod, d.revision, d.stateful_set, d.update_revision,
+    )
+}
+
+fn event_message(actor: &str, d: &PodDelete, reason: Option<&str>) -> String {
+    let mut m = format!(
+        "{actor} deleted the superseded pod {} (revision {}, not Ready; StatefulSet {} wants {}) by hand (kubectl valkey-roll)",
+        d.pod, d.revision, d.stateful_set, d.update_revision,
+    );
+    match reason {
+        Some(r) => m.push_str(&format!(": {r}")),
+        None => m.push_str("; no reason given"),
+    }
+    m
+}
+
+/// What changed between the pod delete shown and the one planned again.
+pub(super) fn changed(now: Option<&PodDelete>, before: Option<&PodDelete>) -> Option<String> {
+    match (now, before) {
+        (Some(a), Some(b)) if a.uid != b.uid => Some(format!(
+            "pod {} is now another pod (uid {}, was {})",
+            a.pod, a.uid, b.uid
+        )),
+        (Some(a), Some(b))
+            if a.revision != b.revision || a.update_revision != b.update_revision =>
+        {
+            Some(format!(
+                "pod {} now runs {} against update revision {} (was {} against {})",
+                a.pod, a.revision, a.update_revision, b.revision, b.update_revision
+            ))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::PodFacts;
+
+    fn trapped() -> NodePod {
+        NodePod {
+            deployment: false,
+            workload: "valkey-cache-0-1".into(),
+            workload_found: true,
+            update_revision: Some("valkey-cache-0-1-new".into()),
+            pod: Some(PodFacts {
+                name: "valkey-cache-0-1-0".into(),
+                uid: Some("uid-1".into()),
+                resource_version: Some("77".into()),
+                ready: false,
+                being_deleted: false,
+                revision: Some("valkey-cache-0-1-old".into()),
+            }),
+        }
+    }
+
+    fn with(f: impl FnOnce(&mut NodePod)) -> NodePod {
+        let mut n = trapped();
+        f(&mut n);
+        n
+    }
+
+    fn pod(n: &mut NodePod) -> &mut PodFacts {
+        n.pod.as_mut().expect("the test's pod")
+    }
+
+    #[test]
+    fn allowed_only_for_a_superseded_pod_that_is_not_ready() {
+        // (case, the node's pod, refusal text part or None for allowed)
+        let cases: Vec<(&str, Option<NodePod>, Option<&str>)> = vec![
+            ("the trap", Some(trapped()), None),
+            (
+                "on the update revision, crash-looping",
+                Some(with(|n| {
+                    pod(n).revision = Some("valkey-cache-0-1-new".into())
+                })),
+                Some("only restarts the same failure; fix the template"),
+            ),
+            (
+                "Ready",
+                Some(with(|n| pod(n).ready = true)),
+                Some("is Ready: a Ready pod is never deleted"),
+            ),
+            (
+                "Deployment",
+                Some(with(|n| n.deployment = true)),
+                Some("a Deployment replaces its pods itself"),
+            ),
+            ("no pod", Some(with(|n| n.pod = None)), Some("has no pod")),
+            ("node not found", None, Some("has no pod")),
+            (
+                "being deleted",
+                Some(with(|n| pod(n).being_deleted = true)),
+                Some("is already being deleted"),
+            ),
+            (
+                "no update revision",
+                Some(with(|n| n.update_revision = None)),
+                Some("has no status.updateRevision"),
+            ),
+            (
+                "no StatefulSet",
+                Some(with(|n| n.workload_found = false)),
+                Some("StatefulSet valkey-cache-0-1 not found"),
+            ),
+            (
+                "no revision label",
+                Some(with(|n| pod(n).revision = None)),
+                Some("has no controller-revision-hash label"),
+            ),
+            (
+                "no uid",
+                Some(with(|n| pod(n).uid = None)),
+                Some("no metadata.uid"),
+            ),
+        ];
+        for (name, found, want) in cases {
+            let got = decide("cache-0-1", found.as_ref());
+            // The predicate the explain uses agrees with the planner.
+            if let Some(f) = &found {
+                assert_eq!(
+                    f.superseded_not_ready(),
+                    got.is_ok() || f.pod.as_ref().is_some_and(|p| p.uid.is_none()),
+                    "{name}"
+                );
+            }
+            match (got, want) {
+                (Ok(d), None) => {
+                    assert_eq!(d.pod, "valkey-cache-0-1-0", "{name}");
+                    assert_eq!(d.uid, "uid-1", "{name}");
+                    assert_eq!(d.resource_version, "77", "{name}");
+                }
+                (Err(r), Some(part)) => {
+                    let text = r.to_string();
+                    assert!(text.contains(part), "{name}: {text}");
+                    assert!(text.contains("cache-0-1"), "{name}: {text}");
+                }
+                (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_new_uid_or_revision_is_a_change() {
+        let d = decide("cache-0-1", Some(&trapped())).expect("trap");
+        assert_eq!(changed(Some(&d), Some(&d)), None);
+        let mut other = d.clone();
+        other.uid = "uid-2".into();
+        let what = changed(Some(&other), Some(&d)).expect("new uid");
+        assert!(what.contains("uid uid-2, was uid-1"), "{what}");
+        let mut moved = d.clone();
+        moved.update_revision = "valkey-cache-0-1-newer".into();
+        assert!(changed(Some(&moved), Some(&d)).is_some());
+    }
+
+    #[test]
+    fn confirmation_and_event_say_what_happens_and_who() {
+        let d = decide("cache-0-1", Some(&trapped())).expect("trap");
+        let q = confirmation("cache-0-1", &d);
+        for want in [
+            "deletes pod valkey-cache-0-1-0",
+            "recreates it from its current revision",
+            "emptyDir volume is lost",
+            "persistent volumes stay",
+        ] {
+            assert!(q.contains(want), "{want:?} in {q}");
+        }
+        let m = event_message("alice", &d, Some("OrderedReady trap"));
+        assert!(
+            m.starts_with("alice deleted the superseded pod valkey-cache-0-1-0"),
+            "{m}"
+        );
+        assert!(m.ends_with(": OrderedReady trap"), "{m}");
+        assert!(event_message("bob", &d, None).ends_with("; no reason given"));
+    }
+}
