@@ -182,72 +182,80 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
     };
     // Each document goes into the snapshot as it is parsed, and is then
     // dropped: memory holds the objects the plugin reads, not every
-    // document of the stream, and the first bad document ends the read.
-    let mut reader = std::io::Cursor::new(text);
-    let mut snapshot = Snapshot::default();
-    let mut documents = 0usize;
-    let mut expanded = (0usize, 0usize);
-    for document in serde_saphyr::read_with_options::<_, Doc>(&mut reader, yaml_options(text.len()))
-    {
-        let document = document.map_err(|e| {
-            // A text that starts like JSON and is not YAML either is most
-            // likely broken JSON: its error says more.
-            read_error(match &json_error {
-                Some((json, at)) => {
-                    format!("not valid JSON in document {at}: {}", json_words(json))
-                }
-                None => format!(
-                    "not valid YAML in document {}: {}",
-                    documents + 1,
-                    yaml_words(&e)
-                ),
-            })
-        })?;
-        if document.value.is_null() {
-            continue;
-        }
-        documents += 1;
-        // The reader enforces its budget per document; the stream as a
-        // whole is held to the same bounds here, so many documents that
-        // each expand a little cannot add up to a lot.
-        let (bytes, nodes) = weight(&document.value);
-        expanded.0 += bytes;
-        expanded.1 += nodes;
-        if documents > MAX_DOCUMENTS {
-            return Err(read_error(format!(
-                "more than {MAX_DOCUMENTS} documents (---), which no snapshot from kubectl has"
-            )));
-        }
-        if expanded.0 > text.len() + EXPANSION_SCALAR_BYTES
-            || expanded.1 > text.len() / 2 + EXPANSION_NODES
-        {
-            return Err(read_error(format!(
-                "the text expands to too much (aliases repeat their anchor's text), which a snapshot from kubectl never has; at document {documents}"
-            )));
-        }
-        add_document(
-            &mut snapshot,
-            &document,
-            &documents.to_string(),
-            source_name,
-        )?;
+    // document of the stream. serde-saphyr's slice reader (its budget
+    // covers the whole stream, and it is much faster than its streaming
+    // reader) hands the documents to a collection, [`Sink`].
+    SINK_ERROR.with(|e| e.borrow_mut().take());
+    SINK_DOCUMENTS.with(|n| n.set(0));
+    let parsed =
+        serde_saphyr::from_bytes_multiple_with_options::<Doc, Sink>(text, yaml_options(text.len()));
+    // A bad document comes before whatever the parser found later.
+    if let Some(e) = SINK_ERROR.with(|e| e.borrow_mut().take()) {
+        return Err(named(e, source_name));
     }
-    snapshot.normalize();
-    Ok(snapshot)
+    let mut sink = parsed.map_err(|e| {
+        // A text that starts like JSON and is not YAML either is most
+        // likely broken JSON: its error says more.
+        read_error(match &json_error {
+            Some((json, at)) => {
+                format!("not valid JSON in document {at}: {}", json_words(json))
+            }
+            None => format!(
+                "not valid YAML in document {}: {}",
+                SINK_DOCUMENTS.with(std::cell::Cell::get) + 1,
+                yaml_words(&e)
+            ),
+        })
+    })?;
+    sink.snapshot.normalize();
+    Ok(sink.snapshot)
 }
 
-/// The scalar bytes (keys included) and the values a document holds.
-fn weight(value: &Value) -> (usize, usize) {
-    let add = |a: (usize, usize), b: (usize, usize)| (a.0 + b.0, a.1 + b.1);
-    match value {
-        Value::String(s) => (s.len(), 1),
-        Value::Array(items) => items.iter().map(weight).fold((0, 1), add),
-        Value::Object(map) => map
-            .iter()
-            .map(|(k, v)| add(weight(v), (k.len(), 1)))
-            .fold((0, 1), add),
-        _ => (1, 1),
+thread_local! {
+    /// The first bad document of the YAML stream being read on this
+    /// thread (the parser thread of [`parse_snapshot`]): [`Sink`] puts it
+    /// here, where it outlives a parse that then fails further on.
+    static SINK_ERROR: std::cell::RefCell<Option<Error>> = const { std::cell::RefCell::new(None) };
+    /// How many documents [`Sink`] has been handed so far (a syntax error
+    /// is in the next one).
+    static SINK_DOCUMENTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The documents of a YAML stream, each into the snapshot as the parser
+/// hands it over, then dropped. After the first bad one the rest are not
+/// read into the snapshot (the parser still runs to its end or its
+/// budget, both bounded). `Default` is what serde-saphyr asks of a
+/// collection, so the source's name is put into an error afterwards.
+#[derive(Default)]
+struct Sink {
+    snapshot: Snapshot,
+    documents: usize,
+    failed: bool,
+}
+
+impl Extend<Doc> for Sink {
+    fn extend<I: IntoIterator<Item = Doc>>(&mut self, documents: I) {
+        for document in documents {
+            if self.failed || document.value.is_null() {
+                continue;
+            }
+            self.documents += 1;
+            SINK_DOCUMENTS.with(|n| n.set(self.documents));
+            let label = self.documents.to_string();
+            if let Err(e) = add_document(&mut self.snapshot, &document, &label, "") {
+                self.failed = true;
+                SINK_ERROR.with(|slot| *slot.borrow_mut() = Some(e));
+            }
+        }
     }
+}
+
+/// The error with the source's name put in.
+fn named(mut e: Error, source: &str) -> Error {
+    if let Error::Snapshot { source_name, .. } = &mut e {
+        *source_name = source.to_string();
+    }
+    e
 }
 
 enum JsonFailure {
@@ -404,7 +412,6 @@ fn yaml_options(len: usize) -> serde_saphyr::Options {
             max_events: nodes.saturating_mul(2),
             max_nodes: nodes,
             max_documents: MAX_DOCUMENTS,
-            max_reader_input_bytes: Some(MAX_SNAPSHOT_BYTES),
             max_total_scalar_bytes: len + EXPANSION_SCALAR_BYTES,
             max_depth: MAX_DEPTH,
         },
@@ -1386,7 +1393,7 @@ type: Warning
             ("random bytes", b"\xa5\x13\x00".to_vec(), Expect::Read("byte 0xa5 (not UTF-8) at line 1, column 1")),
             ("a cut UTF-8 sequence at the end", b"kind: Pod\n\xe2\x82".to_vec(), Expect::Read("not UTF-8")),
             ("an alias bomb", format!("a: &a \"{}\"\nb: [{}]\n", "x".repeat(64 * 1024), vec!["*a"; 1000].join(", ")).into_bytes(), Expect::Read("aliases repeat their anchor's text")),
-            ("many documents that each expand a little", format!("kind: X\na: &a \"{x}\"\nb: &b \"{x}\"\nc: [{}]\n---\n", ["*a, *b"; 8].join(", "), x = "x".repeat(256 * 1024)).repeat(12).into_bytes(), Expect::Read("at document")),
+            ("many documents that each expand a little", format!("kind: X\na: &a \"{x}\"\nb: &b \"{x}\"\nc: [{}]\n---\n", ["*a, *b"; 8].join(", "), x = "x".repeat(256 * 1024)).repeat(12).into_bytes(), Expect::Read("expand")),
             ("a nested alias bomb", b"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n".to_vec(), Expect::Read("alias")),
             ("duplicate keys", b"kind: Pod\nkind: Pod\n".to_vec(), Expect::Read("duplicate")),
             ("too deep", format!("a: {}1{}\n", "[".repeat(200), "]".repeat(200)).into_bytes(), Expect::Read("")),
