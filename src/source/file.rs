@@ -182,73 +182,80 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
     };
     // Each document goes into the snapshot as it is parsed, and is then
     // dropped: memory holds the objects the plugin reads, not every
-    // document of the stream, and the first bad document ends the read.
-    let mut reader = std::io::Cursor::new(text);
-    let mut snapshot = Snapshot::default();
-    let mut documents = 0usize;
-    let mut expanded = (0usize, 0usize);
-    for document in
-        serde_saphyr::read_with_options::<_, Value>(&mut reader, yaml_options(text.len()))
-    {
-        let document = document.map_err(|e| {
-            // A text that starts like JSON and is not YAML either is most
-            // likely broken JSON: its error says more.
-            read_error(match &json_error {
-                Some((json, at)) => {
-                    format!("not valid JSON in document {at}: {}", json_words(json))
-                }
-                None => format!(
-                    "not valid YAML in document {}: {}",
-                    documents + 1,
-                    yaml_words(&e)
-                ),
-            })
-        })?;
-        if document.is_null() {
-            continue;
-        }
-        documents += 1;
-        // The reader enforces its budget per document; the stream as a
-        // whole is held to the same bounds here, so many documents that
-        // each expand a little cannot add up to a lot.
-        let (bytes, nodes) = weight(&document);
-        expanded.0 += bytes;
-        expanded.1 += nodes;
-        if documents > MAX_DOCUMENTS {
-            return Err(read_error(format!(
-                "more than {MAX_DOCUMENTS} documents (---), which no snapshot from kubectl has"
-            )));
-        }
-        if expanded.0 > text.len() + EXPANSION_SCALAR_BYTES
-            || expanded.1 > text.len() / 2 + EXPANSION_NODES
-        {
-            return Err(read_error(format!(
-                "the text expands to too much (aliases repeat their anchor's text), which a snapshot from kubectl never has; at document {documents}"
-            )));
-        }
-        add_value(
-            &mut snapshot,
-            &document,
-            &documents.to_string(),
-            source_name,
-        )?;
+    // document of the stream. serde-saphyr's slice reader (its budget
+    // covers the whole stream, and it is much faster than its streaming
+    // reader) hands the documents to a collection, [`Sink`].
+    SINK_ERROR.with(|e| e.borrow_mut().take());
+    SINK_DOCUMENTS.with(|n| n.set(0));
+    let parsed =
+        serde_saphyr::from_bytes_multiple_with_options::<Doc, Sink>(text, yaml_options(text.len()));
+    // A bad document comes before whatever the parser found later.
+    if let Some(e) = SINK_ERROR.with(|e| e.borrow_mut().take()) {
+        return Err(named(e, source_name));
     }
-    snapshot.normalize();
-    Ok(snapshot)
+    let mut sink = parsed.map_err(|e| {
+        // A text that starts like JSON and is not YAML either is most
+        // likely broken JSON: its error says more.
+        read_error(match &json_error {
+            Some((json, at)) => {
+                format!("not valid JSON in document {at}: {}", json_words(json))
+            }
+            None => format!(
+                "not valid YAML in document {}: {}",
+                SINK_DOCUMENTS.with(std::cell::Cell::get) + 1,
+                yaml_words(&e)
+            ),
+        })
+    })?;
+    sink.snapshot.normalize();
+    Ok(sink.snapshot)
 }
 
-/// The scalar bytes (keys included) and the values a document holds.
-fn weight(value: &Value) -> (usize, usize) {
-    let add = |a: (usize, usize), b: (usize, usize)| (a.0 + b.0, a.1 + b.1);
-    match value {
-        Value::String(s) => (s.len(), 1),
-        Value::Array(items) => items.iter().map(weight).fold((0, 1), add),
-        Value::Object(map) => map
-            .iter()
-            .map(|(k, v)| add(weight(v), (k.len(), 1)))
-            .fold((0, 1), add),
-        _ => (1, 1),
+thread_local! {
+    /// The first bad document of the YAML stream being read on this
+    /// thread (the parser thread of [`parse_snapshot`]): [`Sink`] puts it
+    /// here, where it outlives a parse that then fails further on.
+    static SINK_ERROR: std::cell::RefCell<Option<Error>> = const { std::cell::RefCell::new(None) };
+    /// How many documents [`Sink`] has been handed so far (a syntax error
+    /// is in the next one).
+    static SINK_DOCUMENTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The documents of a YAML stream, each into the snapshot as the parser
+/// hands it over, then dropped. After the first bad one the rest are not
+/// read into the snapshot (the parser still runs to its end or its
+/// budget, both bounded). `Default` is what serde-saphyr asks of a
+/// collection, so the source's name is put into an error afterwards.
+#[derive(Default)]
+struct Sink {
+    snapshot: Snapshot,
+    documents: usize,
+    failed: bool,
+}
+
+impl Extend<Doc> for Sink {
+    fn extend<I: IntoIterator<Item = Doc>>(&mut self, documents: I) {
+        for document in documents {
+            if self.failed || document.value.is_null() {
+                continue;
+            }
+            self.documents += 1;
+            SINK_DOCUMENTS.with(|n| n.set(self.documents));
+            let label = self.documents.to_string();
+            if let Err(e) = add_document(&mut self.snapshot, &document, &label, "") {
+                self.failed = true;
+                SINK_ERROR.with(|slot| *slot.borrow_mut() = Some(e));
+            }
+        }
     }
+}
+
+/// The error with the source's name put in.
+fn named(mut e: Error, source: &str) -> Error {
+    if let Error::Snapshot { source_name, .. } = &mut e {
+        *source_name = source.to_string();
+    }
+    e
 }
 
 enum JsonFailure {
@@ -262,13 +269,13 @@ enum JsonFailure {
 fn read_json(text: &[u8], source_name: &str) -> std::result::Result<Snapshot, JsonFailure> {
     let mut snapshot = Snapshot::default();
     let mut documents = 0usize;
-    for value in serde_json::Deserializer::from_slice(text).into_iter::<Value>() {
+    for value in serde_json::Deserializer::from_slice(text).into_iter::<Doc>() {
         let value = value.map_err(|e| JsonFailure::Syntax(e, documents + 1))?;
-        if value.is_null() {
+        if value.value.is_null() {
             continue;
         }
         documents += 1;
-        add_value(&mut snapshot, &value, &documents.to_string(), source_name)
+        add_document(&mut snapshot, &value, &documents.to_string(), source_name)
             .map_err(JsonFailure::Document)?;
     }
     snapshot.normalize();
@@ -405,10 +412,239 @@ fn yaml_options(len: usize) -> serde_saphyr::Options {
             max_events: nodes.saturating_mul(2),
             max_nodes: nodes,
             max_documents: MAX_DOCUMENTS,
-            max_reader_input_bytes: Some(MAX_SNAPSHOT_BYTES),
             max_total_scalar_bytes: len + EXPANSION_SCALAR_BYTES,
             max_depth: MAX_DEPTH,
         },
+    }
+}
+
+/// A document as read: its value, where the items of a List that the
+/// plugin ignores (ConfigMaps, Secrets, any kind it does not read) are
+/// left out as they are parsed, so they never become values in memory.
+/// `kept`: for such a List, the original index of each item kept (errors
+/// name `items[i]` as in the file).
+struct Doc {
+    value: Value,
+    kept: Option<Vec<usize>>,
+}
+
+impl<'de> serde::Deserialize<'de> for Doc {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(DocVisitor)
+    }
+}
+
+struct DocVisitor;
+
+/// The scalar and sequence shapes of a document or an item, read as
+/// serde_json reads them; a mapping is the visitor's own business.
+macro_rules! plain_shapes {
+    ($wrap:expr) => {
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::Bool(v)))
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::String(v.to_string())))
+        }
+        fn visit_string<E: serde::de::Error>(
+            self,
+            v: String,
+        ) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::String(v)))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::Null))
+        }
+        fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::Null))
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(
+            self,
+            d: D,
+        ) -> std::result::Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            use serde::Deserialize as _;
+            Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map($wrap)
+        }
+    };
+}
+
+impl<'de> serde::de::Visitor<'de> for DocVisitor {
+    type Value = Doc;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a YAML or JSON document")
+    }
+
+    plain_shapes!(|value| Doc { value, kept: None });
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Doc, A::Error> {
+        let mut out = serde_json::Map::new();
+        let mut kept = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "items" {
+                match map.next_value::<Items>()? {
+                    Items::Seq(values, indices) => {
+                        out.insert(key, Value::Array(values));
+                        kept = Some(indices);
+                    }
+                    Items::Other(value) => {
+                        out.insert(key, value);
+                    }
+                }
+            } else {
+                out.insert(key, map.next_value::<Value>()?);
+            }
+        }
+        Ok(Doc {
+            value: Value::Object(out),
+            kept,
+        })
+    }
+}
+
+/// A List's `items`: the items kept (with their indices), or whatever
+/// else the field holds (for the error that it is not a sequence).
+enum Items {
+    Seq(Vec<Value>, Vec<usize>),
+    Other(Value),
+}
+
+impl<'de> serde::Deserialize<'de> for Items {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct ItemsVisitor;
+        impl<'de> serde::de::Visitor<'de> for ItemsVisitor {
+            type Value = Items;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a sequence of objects")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Items, A::Error> {
+                let mut values = Vec::new();
+                let mut indices = Vec::new();
+                let mut index = 0usize;
+                while let Some(item) = seq.next_element::<Item>()? {
+                    if let Item::Keep(value) = item {
+                        values.push(value);
+                        indices.push(index);
+                    }
+                    index += 1;
+                }
+                Ok(Items::Seq(values, indices))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<Items, A::Error> {
+                use serde::Deserialize as _;
+                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(Items::Other)
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Items, E> {
+                Ok(Items::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Items, E> {
+                Ok(Items::Other(Value::from(v)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Items, E> {
+                Ok(Items::Other(Value::from(v)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Items, E> {
+                Ok(Items::Other(Value::from(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Items, E> {
+                Ok(Items::Other(Value::String(v.to_string())))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Items, E> {
+                Ok(Items::Other(Value::Null))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Items, E> {
+                Ok(Items::Other(Value::Null))
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> std::result::Result<Items, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+        d.deserialize_any(ItemsVisitor)
+    }
+}
+
+/// One item of a List: kept as a value, or skipped while it is parsed
+/// when its first two keys say it is a kind the plugin ignores (kubectl
+/// writes `apiVersion` and `kind` first). An item whose first keys are
+/// others is kept whole and judged later, as before.
+enum Item {
+    Keep(Value),
+    Skip,
+}
+
+impl<'de> serde::Deserialize<'de> for Item {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(ItemVisitor)
+    }
+}
+
+struct ItemVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ItemVisitor {
+    type Value = Item;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a Kubernetes object")
+    }
+
+    plain_shapes!(Item::Keep);
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Item, A::Error> {
+        let mut out = serde_json::Map::new();
+        let mut decided = false;
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value::<Value>()?;
+            out.insert(key, value);
+            if decided {
+                continue;
+            }
+            let text = |k: &str| out.get(k).and_then(Value::as_str);
+            if let (Some(api_version), Some(kind)) = (text("apiVersion"), text("kind")) {
+                let listed = kind == "List" || kind.ends_with("List");
+                if !listed && matches!(known_kind(api_version, kind), Ok(None)) {
+                    while map
+                        .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                        .is_some()
+                    {}
+                    return Ok(Item::Skip);
+                }
+                decided = true;
+            } else if out.len() >= 2 {
+                decided = true;
+            }
+        }
+        Ok(Item::Keep(Value::Object(out)))
     }
 }
 
@@ -501,6 +737,30 @@ pub(crate) fn add_value(
     doc: &str,
     source_name: &str,
 ) -> Result<()> {
+    add_value_at(snapshot, value, doc, source_name, None)
+}
+
+/// A document as read by [`Doc`]: a List whose ignored items were left
+/// out names the others by their index in the file.
+fn add_document(snapshot: &mut Snapshot, doc: &Doc, label: &str, source_name: &str) -> Result<()> {
+    add_value_at(
+        snapshot,
+        &doc.value,
+        label,
+        source_name,
+        doc.kept.as_deref(),
+    )
+}
+
+/// [`add_value`]; `kept`: the file's index of each item of a List whose
+/// ignored items were left out while it was read.
+fn add_value_at(
+    snapshot: &mut Snapshot,
+    value: &Value,
+    doc: &str,
+    source_name: &str,
+    kept: Option<&[usize]>,
+) -> Result<()> {
     let error = |object: String, field: &str, problem: String| Error::Snapshot {
         source_name: source_name.to_string(),
         doc: doc.to_string(),
@@ -544,7 +804,7 @@ pub(crate) fn add_value(
     };
 
     if kind == "List" || (kind.ends_with("List") && map.contains_key("items")) {
-        return add_list(snapshot, value, kind, api_version, doc, source_name);
+        return add_list(snapshot, value, kind, api_version, doc, source_name, kept);
     }
 
     let known = known_kind(api_version, kind)
@@ -620,6 +880,7 @@ fn add_list(
     api_version: &str,
     doc: &str,
     source_name: &str,
+    kept: Option<&[usize]>,
 ) -> Result<()> {
     let items = match value.get("items") {
         None | Some(Value::Null) => return Ok(()),
@@ -635,7 +896,8 @@ fn add_list(
         }
     };
     let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty());
-    for (index, item) in items.iter().enumerate() {
+    for (at, item) in items.iter().enumerate() {
+        let index = kept.and_then(|k| k.get(at).copied()).unwrap_or(at);
         let label = format!("{doc}/items[{index}]");
         // An empty document is nothing, but a null item of a List is a
         // broken List: say so rather than drop an object silently.
@@ -1134,7 +1396,7 @@ type: Warning
             ("random bytes", b"\xa5\x13\x00".to_vec(), Expect::Read("byte 0xa5 (not UTF-8) at line 1, column 1")),
             ("a cut UTF-8 sequence at the end", b"kind: Pod\n\xe2\x82".to_vec(), Expect::Read("not UTF-8")),
             ("an alias bomb", format!("a: &a \"{}\"\nb: [{}]\n", "x".repeat(64 * 1024), vec!["*a"; 1000].join(", ")).into_bytes(), Expect::Read("aliases repeat their anchor's text")),
-            ("many documents that each expand a little", format!("kind: X\na: &a \"{x}\"\nb: &b \"{x}\"\nc: [{}]\n---\n", ["*a, *b"; 8].join(", "), x = "x".repeat(256 * 1024)).repeat(12).into_bytes(), Expect::Read("at document")),
+            ("many documents that each expand a little", format!("kind: X\na: &a \"{x}\"\nb: &b \"{x}\"\nc: [{}]\n---\n", ["*a, *b"; 8].join(", "), x = "x".repeat(256 * 1024)).repeat(12).into_bytes(), Expect::Read("expand")),
             ("a nested alias bomb", b"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n".to_vec(), Expect::Read("alias")),
             ("duplicate keys", b"kind: Pod\nkind: Pod\n".to_vec(), Expect::Read("duplicate")),
             ("too deep", format!("a: {}1{}\n", "[".repeat(200), "]".repeat(200)).into_bytes(), Expect::Read("")),
@@ -1534,5 +1796,69 @@ mod depth_and_words {
                 assert!(!err.contains(jargon), "{name}: {jargon:?} in {err}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod ignored_items {
+    use super::*;
+
+    /// A List of many kinds: the items of kinds the plugin ignores are left
+    /// out while they are read, the others read as before, and an error
+    /// names the item by its index in the file.
+    #[test]
+    fn ignored_items_are_dropped_and_the_others_keep_their_index() {
+        let item = |kind: &str, api: &str, name: &str| {
+            format!(
+                "- apiVersion: {api}\n  kind: {kind}\n  metadata: {{name: {name}, namespace: prod}}\n"
+            )
+        };
+        let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+        for i in 0..5 {
+            text.push_str(&item("ConfigMap", "v1", &format!("cm-{i}")));
+        }
+        text.push_str(&item("Pod", "v1", "valkey-cache-0-0-0"));
+        text.push_str(&item("Secret", "v1", "s"));
+        // Keys in another order: kept whole, judged as before.
+        text.push_str("- metadata: {name: late, namespace: prod}\n  kind: Pod\n  apiVersion: v1\n");
+        for json in [false, true] {
+            let input = if json {
+                let value: Value = serde_saphyr::from_str(&text).expect("yaml");
+                serde_json::to_vec(&value).expect("json")
+            } else {
+                text.clone().into_bytes()
+            };
+            let s = parse_snapshot(&input, "list").expect("reads");
+            let pods: Vec<&str> = s
+                .pods
+                .iter()
+                .filter_map(|p| p.metadata.name.as_deref())
+                .collect();
+            assert_eq!(pods.len(), 2, "json {json}: {pods:?}");
+            // An error in an item after skipped ones names its own index.
+            let broken = format!(
+                "{text}- apiVersion: v1\n  kind: Pod\n  metadata: {{name: bad, namespace: prod}}\n  status: {{phase: [x]}}\n"
+            );
+            let input = if json {
+                let value: Value = serde_saphyr::from_str(&broken).expect("yaml");
+                serde_json::to_vec(&value).expect("json")
+            } else {
+                broken.into_bytes()
+            };
+            let err = parse_snapshot(&input, "list").expect_err("broken");
+            assert!(
+                err.to_string()
+                    .contains("document 1/items[8] (Pod prod/bad)"),
+                "json {json}: {err}"
+            );
+        }
+        // What is dropped is not kept: a tiny Doc for a List of ignored kinds.
+        let mut many = String::from("apiVersion: v1\nkind: List\nitems:\n");
+        for i in 0..1000 {
+            many.push_str(&item("ConfigMap", "v1", &format!("cm-{i}")));
+        }
+        let doc: Doc = serde_saphyr::from_str(&many).expect("doc");
+        assert_eq!(doc.value["items"], Value::Array(vec![]));
+        assert_eq!(doc.kept.as_deref(), Some(&[][..]));
     }
 }
