@@ -191,12 +191,9 @@ fn the_generator_reaches_every_state_and_verdict() {
 /// roll whose newest sign of progress is an event series observed 60.5 s
 /// ago, with a stall threshold of 60 s, is `Stalled` while its document
 /// says `quietForSeconds: 60`: a script that applies the table to the
-/// document ("quiet for over T") gets `Waiting`. Fix in the classifier
-/// (src/classify/verdict.rs compares `quiet > threshold` on a
-/// SignedDuration): compare the whole seconds it reports, or report them
-/// rounded up. Un-ignore once fixed.
+/// document ("quiet for over T") gets `Waiting`. The classifier now
+/// compares the whole seconds it reports (classify::text::over).
 #[test]
-#[ignore = "classifier finding for the lead: Stalled on 60.5 s quiet while quietForSeconds says 60 (src/classify is not this branch's)"]
 fn a_fraction_of_a_second_does_not_make_a_roll_stalled() {
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyCluster",
@@ -234,7 +231,6 @@ fn a_fraction_of_a_second_does_not_make_a_roll_stalled() {
 /// roll is unfinished only by the ValkeyCluster's word (Ready=False for its
 /// generation), every node Converged, no front.
 #[test]
-#[ignore = "classifier finding for the lead: Stalled on 60.5 s quiet while quietForSeconds says 60 (src/classify is not this branch's)"]
 fn a_fraction_of_a_second_does_not_make_a_roll_stalled_by_the_clusters_word() {
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyCluster",

@@ -5,7 +5,7 @@ use super::evidence::{Finding, failure_evidence};
 use super::grant_time::{Grant, grant_time};
 use super::index::Index;
 use super::node::NodeView;
-use super::text::{human, since};
+use super::text::{self, human, since};
 use super::walk::Place;
 use crate::report::{Evidence, EvidenceKind, NodeState, Protocol};
 use crate::snapshot::keys;
@@ -192,7 +192,7 @@ pub(crate) fn judge<'a>(
         && asks
         && permit.is_some_and(|p| p != "*" && asked_for.is_some_and(|a| a != p) && lrh != Some(p));
 
-    let over = |d: Option<SignedDuration>| d.is_some_and(|d| d > threshold);
+    let over = |d: Option<SignedDuration>| d.is_some_and(|d| text::over(d, threshold));
     if holder {
         let complete_for = j.complete_since.map(|t| since(now, t));
         if !j.complete && over(j.hold) {

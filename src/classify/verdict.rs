@@ -83,7 +83,7 @@ pub(crate) fn verdict(
             if front.is_some_and(|f| f.state == NodeState::Blocking && !f.findings.is_empty()) {
                 Verdict::Jammed
             } else if unfinished {
-                if quiet.is_some_and(|q| q > threshold) {
+                if quiet.is_some_and(|q| super::text::over(q, threshold)) {
                     Verdict::Stalled
                 } else {
                     Verdict::Waiting
