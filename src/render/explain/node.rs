@@ -416,7 +416,7 @@ impl NodeView<'_> {
                 CommandLine::new("kubectl valkey-roll replace-pod")
                     .arg(name)
                     .opt("-n", ns)
-                    .opt("--reason", "...")
+                    .switch("--reason \"...\"")
             ));
         }
         let pod_hint = |steps: &mut Vec<String>| {
