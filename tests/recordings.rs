@@ -19,25 +19,15 @@
 //! The recordings are read at run time from `../shared/recordings` (or
 //! `VALKEY_ROLL_RECORDINGS`); they are never copied into this repository.
 
+mod recorded;
+
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-
-fn recordings() -> PathBuf {
-    let dir = std::env::var_os("VALKEY_ROLL_RECORDINGS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/recordings"));
-    assert!(
-        dir.join("README.md").is_file(),
-        "the recordings are not at {} (they live in ../shared beside the checkout; set VALKEY_ROLL_RECORDINGS)",
-        dir.display()
-    );
-    dir
-}
 
 /// The scenarios: every folder with an expected.json.
 fn scenarios(root: &Path) -> Vec<PathBuf> {
@@ -48,15 +38,6 @@ fn scenarios(root: &Path) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
-}
-
-fn gunzip(path: &Path) -> Vec<u8> {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_end(&mut out)
-        .unwrap_or_else(|e| panic!("gunzip {}: {e}", path.display()));
-    out
 }
 
 /// `status -f - --now NOW -o json` on the bytes: the first cluster's report
@@ -123,7 +104,7 @@ fn true_done(truth: &str) -> Option<u64> {
 
 #[test]
 fn every_recorded_moment_reads_true() {
-    let root = recordings();
+    let root = recorded::root();
     let mut failures = Vec::new();
     let mut checked = 0;
     let dirs = scenarios(&root);
@@ -152,7 +133,7 @@ fn every_recorded_moment_reads_true() {
         for (file, truth) in moments {
             let now = truth["now"].as_str().expect("now");
             let words = truth["truth"].as_str().unwrap_or("");
-            let report = status(&gunzip(&dir.join(file)), now);
+            let report = status(&recorded::gunzip(&dir.join(file)), now);
             let mut fail =
                 |what: String| failures.push(format!("{scenario}/{file} @ {now}: {what}"));
             let want_holders = names(&truth["holders"]);

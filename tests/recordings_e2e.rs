@@ -12,14 +12,14 @@
 //! moment offline.
 
 mod harness;
+mod recorded;
 
 use harness::plugin::Ran;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
@@ -35,25 +35,8 @@ const SAMPLE: [(&str, &str); 4] = [
     ("c-builder", "writes/w-00043.json.gz"),
 ];
 
-fn recordings() -> PathBuf {
-    let dir = std::env::var_os("VALKEY_ROLL_RECORDINGS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/recordings"));
-    assert!(
-        dir.join("README.md").is_file(),
-        "the recordings are not at {} (they live in ../shared beside the checkout; set VALKEY_ROLL_RECORDINGS)",
-        dir.display()
-    );
-    dir
-}
-
 fn read_list(path: &Path) -> Value {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
-    let mut text = Vec::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_end(&mut text)
-        .unwrap_or_else(|e| panic!("gunzip {}: {e}", path.display()));
-    serde_json::from_slice(&text).expect("a recorded List is JSON")
+    serde_json::from_slice(&recorded::gunzip(path)).expect("a recorded List is JSON")
 }
 
 fn resource(api_version: &str, kind: &str) -> ApiResource {
@@ -184,7 +167,7 @@ fn names(v: &Value) -> BTreeSet<String> {
 
 #[tokio::test]
 async fn recorded_moments_read_the_same_live_and_offline() {
-    let root = recordings();
+    let root = recorded::root();
     let s = harness::server();
     let client = s.client().await;
     let kubeconfig = s.kubeconfig().display().to_string();
