@@ -229,18 +229,10 @@ fn check_named_entries(kubeconfig: &Kubeconfig, options: &KubeConfigOptions) -> 
     // The context's own entries must exist too, as kubectl checks: kube
     // would go on without credentials and the server would answer as
     // `system:anonymous`, which names nothing the person can fix.
-    let context_name = options
-        .context
-        .as_ref()
-        .or(kubeconfig.current_context.as_ref());
-    let context = context_name.and_then(|name| {
-        kubeconfig
-            .contexts
-            .iter()
-            .find(|c| &c.name == name)
-            .and_then(|c| c.context.as_ref())
-    });
-    if let (Some(name), Some(context)) = (context_name, context) {
+    if let (Some(name), Some(context)) = (
+        context_name(kubeconfig, options),
+        chosen_context(kubeconfig, options),
+    ) {
         if options.user.is_none()
             && let Some(user) = context.user.as_deref().filter(|u| !u.is_empty())
             && !kubeconfig.auth_infos.iter().any(|a| a.name == user)
@@ -265,23 +257,35 @@ fn check_named_entries(kubeconfig: &Kubeconfig, options: &KubeConfigOptions) -> 
     Ok(())
 }
 
+/// The name of the context the connection uses: `--context`, else the
+/// kubeconfig's current one.
+fn context_name<'k>(kubeconfig: &'k Kubeconfig, options: &'k KubeConfigOptions) -> Option<&'k str> {
+    options
+        .context
+        .as_deref()
+        .or(kubeconfig.current_context.as_deref())
+}
+
+/// That context's entry (its cluster and user), when the kubeconfig has it.
+fn chosen_context<'k>(
+    kubeconfig: &'k Kubeconfig,
+    options: &'k KubeConfigOptions,
+) -> Option<&'k kube::config::Context> {
+    let name = context_name(kubeconfig, options)?;
+    kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == name)?
+        .context
+        .as_ref()
+}
+
 /// The kubeconfig's cluster entry for the chosen context (or `--cluster`).
 fn kubeconfig_cluster(kubeconfig: &Kubeconfig, options: &KubeConfigOptions) -> Option<String> {
     if let Some(cluster) = &options.cluster {
         return Some(cluster.clone());
     }
-    let context = options
-        .context
-        .as_ref()
-        .or(kubeconfig.current_context.as_ref())?;
-    kubeconfig
-        .contexts
-        .iter()
-        .find(|c| &c.name == context)?
-        .context
-        .as_ref()
-        .map(|c| c.cluster.clone())
-        .filter(|c| !c.is_empty())
+    Some(chosen_context(kubeconfig, options)?.cluster.clone()).filter(|c| !c.is_empty())
 }
 
 /// The kubeconfig's user name for the chosen context (or `--user`).
@@ -292,16 +296,7 @@ pub(crate) fn kubeconfig_user(
     if let Some(user) = &options.user {
         return Some(user.clone());
     }
-    let context = options
-        .context
-        .as_ref()
-        .or(kubeconfig.current_context.as_ref())?;
-    kubeconfig
-        .contexts
-        .iter()
-        .find(|c| &c.name == context)?
-        .context
-        .as_ref()?
+    chosen_context(kubeconfig, options)?
         .user
         .clone()
         .filter(|u| !u.is_empty())
@@ -333,11 +328,9 @@ async fn client_config_with_cluster(
                 Error::Kubeconfig { problem } => in_files(source, problem),
                 other => other,
             })?;
-            context = options
-                .context
-                .clone()
-                .or_else(|| kubeconfig.current_context.clone())
-                .filter(|c| !c.is_empty());
+            context = context_name(&kubeconfig, &options)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string);
             let user = kubeconfig_user(&kubeconfig, &options);
             let cluster = kubeconfig_cluster(&kubeconfig, &options);
             let config = Config::from_custom_kubeconfig(kubeconfig, &options)
