@@ -72,14 +72,6 @@ fn status(list: &[u8], now: &str) -> Option<Value> {
         .cloned()
 }
 
-fn names(v: &Value) -> BTreeSet<String> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n.as_str().map(str::to_string))
-        .collect()
-}
-
 /// The names in `truth` after `label` up to the next `;` (`-` or `none`: none).
 fn listed(truth: &str, label: &str) -> BTreeSet<String> {
     let Some(rest) = truth.split(label).nth(1) else {
@@ -136,7 +128,7 @@ fn every_recorded_moment_reads_true() {
             let report = status(&recorded::gunzip(&dir.join(file)), now);
             let mut fail =
                 |what: String| failures.push(format!("{scenario}/{file} @ {now}: {what}"));
-            let want_holders = names(&truth["holders"]);
+            let want_holders = recorded::names(&truth["holders"]);
             let Some(c) = report else {
                 if !want_holders.is_empty() {
                     fail(format!(
@@ -156,7 +148,7 @@ fn every_recorded_moment_reads_true() {
                     .unwrap_or("(absent)")
                     .to_string()
             };
-            let holders = names(&c["holders"]);
+            let holders = recorded::names(&c["holders"]);
             if holders != want_holders {
                 fail(format!(
                     "holders {holders:?}, truly in flight {want_holders:?}"
@@ -174,7 +166,7 @@ fn every_recorded_moment_reads_true() {
                 {
                     fail(format!("done {}, truly {done}", c["done"]));
                 }
-                for n in names(&truth["stillToAdvance"]) {
+                for n in recorded::names(&truth["stillToAdvance"]) {
                     if scenario.contains("spec") && state_of(&n) != "Waiting" {
                         fail(format!(
                             "{n} is still to be advanced but reads {}",

@@ -18,7 +18,6 @@ use harness::plugin::Ran;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -157,14 +156,6 @@ fn plugin(args: &[&str]) -> Ran {
     )
 }
 
-fn names(v: &Value) -> BTreeSet<String> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n.as_str().map(str::to_string))
-        .collect()
-}
-
 #[tokio::test]
 async fn recorded_moments_read_the_same_live_and_offline() {
     let root = recorded::root();
@@ -205,8 +196,8 @@ async fn recorded_moments_read_the_same_live_and_offline() {
 
         let c = &live["clusters"][0];
         assert_eq!(
-            names(&c["holders"]),
-            names(&truth["holders"]),
+            recorded::names(&c["holders"]),
+            recorded::names(&truth["holders"]),
             "{scenario}/{file}: holders ({})",
             c["reason"]
         );
@@ -215,7 +206,7 @@ async fn recorded_moments_read_the_same_live_and_offline() {
             "{scenario}/{file}: {}",
             c["reason"]
         );
-        for n in names(&truth["stillToAdvance"]) {
+        for n in recorded::names(&truth["stillToAdvance"]) {
             let state = c["nodes"]
                 .as_array()
                 .into_iter()

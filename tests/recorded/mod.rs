@@ -3,6 +3,8 @@
 //! tests/recordings.rs and tests/recordings_e2e.rs: never copied into this
 //! repository.
 
+use serde_json::Value;
+use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -27,4 +29,13 @@ pub fn gunzip(path: &Path) -> Vec<u8> {
         .read_to_end(&mut out)
         .unwrap_or_else(|e| panic!("gunzip {}: {e}", path.display()));
     out
+}
+
+/// The names in a JSON array of strings (`holders`, `stillToAdvance`).
+pub fn names(v: &Value) -> BTreeSet<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str().map(str::to_string))
+        .collect()
 }
