@@ -204,11 +204,14 @@ fn classify_cluster(
         failover.as_deref(),
         protocol,
     );
-    let done = roll::done(index, cluster, protocol, unfinished, &judged);
+    // The current roll's start, told once: progress, the estimate and the
+    // history all count from it.
+    let started = roll::start(index, cluster, protocol, &judged);
+    let done = roll::done(index, started, unfinished, &judged);
     // An estimate only while the roll moves, or waits with nothing broken.
     let wants_estimate = matches!(verdict, Verdict::Rolling | Verdict::Waiting)
         || (verdict == Verdict::Stalled && blocking == 0);
-    let estimate = wants_estimate.then(|| roll::estimate(index, cluster, protocol, &judged, now));
+    let estimate = wants_estimate.then(|| roll::estimate(index, started, &judged, now));
 
     let mut queue = 0;
     let node_reports = judged
@@ -246,7 +249,7 @@ fn classify_cluster(
         cluster_found: cluster.is_some(),
         unfinished_by_cluster: unfinished && front.is_none(),
         walk_by_primary: rolling,
-        history: roll::history(index, namespace, name, cluster, protocol, &judged),
+        history: roll::history(index, namespace, name, protocol, started, &judged),
     }
 }
 

@@ -163,8 +163,7 @@ pub(crate) fn start(
 /// nodes advanced in the current roll, and `?` when its start is not told.
 pub(crate) fn done(
     index: &Index<'_>,
-    cluster: Option<&ValkeyCluster>,
-    protocol: Protocol,
+    started: Option<Timestamp>,
     unfinished: bool,
     nodes: &[Judged<'_>],
 ) -> Option<usize> {
@@ -172,7 +171,7 @@ pub(crate) fn done(
     if !unfinished {
         return Some(nodes.iter().filter(converged).count());
     }
-    let since = start(index, cluster, protocol, nodes)?;
+    let since = started?;
     let since = since.checked_sub(SAME_ROLL).unwrap_or(since);
     Some(
         nodes
@@ -242,12 +241,11 @@ fn median(mut d: Vec<SignedDuration>) -> Option<SignedDuration> {
 /// node's time (all of it when its turn's start is unknown).
 pub(crate) fn estimate(
     index: &Index<'_>,
-    cluster: Option<&ValkeyCluster>,
-    protocol: Protocol,
+    started: Option<Timestamp>,
     nodes: &[Judged<'_>],
     now: Timestamp,
 ) -> Estimate {
-    let Some(since) = start(index, cluster, protocol, nodes) else {
+    let Some(since) = started else {
         return Estimate::default();
     };
     let since = since.checked_sub(SAME_ROLL).unwrap_or(since);
@@ -311,11 +309,10 @@ pub(crate) fn history(
     index: &Index<'_>,
     namespace: &str,
     cluster_name: &str,
-    cluster: Option<&ValkeyCluster>,
     protocol: Protocol,
+    started_at: Option<Timestamp>,
     nodes: &[Judged<'_>],
 ) -> RollHistory {
-    let started_at = start(index, cluster, protocol, nodes);
     let since = started_at.map(|s| s.checked_sub(SAME_ROLL).unwrap_or(s));
     let about_cluster = index
         .events_in(namespace)
