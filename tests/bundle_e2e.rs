@@ -8,25 +8,11 @@
 
 mod harness;
 
-use harness::plugin::Ran;
+use harness::plugin::{Ran, run as plugin};
 use harness::sim::{self, Layout, Sim};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-
-fn plugin(args: &[&str]) -> Ran {
-    let out = Command::new(BIN)
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run kubectl-valkey-roll");
-    Ran::of(out)
-}
 
 fn live(ns: &str, args: &[&str]) -> Ran {
     let kc = harness::server().kubeconfig().display().to_string();

@@ -14,9 +14,9 @@ mod harness;
 mod proxy;
 
 use harness::plugin::Ran;
-use harness::sim::{self, ANN_ALLOW, Layout, Sim};
+use harness::sim::{self, Layout, Sim};
 use k8s_openapi::api::coordination::v1::Lease;
-use kube::api::{Api, ListParams};
+use kube::api::Api;
 use proxy::{Mode, Proxy};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -78,28 +78,6 @@ fn layout() -> Layout {
         replicas: 1,
         ..Layout::default()
     }
-}
-
-async fn permit_holders(sim: &Sim) -> Vec<String> {
-    let list = sim
-        .nodes()
-        .list(&ListParams::default())
-        .await
-        .expect("list nodes");
-    let mut out: Vec<String> = list
-        .items
-        .iter()
-        .filter(|o| {
-            o.metadata
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(ANN_ALLOW))
-                .is_some_and(|v| !v.is_empty())
-        })
-        .filter_map(|o| o.metadata.name.clone())
-        .collect();
-    out.sort();
-    out
 }
 
 async fn lease_of(sim: &Sim) -> Option<Lease> {
@@ -198,7 +176,7 @@ async fn the_server_stops_between_the_lease_and_the_patch() {
         assert!(ran.stderr.contains(&want), "no {want:?} in\n{}", ran.both());
     }
     assert_eq!(
-        permit_holders(&sim).await,
+        sim.permit_holders().await,
         Vec::<String>::new(),
         "no permit written"
     );
@@ -209,7 +187,7 @@ async fn the_server_stops_between_the_lease_and_the_patch() {
 
     let again = run(&sim.ns, &["grant", "cache-0-1"]);
     assert_eq!(again.code, 0, "after recovery: {}", again.both());
-    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
+    assert_eq!(sim.permit_holders().await, vec!["cache-0-1".to_string()]);
     assert!(lease_of(&sim).await.is_none(), "Lease released");
 }
 
@@ -241,7 +219,7 @@ async fn the_server_stops_between_the_patch_and_the_check() {
             ran.both()
         );
     }
-    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
+    assert_eq!(sim.permit_holders().await, vec!["cache-0-1".to_string()]);
 
     let again = run(&sim.ns, &["grant", "cache-0-1"]);
     assert_eq!(again.code, 4, "after recovery: {}", again.both());
@@ -250,7 +228,7 @@ async fn the_server_stops_between_the_patch_and_the_check() {
         "{}",
         again.both()
     );
-    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
+    assert_eq!(sim.permit_holders().await, vec!["cache-0-1".to_string()]);
 }
 
 /// Without the valkeynodes CRD every command says so, in those words.

@@ -14,14 +14,11 @@
 mod harness;
 mod recorded;
 
-use harness::plugin::Ran;
+use harness::plugin::run as plugin;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
 
 /// The sample: creation with StatefulSets just created (the false
 /// Conflict of old), the first node of a Spec-driven roll with the others
@@ -142,18 +139,6 @@ async fn write_moment(client: &kube::Client, list: &Value, ns: &str) {
                 .unwrap_or_else(|e| panic!("status of {kind} {ns}/{name}: {e}"));
         }
     }
-}
-
-fn plugin(args: &[&str]) -> Ran {
-    Ran::of(
-        Command::new(BIN)
-            .args(args)
-            .env_remove("KUBECONFIG")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .output()
-            .expect("run kubectl-valkey-roll"),
-    )
 }
 
 #[tokio::test]

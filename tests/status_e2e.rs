@@ -15,32 +15,16 @@
 mod harness;
 
 use harness::Subject;
-use harness::plugin::Ran;
+use harness::plugin::{Ran, run as plugin};
 use harness::sim::{self, Layout, Protocol, Sim};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use tokio::sync::RwLock;
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
 
 /// Held for reading by every test that needs the test CRDs, for writing by
 /// the one that deletes one.
 static CRDS: RwLock<()> = RwLock::const_new(());
-
-/// Runs the plugin with `args` (no kubeconfig from the environment, no
-/// colour, stdin not a terminal).
-fn plugin(args: &[&str]) -> Ran {
-    let out = Command::new(BIN)
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run kubectl-valkey-roll");
-    Ran::of(out)
-}
 
 /// The plugin against the test server as `kubeconfig`, in `ns`.
 fn live_as(kubeconfig: &Path, ns: &str, args: &[&str]) -> Ran {

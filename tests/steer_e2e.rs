@@ -109,29 +109,6 @@ async fn versions(sim: &Sim) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The nodes that carry a permit annotation.
-async fn permit_holders(sim: &Sim) -> Vec<String> {
-    let list = sim
-        .nodes()
-        .list(&ListParams::default())
-        .await
-        .expect("list nodes");
-    let mut out: Vec<String> = list
-        .items
-        .iter()
-        .filter(|o| {
-            o.metadata
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(ANN_ALLOW))
-                .is_some_and(|v| !v.is_empty())
-        })
-        .filter_map(|o| o.metadata.name.clone())
-        .collect();
-    out.sort();
-    out
-}
-
 /// The plugin's Events in the namespace: (node, reason, message).
 async fn manual_events(sim: &Sim) -> Vec<(String, String, String, Option<String>)> {
     let api: Api<Event> = Api::namespaced(sim.client.clone(), &sim.ns);
@@ -726,7 +703,7 @@ async fn an_expired_lease_is_taken_over_and_released() {
         .expect("create lease");
     let r = run(&admin(), &sim.ns, &["grant", "cache-0-1"]);
     assert_eq!(r.code, 0, "{}", r.both());
-    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
+    assert_eq!(sim.permit_holders().await, vec!["cache-0-1".to_string()]);
     assert!(lease_of(&sim).await.is_none(), "released at the end");
 }
 
@@ -748,7 +725,7 @@ async fn force_takeover_leaves_exactly_the_new_holder() {
         ],
     );
     assert_eq!(r.code, 0, "{}", r.both());
-    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
+    assert_eq!(sim.permit_holders().await, vec!["cache-0-1".to_string()]);
     let old = node_json(&sim, "cache-0-2").await;
     assert!(annotation(&old, ANN_GRANTED_BY).is_none());
     let reasons: Vec<(String, String)> = manual_events(&sim)
@@ -785,7 +762,7 @@ async fn force_takeover_leaves_exactly_the_new_holder() {
         r.both()
     );
     assert_eq!(
-        permit_holders(&sim2).await,
+        sim2.permit_holders().await,
         vec!["cache-0-1".to_string(), "cache-0-2".to_string()]
     );
 }
@@ -841,11 +818,11 @@ async fn a_pasted_undo_gives_back_the_permit_the_write_replaced() {
     sim.node("cache-0-1").grant(&h).await;
     let r = run(&admin(), &sim.ns, &["revoke", "cache-0-1", "-o", "json"]);
     assert_eq!(r.code, 0, "{}", r.both());
-    assert!(permit_holders(&sim).await.is_empty());
+    assert!(sim.permit_holders().await.is_empty());
     let undo = r.json()["undo"].as_str().unwrap_or_default().to_string();
     let u = run_undo(&undo);
     assert_eq!(u.code, 0, "{undo}: {}", u.both());
-    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
+    assert_eq!(sim.permit_holders().await, vec!["cache-0-1".to_string()]);
 }
 
 #[tokio::test]
@@ -968,7 +945,7 @@ async fn race_round(sim: &Sim, names: &[String]) -> (RaceFigures, Vec<Ran>) {
             other => f.other_exits.push(other),
         }
     }
-    f.holders = permit_holders(sim).await.len();
+    f.holders = sim.permit_holders().await.len();
     (f, results)
 }
 
@@ -1015,7 +992,7 @@ async fn race_rounds() {
         total.other_refusals += f.other_refusals;
         total.other_exits.extend(f.other_exits);
         total.holders += usize::from(f.holders == 1);
-        for n in permit_holders(&sim).await {
+        for n in sim.permit_holders().await {
             let node = sim.node(&n);
             node.update(|o| {
                 for key in [
@@ -1240,7 +1217,7 @@ async fn a_takeover_stopped_part_way_reports_what_was_written() {
         "{doc}"
     );
     assert_eq!(
-        permit_holders(&sim).await,
+        sim.permit_holders().await,
         vec!["cache-0-0".to_string(), "cache-0-3".to_string()]
     );
     let events: Vec<(String, String)> = manual_events(&sim)
@@ -1330,7 +1307,7 @@ async fn a_failed_check_after_the_write_still_records_the_event() {
         ),
         "{doc}"
     );
-    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
+    assert_eq!(sim.permit_holders().await, vec!["cache-0-1".to_string()]);
     let events: Vec<(String, String)> = manual_events(&sim)
         .await
         .into_iter()
@@ -1420,7 +1397,7 @@ async fn a_lease_taken_during_the_writes_stops_them() {
         };
         assert_eq!(doc["decision"], want_decision, "{case}: {doc}");
         let want_holders: Vec<String> = holders.iter().map(|s| s.to_string()).collect();
-        assert_eq!(permit_holders(&sim).await, want_holders, "{case}");
+        assert_eq!(sim.permit_holders().await, want_holders, "{case}");
         let got_events: Vec<String> = manual_events(&sim)
             .await
             .into_iter()
@@ -1464,7 +1441,7 @@ async fn a_controller_grant_after_the_patch_gives_exit_6() {
         "{doc}"
     );
     assert_eq!(
-        permit_holders(&sim).await,
+        sim.permit_holders().await,
         vec!["cache-0-1".to_string(), "cache-0-2".to_string()]
     );
     // The write itself is traced and recorded.
@@ -1497,7 +1474,7 @@ async fn a_second_steering_command_during_a_write_is_told_who_holds_the_lease() 
         "{}",
         second.both()
     );
-    assert_eq!(permit_holders(&sim).await, vec!["cache-0-1".to_string()]);
+    assert_eq!(sim.permit_holders().await, vec!["cache-0-1".to_string()]);
 }
 
 /// Steering against a snapshot file plans only: the same checks and exit

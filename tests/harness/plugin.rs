@@ -24,6 +24,20 @@ pub struct Ran {
     pub stderr: String,
 }
 
+/// Runs the plugin to its end with `args`, as a person off a terminal
+/// would: no `KUBECONFIG` from the environment, no colour, no stdin.
+pub fn run(args: &[&str]) -> Ran {
+    Ran::of(
+        Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run kubectl-valkey-roll"),
+    )
+}
+
 impl Ran {
     pub fn of(out: Output) -> Ran {
         Ran {

@@ -377,6 +377,29 @@ impl Sim {
         )
     }
 
+    /// The nodes that carry a non-empty P1 permit annotation, by name.
+    pub async fn permit_holders(&self) -> Vec<String> {
+        let list = self
+            .nodes()
+            .list(&kube::api::ListParams::default())
+            .await
+            .expect("list nodes");
+        let mut out: Vec<String> = list
+            .items
+            .iter()
+            .filter(|o| {
+                o.metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(ANN_ALLOW))
+                    .is_some_and(|v| !v.is_empty())
+            })
+            .filter_map(|o| o.metadata.name.clone())
+            .collect();
+        out.sort();
+        out
+    }
+
     pub fn statefulsets(&self) -> Api<StatefulSet> {
         Api::namespaced(self.client.clone(), &self.ns)
     }
