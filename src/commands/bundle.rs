@@ -9,8 +9,8 @@
 //! and every object's keys are sorted, so two bundles of the same objects
 //! are byte for byte the same.
 
-use crate::app::Ctx;
 use crate::cli::{BundleArgs, BundleFormat, OutputFormat};
+use crate::commands::Ctx;
 use crate::commands::version::VersionInfo;
 use crate::error::{Error, Outcome, Result};
 use crate::render::json::{to_json, to_yaml};

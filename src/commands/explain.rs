@@ -5,10 +5,10 @@
 //! namespace in view. Live, the node's pod events (kubelet's BackOff,
 //! Failed...) are read too (one more LIST) and join its timeline.
 
-use super::status::nearest_names;
-use crate::app::Ctx;
+use super::shared::nearest_names;
 use crate::classify::{classify, cluster_timeline, timeline};
 use crate::cli::{ExplainArgs, OutputFormat};
+use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
 use crate::render::explain::{ClusterExplanation, NodeExplanation, explain_cluster, explain_node};
 use crate::render::json::{to_json, to_yaml};
@@ -18,7 +18,7 @@ use crate::source::{self, live};
 use serde::Serialize;
 
 pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
-    let mut loaded = source::load_partial(ctx, None).await?;
+    let mut loaded = source::load_partial(&ctx.global, None).await?;
     let partial = source::partial_warning(&loaded.unread);
     let now = ctx.now();
     let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);

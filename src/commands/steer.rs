@@ -3,11 +3,11 @@
 //! document. Exit 0 written or planned, 4 refused, 6 another holder after
 //! the write, 1 errors.
 
-use crate::app::Ctx;
 use crate::classify::classify;
 use crate::cli::{
     ForceArgs, GrantArgs, OutputFormat, ProtocolArg, ReplacePodArgs, RevokeArgs, SteerArgs,
 };
+use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
 use crate::render;
 use crate::report::Protocol;
@@ -93,7 +93,7 @@ fn protocol(steer: &SteerArgs) -> Option<Protocol> {
 }
 
 async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outcome> {
-    let loaded = source::load(ctx, None).await?;
+    let loaded = source::load(&ctx.global, None).await?;
     request.namespace = namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), &request.node)?;
     let steered = match &loaded.live {
         Some(live) => {

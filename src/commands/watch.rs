@@ -18,19 +18,16 @@
 //!   it changes visibly ([`visible_key`]); ticking durations alone are no
 //!   change. The connection state goes to stderr.
 
-use super::status::{nearest_names, no_clusters_message, render_report};
-use crate::app::Ctx;
+use super::shared::{in_view, no_clusters_message, render_report};
 use crate::classify::classify;
 use crate::cli::{OutputFormat, StatusArgs};
+use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
-use crate::render::duration::timestamp;
 use crate::report::{EvidenceKind, GrantSource, NodeState, Protocol, Report, Verdict};
-use crate::snapshot::ValkeyCluster;
 use crate::source::watch::{Connection, Scope, Update, Watch};
 use crate::source::{Live, live, live_namespace};
+use crate::units::timestamp;
 use jiff::Timestamp;
-use kube::Api;
-use kube::api::ListParams;
 use std::io::Write;
 use std::time::Duration;
 use tokio::time::{Instant, MissedTickBehavior};
@@ -111,37 +108,6 @@ pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Live, Wat
     Ok((live, watch, scope))
 }
 
-/// A named ValkeyCluster must be in view; with `need_any`, so must some
-/// cluster when none is named (`wait` has nothing to wait for otherwise).
-pub(crate) fn check_in_view(report: &Report, scope: &Scope, need_any: bool) -> Result<()> {
-    let namespace = scope.namespace.clone().unwrap_or_else(|| "*".to_string());
-    match &scope.cluster {
-        Some(name) => {
-            if report
-                .clusters
-                .iter()
-                .any(|c| &c.name == name && c.cluster_found)
-            {
-                Ok(())
-            } else {
-                Err(Error::NotFound {
-                    kind: "ValkeyCluster",
-                    namespace,
-                    name: name.clone(),
-                    nearest: Vec::new(),
-                })
-            }
-        }
-        None if need_any && report.clusters.is_empty() => {
-            Err(Error::Other(match &scope.namespace {
-                Some(ns) => format!("no ValkeyCluster in namespace {ns}"),
-                None => "no ValkeyCluster in any namespace".to_string(),
-            }))
-        }
-        None => Ok(()),
-    }
-}
-
 /// The report as `status` renders it (`-o table|wide|json|yaml`); an empty
 /// table says so, since a live view has nowhere else to say it.
 pub(crate) fn render(report: &Report, ctx: &Ctx, scope: &Scope) -> Result<String> {
@@ -150,42 +116,6 @@ pub(crate) fn render(report: &Report, ctx: &Ctx, scope: &Scope) -> Result<String
             Ok(no_clusters_message(scope.namespace.as_deref()))
         }
         _ => render_report(report, ctx),
-    }
-}
-
-/// [`check_in_view`] with the nearest names filled in: a person who typed
-/// `cahce` is told about `cache`. Costs one LIST of ValkeyClusters, on the
-/// way out only.
-pub(crate) async fn in_view(
-    live: &Live,
-    report: &Report,
-    scope: &Scope,
-    need_any: bool,
-) -> Result<()> {
-    match check_in_view(report, scope, need_any) {
-        Err(Error::NotFound {
-            kind,
-            namespace,
-            name,
-            ..
-        }) => {
-            let api: Api<ValkeyCluster> = match &scope.namespace {
-                Some(ns) => Api::namespaced(live.client.clone(), ns),
-                None => Api::all(live.client.clone()),
-            };
-            let names: Vec<String> = api
-                .list(&ListParams::default())
-                .await
-                .map(|list| list.items.iter().map(|c| c.name().to_string()).collect())
-                .unwrap_or_default();
-            Err(Error::NotFound {
-                kind,
-                namespace,
-                nearest: nearest_names(&name, names.iter().map(String::as_str)),
-                name,
-            })
-        }
-        other => other,
     }
 }
 
@@ -705,6 +635,8 @@ mod tests {
         assert_eq!(time.len(), 8, "{line}");
         assert_eq!(time.matches(':').count(), 2, "{line}");
     }
+
+    use crate::commands::shared::check_in_view;
 
     fn scope(cluster: Option<&str>) -> Scope {
         Scope {

@@ -33,9 +33,9 @@ pub use undo::undo_of;
 
 use crate::cli::DryRun;
 use crate::error::{Exit, Result};
-use crate::render::duration::short_hash;
 use crate::report::{ClusterReport, NodeReport, Protocol, Report};
 use crate::snapshot::Snapshot;
+use crate::units::short_hash;
 use jiff::Timestamp;
 use lookup::find_node;
 use rules::{force_p1, grant_p1, grant_p2, revoke_p1};

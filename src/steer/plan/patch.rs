@@ -3,9 +3,9 @@
 
 use super::Ctx;
 use super::rules::claims_primary_role;
-use crate::render::duration::short_hash;
 use crate::report::{NodeReport, Protocol};
 use crate::snapshot::{Snapshot, keys};
+use crate::units::short_hash;
 use serde_json::{Map, Value, json};
 
 /// What one patch does to its node.
@@ -73,7 +73,7 @@ pub(super) fn grant_patch(c: &Ctx<'_>, value: &str, protocol: Protocol) -> NodeP
     ann.insert(keys::ANN_GRANTED_BY.into(), json!(c.actor));
     ann.insert(
         keys::ANN_GRANTED_AT.into(),
-        json!(crate::render::duration::timestamp(c.now)),
+        json!(crate::units::timestamp(c.now)),
     );
     // A missing reason is written as null: the trace outlives its permit,
     // and an old reason must not be read as this grant's.

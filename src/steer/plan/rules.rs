@@ -6,9 +6,9 @@ use super::patch::{EventPlan, event_message, grant_patch, node_rv, revoke_patch}
 use super::refusal::{HolderInfo, Refusal, Warning};
 use super::undo::undo_of;
 use super::{Ctx, Plan};
-use crate::render::duration::short_hash;
 use crate::report::{NodeReport, Protocol};
 use crate::snapshot::keys;
+use crate::units::short_hash;
 
 /// The value a grant or force writes: `--revision`, `*` for `--any`, else
 /// the asked-for revision. Refuses when there is none.
