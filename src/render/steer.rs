@@ -1,9 +1,9 @@
 //! The result of `grant`, `revoke`, `force` and `replace-pod`: text for people, and the
 //! steering document of PLUGIN.md for `-o json|yaml`.
 
-use crate::cli::DryRun;
 use crate::render::style::{Tone, clean, paint, strong};
 use crate::steer::Steered;
+use crate::steer::plan::DryRun;
 use crate::steer::plan::{Action, Decision};
 use serde::Serialize;
 use serde_json::Value;

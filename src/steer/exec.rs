@@ -6,15 +6,15 @@
 //! on, check for another holder after a grant, record the Events, and
 //! release the Lease, also on error. A 409 re-reads and re-plans once.
 
-use crate::classify::classify;
-use crate::cli::DryRun;
+use crate::classify::classify_with_protocol;
 use crate::error::{Error, Exit, Result};
-use crate::report::Report;
+use crate::report::{Protocol, Report};
 use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyNode, keys};
 use crate::source::live::{self, Live};
 use crate::steer::Steered;
 use crate::steer::hooks::{self, Point};
 use crate::steer::lease;
+use crate::steer::plan::DryRun;
 use crate::steer::plan::{
     self, Action, Decision, EventPlan, NodePatch, PatchEffect, Plan, Refusal, Request,
 };
@@ -25,37 +25,22 @@ use kube::Api;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams, Preconditions};
 use std::time::Duration;
 
-/// Asks a person to confirm; `true` to go ahead.
+/// Asks a person to confirm; `true` to go ahead. Given the plan as it
+/// stands (the caller words it) and the question, which names nodes.
 pub trait Confirm {
-    fn ask(&mut self, plan_text: &str, question: &str) -> impl Future<Output = bool> + Send;
+    fn ask(&mut self, planned: &Steered, question: &str) -> impl Future<Output = bool> + Send;
 }
 
-/// Asks on the terminal: the plan and the question on stderr, the answer
-/// from stdin. Only `y` or `yes` goes ahead.
-pub struct Terminal;
-
-impl Confirm for Terminal {
-    async fn ask(&mut self, plan_text: &str, question: &str) -> bool {
-        // The plan text is rendered (cleaned); the question names nodes.
-        let prompt = format!(
-            "{plan_text}\n{}\nProceed? [y/N] ",
-            crate::render::style::clean(question)
-        );
-        // Reading stdin blocks: keep it off the async workers.
-        let answer = tokio::task::spawn_blocking(move || {
-            use std::io::Write;
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(prompt.as_bytes());
-            let _ = err.flush();
-            let mut line = String::new();
-            std::io::stdin().read_line(&mut line).map(|_| line)
-        })
-        .await;
-        matches!(
-            answer.as_ref().map(|r| r.as_ref().map(|l| l.trim().to_ascii_lowercase())),
-            Ok(Ok(a)) if a == "y" || a == "yes"
-        )
-    }
+/// The report a request is planned from: a cluster whose nodes show no
+/// protocol is judged by the request's `--protocol`, if one was given.
+pub fn judge(
+    snapshot: &Snapshot,
+    now: Timestamp,
+    threshold: Duration,
+    request: &Request,
+) -> Report {
+    let assumed = request.protocol_override.unwrap_or(Protocol::Unknown);
+    classify_with_protocol(snapshot, now, threshold, assumed)
 }
 
 /// How the command was run, beyond the request.
@@ -68,8 +53,6 @@ pub struct Options {
     /// `--now`: the clock for planning and the trace; else the real one,
     /// read at each step. The Lease always runs on the real clock.
     pub now: Option<Timestamp>,
-    /// Colour the plan shown before asking.
-    pub color: bool,
 }
 
 impl Options {
@@ -89,7 +72,7 @@ pub async fn execute<C: Confirm>(
 ) -> Result<Steered> {
     let actor = live::who_am_i(live).await;
     let now = opts.now();
-    let report = classify(first, now, opts.stall_threshold);
+    let report = judge(first, now, opts.stall_threshold, request);
     let planned = plan::plan(first, &report, request, now, &actor)?;
     let planned = predict_confirmation(planned, request.dry_run, opts.yes, opts.interactive);
     if planned.is_refused() || request.dry_run == DryRun::Client {
@@ -104,8 +87,9 @@ pub async fn execute<C: Confirm>(
         Step::Go => true,
         Step::Refuse => false,
         Step::Ask(question) => {
-            let shown = crate::render::steer::text(&Steered::planned(planned.clone()), opts.color);
-            confirm.ask(&shown, &question).await
+            confirm
+                .ask(&Steered::planned(planned.clone()), &question)
+                .await
         }
     };
     if !confirmed {
@@ -230,10 +214,10 @@ struct State {
     report: Report,
 }
 
-async fn reread(live: &Live, plan: &Plan, opts: &Options) -> Result<State> {
+async fn reread(live: &Live, plan: &Plan, request: &Request, opts: &Options) -> Result<State> {
     let cluster = (!plan.cluster.is_empty()).then_some(plan.cluster.as_str());
     let snapshot = live::read(live, Some(&plan.namespace), cluster).await?;
-    let report = classify(&snapshot, opts.now(), opts.stall_threshold);
+    let report = judge(&snapshot, opts.now(), opts.stall_threshold, request);
     Ok(State { snapshot, report })
 }
 
@@ -246,7 +230,7 @@ async fn under_lease(
     guard: &mut lease::Guard,
 ) -> Result<Steered> {
     // Someone may have written between the first read and the Lease.
-    let state = reread(live, &before, opts).await?;
+    let state = reread(live, &before, request, opts).await?;
     let mut again = plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)?;
     if let Some(what) = again.changed_from(&before, &[]) {
         let note = format!("re-read under the Lease: {what}");
@@ -327,12 +311,21 @@ async fn send(
                     notes.push(format!(
                         "{name} changed after it was read (409 Conflict); re-read and re-planned"
                     ));
-                    let again = match reread(live, &current, opts).await.and_then(|state| {
-                        plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)
-                    }) {
-                        Ok(again) => again,
-                        Err(e) => break 'writes Some(Stop::Failed(e)),
-                    };
+                    let again =
+                        match reread(live, &current, request, opts)
+                            .await
+                            .and_then(|state| {
+                                plan::plan(
+                                    &state.snapshot,
+                                    &state.report,
+                                    request,
+                                    opts.now(),
+                                    actor,
+                                )
+                            }) {
+                            Ok(again) => again,
+                            Err(e) => break 'writes Some(Stop::Failed(e)),
+                        };
                     let revoked: Vec<String> =
                         written.iter().map(|(p, _)| p.name.clone()).collect();
                     if let Some(what) = again.changed_from(&original, &revoked) {
@@ -383,7 +376,7 @@ async fn send(
     record_events(live, &result, &written, &mut notes).await;
     hooks::pause(Point::AfterPatch).await;
     if matches!(request.action, Action::Grant | Action::Force) {
-        match reread(live, &result, opts).await {
+        match reread(live, &result, request, opts).await {
             Ok(after) => {
                 for n in other_holders_after(&after.report, &result) {
                     exit = Exit::OtherHolder;

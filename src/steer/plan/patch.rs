@@ -2,7 +2,6 @@
 //! resourceVersion it was decided on, and the Event recorded after it.
 
 use super::Ctx;
-use super::rules::claims_primary_role;
 use crate::report::{NodeReport, Protocol};
 use crate::snapshot::{Snapshot, keys};
 use crate::units::short_hash;
@@ -139,4 +138,11 @@ pub(super) fn event_message(
         None => m.push_str("; no reason given"),
     }
     m
+}
+
+/// The primary check of grant and force: the node's own `status.role`
+/// (PLUGIN.md), not the shard's one ready primary the walk uses, so a primary
+/// that is not ready, or one of two nodes claiming the role, counts too.
+pub(super) fn claims_primary_role(n: &NodeReport) -> bool {
+    n.role.as_deref() == Some("primary")
 }

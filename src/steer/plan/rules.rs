@@ -2,7 +2,9 @@
 //! revoke and a force, what only warns, and the patches, Events, undo and
 //! confirmation of a plan that goes ahead.
 
-use super::patch::{EventPlan, event_message, grant_patch, node_rv, revoke_patch};
+use super::patch::{
+    EventPlan, claims_primary_role, event_message, grant_patch, node_rv, revoke_patch,
+};
 use super::refusal::{HolderInfo, Refusal, Warning};
 use super::undo::undo_of;
 use super::{Ctx, Plan};
@@ -256,13 +258,6 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     }
     plan.confirmation = Some(text);
     plan.revision = Some(value);
-}
-
-/// The primary check of grant and force: the node's own `status.role`
-/// (PLUGIN.md), not the shard's one ready primary the walk uses, so a primary
-/// that is not ready, or one of two nodes claiming the role, counts too.
-pub(super) fn claims_primary_role(n: &NodeReport) -> bool {
-    n.role.as_deref() == Some("primary")
 }
 
 /// Why the node's pod (or its workload) is unhealthy, or `None` when its

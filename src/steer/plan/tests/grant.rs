@@ -249,13 +249,16 @@ fn unstaged() -> Snapshot {
 #[test]
 fn a_given_protocol_judges_an_unknown_cluster_by_its_rules() {
     let snapshot = unstaged();
-    let report = crate::classify::classify(&snapshot, now(), std::time::Duration::from_secs(600));
+    let threshold = std::time::Duration::from_secs(600);
+    let report = crate::classify::classify(&snapshot, now(), threshold);
     assert_eq!(report.clusters[0].protocol, Protocol::Unknown);
+    // The caller judges with the request's protocol (as the executor does).
     let ask = |action: Action, protocol: Protocol, f: &dyn Fn(&mut Request)| {
         let mut r = req(action, "cache-0-2");
         r.protocol_override = Some(protocol);
         r.reason = Some("x".into());
         f(&mut r);
+        let report = crate::steer::exec::judge(&snapshot, now(), threshold, &r);
         plan(&snapshot, &report, &r, now(), "alice").expect("plan")
     };
     let revision = |r: &mut Request| r.revision = Some(H.into());
