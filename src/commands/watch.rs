@@ -27,6 +27,7 @@ use crate::report::{EvidenceKind, GrantSource, NodeState, Protocol, Report, Verd
 use crate::source::watch::{Connection, Scope, Update, Watch};
 use crate::source::{Live, live, live_namespace};
 use crate::units::timestamp;
+use crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use jiff::Timestamp;
 use std::io::Write;
 use std::time::Duration;
@@ -267,24 +268,47 @@ pub fn status_line(updated: Timestamp, connection: &str) -> String {
 /// end, then everything below cleared; written at once, it does not flicker.
 pub fn terminal_frame(body: &str, last_line: &str) -> String {
     let mut frame = String::with_capacity(body.len() + last_line.len() + 64);
-    frame.push_str(CURSOR_HOME);
+    frame.push_str(&cursor_home());
     for line in body.lines() {
         frame.push_str(line);
-        frame.push_str(CLEAR_LINE);
+        frame.push_str(&clear_line());
         frame.push('\n');
     }
     frame.push('\n');
     frame.push_str(last_line);
-    frame.push_str(CLEAR_LINE);
-    frame.push_str(CLEAR_BELOW);
+    frame.push_str(&clear_line());
+    frame.push_str(&clear_below());
     frame
 }
 
-const CURSOR_HOME: &str = "\x1b[H";
-const CLEAR_LINE: &str = "\x1b[K";
-const CLEAR_BELOW: &str = "\x1b[J";
-const ENTER_ALT_SCREEN: &str = "\x1b[?1049h\x1b[?25l";
-const LEAVE_ALT_SCREEN: &str = "\x1b[?25h\x1b[?1049l";
+/// The escape sequence of a terminal command, as crossterm spells it.
+fn ansi(command: impl crossterm::Command) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = command.write_ansi(&mut out);
+    out
+}
+
+fn cursor_home() -> String {
+    ansi(crossterm::cursor::MoveTo(0, 0))
+}
+
+fn clear_line() -> String {
+    ansi(Clear(ClearType::UntilNewLine))
+}
+
+fn clear_below() -> String {
+    ansi(Clear(ClearType::FromCursorDown))
+}
+
+/// The alternate screen, with the cursor hidden while frames are drawn.
+fn enter_alt_screen() -> String {
+    ansi(EnterAlternateScreen) + &ansi(crossterm::cursor::Hide)
+}
+
+fn leave_alt_screen() -> String {
+    ansi(crossterm::cursor::Show) + &ansi(LeaveAlternateScreen)
+}
 
 /// Where the frames go.
 struct Output<'a> {
@@ -312,7 +336,7 @@ struct Terminal {
 impl Terminal {
     fn enter() -> Terminal {
         let mut out = std::io::stdout().lock();
-        let entered = out.write_all(ENTER_ALT_SCREEN.as_bytes()).is_ok() && out.flush().is_ok();
+        let entered = out.write_all(enter_alt_screen().as_bytes()).is_ok() && out.flush().is_ok();
         Terminal {
             entered,
             body: None,
@@ -324,7 +348,7 @@ impl Terminal {
     fn leave(&mut self) {
         if self.entered {
             let mut out = std::io::stdout().lock();
-            let _ = out.write_all(LEAVE_ALT_SCREEN.as_bytes());
+            let _ = out.write_all(leave_alt_screen().as_bytes());
             let _ = out.flush();
             self.entered = false;
         }
@@ -585,7 +609,7 @@ mod tests {
         let frame = terminal_frame("a\nbb\n", "updated 10:16:11 · live");
         assert_eq!(
             frame,
-            "\x1b[Ha\x1b[K\nbb\x1b[K\n\nupdated 10:16:11 · live\x1b[K\x1b[J"
+            "\x1b[1;1Ha\x1b[K\nbb\x1b[K\n\nupdated 10:16:11 · live\x1b[K\x1b[J"
         );
         // No full-screen clear (it flickers) and nothing that scrolls
         // beyond the frame's own lines.
