@@ -156,7 +156,7 @@ pub async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
     {
         return Err(Error::NotFound {
             kind: "ValkeyCluster",
-            namespace: namespace.as_deref().unwrap_or("*").to_string(),
+            namespace: namespace.clone(),
             name: name.to_string(),
             nearest: Vec::new(),
         });

@@ -148,18 +148,18 @@ fn ambiguous<'a>(kind: &str, name: &str, namespaces: impl Iterator<Item = &'a st
 fn not_found(report: &Report, snapshot: &Snapshot, name: &str, namespace: Option<&str>) -> Error {
     // The classifier reports only nodes that carry a cluster label.
     if let Some(node) = snapshot.nodes.iter().find(|n| n.name() == name) {
-        return Error::Other(format!(
-            "ValkeyNode {}/{name} has no valkey.io/cluster label, so it is part of no \
-             cluster's roll; there is nothing to explain",
-            node.namespace()
-        ));
+        return Error::NodeWithoutCluster {
+            namespace: node.namespace().to_string(),
+            name: name.to_string(),
+            doing: "explain",
+        };
     }
     let candidates = report.clusters.iter().flat_map(|c| {
         std::iter::once(c.name.as_str()).chain(c.nodes.iter().map(|n| n.name.as_str()))
     });
     Error::NotFound {
         kind: "ValkeyNode or ValkeyCluster",
-        namespace: namespace.unwrap_or("*").to_string(),
+        namespace: namespace.map(str::to_string),
         name: name.to_string(),
         nearest: nearest_names(name, candidates),
     }

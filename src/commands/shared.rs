@@ -57,7 +57,7 @@ pub fn keep_cluster(report: &mut Report, name: &str, namespace: Option<&str>) ->
     if report.clusters.is_empty() {
         return Err(Error::NotFound {
             kind: "ValkeyCluster",
-            namespace: namespace.unwrap_or("*").to_string(),
+            namespace: namespace.map(str::to_string),
             name: name.to_string(),
             nearest: nearest_names(name, names.iter().map(String::as_str)),
         });
@@ -88,7 +88,7 @@ pub fn nearest_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a st
 /// A named ValkeyCluster must be in view; with `need_any`, so must some
 /// cluster when none is named (`wait` has nothing to wait for otherwise).
 pub(crate) fn check_in_view(report: &Report, scope: &Scope, need_any: bool) -> Result<()> {
-    let namespace = scope.namespace.clone().unwrap_or_else(|| "*".to_string());
+    let namespace = scope.namespace.clone();
     match &scope.cluster {
         Some(name) => {
             if report
@@ -106,12 +106,9 @@ pub(crate) fn check_in_view(report: &Report, scope: &Scope, need_any: bool) -> R
                 })
             }
         }
-        None if need_any && report.clusters.is_empty() => {
-            Err(Error::Other(match &scope.namespace {
-                Some(ns) => format!("no ValkeyCluster in namespace {ns}"),
-                None => "no ValkeyCluster in any namespace".to_string(),
-            }))
-        }
+        None if need_any && report.clusters.is_empty() => Err(Error::NoClusters {
+            namespace: scope.namespace.clone(),
+        }),
         None => Ok(()),
     }
 }
@@ -206,7 +203,7 @@ mod tests {
                     ..
                 } => {
                     assert_eq!(kind, "ValkeyCluster");
-                    assert_eq!(namespace, "prod");
+                    assert_eq!(namespace.as_deref(), Some("prod"));
                     assert_eq!(nearest, *want, "{name}");
                 }
                 other => panic!("{name}: {other}"),

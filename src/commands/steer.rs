@@ -178,7 +178,7 @@ fn namespace_of(snapshot: &Snapshot, in_view: Option<&str>, node: &str) -> Resul
             let names: Vec<&str> = snapshot.nodes.iter().map(|n| n.name()).collect();
             Err(Error::NotFound {
                 kind: "ValkeyNode",
-                namespace: "(any)".to_string(),
+                namespace: None,
                 name: node.to_string(),
                 nearest: plan::nearest(node, &names),
             })

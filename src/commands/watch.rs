@@ -473,7 +473,10 @@ fn write_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Error::Other(format!("cannot write to stdout: {e}")))
+        .map_err(|e| Error::Write {
+            path: "stdout".to_string(),
+            problem: e.to_string(),
+        })
 }
 
 #[cfg(test)]

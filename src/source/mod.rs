@@ -65,7 +65,10 @@ async fn load_with(global: &GlobalArgs, cluster: Option<&str>, partial: bool) ->
         // Reading stdin or a large file blocks: keep it off the async workers.
         let mut snapshot = tokio::task::spawn_blocking(move || file::read_snapshot(&path))
             .await
-            .map_err(|e| Error::Other(format!("reading the snapshot failed: {e}")))??;
+            .map_err(|e| Error::Task {
+                what: "reading the snapshot failed",
+                problem: Some(e.to_string()),
+            })??;
         let namespace = file_namespace(global.namespace.as_deref(), global.all_namespaces);
         if let Some(ns) = &namespace {
             snapshot.retain_namespace(ns);

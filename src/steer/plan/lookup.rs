@@ -25,7 +25,7 @@ pub(super) fn find_node<'a>(
         .collect();
     Err(Error::NotFound {
         kind: "ValkeyNode",
-        namespace: namespace.to_string(),
+        namespace: Some(namespace.to_string()),
         name: name.to_string(),
         nearest: nearest(name, &names),
     })

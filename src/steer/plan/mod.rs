@@ -26,7 +26,7 @@ mod undo;
 mod tests;
 
 pub use lookup::nearest;
-pub use patch::{EventPlan, NodePatch, PatchEffect};
+pub use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect};
 pub use refusal::{HolderInfo, Refusal, Warning};
 pub use replace::PodDelete;
 pub use undo::undo_of;

@@ -33,11 +33,13 @@ fn p1_grant_patch_is_exact() {
     );
     assert_eq!(
         p.events,
-        vec![EventPlan {
-            node: "cache-0-1".into(),
-            reason: "ManualRollPermitGranted",
-            message: "alice granted the roll permit for 9f2c41ab03de by hand (kubectl valkey-roll): canary first".into(),
-        }]
+        vec![EventPlan::about_node(
+            EventType::Normal,
+            "cache-0-1",
+            None,
+            "ManualRollPermitGranted",
+            "alice granted the roll permit for 9f2c41ab03de by hand (kubectl valkey-roll): canary first".into(),
+        )]
     );
     assert_eq!(
         p.undo.as_deref(),
@@ -58,9 +60,9 @@ fn grant_without_reason_clears_an_old_one() {
         Value::Null
     );
     assert!(
-        p.events[0].message.ends_with("; no reason given"),
+        p.events[0].note.ends_with("; no reason given"),
         "{}",
-        p.events[0].message
+        p.events[0].note
     );
 }
 
