@@ -12,8 +12,10 @@ pub mod classify;
 pub mod cli;
 pub mod commands;
 pub mod error;
-#[cfg(test)]
-pub(crate) mod fixture;
+/// Builders of realistic objects and reports for tests and the bench
+/// (the `fixture` feature, never in a release build).
+#[cfg(any(test, feature = "fixture"))]
+pub mod fixture;
 pub mod render;
 pub mod report;
 pub mod shell;

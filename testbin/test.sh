@@ -14,4 +14,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 eval "$(bash testbin/build.sh kube etcd kwok)"
 export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK
 
-cargo test --all-targets --features test-hooks "$@"
+cargo test --all-targets --features test-hooks,fixture "$@"

@@ -6,6 +6,7 @@
 //! writes its snapshot into a tempdir and runs the plugin binary on it.
 
 use assert_cmd::Command;
+use kubectl_valkey_roll::fixture;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -124,23 +125,27 @@ fn a_dry_run_that_needs_confirmation_exits_as_the_real_run_would() {
 /// A P1 cluster `cache` in `ns` with one cluster-owned node `name` that
 /// holds a permit granted by hand 76 minutes before [`NOW`] and never
 /// completed: Stuck, so explain suggests revoke and force, and revoke
-/// plans an undo. Names go in as JSON strings, which YAML reads as
-/// double-quoted scalars.
-fn stuck_holder_snapshot(name: &str, ns: &str) -> String {
-    let q = yq;
-    format!(
-        "apiVersion: v1\nkind: List\nitems:\n\
-         - apiVersion: valkey.io/v1alpha1\n  kind: ValkeyCluster\n  \
-           metadata: {{name: cache, namespace: {ns}, generation: 1, uid: u1}}\n  spec: {{image: \"valkey:8\"}}\n\
-         - apiVersion: valkey.io/v1alpha1\n  kind: ValkeyNode\n  metadata:\n    name: {name}\n    namespace: {ns}\n    \
-           resourceVersion: \"7\"\n    labels: {{valkey.io/cluster: cache}}\n    \
-           ownerReferences: [{{apiVersion: valkey.io/v1alpha1, kind: ValkeyCluster, name: cache, uid: u1, controller: true}}]\n    \
-           annotations:\n      valkey.io/allow-workload-revision: h1\n      \
-           valkey-roll.io/granted-revision: h1\n      valkey-roll.io/granted-at: \"2026-11-29T09:00:00Z\"\n  \
-           spec: {{image: \"valkey:8\"}}\n  status: {{ready: true, lastRolloutHash: h0}}\n",
-        name = q(name),
-        ns = q(ns),
+/// plans an undo. Built with the project's fixture and written as the List
+/// `kubectl get -o json` prints (JSON holds any name as it is).
+fn stuck_holder(name: &str, ns: &str) -> fixture::ClusterBuilder {
+    fixture::cluster(ns, "cache").image("valkey:8").node(
+        fixture::node(name)
+            .image("valkey:8")
+            .ready()
+            .last_rollout_hash("h0")
+            .permit("h1")
+            .trace("h1", "alice", fixture::t(-3600), "canary"),
     )
+}
+
+fn stuck_holder_snapshot(name: &str, ns: &str) -> String {
+    list_of(&[&stuck_holder(name, ns)])
+}
+
+/// The clusters' snapshot as one kubectl List, in JSON.
+fn list_of(clusters: &[&fixture::ClusterBuilder]) -> String {
+    let snapshot = fixture::snapshot_of(clusters);
+    fixture::list_json(&snapshot)
 }
 
 /// `s` as a YAML double-quoted scalar, every character outside printable
@@ -421,11 +426,7 @@ fn hostile_names_are_shown_cleaned_on_stdout_and_stderr() {
         let other_ns = write(
             d,
             "two.yaml",
-            &format!(
-                "{}---\n{}",
-                stuck_holder_snapshot(name, "prod"),
-                stuck_holder_snapshot(name, name)
-            ),
+            &list_of(&[&stuck_holder(name, "prod"), &stuck_holder(name, name)]),
         );
         let json_name = yq(name);
         let cases: Vec<(&str, Vec<&str>)> = vec![

@@ -669,7 +669,7 @@ fn kubeconfig_names(global: &GlobalArgs, lookup: Lookup) -> Option<Vec<Candidate
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::sample::{bare_cluster, bare_node};
+    use crate::fixture::sample::{bare_cluster, bare_node};
     use crate::report::{Evidence, EvidenceKind, Verdict};
 
     fn words(w: &[&str]) -> Vec<String> {

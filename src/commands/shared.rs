@@ -152,7 +152,7 @@ pub(crate) async fn in_view(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::sample::bare_cluster;
+    use crate::fixture::sample::bare_cluster;
     use crate::report::{ClusterReport, Verdict};
 
     fn cluster(namespace: &str, name: &str, verdict: Verdict) -> ClusterReport {

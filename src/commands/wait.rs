@@ -273,7 +273,7 @@ fn eprint(text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::sample::{bare_cluster, bare_node};
+    use crate::fixture::sample::{bare_cluster, bare_node};
     use crate::report::NodeReport;
 
     fn node(name: &str, state: NodeState, held: Option<u64>) -> NodeReport {

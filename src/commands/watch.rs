@@ -482,7 +482,7 @@ fn write_stdout(text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::sample::{bare_cluster, bare_node};
+    use crate::fixture::sample::{bare_cluster, bare_node};
     use crate::report::{ClusterReport, Evidence, NodeReport};
 
     fn node(name: &str, state: NodeState) -> NodeReport {

@@ -2,9 +2,9 @@
 //! snapshots: the words a person reads, end to end, pinned by snapshots.
 
 use super::explain::{explain_cluster, explain_node};
-use super::sample::assert_says;
 use super::table::{TableOptions, status_table};
 use crate::classify::{classify, cluster_timeline, timeline};
+use crate::fixture::sample::assert_says;
 use crate::fixture::{self, ClusterBuilder, NodeBuilder, mins, t};
 use crate::report::Report;
 use crate::snapshot::Snapshot;

@@ -144,7 +144,7 @@ pub fn table(report: &Report, now: Timestamp, color: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::sample;
+    use crate::fixture::sample;
     use crate::report::RollHistory;
 
     fn t(s: &str) -> Timestamp {

@@ -190,7 +190,7 @@ fn encode(format: &'static str, err: impl std::fmt::Display) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::sample;
+    use crate::fixture::sample;
     use serde_json::Value;
     use std::collections::BTreeSet;
 

@@ -15,5 +15,3 @@ pub mod table;
 
 #[cfg(test)]
 mod classified;
-#[cfg(test)]
-pub(crate) mod sample;

@@ -332,7 +332,7 @@ pub(crate) fn protocol_word(protocol: Protocol) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::sample;
+    use crate::fixture::sample;
 
     fn plain() -> TableOptions {
         TableOptions {

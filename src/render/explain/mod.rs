@@ -308,8 +308,8 @@ fn timeline_table(timeline: &[TimelineEntry], now: Timestamp, color: bool) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixture::sample;
     use crate::render::json::to_json;
-    use crate::render::sample;
     use crate::report::{Evidence, EvidenceKind, NodeState, Protocol};
 
     fn jammed() -> ClusterReport {

@@ -11,7 +11,7 @@ mod undo;
 
 use super::*;
 use crate::error::Error;
-use crate::render::sample::{NEW as H, OLD, bare_cluster, bare_node, now};
+use crate::fixture::sample::{NEW as H, OLD, bare_cluster, bare_node, now};
 use crate::report::{Evidence, EvidenceKind, NodeFacts, NodeState, Verdict};
 use crate::snapshot::{ValkeyNode, keys};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
