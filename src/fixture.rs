@@ -909,6 +909,17 @@ impl NodeBuilder {
         });
         self
     }
+    /// The pod's `status.containerStatuses`, as the API writes them; the
+    /// pod is not Ready (since its Ready condition's time, or long ago).
+    /// Panics on a list that is not container statuses (tests only).
+    pub fn pod_containers(mut self, statuses: serde_json::Value) -> Self {
+        let since = self.pod_ready_time().unwrap_or_else(long_ago);
+        self.pod_condition("Ready", "False", Some("ContainersNotReady"), since);
+        let statuses: Vec<ContainerStatus> = serde_json::from_value(statuses)
+            .unwrap_or_else(|e| panic!("bad test container statuses: {e}"));
+        self.pod_status().container_statuses = Some(statuses);
+        self
+    }
     /// Pending: PodScheduled=False reason Unschedulable since `since`.
     pub fn pod_unschedulable(mut self, since: Timestamp) -> Self {
         self.pod_status().phase = Some("Pending".to_string());

@@ -593,6 +593,7 @@ mod tests {
                     r.clusters[0].nodes[0].evidence = vec![Evidence {
                         kind: EvidenceKind::CrashLoopBackOff,
                         message: "restarts 8".into(),
+                        last_termination: None,
                     }];
                 },
                 true,
@@ -639,6 +640,7 @@ mod tests {
         a.clusters[0].nodes[0].evidence = vec![Evidence {
             kind: EvidenceKind::CrashLoopBackOff,
             message: "x".into(),
+            last_termination: None,
         }];
         let mut b = a.clone();
         b.clusters[0].nodes[0].evidence[0].kind = EvidenceKind::ImagePullBackOff;
@@ -646,6 +648,7 @@ mod tests {
         b.clusters[0].nodes[0].evidence[0] = Evidence {
             kind: EvidenceKind::CrashLoopBackOff,
             message: "y (restarts 9)".into(),
+            last_termination: None,
         };
         assert_eq!(visible_key(&a), visible_key(&b), "message alone");
     }

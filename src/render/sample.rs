@@ -4,8 +4,8 @@
 //! tests shape into their cases.
 
 use crate::report::{
-    ClusterReport, Evidence, EvidenceKind, GrantSource, NodeFacts, NodeReport, NodeState, Protocol,
-    Report, TimelineEntry, Verdict,
+    ClusterReport, Evidence, EvidenceKind, FailingContainer, GrantSource, NodeFacts, NodeReport,
+    NodeState, Protocol, Report, Termination, TimelineEntry, Verdict,
 };
 use jiff::Timestamp;
 
@@ -123,14 +123,23 @@ pub fn jammed() -> Report {
     stuck.granted_at = Some(ts("2026-11-29T10:02:11Z"));
     stuck.granted_at_source = GrantSource::Event;
     stuck.reason = "pod valkey-cache-1-1-0 CrashLoopBackOff (restarts 7)".into();
+    let last = Termination {
+        container: "server".into(),
+        exit_code: 1,
+        reason: Some("Error".into()),
+        signal: None,
+        finished_at: Some(ts("2026-11-29T10:14:40Z")),
+    };
     stuck.evidence = vec![
         Evidence {
             kind: EvidenceKind::CrashLoopBackOff,
             message: "container server waiting: CrashLoopBackOff (restarts 7)".into(),
+            last_termination: Some(last.clone()),
         },
         Evidence {
             kind: EvidenceKind::HeldOverThreshold,
             message: "held 14m > stall threshold 10m".into(),
+            last_termination: None,
         },
     ];
     stuck.facts.holder = true;
@@ -146,6 +155,11 @@ pub fn jammed() -> Report {
         "managedFields: not in the snapshot (kubectl get -o yaml drops them without --show-managed-fields)".into(),
     ];
     stuck.facts.resource_version = Some("48213".into());
+    stuck.facts.failing_container = Some(FailingContainer {
+        name: "server".into(),
+        restarts: 7,
+        last: Some(last),
+    });
 
     let mut rolled = node("cache-0-1", 0, 1, "replica", NodeState::Converged);
     rolled.last_rollout_hash = Some(NEW.into());
