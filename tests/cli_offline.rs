@@ -450,14 +450,21 @@ fn explain_offline_shows_the_last_termination_and_says_there_is_no_log() {
             "no log: the snapshot is read from a file (-f)",
         ],
     );
-    assert_eq!(section.lines().count(), 3, "one line for the log:\n{section}");
+    assert_eq!(
+        section.lines().count(),
+        3,
+        "one line for the log:\n{section}"
+    );
 
     let r = run(&["explain", "cache", "-f", &jammed]);
     assert_eq!(r.code, 0, "{}", r.both());
     says(
         "cluster",
         &r.stdout,
-        &["\nLast words of cache-1-0\n", "exit code 137, reason OOMKilled"],
+        &[
+            "\nLast words of cache-1-0\n",
+            "exit code 137, reason OOMKilled",
+        ],
     );
 
     let r = run(&["status", "-o", "wide", "-f", &jammed]);
