@@ -36,6 +36,7 @@
 //!
 //! let cp: &'static harness::controlplane::ControlPlane = harness::control_plane(); // derefs to Server
 //! cp.log_tails(n) -> String               // the controllers' logs, for failure messages
+//! cp.write_previous_log(lines: &[&str])   // every pod's previous container log, as kwok serves pods/log
 //! harness::controlplane::eventually(what, bound, || async { Ok(..) / Err(seen) }).await
 //! ```
 //!
