@@ -230,6 +230,9 @@ struct NodeKey {
     granted_by: Option<String>,
     grant_reason: Option<String>,
     evidence: Vec<EvidenceKind>,
+    /// `-o wide`'s LAST-EXIT: the failing container's last exit code and
+    /// reason.
+    last_exit: Option<(i32, Option<String>)>,
 }
 
 /// The [`VisibleKey`] of a report.
@@ -271,6 +274,12 @@ pub fn visible_key(report: &Report) -> VisibleKey {
                         granted_by: n.granted_by.clone(),
                         grant_reason: n.grant_reason.clone(),
                         evidence: n.evidence.iter().map(|e| e.kind).collect(),
+                        last_exit: n
+                            .facts
+                            .failing_container
+                            .as_ref()
+                            .and_then(|c| c.last.as_ref())
+                            .map(|t| (t.exit_code, t.reason.clone())),
                     })
                     .collect(),
             })
@@ -621,6 +630,24 @@ mod tests {
             (
                 "grant time source",
                 |r| r.clusters[0].nodes[0].granted_at_source = GrantSource::ManagedFields,
+                true,
+            ),
+            (
+                "the last exit (status -o wide)",
+                |r| {
+                    r.clusters[0].nodes[0].facts.failing_container =
+                        Some(crate::report::FailingContainer {
+                            name: "server".into(),
+                            restarts: 3,
+                            last: Some(crate::report::Termination {
+                                container: "server".into(),
+                                exit_code: 137,
+                                reason: Some("OOMKilled".into()),
+                                signal: None,
+                                finished_at: None,
+                            }),
+                        })
+                },
                 true,
             ),
             ("a cluster goes", |r| r.clusters.clear(), true),

@@ -57,10 +57,9 @@ pub(super) fn last_words(node: &NodeReport, log: &PreviousLog, now: Timestamp) -
         PreviousLog::Offline => out.push_str(&log_line(
             "the snapshot is read from a file (-f), which holds no logs; live, explain reads the previous container's log",
         )),
-        PreviousLog::NoPrevious => out.push_str(&log_line(&format!(
-            "container {} has not terminated before, so there is no previous container's log",
-            c.name
-        ))),
+        PreviousLog::NoPrevious => {
+            out.push_str(&log_line("there is no previous container to read it from"))
+        }
         PreviousLog::Forbidden => out.push_str(&log_line(
             "get on pods/log is forbidden for you (an optional rule; see the README's RBAC)",
         )),
@@ -78,7 +77,7 @@ pub(super) fn last_words(node: &NodeReport, log: &PreviousLog, now: Timestamp) -
 fn termination_line(c: &FailingContainer, now: Timestamp) -> String {
     match &c.last {
         Some(t) => format!("last terminated {}: {}", when(t, now), exit_words(t)),
-        None => "has not terminated before".to_string(),
+        None => "no last termination: it has not terminated before".to_string(),
     }
 }
 
