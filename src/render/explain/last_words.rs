@@ -5,6 +5,7 @@
 use crate::render::duration::{age, timestamp};
 use crate::render::style::clean;
 use crate::report::{FailingContainer, NodeReport, Termination};
+use crate::shell::CommandLine;
 use crate::snapshot::{LOG_LIMIT_BYTES, LOG_TAIL_LINES, PreviousLog};
 use jiff::Timestamp;
 use std::fmt::Write as _;
@@ -12,7 +13,12 @@ use std::fmt::Write as _;
 /// The section's lines, each indented by two spaces (log lines by four),
 /// every string from the data cleaned. Empty when the node has no failing
 /// container.
-pub(super) fn last_words(node: &NodeReport, log: &PreviousLog, now: Timestamp) -> String {
+pub(super) fn last_words(
+    namespace: &str,
+    node: &NodeReport,
+    log: &PreviousLog,
+    now: Timestamp,
+) -> String {
     let Some(c) = &node.facts.failing_container else {
         return String::new();
     };
@@ -45,12 +51,18 @@ pub(super) fn last_words(node: &NodeReport, log: &PreviousLog, now: Timestamp) -
                 }
             }
             if *cut {
+                let whole = CommandLine::new("kubectl logs")
+                    .arg(pod)
+                    .opt("-n", namespace)
+                    .opt("-c", &c.name)
+                    .switch("--previous");
                 let _ = writeln!(
                     out,
-                    "  (cut at {} KiB: the lines after these are not shown; `kubectl logs {} -c {} --previous` has them)",
-                    LOG_LIMIT_BYTES / 1024,
-                    clean(pod),
-                    clean(&c.name)
+                    "  {}",
+                    clean(&format!(
+                        "(cut at {} KiB: the lines after these are not shown; `{whole}` has them)",
+                        LOG_LIMIT_BYTES / 1024
+                    ))
                 );
             }
         }
@@ -223,7 +235,7 @@ mod tests {
         ];
         let mut out = String::new();
         for (case, node, log) in &cases {
-            let words = last_words(node, log, sample::now());
+            let words = last_words("prod", node, log, sample::now());
             let _ = write!(out, "--- {case}\n{words}");
         }
         insta::assert_snapshot!(out);
@@ -238,7 +250,7 @@ mod tests {
             .find(|n| n.name == "cache-0-1")
             .unwrap_or_else(|| panic!("no cache-0-1"));
         assert_eq!(
-            last_words(converged, &PreviousLog::Offline, sample::now()),
+            last_words("prod", converged, &PreviousLog::Offline, sample::now()),
             ""
         );
         let out = explain_node(

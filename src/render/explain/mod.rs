@@ -109,7 +109,7 @@ pub fn explain_node(
     }
 
     if let Some(log) = last_words {
-        let words = last_words::last_words(node, log, now);
+        let words = last_words::last_words(&cluster.namespace, node, log, now);
         if !words.is_empty() {
             section(&mut out, "Last words", color);
             out.push_str(&words);
@@ -164,7 +164,7 @@ pub fn explain_cluster(
         let _ = writeln!(out, "  {}", clean(&paragraph));
     }
     if let Some((node, log)) = last_words {
-        let words = last_words::last_words(node, log, now);
+        let words = last_words::last_words(&cluster.namespace, node, log, now);
         if !words.is_empty() {
             section(
                 &mut out,
