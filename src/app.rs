@@ -1,33 +1,13 @@
 //! Wires a parsed command line to its command. Commands return an
 //! [`Outcome`] (text and exit code); only `main` prints.
 
-use crate::cli::{Cli, Command, GlobalArgs};
-use crate::commands;
+use crate::cli::{Cli, Command};
+use crate::commands::{self, Ctx};
 use crate::error::{Outcome, Result};
 use crate::render::style::{clean, clean_lines};
 use clap::Parser;
-use jiff::Timestamp;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-
-/// What every command may know about how it was run.
-#[derive(Debug, Clone)]
-pub struct Ctx {
-    pub global: GlobalArgs,
-    /// Colour the output (a terminal, no `--no-color`, no `NO_COLOR`).
-    pub color: bool,
-    /// stdout is a terminal (redraw in place for `--watch`).
-    pub stdout_is_terminal: bool,
-    /// stdin is a terminal (a steering command may ask for confirmation).
-    pub stdin_is_terminal: bool,
-}
-
-impl Ctx {
-    /// The clock: `--now`, else the real one.
-    pub fn now(&self) -> Timestamp {
-        self.global.now.unwrap_or_else(Timestamp::now)
-    }
-}
 
 pub async fn run(cli: Cli, ctx: Ctx) -> Result<Outcome> {
     match cli.command {

@@ -130,8 +130,8 @@ pub struct ExplainArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SteerArgs {
     /// none: write; client: print the plan, send nothing; server: send with dryRun=All
-    #[arg(long, value_enum, default_value_t = DryRun::None, num_args = 0..=1, require_equals = true, default_missing_value = "client")]
-    pub dry_run: DryRun,
+    #[arg(long, value_enum, default_value_t = DryRunArg::None, num_args = 0..=1, require_equals = true, default_missing_value = "client")]
+    pub dry_run: DryRunArg,
     /// Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -141,7 +141,7 @@ pub struct SteerArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DryRun {
+pub enum DryRunArg {
     None,
     Client,
     Server,
@@ -350,7 +350,7 @@ impl Cli {
         }
         if let Some(steer) = self.command.steer_args()
             && g.from_file.is_some()
-            && steer.dry_run != DryRun::Client
+            && steer.dry_run != DryRunArg::Client
         {
             return fail("steering against --from-file only plans: add --dry-run=client");
         }
@@ -446,7 +446,7 @@ mod tests {
             .expect("dry-run alone means client");
         assert_eq!(
             cli.command.steer_args().map(|s| s.dry_run),
-            Some(DryRun::Client)
+            Some(DryRunArg::Client)
         );
         let cli = parse(&[
             "status",
@@ -492,7 +492,7 @@ mod tests {
         ));
         assert_eq!(
             cli.command.steer_args().map(|s| s.dry_run),
-            Some(DryRun::Server)
+            Some(DryRunArg::Server)
         );
         let cli = parse(&["status", "--request-timeout", "45"]).expect("bare seconds");
         assert_eq!(cli.global.request_timeout, Duration::from_secs(45));

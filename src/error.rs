@@ -39,10 +39,12 @@ pub enum Error {
     Read { path: String, problem: String },
     #[error("cannot write {path}: {problem}")]
     Write { path: String, problem: String },
-    #[error("{kind} {namespace}/{name} not found{}", nearest_hint(.nearest))]
+    /// `namespace` is `None` when every namespace in view was looked in
+    /// (shown as `*`, as in `*/cache`).
+    #[error("{kind} {}/{name} not found{}", .namespace.as_deref().unwrap_or("*"), nearest_hint(.nearest))]
     NotFound {
         kind: &'static str,
-        namespace: String,
+        namespace: Option<String>,
         name: String,
         nearest: Vec<String>,
     },
@@ -69,6 +71,8 @@ pub enum Error {
         cluster: Option<String>,
         kubeconfig: Option<String>,
         problem: String,
+        #[source]
+        source: Option<Box<kube::Error>>,
     },
     #[error(
         "forbidden: you may not {verb} {resource}{} ({message}); ask for a Role with that verb (see README, Permissions)",
@@ -85,15 +89,25 @@ pub enum Error {
     )]
     Unauthorized { message: String },
     #[error("cannot reach the API server {server}: {problem}")]
-    Unreachable { server: String, problem: String },
+    Unreachable {
+        server: String,
+        /// The client's error chain, in words (`problem`) and kept (`source`).
+        problem: String,
+        #[source]
+        source: Option<Box<kube::Error>>,
+    },
     #[error("kubeconfig: {problem}")]
     Kubeconfig { problem: String },
-    #[error("API request {verb} {resource} failed: {status} {message}")]
+    /// Any other failed request. `status` is the HTTP status when the
+    /// server answered; `source` the client's error, when there was one.
+    #[error("API request {verb} {resource} failed: {}{message}", .status.map(|s| format!("{s} ")).unwrap_or_default())]
     Api {
         verb: String,
         resource: String,
-        status: u16,
+        status: Option<u16>,
         message: String,
+        #[source]
+        source: Option<Box<kube::Error>>,
     },
     /// A steering command that took the Lease and then failed before it
     /// wrote anything: what was not sent, and whether the Lease is left.
@@ -111,11 +125,60 @@ pub enum Error {
         /// The Lease could not be released.
         lease_left: bool,
     },
+    /// A ValkeyNode named on the command line that no ValkeyCluster
+    /// claims (no `valkey.io/cluster` label): part of no roll.
+    #[error(
+        "ValkeyNode {namespace}/{name} has no valkey.io/cluster label, so it is part of no cluster's roll; there is nothing to {doing}"
+    )]
+    NodeWithoutCluster {
+        namespace: String,
+        name: String,
+        /// What the command would have done: `explain`.
+        doing: &'static str,
+    },
+    /// `wait` with no cluster named, and none in view.
+    #[error("no ValkeyCluster in {}", match .namespace { Some(ns) => format!("namespace {ns}"), None => "any namespace".to_string() })]
+    NoClusters { namespace: Option<String> },
+    /// A patch the plan holds without the resourceVersion it was decided
+    /// on: a safety stop, never a write without the precondition.
+    #[error(
+        "ValkeyNode {namespace}/{name} has no metadata.resourceVersion: refusing to write without one"
+    )]
+    NoResourceVersion { namespace: String, name: String },
+    /// A `replace-pod` plan that names no pod to delete reached the
+    /// executor (the planner refuses such a plan first).
+    #[error("replace-pod {node}: the plan names no pod to delete")]
+    NoPodToDelete { node: String },
+    /// The steering Lease was created and deleted by others on every try.
+    #[error(
+        "the Lease {lease} in namespace {namespace} kept appearing and disappearing; try again"
+    )]
+    LeaseUnstable { namespace: String, lease: String },
+    /// A report or document that cannot be encoded (`JSON`, `YAML`).
+    #[error("cannot write {format}: {problem}")]
+    Encode {
+        format: &'static str,
+        problem: String,
+    },
+    /// A worker thread of the program failed (it could not start, or it
+    /// panicked): `what` says which, with the runtime's words if it has any.
+    #[error("{what}{}", .problem.as_ref().map(|p| format!(": {p}")).unwrap_or_default())]
+    Task {
+        what: &'static str,
+        problem: Option<String>,
+    },
+    /// kube could not build a LIST request (bad parameters).
+    #[error("cannot build the list of {resource}: {problem}")]
+    ListRequest { resource: String, problem: String },
+    /// An object of a watch's store that cannot be copied into a snapshot.
+    #[error("watch {resource}: {problem}")]
+    WatchCopy { resource: String, problem: String },
+    /// Every watch stream of `status --watch` or `wait` stopped.
+    #[error("every watch ended")]
+    WatchEnded,
     /// Bad combination of arguments found after clap parsed them.
     #[error("{0}")]
     Usage(String),
-    #[error("{0}")]
-    Other(String),
 }
 
 fn nearest_hint(nearest: &[String]) -> String {
@@ -197,11 +260,13 @@ mod tests {
         let cause = Error::Unreachable {
             server: "https://127.0.0.1:6443".into(),
             problem: "connection refused".into(),
+            source: None,
         };
         let stopped = |lease_left| Error::SteeringStopped {
             cause: Box::new(Error::Unreachable {
                 server: "https://127.0.0.1:6443".into(),
                 problem: "connection refused".into(),
+                source: None,
             }),
             not_sent: "the grant of cache-0-1".into(),
             lease: "prod/valkey-roll.cache".into(),
@@ -224,6 +289,7 @@ mod tests {
             cluster: Some("prod".into()),
             kubeconfig: Some("/home/me/.kube/config".into()),
             problem: "invalid peer certificate: UnknownIssuer".into(),
+            source: None,
         };
         assert!(
             untrusted.to_string().contains(

@@ -4,7 +4,8 @@
 //! [`snapshot::Snapshot`] from a cluster or a file; [`classify`] turns it into
 //! a [`report::Report`] (pure); [`steer`] plans (pure) and executes writes;
 //! [`render`] turns reports and plans into text ([`shell`] quotes the
-//! commands it prints); [`commands`] holds one
+//! commands it prints; [`units`] the short forms of durations and hashes
+//! that every layer spells alike); [`commands`] holds one
 //! module per command and [`app`] dispatches to them.
 pub mod app;
 pub mod classify;
@@ -19,3 +20,4 @@ pub mod shell;
 pub mod snapshot;
 pub mod source;
 pub mod steer;
+pub mod units;

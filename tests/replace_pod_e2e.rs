@@ -370,6 +370,11 @@ async fn replace_pod_on_the_ordered_ready_trap() {
     // involvedObject and message.
     assert_eq!(ours[0]["regarding"]["kind"], "ValkeyNode", "{ours:?}");
     assert_eq!(ours[0]["regarding"]["name"], FIRST, "{ours:?}");
+    // The plan's whole Event: a Warning, related to the pod it deleted.
+    assert_eq!(ours[0]["type"], "Warning", "{ours:?}");
+    assert_eq!(ours[0]["related"]["kind"], "Pod", "{ours:?}");
+    assert_eq!(ours[0]["related"]["name"], pod_name.as_str(), "{ours:?}");
+    assert_eq!(ours[0]["related"]["uid"], uid, "{ours:?}");
     let message = ours[0]["note"].as_str().unwrap_or_default();
     assert!(
         message.contains(&pod_name) && message.ends_with(": OrderedReady trap"),

@@ -1537,6 +1537,20 @@ async fn steering_a_snapshot_file_plans_with_the_same_checks() {
         doc["patches"][0]["resourceVersion"],
         json!(before["cache-0-1"])
     );
+    // The Event the grant would record, whole, before anything is sent.
+    let event = &doc["events"][0];
+    assert_eq!(event["type"], "Normal", "{doc}");
+    assert_eq!(event["reason"], "ManualRollPermitGranted", "{doc}");
+    assert_eq!(event["regarding"]["kind"], "ValkeyNode", "{doc}");
+    assert_eq!(event["regarding"]["name"], "cache-0-1", "{doc}");
+    assert!(event["regarding"]["uid"].is_string(), "{doc}");
+    assert_eq!(event["reportingComponent"], "kubectl-valkey-roll", "{doc}");
+    assert!(
+        event["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("granted")),
+        "{doc}"
+    );
     let missing = offline(&["grant", "cache-0-9", "--dry-run=client"]);
     assert!(
         missing.stderr.contains("did you mean cache-0-0, cache-0-1"),

@@ -319,13 +319,14 @@ async fn redraw_in_place_then_stop(signal: libc::c_int, prefix: &str) {
         panic!("the alternate screen is left at the end: {screen:?}");
     };
     let (live, after) = screen.split_at(left);
-    let frames = live.matches("\x1b[H").count();
+    // Cursor home, as crossterm spells it (`MoveTo(0, 0)`).
+    let frames = live.matches("\x1b[1;1H").count();
     assert!(frames >= 2, "at least two frames: {live:?}");
     assert!(
         !live.contains("\x1b[2J"),
         "no full clear (it flickers): {live:?}"
     );
-    let last_frame = &live[live.rfind("\x1b[H").unwrap_or(0)..];
+    let last_frame = &live[live.rfind("\x1b[1;1H").unwrap_or(0)..];
     assert!(last_frame.contains("\x1b[J"), "{last_frame:?}");
     assert!(
         last_frame.contains(&headline("WAITING")) && !last_frame.contains(&headline("CONVERGED")),

@@ -44,11 +44,11 @@ pub use evidence::RESTART_LOOP_MIN;
 pub use node::{NodePod, PodFacts};
 pub use timeline::{cluster_timeline, timeline};
 
-use crate::render::duration::short_hash;
 use crate::report::{
     Behind, ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report, Verdict,
 };
 use crate::snapshot::{Snapshot, ValkeyCluster};
+use crate::units::short_hash;
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
 use judge::{ClusterSide, Judged, StuckBy};

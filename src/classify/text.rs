@@ -27,10 +27,10 @@ pub(crate) fn secs(d: SignedDuration) -> u64 {
 }
 
 /// A duration as people read it, in the form the tables use
-/// ([`human`](crate::render::duration::human)), so the prose and the
+/// ([`human`](crate::units::human)), so the prose and the
 /// tables agree.
 pub(crate) fn human(d: SignedDuration) -> String {
-    crate::render::duration::human(secs(d))
+    crate::units::human(secs(d))
 }
 
 /// `1 node` / `3 nodes`.

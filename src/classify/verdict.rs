@@ -3,9 +3,9 @@
 
 use super::judge::{Judged, StuckBy};
 use super::text::{human, nodes as n_nodes};
-use crate::render::duration::short_hash;
 use crate::report::{NodeState, Protocol, Verdict};
 use crate::snapshot::{ValkeyCluster, ValkeyNode, condition, keys};
+use crate::units::short_hash;
 use jiff::{SignedDuration, Timestamp};
 
 /// P2 when any node has `spec.workloadRevision` or a WorkloadRollPending

@@ -9,8 +9,8 @@
 //! and every object's keys are sorted, so two bundles of the same objects
 //! are byte for byte the same.
 
-use crate::app::Ctx;
 use crate::cli::{BundleArgs, BundleFormat, OutputFormat};
+use crate::commands::Ctx;
 use crate::commands::version::VersionInfo;
 use crate::error::{Error, Outcome, Result};
 use crate::render::json::{to_json, to_yaml};
@@ -156,7 +156,7 @@ pub async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
     {
         return Err(Error::NotFound {
             kind: "ValkeyCluster",
-            namespace: namespace.as_deref().unwrap_or("*").to_string(),
+            namespace: namespace.clone(),
             name: name.to_string(),
             nearest: Vec::new(),
         });

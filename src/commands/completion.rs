@@ -10,8 +10,8 @@
 //! there and always exits 0: a completion that cannot reach the cluster
 //! offers nothing.
 
-use crate::app::Ctx;
 use crate::cli::{Cli, CompleteArgs, CompletionArgs, CompletionShell, GlobalArgs};
+use crate::commands::Ctx;
 use crate::error::{Outcome, Result};
 use crate::render::style::clean;
 use crate::report::{ClusterReport, NodeReport, NodeState, Report};
@@ -578,7 +578,7 @@ async fn looked_up(req: &Request) -> Option<Completions> {
     let candidates = tokio::spawn(async move {
         match lookup {
             Lookup::Clusters | Lookup::Nodes(_) => {
-                let loaded = crate::source::load(&ctx, None).await.ok()?;
+                let loaded = crate::source::load(&ctx.global, None).await.ok()?;
                 let report = crate::classify::classify(
                     &loaded.snapshot,
                     ctx.now(),
@@ -610,7 +610,7 @@ async fn looked_up(req: &Request) -> Option<Completions> {
 /// The namespaces the user may list; with `-f`, the snapshot's.
 async fn namespaces(ctx: &Ctx) -> Option<Vec<Candidate>> {
     let mut names: Vec<String> = if ctx.global.from_file.is_some() {
-        let loaded = crate::source::load(ctx, None).await.ok()?;
+        let loaded = crate::source::load(&ctx.global, None).await.ok()?;
         loaded
             .snapshot
             .clusters

@@ -11,10 +11,10 @@
 //! `-o json|yaml` none). A log that cannot be read is one line of the
 //! section, never an error.
 
-use super::status::nearest_names;
-use crate::app::Ctx;
+use super::shared::nearest_names;
 use crate::classify::{classify, cluster_timeline, timeline};
 use crate::cli::{ExplainArgs, OutputFormat};
+use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
 use crate::render::explain::{ClusterExplanation, NodeExplanation, explain_cluster, explain_node};
 use crate::render::json::{to_json, to_yaml};
@@ -24,7 +24,7 @@ use crate::source::{self, Live, live, logs};
 use serde::Serialize;
 
 pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
-    let mut loaded = source::load_partial(ctx, None).await?;
+    let mut loaded = source::load_partial(&ctx.global, None).await?;
     let partial = source::partial_warning(&loaded.unread);
     let now = ctx.now();
     let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
@@ -218,18 +218,18 @@ fn ambiguous<'a>(kind: &str, name: &str, namespaces: impl Iterator<Item = &'a st
 fn not_found(report: &Report, snapshot: &Snapshot, name: &str, namespace: Option<&str>) -> Error {
     // The classifier reports only nodes that carry a cluster label.
     if let Some(node) = snapshot.nodes.iter().find(|n| n.name() == name) {
-        return Error::Other(format!(
-            "ValkeyNode {}/{name} has no valkey.io/cluster label, so it is part of no \
-             cluster's roll; there is nothing to explain",
-            node.namespace()
-        ));
+        return Error::NodeWithoutCluster {
+            namespace: node.namespace().to_string(),
+            name: name.to_string(),
+            doing: "explain",
+        };
     }
     let candidates = report.clusters.iter().flat_map(|c| {
         std::iter::once(c.name.as_str()).chain(c.nodes.iter().map(|n| n.name.as_str()))
     });
     Error::NotFound {
         kind: "ValkeyNode or ValkeyCluster",
-        namespace: namespace.unwrap_or("*").to_string(),
+        namespace: namespace.map(str::to_string),
         name: name.to_string(),
         nearest: nearest_names(name, candidates),
     }

@@ -3,20 +3,20 @@
 //! when its pod became Ready, how long it took, how it ended). Live or
 //! with `-f`; from what `status` reads.
 
-use crate::app::Ctx;
 use crate::classify::classify;
 use crate::cli::{HistoryArgs, OutputFormat};
+use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
 use crate::render::history::{document, table};
 use crate::render::json::{to_json, to_yaml};
 use crate::source;
 
 pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
-    let loaded = source::load(ctx, args.cluster.as_deref()).await?;
+    let loaded = source::load(&ctx.global, args.cluster.as_deref()).await?;
     let now = ctx.now();
     let mut report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
     if let Some(name) = &args.cluster {
-        super::status::keep_cluster(&mut report, name, loaded.namespace.as_deref())?;
+        super::shared::keep_cluster(&mut report, name, loaded.namespace.as_deref())?;
     }
     let stdout = match ctx.global.output {
         OutputFormat::Json => to_json(&document(&report, now))?,
@@ -25,7 +25,7 @@ pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
             if report.clusters.is_empty() {
                 return Ok(Outcome {
                     stdout: String::new(),
-                    stderr: super::status::no_clusters_message(loaded.namespace.as_deref()),
+                    stderr: super::shared::no_clusters_message(loaded.namespace.as_deref()),
                     exit: Exit::Done,
                 });
             }

@@ -3,19 +3,19 @@
 //! document. Exit 0 written or planned, 4 refused, 6 another holder after
 //! the write, 1 errors.
 
-use crate::app::Ctx;
-use crate::classify::classify;
 use crate::cli::{
-    ForceArgs, GrantArgs, OutputFormat, ProtocolArg, ReplacePodArgs, RevokeArgs, SteerArgs,
+    DryRunArg, ForceArgs, GlobalArgs, GrantArgs, OutputFormat, ProtocolArg, ReplacePodArgs,
+    RevokeArgs, SteerArgs,
 };
+use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
 use crate::render;
 use crate::report::Protocol;
 use crate::snapshot::Snapshot;
 use crate::source;
 use crate::steer::Steered;
-use crate::steer::exec::{self, Options, Terminal};
-use crate::steer::plan::{self, Action, Connection, Decision, Request};
+use crate::steer::exec::{self, Confirm, Options};
+use crate::steer::plan::{self, Action, Connection, Decision, DryRun, Request};
 
 pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
     let request = Request {
@@ -28,8 +28,8 @@ pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
         reason: args.reason.clone(),
         takeover: false,
         protocol_override: protocol(&args.steer),
-        dry_run: args.steer.dry_run,
-        connection: Connection::of(&ctx.global),
+        dry_run: dry_run(&args.steer),
+        connection: connection(&ctx.global),
     };
     run(ctx, request, &args.steer).await
 }
@@ -45,8 +45,8 @@ pub async fn revoke(ctx: &Ctx, args: &RevokeArgs) -> Result<Outcome> {
         reason: args.reason.clone(),
         takeover: false,
         protocol_override: protocol(&args.steer),
-        dry_run: args.steer.dry_run,
-        connection: Connection::of(&ctx.global),
+        dry_run: dry_run(&args.steer),
+        connection: connection(&ctx.global),
     };
     run(ctx, request, &args.steer).await
 }
@@ -62,8 +62,8 @@ pub async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
         reason: Some(args.reason.clone()),
         takeover: args.takeover,
         protocol_override: protocol(&args.steer),
-        dry_run: args.steer.dry_run,
-        connection: Connection::of(&ctx.global),
+        dry_run: dry_run(&args.steer),
+        connection: connection(&ctx.global),
     };
     run(ctx, request, &args.steer).await
 }
@@ -79,8 +79,8 @@ pub async fn replace_pod(ctx: &Ctx, args: &ReplacePodArgs) -> Result<Outcome> {
         reason: args.reason.clone(),
         takeover: false,
         protocol_override: protocol(&args.steer),
-        dry_run: args.steer.dry_run,
-        connection: Connection::of(&ctx.global),
+        dry_run: dry_run(&args.steer),
+        connection: connection(&ctx.global),
     };
     run(ctx, request, &args.steer).await
 }
@@ -92,8 +92,32 @@ fn protocol(steer: &SteerArgs) -> Option<Protocol> {
     })
 }
 
+fn dry_run(steer: &SteerArgs) -> DryRun {
+    match steer.dry_run {
+        DryRunArg::None => DryRun::None,
+        DryRunArg::Client => DryRun::Client,
+        DryRunArg::Server => DryRun::Server,
+    }
+}
+
+/// The flags that chose the API server and the user, repeated in the undo
+/// command a plan prints.
+fn connection(global: &GlobalArgs) -> Connection {
+    Connection {
+        kubeconfig: global
+            .kubeconfig
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
+        context: global.context.clone(),
+        kube_cluster: global.kube_cluster.clone(),
+        user: global.user.clone(),
+        impersonate: global.impersonate.clone(),
+        impersonate_groups: global.impersonate_groups.clone(),
+    }
+}
+
 async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outcome> {
-    let loaded = source::load(ctx, None).await?;
+    let loaded = source::load(&ctx.global, None).await?;
     request.namespace = namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), &request.node)?;
     let steered = match &loaded.live {
         Some(live) => {
@@ -102,9 +126,15 @@ async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outco
                 interactive: ctx.stdin_is_terminal,
                 stall_threshold: ctx.global.stall_threshold,
                 now: ctx.global.now,
-                color: ctx.color,
             };
-            exec::execute(live, &loaded.snapshot, &request, &opts, &mut Terminal).await?
+            exec::execute(
+                live,
+                &loaded.snapshot,
+                &request,
+                &opts,
+                &mut Terminal { color: ctx.color },
+            )
+            .await?
         }
         // A file (`--dry-run=client` only): a plan, with no API server to
         // ask who the actor is; the login name stands in.
@@ -115,7 +145,7 @@ async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outco
                 .filter(|u| !u.is_empty())
                 .unwrap_or_else(|| "unknown".to_string());
             let now = ctx.now();
-            let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
+            let report = exec::judge(&loaded.snapshot, now, ctx.global.stall_threshold, &request);
             let planned = plan::plan(&loaded.snapshot, &report, &request, now, &actor)?;
             Steered::planned(exec::predict_confirmation(
                 planned,
@@ -148,7 +178,7 @@ fn namespace_of(snapshot: &Snapshot, in_view: Option<&str>, node: &str) -> Resul
             let names: Vec<&str> = snapshot.nodes.iter().map(|n| n.name()).collect();
             Err(Error::NotFound {
                 kind: "ValkeyNode",
-                namespace: "(any)".to_string(),
+                namespace: None,
                 name: node.to_string(),
                 nearest: plan::nearest(node, &names),
             })
@@ -186,4 +216,36 @@ fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
         stderr,
         exit: steered.exit,
     })
+}
+
+/// Asks on the terminal: the plan and the question on stderr, the answer
+/// from stdin. Only `y` or `yes` goes ahead.
+pub struct Terminal {
+    /// Colour the plan shown before asking.
+    pub color: bool,
+}
+
+impl Confirm for Terminal {
+    async fn ask(&mut self, planned: &Steered, question: &str) -> bool {
+        // The plan text is rendered (cleaned); the question names nodes.
+        let prompt = format!(
+            "{}\n{}\nProceed? [y/N] ",
+            render::steer::text(planned, self.color),
+            render::style::clean(question)
+        );
+        // Reading stdin blocks: keep it off the async workers.
+        let answer = tokio::task::spawn_blocking(move || {
+            use std::io::Write;
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(prompt.as_bytes());
+            let _ = err.flush();
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).map(|_| line)
+        })
+        .await;
+        matches!(
+            answer.as_ref().map(|r| r.as_ref().map(|l| l.trim().to_ascii_lowercase())),
+            Ok(Ok(a)) if a == "y" || a == "yes"
+        )
+    }
 }

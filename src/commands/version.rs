@@ -2,8 +2,8 @@
 //! forms of the roll protocol it understands. Everything is fixed at build
 //! time (src/build.rs), so two builds of one commit say the same.
 
-use crate::app::Ctx;
 use crate::cli::OutputFormat;
+use crate::commands::Ctx;
 use crate::error::{Outcome, Result};
 use crate::render::json::{to_json, to_yaml};
 use serde::Serialize;

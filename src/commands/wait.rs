@@ -11,15 +11,16 @@
 //! goes), one only when the progress changes. The outcome carries the final
 //! report on stdout for `-o json|yaml`, and why it stopped on stderr.
 
-use super::watch::{ConnectionView, TICK, in_view, start};
-use crate::app::Ctx;
+use super::shared::in_view;
+use super::watch::{ConnectionView, TICK, start};
 use crate::classify::classify;
 use crate::cli::{OutputFormat, WaitArgs};
+use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
-use crate::render::duration::human;
 use crate::render::json::{to_json, to_yaml};
 use crate::report::{ClusterReport, NodeState, Report, Verdict};
 use crate::source::watch::{Scope, Update};
+use crate::units::human;
 use std::io::Write;
 use tokio::time::{Instant, MissedTickBehavior};
 
@@ -34,7 +35,7 @@ pub enum Decision {
 /// another cluster is done), then Converged, else keep waiting. A report
 /// without clusters is never Converged.
 pub fn decide(report: &Report, no_fail_fast: bool) -> Decision {
-    if !no_fail_fast && super::status::needs_attention(report) {
+    if !no_fail_fast && super::shared::needs_attention(report) {
         return Decision::Exit(Exit::NeedsAttention);
     }
     if !report.clusters.is_empty()

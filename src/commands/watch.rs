@@ -18,19 +18,17 @@
 //!   it changes visibly ([`visible_key`]); ticking durations alone are no
 //!   change. The connection state goes to stderr.
 
-use super::status::{nearest_names, no_clusters_message, render_report};
-use crate::app::Ctx;
+use super::shared::{in_view, no_clusters_message, render_report};
 use crate::classify::classify;
 use crate::cli::{OutputFormat, StatusArgs};
+use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
-use crate::render::duration::timestamp;
 use crate::report::{EvidenceKind, GrantSource, NodeState, Protocol, Report, Verdict};
-use crate::snapshot::ValkeyCluster;
 use crate::source::watch::{Connection, Scope, Update, Watch};
 use crate::source::{Live, live, live_namespace};
+use crate::units::timestamp;
+use crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use jiff::Timestamp;
-use kube::Api;
-use kube::api::ListParams;
 use std::io::Write;
 use std::time::Duration;
 use tokio::time::{Instant, MissedTickBehavior};
@@ -111,37 +109,6 @@ pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Live, Wat
     Ok((live, watch, scope))
 }
 
-/// A named ValkeyCluster must be in view; with `need_any`, so must some
-/// cluster when none is named (`wait` has nothing to wait for otherwise).
-pub(crate) fn check_in_view(report: &Report, scope: &Scope, need_any: bool) -> Result<()> {
-    let namespace = scope.namespace.clone().unwrap_or_else(|| "*".to_string());
-    match &scope.cluster {
-        Some(name) => {
-            if report
-                .clusters
-                .iter()
-                .any(|c| &c.name == name && c.cluster_found)
-            {
-                Ok(())
-            } else {
-                Err(Error::NotFound {
-                    kind: "ValkeyCluster",
-                    namespace,
-                    name: name.clone(),
-                    nearest: Vec::new(),
-                })
-            }
-        }
-        None if need_any && report.clusters.is_empty() => {
-            Err(Error::Other(match &scope.namespace {
-                Some(ns) => format!("no ValkeyCluster in namespace {ns}"),
-                None => "no ValkeyCluster in any namespace".to_string(),
-            }))
-        }
-        None => Ok(()),
-    }
-}
-
 /// The report as `status` renders it (`-o table|wide|json|yaml`); an empty
 /// table says so, since a live view has nowhere else to say it.
 pub(crate) fn render(report: &Report, ctx: &Ctx, scope: &Scope) -> Result<String> {
@@ -150,42 +117,6 @@ pub(crate) fn render(report: &Report, ctx: &Ctx, scope: &Scope) -> Result<String
             Ok(no_clusters_message(scope.namespace.as_deref()))
         }
         _ => render_report(report, ctx),
-    }
-}
-
-/// [`check_in_view`] with the nearest names filled in: a person who typed
-/// `cahce` is told about `cache`. Costs one LIST of ValkeyClusters, on the
-/// way out only.
-pub(crate) async fn in_view(
-    live: &Live,
-    report: &Report,
-    scope: &Scope,
-    need_any: bool,
-) -> Result<()> {
-    match check_in_view(report, scope, need_any) {
-        Err(Error::NotFound {
-            kind,
-            namespace,
-            name,
-            ..
-        }) => {
-            let api: Api<ValkeyCluster> = match &scope.namespace {
-                Some(ns) => Api::namespaced(live.client.clone(), ns),
-                None => Api::all(live.client.clone()),
-            };
-            let names: Vec<String> = api
-                .list(&ListParams::default())
-                .await
-                .map(|list| list.items.iter().map(|c| c.name().to_string()).collect())
-                .unwrap_or_default();
-            Err(Error::NotFound {
-                kind,
-                namespace,
-                nearest: nearest_names(&name, names.iter().map(String::as_str)),
-                name,
-            })
-        }
-        other => other,
     }
 }
 
@@ -346,24 +277,47 @@ pub fn status_line(updated: Timestamp, connection: &str) -> String {
 /// end, then everything below cleared; written at once, it does not flicker.
 pub fn terminal_frame(body: &str, last_line: &str) -> String {
     let mut frame = String::with_capacity(body.len() + last_line.len() + 64);
-    frame.push_str(CURSOR_HOME);
+    frame.push_str(&cursor_home());
     for line in body.lines() {
         frame.push_str(line);
-        frame.push_str(CLEAR_LINE);
+        frame.push_str(&clear_line());
         frame.push('\n');
     }
     frame.push('\n');
     frame.push_str(last_line);
-    frame.push_str(CLEAR_LINE);
-    frame.push_str(CLEAR_BELOW);
+    frame.push_str(&clear_line());
+    frame.push_str(&clear_below());
     frame
 }
 
-const CURSOR_HOME: &str = "\x1b[H";
-const CLEAR_LINE: &str = "\x1b[K";
-const CLEAR_BELOW: &str = "\x1b[J";
-const ENTER_ALT_SCREEN: &str = "\x1b[?1049h\x1b[?25l";
-const LEAVE_ALT_SCREEN: &str = "\x1b[?25h\x1b[?1049l";
+/// The escape sequence of a terminal command, as crossterm spells it.
+fn ansi(command: impl crossterm::Command) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = command.write_ansi(&mut out);
+    out
+}
+
+fn cursor_home() -> String {
+    ansi(crossterm::cursor::MoveTo(0, 0))
+}
+
+fn clear_line() -> String {
+    ansi(Clear(ClearType::UntilNewLine))
+}
+
+fn clear_below() -> String {
+    ansi(Clear(ClearType::FromCursorDown))
+}
+
+/// The alternate screen, with the cursor hidden while frames are drawn.
+fn enter_alt_screen() -> String {
+    ansi(EnterAlternateScreen) + &ansi(crossterm::cursor::Hide)
+}
+
+fn leave_alt_screen() -> String {
+    ansi(crossterm::cursor::Show) + &ansi(LeaveAlternateScreen)
+}
 
 /// Where the frames go.
 struct Output<'a> {
@@ -391,7 +345,7 @@ struct Terminal {
 impl Terminal {
     fn enter() -> Terminal {
         let mut out = std::io::stdout().lock();
-        let entered = out.write_all(ENTER_ALT_SCREEN.as_bytes()).is_ok() && out.flush().is_ok();
+        let entered = out.write_all(enter_alt_screen().as_bytes()).is_ok() && out.flush().is_ok();
         Terminal {
             entered,
             body: None,
@@ -403,7 +357,7 @@ impl Terminal {
     fn leave(&mut self) {
         if self.entered {
             let mut out = std::io::stdout().lock();
-            let _ = out.write_all(LEAVE_ALT_SCREEN.as_bytes());
+            let _ = out.write_all(leave_alt_screen().as_bytes());
             let _ = out.flush();
             self.entered = false;
         }
@@ -528,7 +482,10 @@ fn write_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Error::Other(format!("cannot write to stdout: {e}")))
+        .map_err(|e| Error::Write {
+            path: "stdout".to_string(),
+            problem: e.to_string(),
+        })
 }
 
 #[cfg(test)]
@@ -685,7 +642,7 @@ mod tests {
         let frame = terminal_frame("a\nbb\n", "updated 10:16:11 · live");
         assert_eq!(
             frame,
-            "\x1b[Ha\x1b[K\nbb\x1b[K\n\nupdated 10:16:11 · live\x1b[K\x1b[J"
+            "\x1b[1;1Ha\x1b[K\nbb\x1b[K\n\nupdated 10:16:11 · live\x1b[K\x1b[J"
         );
         // No full-screen clear (it flickers) and nothing that scrolls
         // beyond the frame's own lines.
@@ -735,6 +692,8 @@ mod tests {
         assert_eq!(time.len(), 8, "{line}");
         assert_eq!(time.matches(':').count(), 2, "{line}");
     }
+
+    use crate::commands::shared::check_in_view;
 
     fn scope(cluster: Option<&str>) -> Scope {
         Scope {

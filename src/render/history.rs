@@ -2,10 +2,10 @@
 //! document README "history" describes. Words only; the facts come from
 //! [`crate::report::RollHistory`].
 
-use super::duration::{age, human, timestamp};
 use super::style::{clean, clean_or_dash};
 use super::table::borderless;
 use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Report, Verdict};
+use crate::units::{age, human, timestamp};
 use comfy_table::Cell;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;

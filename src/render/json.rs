@@ -24,10 +24,8 @@ pub fn to_json_line<T: Serialize>(value: &T) -> Result<String> {
 fn write_json<T: Serialize, F: serde_json::ser::Formatter>(value: &T, inner: F) -> Result<String> {
     let mut out = Vec::with_capacity(4096);
     let mut ser = serde_json::Serializer::with_formatter(&mut out, Escaping(inner));
-    value
-        .serialize(&mut ser)
-        .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?;
-    String::from_utf8(out).map_err(|e| Error::Other(format!("cannot write JSON: {e}")))
+    value.serialize(&mut ser).map_err(|e| encode("JSON", e))?;
+    String::from_utf8(out).map_err(|e| encode("JSON", e))
 }
 
 /// serde_json's formatter, escaping in strings also what it passes on as
@@ -99,8 +97,7 @@ pub fn to_yaml<T: Serialize>(value: &T) -> Result<String> {
     if !out.chars().any(is_yaml_invisible) {
         return Ok(out);
     }
-    let mut tree =
-        serde_json::to_value(value).map_err(|e| Error::Other(format!("cannot write YAML: {e}")))?;
+    let mut tree = serde_json::to_value(value).map_err(|e| encode("YAML", e))?;
     mark_invisible(&mut tree);
     Ok(unmark(&write_yaml(&tree)?))
 }
@@ -108,8 +105,8 @@ pub fn to_yaml<T: Serialize>(value: &T) -> Result<String> {
 fn write_yaml<T: Serialize>(value: &T) -> Result<String> {
     let mut options = serde_saphyr::SerializerOptions::default();
     options.prefer_block_scalars = false;
-    let mut out = serde_saphyr::to_string_with_options(value, options)
-        .map_err(|e| Error::Other(format!("cannot write YAML: {e}")))?;
+    let mut out =
+        serde_saphyr::to_string_with_options(value, options).map_err(|e| encode("YAML", e))?;
     if !out.ends_with('\n') {
         out.push('\n');
     }
@@ -179,6 +176,15 @@ fn unmark(yaml: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The error of an encoder that failed (it never should: every report is
+/// plain data).
+fn encode(format: &'static str, err: impl std::fmt::Display) -> Error {
+    Error::Encode {
+        format,
+        problem: err.to_string(),
+    }
 }
 
 #[cfg(test)]

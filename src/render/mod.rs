@@ -5,9 +5,7 @@
 //! - [`json`]: the documents of PLUGIN.md (`-o json|yaml`).
 //! - [`explain`]: one node or one cluster as prose and a timeline.
 //! - [`steer`]: steering plans and results.
-//! - [`duration`]: the short forms every renderer shares ("14m", hashes).
 //! - [`style`]: colour by severity, and neutralising control characters.
-pub mod duration;
 pub mod explain;
 pub mod history;
 pub mod json;

@@ -1,10 +1,10 @@
 //! The result of `grant`, `revoke`, `force` and `replace-pod`: text for people, and the
 //! steering document of PLUGIN.md for `-o json|yaml`.
 
-use crate::cli::DryRun;
 use crate::render::style::{Tone, clean, paint, strong};
 use crate::steer::Steered;
-use crate::steer::plan::{Action, Decision};
+use crate::steer::plan::DryRun;
+use crate::steer::plan::{Action, Decision, EventObject, EventType};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -26,7 +26,44 @@ pub struct SteerDocument {
     /// replace-pod: the pod delete and its preconditions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_delete: Option<PodDeleteDocument>,
+    /// The `v1` Events the plan records (or recorded), whole.
+    pub events: Vec<EventDocument>,
     pub exit_code: u8,
+}
+
+/// One planned Event: what is sent, but the time, the host and the node's
+/// resourceVersion after its write.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventDocument {
+    #[serde(rename = "type")]
+    pub type_: EventType,
+    pub reason: &'static str,
+    pub note: String,
+    pub regarding: EventObjectDocument,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related: Option<EventObjectDocument>,
+    pub reporting_component: &'static str,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventObjectDocument {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub name: String,
+    pub uid: Option<String>,
+}
+
+impl EventObjectDocument {
+    fn of(o: &EventObject) -> Self {
+        EventObjectDocument {
+            api_version: o.api_version,
+            kind: o.kind,
+            name: o.name.clone(),
+            uid: o.uid.clone(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -93,6 +130,18 @@ pub fn document(s: &Steered) -> SteerDocument {
             stateful_set: d.stateful_set.clone(),
             update_revision: d.update_revision.clone(),
         }),
+        events: p
+            .events
+            .iter()
+            .map(|e| EventDocument {
+                type_: e.type_,
+                reason: e.reason,
+                note: e.note.clone(),
+                regarding: EventObjectDocument::of(&e.regarding),
+                related: e.related.as_ref().map(EventObjectDocument::of),
+                reporting_component: e.reporting_component,
+            })
+            .collect(),
         exit_code: s.exit.code(),
     }
 }
@@ -176,8 +225,8 @@ pub fn text(s: &Steered, color: bool) -> String {
         out.push_str(&format!(
             "event {} on {} ({recorded}): {}\n",
             e.reason,
-            clean(&e.node),
-            clean(&e.message)
+            clean(e.node()),
+            clean(&e.note)
         ));
     }
     if let Some(confirm) = &p.confirmation
@@ -228,11 +277,13 @@ mod tests {
                 previous: None,
                 primary: false,
             }],
-            events: vec![EventPlan {
-                node: "cache-0-1".into(),
-                reason: "ManualRollPermitGranted",
-                message: "alice granted".into(),
-            }],
+            events: vec![EventPlan::about_node(
+                EventType::Normal,
+                "cache-0-1",
+                Some("uid-1".into()),
+                "ManualRollPermitGranted",
+                "alice granted".into(),
+            )],
             undo: Some("kubectl valkey-roll revoke cache-0-1 -n prod".into()),
             confirmation: None,
             revision: Some("h1".into()),
@@ -262,6 +313,7 @@ mod tests {
             "warnings",
             "patches",
             "undo",
+            "events",
             "exitCode",
         ]
         .into_iter()
@@ -343,7 +395,7 @@ mod tests {
     #[test]
     fn control_characters_from_a_reason_do_not_reach_the_terminal() {
         let mut p = planned();
-        p.events[0].message = "alice granted: evil\u{1b}[2J\nline".into();
+        p.events[0].note = "alice granted: evil\u{1b}[2J\nline".into();
         let t = text(&Steered::planned(p), false);
         assert!(!t.contains('\u{1b}'), "{t}");
         assert!(t.contains(r"evil\u{1b}[2J line"), "{t}");

@@ -6,11 +6,11 @@
 //! the nodes that need a look first: holders, then Blocking, then the queue
 //! in walk order, then the rest.
 
-use super::duration::{human, human_or, short_hash, timestamp};
 use super::style::{
     Tone, cell_color, clean, clean_or_dash, paint, reason_cell, state_tone, verdict_tone,
 };
 use crate::report::{ClusterReport, GrantSource, NodeReport, NodeState, Protocol, Report, Verdict};
+use crate::units::{human, human_or, short_hash, timestamp};
 use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

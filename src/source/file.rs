@@ -151,9 +151,17 @@ pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
             .name("snapshot-parser".into())
             .stack_size(PARSER_STACK_BYTES)
             .spawn_scoped(scope, || parse_on_this_thread(text, source_name))
-            .map_err(|e| Error::Other(format!("cannot start the snapshot parser: {e}")))?
+            .map_err(|e| Error::Task {
+                what: "cannot start the snapshot parser",
+                problem: Some(e.to_string()),
+            })?
             .join()
-            .unwrap_or_else(|_| Err(Error::Other("the snapshot parser failed".into())))
+            .unwrap_or_else(|_| {
+                Err(Error::Task {
+                    what: "the snapshot parser failed",
+                    problem: None,
+                })
+            })
     })
 }
 

@@ -700,7 +700,10 @@ where
     for page in 1usize.. {
         let request = kube::core::Request::new(url.clone())
             .list(&params)
-            .map_err(|e| Error::Other(format!("cannot build the list of {resource}: {e}")))?;
+            .map_err(|e| Error::ListRequest {
+                resource: resource.clone(),
+                problem: e.to_string(),
+            })?;
         let text = live
             .client
             .request_text(request)
@@ -709,8 +712,9 @@ where
         let mut value: Value = serde_json::from_str(&text).map_err(|e| Error::Api {
             verb: "list".into(),
             resource: resource.clone(),
-            status: 200,
+            status: Some(200),
             message: format!("the answer is not JSON: {e}"),
+            source: None,
         })?;
         file::add_value(&mut snapshot, &value, &page.to_string(), &source_name)?;
         let token = value
@@ -808,8 +812,9 @@ fn map_error(
                 code => Error::Api {
                     verb: verb.to_string(),
                     resource: resource.to_string(),
-                    status: code,
+                    status: Some(code),
                     message,
+                    source: Some(Box::new(kube::Error::Api(status))),
                 },
             }
         }
@@ -822,6 +827,7 @@ fn map_error(
                 cluster: c.cluster,
                 kubeconfig: c.kubeconfig,
                 problem: error_chain(&err),
+                source: Some(Box::new(err)),
             }
         }
         kube::Error::HyperError(_) | kube::Error::Service(_) => {
@@ -838,6 +844,7 @@ fn map_error(
                 } else {
                     chain
                 },
+                source: Some(Box::new(err)),
             }
         }
         kube::Error::Auth(_) | kube::Error::RustlsTls(_) | kube::Error::InferKubeconfig(_) => {
@@ -846,8 +853,9 @@ fn map_error(
         other => Error::Api {
             verb: verb.to_string(),
             resource: resource.to_string(),
-            status: 0,
+            status: None,
             message: error_chain(&other),
+            source: Some(Box::new(other)),
         },
     }
 }
@@ -1323,7 +1331,7 @@ users:
                     ..
                 } => {
                     assert_eq!((v.as_str(), r.as_str()), (verb, resource), "{name}");
-                    format!("Api {status}")
+                    format!("Api {}", status.unwrap_or_default())
                 }
                 other => format!("{other:?}"),
             };

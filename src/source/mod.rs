@@ -10,7 +10,7 @@ pub mod live;
 pub mod logs;
 pub mod watch;
 
-use crate::app::Ctx;
+use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use k8s_openapi::api::core::v1::Event;
@@ -49,25 +49,27 @@ impl std::fmt::Debug for Loaded {
 /// All of the file's clusters are kept even when one is named: the
 /// classifier picks the named one. Live: `-A` reads every namespace, `-n`
 /// that one, else the kubeconfig context's namespace.
-pub async fn load(ctx: &Ctx, cluster: Option<&str>) -> Result<Loaded> {
-    load_with(ctx, cluster, false).await
+pub async fn load(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
+    load_with(global, cluster, false).await
 }
 
 /// [`load`] for the commands that only show (`status`, `explain`): a kind
 /// the user may not list is left out and named in [`Loaded::unread`]
 /// ([`live::read_partial`]), so what can be judged without it is shown.
-pub async fn load_partial(ctx: &Ctx, cluster: Option<&str>) -> Result<Loaded> {
-    load_with(ctx, cluster, true).await
+pub async fn load_partial(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
+    load_with(global, cluster, true).await
 }
 
-async fn load_with(ctx: &Ctx, cluster: Option<&str>, partial: bool) -> Result<Loaded> {
-    let global = &ctx.global;
+async fn load_with(global: &GlobalArgs, cluster: Option<&str>, partial: bool) -> Result<Loaded> {
     if let Some(path) = &global.from_file {
         let path = path.clone();
         // Reading stdin or a large file blocks: keep it off the async workers.
         let mut snapshot = tokio::task::spawn_blocking(move || file::read_snapshot(&path))
             .await
-            .map_err(|e| Error::Other(format!("reading the snapshot failed: {e}")))??;
+            .map_err(|e| Error::Task {
+                what: "reading the snapshot failed",
+                problem: Some(e.to_string()),
+            })??;
         let namespace = file_namespace(global.namespace.as_deref(), global.all_namespaces);
         if let Some(ns) = &namespace {
             snapshot.retain_namespace(ns);

@@ -170,7 +170,10 @@ impl Stores {
                 .iter()
                 .map(|o| serde_json::to_value(&**o))
                 .collect::<std::result::Result<Vec<Value>, _>>()
-                .map_err(|e| Error::Other(format!("watch {}: {e}", ar.plural)))?;
+                .map_err(|e| Error::WatchCopy {
+                    resource: ar.plural.clone(),
+                    problem: e.to_string(),
+                })?;
             let list = serde_json::json!({
                 "apiVersion": ar.api_version,
                 "kind": format!("{}List", ar.kind),
@@ -234,7 +237,7 @@ impl Watch {
                 return Ok(update);
             }
             let Some(msg) = self.rx.recv().await else {
-                return Err(Error::Other("every watch ended".into()));
+                return Err(Error::WatchEnded);
             };
             // Take whatever else is queued too: a burst of changes gives one
             // snapshot.
@@ -289,8 +292,9 @@ impl Watch {
                 return Error::Api {
                     verb: "watch".into(),
                     resource,
-                    status: 0,
+                    status: None,
                     message: "the API server sent no resourceVersion".into(),
+                    source: None,
                 };
             }
         };

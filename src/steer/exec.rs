@@ -6,56 +6,43 @@
 //! on, check for another holder after a grant, record the Events, and
 //! release the Lease, also on error. A 409 re-reads and re-plans once.
 
-use crate::classify::classify;
-use crate::cli::DryRun;
+use crate::classify::classify_with_protocol;
 use crate::error::{Error, Exit, Result};
-use crate::report::Report;
-use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyNode, keys};
+use crate::report::{Protocol, Report};
+use crate::snapshot::{Snapshot, ValkeyNode, keys};
 use crate::source::live::{self, Live};
 use crate::steer::Steered;
 use crate::steer::hooks::{self, Point};
 use crate::steer::lease;
+use crate::steer::plan::DryRun;
 use crate::steer::plan::{
-    self, Action, Decision, EventPlan, NodePatch, PatchEffect, Plan, Refusal, Request,
+    self, Action, Decision, EventObject, EventPlan, EventType, NodePatch, PatchEffect, Plan,
+    Refusal, Request,
 };
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube::Api;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams, Preconditions};
+use std::collections::VecDeque;
 use std::time::Duration;
 
-/// Asks a person to confirm; `true` to go ahead.
+/// Asks a person to confirm; `true` to go ahead. Given the plan as it
+/// stands (the caller words it) and the question, which names nodes.
 pub trait Confirm {
-    fn ask(&mut self, plan_text: &str, question: &str) -> impl Future<Output = bool> + Send;
+    fn ask(&mut self, planned: &Steered, question: &str) -> impl Future<Output = bool> + Send;
 }
 
-/// Asks on the terminal: the plan and the question on stderr, the answer
-/// from stdin. Only `y` or `yes` goes ahead.
-pub struct Terminal;
-
-impl Confirm for Terminal {
-    async fn ask(&mut self, plan_text: &str, question: &str) -> bool {
-        // The plan text is rendered (cleaned); the question names nodes.
-        let prompt = format!(
-            "{plan_text}\n{}\nProceed? [y/N] ",
-            crate::render::style::clean(question)
-        );
-        // Reading stdin blocks: keep it off the async workers.
-        let answer = tokio::task::spawn_blocking(move || {
-            use std::io::Write;
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(prompt.as_bytes());
-            let _ = err.flush();
-            let mut line = String::new();
-            std::io::stdin().read_line(&mut line).map(|_| line)
-        })
-        .await;
-        matches!(
-            answer.as_ref().map(|r| r.as_ref().map(|l| l.trim().to_ascii_lowercase())),
-            Ok(Ok(a)) if a == "y" || a == "yes"
-        )
-    }
+/// The report a request is planned from: a cluster whose nodes show no
+/// protocol is judged by the request's `--protocol`, if one was given.
+pub fn judge(
+    snapshot: &Snapshot,
+    now: Timestamp,
+    threshold: Duration,
+    request: &Request,
+) -> Report {
+    let assumed = request.protocol_override.unwrap_or(Protocol::Unknown);
+    classify_with_protocol(snapshot, now, threshold, assumed)
 }
 
 /// How the command was run, beyond the request.
@@ -68,8 +55,6 @@ pub struct Options {
     /// `--now`: the clock for planning and the trace; else the real one,
     /// read at each step. The Lease always runs on the real clock.
     pub now: Option<Timestamp>,
-    /// Colour the plan shown before asking.
-    pub color: bool,
 }
 
 impl Options {
@@ -89,7 +74,7 @@ pub async fn execute<C: Confirm>(
 ) -> Result<Steered> {
     let actor = live::who_am_i(live).await;
     let now = opts.now();
-    let report = classify(first, now, opts.stall_threshold);
+    let report = judge(first, now, opts.stall_threshold, request);
     let planned = plan::plan(first, &report, request, now, &actor)?;
     let planned = predict_confirmation(planned, request.dry_run, opts.yes, opts.interactive);
     if planned.is_refused() || request.dry_run == DryRun::Client {
@@ -104,8 +89,9 @@ pub async fn execute<C: Confirm>(
         Step::Go => true,
         Step::Refuse => false,
         Step::Ask(question) => {
-            let shown = crate::render::steer::text(&Steered::planned(planned.clone()), opts.color);
-            confirm.ask(&shown, &question).await
+            confirm
+                .ask(&Steered::planned(planned.clone()), &question)
+                .await
         }
     };
     if !confirmed {
@@ -230,10 +216,10 @@ struct State {
     report: Report,
 }
 
-async fn reread(live: &Live, plan: &Plan, opts: &Options) -> Result<State> {
+async fn reread(live: &Live, plan: &Plan, request: &Request, opts: &Options) -> Result<State> {
     let cluster = (!plan.cluster.is_empty()).then_some(plan.cluster.as_str());
     let snapshot = live::read(live, Some(&plan.namespace), cluster).await?;
-    let report = classify(&snapshot, opts.now(), opts.stall_threshold);
+    let report = judge(&snapshot, opts.now(), opts.stall_threshold, request);
     Ok(State { snapshot, report })
 }
 
@@ -246,7 +232,7 @@ async fn under_lease(
     guard: &mut lease::Guard,
 ) -> Result<Steered> {
     // Someone may have written between the first read and the Lease.
-    let state = reread(live, &before, opts).await?;
+    let state = reread(live, &before, request, opts).await?;
     let mut again = plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)?;
     if let Some(what) = again.changed_from(&before, &[]) {
         let note = format!("re-read under the Lease: {what}");
@@ -265,39 +251,72 @@ async fn under_lease(
 /// after a grant. `guard`: the Lease (none for a server dry run).
 async fn send(
     live: &Live,
+    current: Plan,
+    request: &Request,
+    opts: &Options,
+    actor: &str,
+    guard: Option<&mut lease::Guard>,
+) -> Result<Steered> {
+    if request.action == Action::ReplacePod {
+        return send_delete(live, current, request, guard).await;
+    }
+    let original = current.clone();
+    hooks::pause(Point::AfterPlan).await;
+    let writes = write_patches(live, current, request, opts, actor, guard).await;
+    match writes.stopped {
+        Some(stop) => {
+            let Writes {
+                current,
+                written,
+                notes,
+                ..
+            } = writes;
+            finish_stopped(live, current, stop, notes, written, &original, request).await
+        }
+        None => finish_written(live, &original, writes, request, opts).await,
+    }
+}
+
+/// What the patch loop did: the plan as it stands at the end (re-planned
+/// after a conflict), the patches written with the objects the API server
+/// answered, notes, and why it stopped early, if it did.
+struct Writes {
+    current: Plan,
+    written: Vec<(NodePatch, ValkeyNode)>,
+    notes: Vec<String>,
+    stopped: Option<Stop>,
+}
+
+/// Writes the patches one by one, each on the resourceVersion it was
+/// decided on. A 409 re-reads and re-plans once ([`replan_after_conflict`]);
+/// every other way to stop early is a [`Stop`].
+async fn write_patches(
+    live: &Live,
     mut current: Plan,
     request: &Request,
     opts: &Options,
     actor: &str,
     mut guard: Option<&mut lease::Guard>,
-) -> Result<Steered> {
-    if request.action == Action::ReplacePod {
-        return send_delete(live, current, request, guard).await;
-    }
-    let dry = request.dry_run == DryRun::Server;
+) -> Writes {
     let mut params = PatchParams {
         field_manager: Some(keys::FIELD_MANAGER.to_string()),
         ..PatchParams::default()
     };
-    if dry {
+    if request.dry_run == DryRun::Server {
         params = params.dry_run();
     }
     let original = current.clone();
     let mut written: Vec<(NodePatch, ValkeyNode)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     let mut retried = false;
-
-    hooks::pause(Point::AfterPlan).await;
-    let mut queue: std::collections::VecDeque<NodePatch> =
-        current.patches.iter().cloned().collect();
-    // Every way the writes can stop early ends in one place, below.
+    let mut queue: VecDeque<NodePatch> = current.patches.iter().cloned().collect();
     let stopped = 'writes: {
         while let Some(patch) = queue.pop_front() {
             if patch.resource_version.is_none() {
-                break 'writes Some(Stop::Failed(Error::Other(format!(
-                    "ValkeyNode {}/{} has no metadata.resourceVersion: refusing to write without one",
-                    request.namespace, patch.name
-                ))));
+                break 'writes Some(Stop::Failed(Error::NoResourceVersion {
+                    namespace: request.namespace.clone(),
+                    name: patch.name.clone(),
+                }));
             }
             // A write sequence can outlive the Lease's 30 s: renew it before
             // each patch, and stop once it is someone else's.
@@ -317,8 +336,7 @@ async fn send(
                 }
                 Err(kube::Error::Api(s)) if s.is_conflict() => {
                     // Someone wrote in between: never overwrite what we did
-                    // not see. Re-read, re-plan, and go on only when nothing
-                    // that matters changed.
+                    // not see.
                     let name = patch.name.clone();
                     if retried {
                         break 'writes Some(Stop::Refused(Refusal::ConflictAgain { node: name }));
@@ -327,26 +345,23 @@ async fn send(
                     notes.push(format!(
                         "{name} changed after it was read (409 Conflict); re-read and re-planned"
                     ));
-                    let again = match reread(live, &current, opts).await.and_then(|state| {
-                        plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)
-                    }) {
-                        Ok(again) => again,
-                        Err(e) => break 'writes Some(Stop::Failed(e)),
+                    let conflict = Conflict {
+                        current: &current,
+                        original: &original,
+                        written: &written,
                     };
-                    let revoked: Vec<String> =
-                        written.iter().map(|(p, _)| p.name.clone()).collect();
-                    if let Some(what) = again.changed_from(&original, &revoked) {
-                        notes.push(format!("after the conflict: {what}"));
-                        current = again;
-                        break 'writes Some(Stop::Refused(Refusal::Changed { what }));
+                    match replan_after_conflict(live, conflict, request, opts, actor).await {
+                        Replanned::GoOn(again, rest) => {
+                            queue = rest;
+                            current = again;
+                        }
+                        Replanned::Changed(again, what) => {
+                            notes.push(format!("after the conflict: {what}"));
+                            current = again;
+                            break 'writes Some(Stop::Refused(Refusal::Changed { what }));
+                        }
+                        Replanned::Failed(e) => break 'writes Some(Stop::Failed(e)),
                     }
-                    queue = again
-                        .patches
-                        .iter()
-                        .filter(|p| !revoked.contains(&p.name))
-                        .cloned()
-                        .collect();
-                    current = again;
                 }
                 Err(e) => {
                     break 'writes Some(Stop::Failed(live.error(
@@ -360,14 +375,80 @@ async fn send(
         }
         None
     };
-    if let Some(stop) = stopped {
-        return finish_stopped(live, current, stop, notes, written, &original, request).await;
+    Writes {
+        current,
+        written,
+        notes,
+        stopped,
     }
+}
 
+/// Where the writes stood when a patch answered 409.
+struct Conflict<'a> {
+    current: &'a Plan,
+    original: &'a Plan,
+    written: &'a [(NodePatch, ValkeyNode)],
+}
+
+/// The answer of a re-plan after a conflict.
+enum Replanned {
+    /// Nothing that matters changed: the new plan and the patches still to
+    /// send (those not written yet).
+    GoOn(Plan, VecDeque<NodePatch>),
+    /// The decision changed: the new plan, and what changed.
+    Changed(Plan, String),
+    Failed(Error),
+}
+
+/// Re-reads and re-plans after a 409: the writes go on only when nothing
+/// that matters changed since the plan the person approved.
+async fn replan_after_conflict(
+    live: &Live,
+    at: Conflict<'_>,
+    request: &Request,
+    opts: &Options,
+    actor: &str,
+) -> Replanned {
+    let again = match reread(live, at.current, request, opts)
+        .await
+        .and_then(|state| plan::plan(&state.snapshot, &state.report, request, opts.now(), actor))
+    {
+        Ok(again) => again,
+        Err(e) => return Replanned::Failed(e),
+    };
+    let done: Vec<String> = at.written.iter().map(|(p, _)| p.name.clone()).collect();
+    if let Some(what) = again.changed_from(at.original, &done) {
+        return Replanned::Changed(again, what);
+    }
+    let rest = again
+        .patches
+        .iter()
+        .filter(|p| !done.contains(&p.name))
+        .cloned()
+        .collect();
+    Replanned::GoOn(again, rest)
+}
+
+/// Every patch was written (or, with `--dry-run=server`, accepted): the
+/// result, its Events recorded, and after a grant the check for another
+/// holder.
+async fn finish_written(
+    live: &Live,
+    original: &Plan,
+    writes: Writes,
+    request: &Request,
+    opts: &Options,
+) -> Result<Steered> {
+    let Writes {
+        current,
+        written,
+        mut notes,
+        ..
+    } = writes;
     let mut result = original.clone();
     result.patches = written.iter().map(|(p, _)| p.clone()).collect();
-    result.events = events_for(&current, &original, &result.patches);
-    if dry {
+    result.events = events_for(&current, original, &result.patches);
+    if request.dry_run == DryRun::Server {
         // The API server accepted the patches; nothing is stored.
         result.decision = Decision::Planned;
         return Ok(Steered {
@@ -377,35 +458,48 @@ async fn send(
         });
     }
     result.decision = Decision::Written;
-    let mut exit = Exit::Done;
-
     // The Events first: the write has happened whatever the check finds.
     record_events(live, &result, &written, &mut notes).await;
     hooks::pause(Point::AfterPatch).await;
-    if matches!(request.action, Action::Grant | Action::Force) {
-        match reread(live, &result, opts).await {
-            Ok(after) => {
-                for n in other_holders_after(&after.report, &result) {
-                    exit = Exit::OtherHolder;
-                    notes.push(format!(
-                        "after the write, {} holds a permit too ({}): it appeared while {} was being granted, so two nodes may roll at once; revoke one of them",
-                        n.name, n.state, result.node
-                    ));
-                }
-            }
-            Err(e) => {
-                exit = Exit::Error;
-                notes.push(format!(
-                    "written; the check after the write could not run: {e}. See whether another node holds a permit with `status`"
-                ));
-            }
-        }
-    }
+    let exit = if matches!(request.action, Action::Grant | Action::Force) {
+        check_other_holders(live, &result, request, opts, &mut notes).await
+    } else {
+        Exit::Done
+    };
     Ok(Steered {
         plan: result,
         exit,
         notes,
     })
+}
+
+/// After a grant: re-read and name any other node that holds a permit now
+/// (exit 6), or say that the check could not run (exit 1; the write stays).
+async fn check_other_holders(
+    live: &Live,
+    result: &Plan,
+    request: &Request,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Exit {
+    let after = match reread(live, result, request, opts).await {
+        Ok(after) => after,
+        Err(e) => {
+            notes.push(format!(
+                "written; the check after the write could not run: {e}. See whether another node holds a permit with `status`"
+            ));
+            return Exit::Error;
+        }
+    };
+    let mut exit = Exit::Done;
+    for n in other_holders_after(&after.report, result) {
+        exit = Exit::OtherHolder;
+        notes.push(format!(
+            "after the write, {} holds a permit too ({}): it appeared while {} was being granted, so two nodes may roll at once; revoke one of them",
+            n.name, n.state, result.node
+        ));
+    }
+    exit
 }
 
 /// How long `replace-pod` watches for the StatefulSet's new pod.
@@ -424,10 +518,9 @@ async fn send_delete(
 ) -> Result<Steered> {
     let dry = request.dry_run == DryRun::Server;
     let Some(d) = current.pod_delete.clone() else {
-        return Err(Error::Other(format!(
-            "replace-pod {}: the plan names no pod to delete",
-            request.node
-        )));
+        return Err(Error::NoPodToDelete {
+            node: request.node.clone(),
+        });
     };
     hooks::pause(Point::AfterPlan).await;
     if let Some(g) = guard {
@@ -478,15 +571,7 @@ async fn send_delete(
     }
     current.decision = Decision::Written;
     if let Some(ev) = current.events.first().cloned() {
-        record_event(
-            live,
-            &current.namespace,
-            &ev,
-            current.pod_delete.as_ref().and_then(|p| p.node_uid.clone()),
-            None,
-            &mut notes,
-        )
-        .await;
+        record_event(live, &current.namespace, &ev, None, &mut notes).await;
     }
     hooks::pause(Point::AfterPatch).await;
     notes.push(new_pod(&api, &d, &request.namespace, NEW_POD_WAIT).await);
@@ -566,7 +651,7 @@ fn events_for(current: &Plan, original: &Plan, sent: &[NodePatch]) -> Vec<EventP
                 .events
                 .iter()
                 .chain(original.events.iter())
-                .find(|e| e.node == p.name)
+                .find(|e| e.node() == p.name)
                 .cloned()
         })
         .collect()
@@ -725,14 +810,13 @@ async fn record_events(
     notes: &mut Vec<String>,
 ) {
     for (patch, node) in written {
-        let Some(ev) = plan.events.iter().find(|e| e.node == patch.name) else {
+        let Some(ev) = plan.events.iter().find(|e| e.node() == patch.name) else {
             continue;
         };
         record_event(
             live,
             &plan.namespace,
             ev,
-            node.metadata.uid.clone(),
             node.metadata.resource_version.clone(),
             notes,
         )
@@ -740,61 +824,78 @@ async fn record_events(
     }
 }
 
-/// Records one `v1` Event on ValkeyNode `ev.node`; a failure is a note.
+/// Records the planned Event `ev`, adding what only the write knows: the
+/// time, the host, and the node's resourceVersion after its patch. A
+/// failure is a note: the write it reports has happened.
 async fn record_event(
     live: &Live,
     namespace: &str,
     ev: &EventPlan,
-    uid: Option<String>,
     resource_version: Option<String>,
     notes: &mut Vec<String>,
 ) {
     let api: Api<Event> = Api::namespaced(live.client.clone(), namespace);
-    let now = Timestamp::now();
-    let host = lease::host_name();
-    let event = Event {
+    let event = event_body(
+        ev,
+        namespace,
+        resource_version,
+        Timestamp::now(),
+        lease::host_name(),
+    );
+    if let Err(e) = api.create(&PostParams::default(), &event).await {
+        let err = live.error(e, "create", "events", Some(namespace));
+        notes.push(format!(
+            "the Event {} on {} could not be recorded: {err}",
+            ev.reason,
+            ev.node()
+        ));
+    }
+}
+
+/// The `v1` Event of a planned one, at `now`, from `host`.
+fn event_body(
+    ev: &EventPlan,
+    namespace: &str,
+    resource_version: Option<String>,
+    now: Timestamp,
+    host: String,
+) -> Event {
+    let reference = |o: &EventObject, resource_version: Option<String>| ObjectReference {
+        api_version: Some(o.api_version.to_string()),
+        kind: Some(o.kind.to_string()),
+        name: Some(o.name.clone()),
+        namespace: Some(namespace.to_string()),
+        uid: o.uid.clone(),
+        resource_version,
+        ..ObjectReference::default()
+    };
+    Event {
         metadata: ObjectMeta {
-            name: Some(format!("{}.{:x}", ev.node, now.as_nanosecond())),
+            name: Some(format!("{}.{:x}", ev.node(), now.as_nanosecond())),
             namespace: Some(namespace.to_string()),
             ..ObjectMeta::default()
         },
-        involved_object: ObjectReference {
-            api_version: Some(VALKEY_API_VERSION.to_string()),
-            kind: Some("ValkeyNode".to_string()),
-            name: Some(ev.node.clone()),
-            namespace: Some(namespace.to_string()),
-            uid,
-            resource_version,
-            ..ObjectReference::default()
-        },
+        involved_object: reference(&ev.regarding, resource_version),
+        related: ev.related.as_ref().map(|o| reference(o, None)),
         reason: Some(ev.reason.to_string()),
-        message: Some(ev.message.clone()),
+        message: Some(ev.note.clone()),
         type_: Some(
-            if ev.reason == keys::EVENT_MANUAL_FORCED
-                || ev.reason == keys::EVENT_MANUAL_SUPERSEDED_DELETED
-            {
-                "Warning".to_string()
-            } else {
-                "Normal".to_string()
-            },
+            match ev.type_ {
+                EventType::Normal => "Normal",
+                EventType::Warning => "Warning",
+            }
+            .to_string(),
         ),
         first_timestamp: Some(Time(now)),
         last_timestamp: Some(Time(now)),
         count: Some(1),
         source: Some(EventSource {
-            component: Some(keys::FIELD_MANAGER.to_string()),
+            component: Some(ev.reporting_component.to_string()),
             host: Some(host.clone()),
         }),
-        reporting_component: Some(keys::FIELD_MANAGER.to_string()),
+        reporting_component: Some(ev.reporting_component.to_string()),
         reporting_instance: Some(host),
         ..Event::default()
-    };
-    if let Err(e) = api.create(&PostParams::default(), &event).await {
-        let err = live.error(e, "create", "events", Some(namespace));
-        notes.push(format!(
-            "the Event {} on {} could not be recorded: {err}",
-            ev.reason, ev.node
-        ));
     }
 }
 
@@ -822,6 +923,74 @@ mod tests {
             other_holders: vec![],
             kept_holders: vec![],
             pod_delete: None,
+        }
+    }
+
+    /// The Event sent is the planned one, whole: its type, reason, note,
+    /// the node it is about and the pod it relates to come from the plan;
+    /// only the time, the host and the resourceVersion from the write.
+    #[test]
+    fn the_event_sent_is_the_planned_one() {
+        let now: Timestamp = "2026-11-29T10:16:11Z".parse().expect("time");
+        let pod = EventObject {
+            api_version: "v1",
+            kind: "Pod",
+            name: "cache-0-1-0".into(),
+            uid: Some("uid-pod".into()),
+        };
+        let mut replaced = EventPlan::about_node(
+            EventType::Warning,
+            "cache-0-1",
+            Some("uid-vn".into()),
+            keys::EVENT_MANUAL_SUPERSEDED_DELETED,
+            "alice deleted pod cache-0-1-0".into(),
+        );
+        replaced.related = Some(pod);
+        let granted = EventPlan::about_node(
+            EventType::Normal,
+            "cache-0-2",
+            None,
+            keys::EVENT_MANUAL_GRANTED,
+            "alice granted".into(),
+        );
+        // (planned, resourceVersion after the write, type, related pod)
+        let cases = [
+            (&replaced, None, "Warning", Some("cache-0-1-0")),
+            (&granted, Some("42"), "Normal", None),
+        ];
+        for (planned, rv, type_, related) in cases {
+            let e = event_body(
+                planned,
+                "prod",
+                rv.map(str::to_string),
+                now,
+                "host-a".into(),
+            );
+            let about = &e.involved_object;
+            assert_eq!(e.type_.as_deref(), Some(type_), "{planned:?}");
+            assert_eq!(e.reason.as_deref(), Some(planned.reason));
+            assert_eq!(e.message.as_deref(), Some(planned.note.as_str()));
+            assert_eq!(about.kind.as_deref(), Some("ValkeyNode"));
+            assert_eq!(
+                about.api_version.as_deref(),
+                Some(crate::snapshot::VALKEY_API_VERSION)
+            );
+            assert_eq!(about.name.as_deref(), Some(planned.node()));
+            assert_eq!(about.namespace.as_deref(), Some("prod"));
+            assert_eq!(about.uid, planned.regarding.uid);
+            assert_eq!(about.resource_version.as_deref(), rv);
+            assert_eq!(
+                e.related.as_ref().and_then(|r| r.name.as_deref()),
+                related,
+                "{planned:?}"
+            );
+            if let Some(r) = &e.related {
+                assert_eq!(r.kind.as_deref(), Some("Pod"));
+                assert_eq!(r.uid.as_deref(), Some("uid-pod"));
+            }
+            assert_eq!(e.reporting_component.as_deref(), Some(keys::FIELD_MANAGER));
+            assert_eq!(e.reporting_instance.as_deref(), Some("host-a"));
+            assert_eq!(e.last_timestamp, Some(Time(now)));
         }
     }
 
@@ -868,13 +1037,12 @@ mod tests {
         original.events = original
             .patches
             .iter()
-            .map(|x| EventPlan {
-                node: x.name.clone(),
-                reason: match x.effect {
-                    PatchEffect::Revoke => keys::EVENT_MANUAL_REVOKED,
-                    PatchEffect::Grant => keys::EVENT_MANUAL_FORCED,
-                },
-                message: format!("about {}", x.name),
+            .map(|x| {
+                let (type_, reason) = match x.effect {
+                    PatchEffect::Revoke => (EventType::Normal, keys::EVENT_MANUAL_REVOKED),
+                    PatchEffect::Grant => (EventType::Warning, keys::EVENT_MANUAL_FORCED),
+                };
+                EventPlan::about_node(type_, &x.name, None, reason, format!("about {}", x.name))
             })
             .collect();
         original.other_holders = vec!["cache-0-2".into(), "cache-0-3".into()];
@@ -911,7 +1079,7 @@ mod tests {
             assert_eq!(result.decision, Decision::Written, "{name}");
             assert!(result.reasons.is_empty(), "{name}: {:?}", result.reasons);
             assert_eq!(result.patches, sent, "{name}");
-            let events: Vec<&str> = result.events.iter().map(|e| e.node.as_str()).collect();
+            let events: Vec<&str> = result.events.iter().map(|e| e.node()).collect();
             assert_eq!(events, vec!["cache-0-2"], "{name}");
             assert_eq!(result.undo.as_deref(), Some(undo.as_str()), "{name}");
             assert_eq!(

@@ -250,9 +250,10 @@ pub async fn take(
             Err(e) => return Err(api_error(e, "update", "leases", Some(namespace))),
         }
     }
-    Err(crate::error::Error::Other(format!(
-        "the Lease {lease_name} in namespace {namespace} kept appearing and disappearing; try again"
-    )))
+    Err(crate::error::Error::LeaseUnstable {
+        namespace: namespace.to_string(),
+        lease: lease_name,
+    })
 }
 
 impl Guard {

@@ -1,10 +1,10 @@
 //! One cluster's prose: why its queue is or is not moving, and what a
 //! person could do next.
 
-use crate::render::duration::{human, human_or};
 use crate::report::{ClusterReport, NodeState, Protocol, Verdict};
 use crate::shell::CommandLine;
 use crate::snapshot::ValkeyCluster;
+use crate::units::{human, human_or};
 
 /// `kubectl valkey-roll VERB`, to which each value is added quoted for
 /// the shell ([`crate::shell`]): names from a file may hold anything.

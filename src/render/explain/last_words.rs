@@ -2,11 +2,11 @@
 //! front's) pod dies: its last termination, and the last lines of its
 //! previous container's log as `explain` read them.
 
-use crate::render::duration::{age, timestamp};
 use crate::render::style::clean;
 use crate::report::{FailingContainer, NodeReport, Termination};
 use crate::shell::CommandLine;
 use crate::snapshot::{LOG_LIMIT_BYTES, LOG_TAIL_LINES, PreviousLog};
+use crate::units::{age, timestamp};
 use jiff::Timestamp;
 use std::fmt::Write as _;
 

@@ -6,11 +6,11 @@
 //! snapshot's own objects (when in view) add what a person wants to see
 //! as-is: the conditions and the ValkeyCluster's message.
 
-use super::duration::{age, timestamp};
 use super::style::{clean, clean_or_dash, paint, reason_cell, state_tone, strong};
 use super::table::{borderless, headline, state_cell};
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Verdict};
 use crate::snapshot::{Condition, PreviousLog, ValkeyCluster, ValkeyNode};
+use crate::units::{age, timestamp};
 use comfy_table::Cell;
 use jiff::Timestamp;
 use serde::Serialize;

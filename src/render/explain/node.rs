@@ -2,11 +2,11 @@
 //! could do next.
 
 use super::cluster::vr;
-use crate::render::duration::{age, human, human_or, timestamp};
 use crate::render::table::protocol_word;
 use crate::report::{ClusterReport, EvidenceKind, GrantSource, NodeReport, NodeState, Protocol};
 use crate::shell::CommandLine;
 use crate::snapshot::{ValkeyNode, WorkloadKind};
+use crate::units::{age, human, human_or, timestamp};
 use jiff::Timestamp;
 
 /// One node seen with its cluster: the pieces of prose are built here.

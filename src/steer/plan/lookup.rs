@@ -25,7 +25,7 @@ pub(super) fn find_node<'a>(
         .collect();
     Err(Error::NotFound {
         kind: "ValkeyNode",
-        namespace: namespace.to_string(),
+        namespace: Some(namespace.to_string()),
         name: name.to_string(),
         nearest: nearest(name, &names),
     })
@@ -36,7 +36,7 @@ pub fn nearest(name: &str, candidates: &[&str]) -> Vec<String> {
     let limit = (name.chars().count() / 3).max(2);
     let mut scored: Vec<(usize, &str)> = candidates
         .iter()
-        .map(|c| (levenshtein(name, c), *c))
+        .map(|c| (strsim::levenshtein(name, c), *c))
         .filter(|(d, _)| *d <= limit)
         .collect();
     scored.sort();
@@ -46,18 +46,4 @@ pub fn nearest(name: &str, candidates: &[&str]) -> Vec<String> {
         .take(3)
         .map(|(_, c)| c.to_string())
         .collect()
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

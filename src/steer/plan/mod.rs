@@ -26,16 +26,15 @@ mod undo;
 mod tests;
 
 pub use lookup::nearest;
-pub use patch::{EventPlan, NodePatch, PatchEffect};
+pub use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect};
 pub use refusal::{HolderInfo, Refusal, Warning};
 pub use replace::PodDelete;
 pub use undo::undo_of;
 
-use crate::cli::DryRun;
 use crate::error::{Exit, Result};
-use crate::render::duration::short_hash;
 use crate::report::{ClusterReport, NodeReport, Protocol, Report};
 use crate::snapshot::Snapshot;
+use crate::units::short_hash;
 use jiff::Timestamp;
 use lookup::find_node;
 use rules::{force_p1, grant_p1, grant_p2, revoke_p1};
@@ -90,6 +89,15 @@ pub struct Request {
     pub connection: Connection,
 }
 
+/// `--dry-run`: `None` writes, `Client` only plans, `Server` sends every
+/// write with `dryRun=All` (no Lease, no Event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DryRun {
+    None,
+    Client,
+    Server,
+}
+
 /// The flags that chose the API server and the user (`--kubeconfig`,
 /// `--context`, `--cluster`, `--user`, `--as`, `--as-group`), so that an
 /// undo pasted later reaches the same cluster as the same user.
@@ -101,23 +109,6 @@ pub struct Connection {
     pub user: Option<String>,
     pub impersonate: Option<String>,
     pub impersonate_groups: Vec<String>,
-}
-
-impl Connection {
-    /// The flags of a command's global arguments.
-    pub fn of(global: &crate::cli::GlobalArgs) -> Connection {
-        Connection {
-            kubeconfig: global
-                .kubeconfig
-                .as_ref()
-                .map(|p| p.to_string_lossy().into_owned()),
-            context: global.context.clone(),
-            kube_cluster: global.kube_cluster.clone(),
-            user: global.user.clone(),
-            impersonate: global.impersonate.clone(),
-            impersonate_groups: global.impersonate_groups.clone(),
-        }
-    }
 }
 
 /// `planned|written|refused`, as the steering document spells it.
@@ -261,7 +252,10 @@ fn join<T: fmt::Display>(items: &[T]) -> String {
         .join("; ")
 }
 
-/// Makes the plan. Errors (exit 1) only for a node that does not exist.
+/// Makes the plan from `report`, which the caller judged with the
+/// request's `--protocol` ([`crate::classify::classify_with_protocol`]), so
+/// that a cluster whose nodes show no protocol is read by the given one's
+/// rules. Errors (exit 1) only for a node that does not exist.
 pub fn plan(
     snapshot: &Snapshot,
     report: &Report,
@@ -321,22 +315,6 @@ pub fn plan(
         });
         return Ok(plan);
     };
-    // A cluster whose nodes show no protocol was classified by P1's rules:
-    // with --protocol, judge it again by the given protocol's (P2 names
-    // other holders and another front).
-    if cluster.protocol == Protocol::Unknown
-        && let Some(given @ (Protocol::P1 | Protocol::P2)) = request.protocol_override
-    {
-        let threshold = std::time::Duration::from_secs(cluster.stall_threshold_seconds);
-        let again = crate::classify::classify_with_protocol(snapshot, now, threshold, given);
-        let judged = again.clusters.iter().any(|c| {
-            c.namespace == cluster.namespace && c.name == cluster.name && c.protocol == given
-        });
-        // Judged again, the cluster shows `given`: this does not come back.
-        if judged {
-            return self::plan(snapshot, &again, request, now, actor);
-        }
-    }
     plan.protocol = match resolve_protocol(cluster, request.protocol_override) {
         Ok(p) => p,
         Err(refusal) => {

@@ -2,10 +2,10 @@
 //! resourceVersion it was decided on, and the Event recorded after it.
 
 use super::Ctx;
-use super::rules::claims_primary_role;
-use crate::render::duration::short_hash;
 use crate::report::{NodeReport, Protocol};
-use crate::snapshot::{Snapshot, keys};
+use crate::snapshot::{Snapshot, VALKEY_API_VERSION, keys};
+use crate::units::short_hash;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 /// What one patch does to its node.
@@ -34,12 +34,81 @@ pub struct NodePatch {
     pub primary: bool,
 }
 
-/// A `v1` Event to record on a ValkeyNode once its patch is written.
+/// `Normal` or `Warning`, as a `v1` Event spells its type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum EventType {
+    Normal,
+    /// A step that bypasses the operator's own order (force, a pod
+    /// deleted by hand): what `kubectl get events --field-selector
+    /// type=Warning` should show.
+    Warning,
+}
+
+/// An object an Event names: `regarding` (the ValkeyNode) or `related`
+/// (the pod replace-pod deletes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventObject {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub name: String,
+    pub uid: Option<String>,
+}
+
+/// The whole `v1` Event a plan records (in the plan's namespace) once its
+/// write is done: shown by `--dry-run=client`, sent as it is. What only
+/// the write can tell (the time, the node's resourceVersion after it) the
+/// executor adds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EventPlan {
-    pub node: String,
+    pub type_: EventType,
+    /// The ValkeyNode: `involvedObject`.
+    pub regarding: EventObject,
+    pub related: Option<EventObject>,
     pub reason: &'static str,
-    pub message: String,
+    /// The Event's message.
+    pub note: String,
+    /// `source.component` and `reportingComponent`.
+    pub reporting_component: &'static str,
+}
+
+impl EventPlan {
+    /// An Event about ValkeyNode `node` (`uid` from the snapshot).
+    pub fn about_node(
+        type_: EventType,
+        node: &str,
+        uid: Option<String>,
+        reason: &'static str,
+        note: String,
+    ) -> EventPlan {
+        EventPlan {
+            type_,
+            regarding: EventObject {
+                api_version: VALKEY_API_VERSION,
+                kind: "ValkeyNode",
+                name: node.to_string(),
+                uid,
+            },
+            related: None,
+            reason,
+            note,
+            reporting_component: keys::FIELD_MANAGER,
+        }
+    }
+
+    /// The ValkeyNode the Event is about.
+    pub fn node(&self) -> &str {
+        &self.regarding.name
+    }
+}
+
+/// The UID of ValkeyNode `name` in the snapshot, for an Event's
+/// `involvedObject`.
+pub(super) fn node_uid(snapshot: &Snapshot, namespace: &str, name: &str) -> Option<String> {
+    snapshot
+        .nodes
+        .iter()
+        .find(|o| o.namespace() == namespace && o.name() == name)
+        .and_then(|o| o.metadata.uid.clone())
 }
 
 pub(super) fn node_rv(snapshot: &Snapshot, namespace: &str, n: &NodeReport) -> Option<String> {
@@ -73,7 +142,7 @@ pub(super) fn grant_patch(c: &Ctx<'_>, value: &str, protocol: Protocol) -> NodeP
     ann.insert(keys::ANN_GRANTED_BY.into(), json!(c.actor));
     ann.insert(
         keys::ANN_GRANTED_AT.into(),
-        json!(crate::render::duration::timestamp(c.now)),
+        json!(crate::units::timestamp(c.now)),
     );
     // A missing reason is written as null: the trace outlives its permit,
     // and an old reason must not be read as this grant's.
@@ -139,4 +208,11 @@ pub(super) fn event_message(
         None => m.push_str("; no reason given"),
     }
     m
+}
+
+/// The primary check of grant and force: the node's own `status.role`
+/// (PLUGIN.md), not the shard's one ready primary the walk uses, so a primary
+/// that is not ready, or one of two nodes claiming the role, counts too.
+pub(super) fn claims_primary_role(n: &NodeReport) -> bool {
+    n.role.as_deref() == Some("primary")
 }

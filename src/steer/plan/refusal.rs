@@ -3,8 +3,8 @@
 //! printed for it: what, and why.
 
 use super::Action;
-use crate::render::duration::{human, short_hash};
 use crate::report::{NodeReport, NodeState, Protocol};
+use crate::units::{human, short_hash};
 use std::fmt;
 
 /// A holder as the planner saw it, for messages.

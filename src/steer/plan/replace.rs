@@ -6,6 +6,7 @@
 //! StatefulSet's `status.updateRevision`. Everything else is a typed
 //! refusal saying why.
 
+use super::patch::{EventObject, EventType};
 use super::{EventPlan, Plan, Request};
 use crate::classify::NodePod;
 use crate::snapshot::keys;
@@ -25,8 +26,6 @@ pub struct PodDelete {
     /// The StatefulSet and its `status.updateRevision`.
     pub stateful_set: String,
     pub update_revision: String,
-    /// The ValkeyNode's UID, for the Event's involvedObject.
-    pub node_uid: Option<String>,
 }
 
 /// Fills `plan` for `replace-pod` from the node's pod (`None`: the node is
@@ -40,14 +39,22 @@ pub(super) fn plan_replace(
 ) {
     match decide(&request.node, found) {
         Err(refusal) => plan.refuse(refusal),
-        Ok(mut delete) => {
-            delete.node_uid = node_uid;
+        Ok(delete) => {
             plan.confirmation = Some(confirmation(&request.node, &delete));
-            plan.events.push(EventPlan {
-                node: request.node.clone(),
-                reason: keys::EVENT_MANUAL_SUPERSEDED_DELETED,
-                message: event_message(actor, &delete, request.reason.as_deref()),
+            let mut event = EventPlan::about_node(
+                EventType::Warning,
+                &request.node,
+                node_uid,
+                keys::EVENT_MANUAL_SUPERSEDED_DELETED,
+                event_message(actor, &delete, request.reason.as_deref()),
+            );
+            event.related = Some(EventObject {
+                api_version: "v1",
+                kind: "Pod",
+                name: delete.pod.clone(),
+                uid: Some(delete.uid.clone()),
             });
+            plan.events.push(event);
             plan.pod_delete = Some(delete);
         }
     }
@@ -130,7 +137,6 @@ pub(super) fn decide(node: &str, found: Option<&NodePod>) -> Result<PodDelete, R
         revision,
         stateful_set: np.workload.clone(),
         update_revision: update,
-        node_uid: None,
     })
 }
 
@@ -312,5 +318,31 @@ mod tests {
         );
         assert!(m.ends_with(": OrderedReady trap"), "{m}");
         assert!(event_message("bob", &d, None).ends_with("; no reason given"));
+    }
+
+    /// The planned Event is a Warning about the node, related to the pod
+    /// it deletes (by UID), as `--dry-run=client` shows it.
+    #[test]
+    fn the_planned_event_names_the_node_and_the_pod() {
+        let mut p = super::super::tests::empty_plan(crate::steer::plan::Action::ReplacePod);
+        let mut r = super::super::tests::req(crate::steer::plan::Action::ReplacePod, "cache-0-1");
+        r.reason = Some("trap".into());
+        plan_replace(&mut p, Some(&trapped()), Some("uid-vn".into()), &r, "alice");
+        let [ev] = p.events.as_slice() else {
+            panic!("one event: {:?}", p.events)
+        };
+        assert_eq!(ev.type_, EventType::Warning);
+        assert_eq!(ev.reason, keys::EVENT_MANUAL_SUPERSEDED_DELETED);
+        assert_eq!(
+            (ev.node(), ev.regarding.uid.as_deref()),
+            ("cache-0-1", Some("uid-vn"))
+        );
+        let related = ev.related.as_ref().expect("the pod");
+        let d = p.pod_delete.as_ref().expect("a delete");
+        assert_eq!(
+            (related.kind, related.name.as_str()),
+            ("Pod", d.pod.as_str())
+        );
+        assert_eq!(related.uid.as_deref(), Some(d.uid.as_str()));
     }
 }

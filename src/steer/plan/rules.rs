@@ -2,13 +2,16 @@
 //! revoke and a force, what only warns, and the patches, Events, undo and
 //! confirmation of a plan that goes ahead.
 
-use super::patch::{EventPlan, event_message, grant_patch, node_rv, revoke_patch};
+use super::patch::{
+    EventPlan, EventType, claims_primary_role, event_message, grant_patch, node_rv, node_uid,
+    revoke_patch,
+};
 use super::refusal::{HolderInfo, Refusal, Warning};
 use super::undo::undo_of;
 use super::{Ctx, Plan};
-use crate::render::duration::short_hash;
 use crate::report::{NodeReport, Protocol};
 use crate::snapshot::keys;
+use crate::units::short_hash;
 
 /// The value a grant or force writes: `--revision`, `*` for `--any`, else
 /// the asked-for revision. Refuses when there is none.
@@ -79,11 +82,13 @@ pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
     common_grant_warnings(c, plan, &value, Protocol::P1);
     not_front_warning(c, plan);
     plan.patches.push(grant_patch(c, &value, Protocol::P1));
-    plan.events.push(EventPlan {
-        node: c.node.name.clone(),
-        reason: keys::EVENT_MANUAL_GRANTED,
-        message: event_message(c, "granted the roll permit", Some(&value), None),
-    });
+    plan.events.push(EventPlan::about_node(
+        EventType::Normal,
+        &c.node.name,
+        node_uid(c.snapshot, &c.request.namespace, &c.node.name),
+        keys::EVENT_MANUAL_GRANTED,
+        event_message(c, "granted the roll permit", Some(&value), None),
+    ));
     plan.undo = undo_of(c.request, &plan.patches, std::slice::from_ref(&c.node.name));
     plan.revision = Some(value);
 }
@@ -126,11 +131,13 @@ pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
         node: c.node.name.clone(),
     });
     plan.patches.push(grant_patch(c, &value, Protocol::P2));
-    plan.events.push(EventPlan {
-        node: c.node.name.clone(),
-        reason: keys::EVENT_MANUAL_GRANTED,
-        message: event_message(c, "set spec.workloadRevision", Some(&value), None),
-    });
+    plan.events.push(EventPlan::about_node(
+        EventType::Normal,
+        &c.node.name,
+        node_uid(c.snapshot, &c.request.namespace, &c.node.name),
+        keys::EVENT_MANUAL_GRANTED,
+        event_message(c, "set spec.workloadRevision", Some(&value), None),
+    ));
     plan.revision = Some(value);
 }
 
@@ -161,11 +168,13 @@ pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
         ));
     }
     plan.patches.push(revoke_patch(c.node, c.rv.clone()));
-    plan.events.push(EventPlan {
-        node: c.node.name.clone(),
-        reason: keys::EVENT_MANUAL_REVOKED,
-        message: event_message(c, "revoked the roll permit", Some(&old), None),
-    });
+    plan.events.push(EventPlan::about_node(
+        EventType::Normal,
+        &c.node.name,
+        node_uid(c.snapshot, &c.request.namespace, &c.node.name),
+        keys::EVENT_MANUAL_REVOKED,
+        event_message(c, "revoked the roll permit", Some(&old), None),
+    ));
     // The other holders keep theirs: giving the permit back then needs force.
     plan.undo = undo_of(c.request, &plan.patches, &plan.other_holders);
 }
@@ -217,26 +226,30 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
         for o in c.others {
             let rv = node_rv(c.snapshot, &c.request.namespace, o);
             plan.patches.push(revoke_patch(o, rv));
-            plan.events.push(EventPlan {
-                node: o.name.clone(),
-                reason: keys::EVENT_MANUAL_REVOKED,
-                message: event_message(
+            plan.events.push(EventPlan::about_node(
+                EventType::Normal,
+                &o.name,
+                node_uid(c.snapshot, &c.request.namespace, &o.name),
+                keys::EVENT_MANUAL_REVOKED,
+                event_message(
                     c,
                     "revoked the roll permit",
                     o.permit.as_deref(),
                     Some(&format!("force --takeover for {}", c.node.name)),
                 ),
-            });
+            ));
         }
     } else {
         plan.kept_holders = plan.other_holders.clone();
     }
     plan.patches.push(grant_patch(c, &value, Protocol::P1));
-    plan.events.push(EventPlan {
-        node: c.node.name.clone(),
-        reason: keys::EVENT_MANUAL_FORCED,
-        message: event_message(c, "forced the roll permit", Some(&value), None),
-    });
+    plan.events.push(EventPlan::about_node(
+        EventType::Warning,
+        &c.node.name,
+        node_uid(c.snapshot, &c.request.namespace, &c.node.name),
+        keys::EVENT_MANUAL_FORCED,
+        event_message(c, "forced the roll permit", Some(&value), None),
+    ));
 
     let mut holding = plan.kept_holders.clone();
     holding.push(c.node.name.clone());
@@ -256,13 +269,6 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     }
     plan.confirmation = Some(text);
     plan.revision = Some(value);
-}
-
-/// The primary check of grant and force: the node's own `status.role`
-/// (PLUGIN.md), not the shard's one ready primary the walk uses, so a primary
-/// that is not ready, or one of two nodes claiming the role, counts too.
-pub(super) fn claims_primary_role(n: &NodeReport) -> bool {
-    n.role.as_deref() == Some("primary")
 }
 
 /// Why the node's pod (or its workload) is unhealthy, or `None` when its

@@ -66,11 +66,7 @@ fn force_names_holders_keeps_them_or_takes_over() {
         took.patches[0].patch["metadata"]["annotations"][keys::ANN_PERMIT],
         Value::Null
     );
-    let reasons: Vec<(&str, &str)> = took
-        .events
-        .iter()
-        .map(|e| (e.node.as_str(), e.reason))
-        .collect();
+    let reasons: Vec<(&str, &str)> = took.events.iter().map(|e| (e.node(), e.reason)).collect();
     assert_eq!(
         reasons,
         vec![

@@ -33,11 +33,13 @@ fn p1_grant_patch_is_exact() {
     );
     assert_eq!(
         p.events,
-        vec![EventPlan {
-            node: "cache-0-1".into(),
-            reason: "ManualRollPermitGranted",
-            message: "alice granted the roll permit for 9f2c41ab03de by hand (kubectl valkey-roll): canary first".into(),
-        }]
+        vec![EventPlan::about_node(
+            EventType::Normal,
+            "cache-0-1",
+            None,
+            "ManualRollPermitGranted",
+            "alice granted the roll permit for 9f2c41ab03de by hand (kubectl valkey-roll): canary first".into(),
+        )]
     );
     assert_eq!(
         p.undo.as_deref(),
@@ -58,9 +60,9 @@ fn grant_without_reason_clears_an_old_one() {
         Value::Null
     );
     assert!(
-        p.events[0].message.ends_with("; no reason given"),
+        p.events[0].note.ends_with("; no reason given"),
         "{}",
-        p.events[0].message
+        p.events[0].note
     );
 }
 
@@ -249,13 +251,16 @@ fn unstaged() -> Snapshot {
 #[test]
 fn a_given_protocol_judges_an_unknown_cluster_by_its_rules() {
     let snapshot = unstaged();
-    let report = crate::classify::classify(&snapshot, now(), std::time::Duration::from_secs(600));
+    let threshold = std::time::Duration::from_secs(600);
+    let report = crate::classify::classify(&snapshot, now(), threshold);
     assert_eq!(report.clusters[0].protocol, Protocol::Unknown);
+    // The caller judges with the request's protocol (as the executor does).
     let ask = |action: Action, protocol: Protocol, f: &dyn Fn(&mut Request)| {
         let mut r = req(action, "cache-0-2");
         r.protocol_override = Some(protocol);
         r.reason = Some("x".into());
         f(&mut r);
+        let report = crate::steer::exec::judge(&snapshot, now(), threshold, &r);
         plan(&snapshot, &report, &r, now(), "alice").expect("plan")
     };
     let revision = |r: &mut Request| r.revision = Some(H.into());

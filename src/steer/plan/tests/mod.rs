@@ -146,7 +146,7 @@ impl Scene {
     }
 }
 
-fn req(action: Action, node: &str) -> Request {
+pub(super) fn req(action: Action, node: &str) -> Request {
     Request {
         action,
         namespace: NS.into(),
@@ -159,6 +159,29 @@ fn req(action: Action, node: &str) -> Request {
         protocol_override: None,
         dry_run: DryRun::None,
         connection: Connection::default(),
+    }
+}
+
+/// A plan with nothing decided yet, in namespace [`NS`].
+pub(super) fn empty_plan(action: Action) -> Plan {
+    Plan {
+        action,
+        namespace: NS.into(),
+        cluster: "cache".into(),
+        node: String::new(),
+        dry_run: DryRun::None,
+        protocol: Protocol::P2,
+        decision: Decision::Planned,
+        reasons: vec![],
+        warnings: vec![],
+        patches: vec![],
+        events: vec![],
+        undo: None,
+        confirmation: None,
+        revision: None,
+        other_holders: vec![],
+        kept_holders: vec![],
+        pod_delete: None,
     }
 }
 

@@ -1,5 +1,7 @@
-//! Short forms shared by every renderer: durations ("14m", "2h3m") and
-//! hashes shortened for a table.
+//! The short forms people read durations and hashes in ("14m", "2h3m", a
+//! hash cut to 12 characters). A neutral module below every layer: render
+//! words with them, and the classifier and the planner give the same forms
+//! in the few facts they spell (a revision, a held time).
 
 use jiff::Timestamp;
 

@@ -1,0 +1,245 @@
+//! What `status`, `status --watch`, `wait`, `explain` and `history` share:
+//! rendering a report per `-o`, keeping the named cluster, and the checks
+//! and look-ups behind "no such ValkeyCluster (did you mean ...)".
+
+use crate::cli::OutputFormat;
+use crate::commands::Ctx;
+use crate::error::{Error, Result};
+use crate::render::json::{to_json, to_yaml};
+use crate::render::table::{TableOptions, status_table};
+use crate::report::Report;
+use crate::snapshot::ValkeyCluster;
+use crate::source::Live;
+use crate::source::watch::Scope;
+use kube::Api;
+use kube::api::ListParams;
+
+/// The report as `status` renders it, per `-o`: the table (`wide` adds
+/// columns) or the PLUGIN.md document. Shared with `--watch` and `wait`.
+/// An empty report renders as an empty table (see [`no_clusters_message`])
+/// or `{"clusters": []}`.
+pub fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
+    match ctx.global.output {
+        OutputFormat::Json => to_json(report),
+        OutputFormat::Yaml => to_yaml(report),
+        format @ (OutputFormat::Table | OutputFormat::Wide) => Ok(status_table(
+            report,
+            TableOptions {
+                wide: format == OutputFormat::Wide,
+                color: ctx.color,
+            },
+        )),
+    }
+}
+
+/// What a table says when there is nothing to show.
+pub fn no_clusters_message(namespace: Option<&str>) -> String {
+    match namespace {
+        Some(ns) => format!("No ValkeyClusters found in namespace {ns}.\n"),
+        None => "No ValkeyClusters found in any namespace.\n".to_string(),
+    }
+}
+
+/// Some verdict needs a person: exit 3 with `--exit-code`.
+pub fn needs_attention(report: &Report) -> bool {
+    report.clusters.iter().any(|c| c.verdict.needs_attention())
+}
+
+pub fn is_table(ctx: &Ctx) -> bool {
+    matches!(ctx.global.output, OutputFormat::Table | OutputFormat::Wide)
+}
+
+/// Keeps only the cluster named `name` (in every namespace in view); a name
+/// that is not there is an error with the nearest names.
+pub fn keep_cluster(report: &mut Report, name: &str, namespace: Option<&str>) -> Result<()> {
+    let names: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
+    report.clusters.retain(|c| c.name == name);
+    if report.clusters.is_empty() {
+        return Err(Error::NotFound {
+            kind: "ValkeyCluster",
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+            nearest: nearest_names(name, names.iter().map(String::as_str)),
+        });
+    }
+    Ok(())
+}
+
+/// Up to three of `candidates` close to `name`, nearest first: compared
+/// without regard to case, by edit distance.
+pub fn nearest_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut originals: Vec<&str> = candidates.into_iter().collect();
+    originals.sort_unstable();
+    originals.dedup();
+    let lowered: Vec<String> = originals.iter().map(|c| c.to_lowercase()).collect();
+    let lowered_refs: Vec<&str> = lowered.iter().map(String::as_str).collect();
+    crate::steer::plan::nearest(&name.to_lowercase(), &lowered_refs)
+        .into_iter()
+        .filter_map(|hit| {
+            lowered
+                .iter()
+                .position(|l| *l == hit)
+                .and_then(|i| originals.get(i))
+                .map(|o| o.to_string())
+        })
+        .collect()
+}
+
+/// A named ValkeyCluster must be in view; with `need_any`, so must some
+/// cluster when none is named (`wait` has nothing to wait for otherwise).
+pub(crate) fn check_in_view(report: &Report, scope: &Scope, need_any: bool) -> Result<()> {
+    let namespace = scope.namespace.clone();
+    match &scope.cluster {
+        Some(name) => {
+            if report
+                .clusters
+                .iter()
+                .any(|c| &c.name == name && c.cluster_found)
+            {
+                Ok(())
+            } else {
+                Err(Error::NotFound {
+                    kind: "ValkeyCluster",
+                    namespace,
+                    name: name.clone(),
+                    nearest: Vec::new(),
+                })
+            }
+        }
+        None if need_any && report.clusters.is_empty() => Err(Error::NoClusters {
+            namespace: scope.namespace.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// [`check_in_view`] with the nearest names filled in: a person who typed
+/// `cahce` is told about `cache`. Costs one LIST of ValkeyClusters, on the
+/// way out only.
+pub(crate) async fn in_view(
+    live: &Live,
+    report: &Report,
+    scope: &Scope,
+    need_any: bool,
+) -> Result<()> {
+    match check_in_view(report, scope, need_any) {
+        Err(Error::NotFound {
+            kind,
+            namespace,
+            name,
+            ..
+        }) => {
+            let api: Api<ValkeyCluster> = match &scope.namespace {
+                Some(ns) => Api::namespaced(live.client.clone(), ns),
+                None => Api::all(live.client.clone()),
+            };
+            let names: Vec<String> = api
+                .list(&ListParams::default())
+                .await
+                .map(|list| list.items.iter().map(|c| c.name().to_string()).collect())
+                .unwrap_or_default();
+            Err(Error::NotFound {
+                kind,
+                namespace,
+                nearest: nearest_names(&name, names.iter().map(String::as_str)),
+                name,
+            })
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::sample::bare_cluster;
+    use crate::report::{ClusterReport, Verdict};
+
+    fn cluster(namespace: &str, name: &str, verdict: Verdict) -> ClusterReport {
+        ClusterReport {
+            namespace: namespace.into(),
+            ..bare_cluster(name, verdict, vec![])
+        }
+    }
+
+    fn report() -> Report {
+        Report {
+            clusters: vec![
+                cluster("prod", "cache", Verdict::Jammed),
+                cluster("prod", "sessions", Verdict::Converged),
+                cluster("staging", "cache", Verdict::Rolling),
+            ],
+        }
+    }
+
+    #[test]
+    fn named_cluster_is_kept_in_every_namespace() {
+        let mut r = report();
+        keep_cluster(&mut r, "cache", None).unwrap();
+        let kept: Vec<_> = r
+            .clusters
+            .iter()
+            .map(|c| format!("{}/{}", c.namespace, c.name))
+            .collect();
+        assert_eq!(kept, ["prod/cache", "staging/cache"]);
+    }
+
+    #[test]
+    fn missing_cluster_names_the_nearest() {
+        let cases: &[(&str, &[&str])] = &[
+            ("cahce", &["cache"]),
+            ("CACHE", &["cache"]),
+            ("Sessions", &["sessions"]),
+            ("orders", &[]),
+        ];
+        for (name, want) in cases {
+            let mut r = report();
+            let err = keep_cluster(&mut r, name, Some("prod")).unwrap_err();
+            match err {
+                Error::NotFound {
+                    kind,
+                    namespace,
+                    nearest,
+                    ..
+                } => {
+                    assert_eq!(kind, "ValkeyCluster");
+                    assert_eq!(namespace.as_deref(), Some("prod"));
+                    assert_eq!(nearest, *want, "{name}");
+                }
+                other => panic!("{name}: {other}"),
+            }
+        }
+    }
+
+    #[test]
+    fn attention_follows_the_verdicts() {
+        let cases: &[(&[Verdict], bool)] = &[
+            (
+                &[Verdict::Converged, Verdict::Rolling, Verdict::Waiting],
+                false,
+            ),
+            (&[Verdict::Converged, Verdict::Jammed], true),
+            (&[Verdict::Stalled], true),
+            (&[Verdict::Conflict], true),
+            (&[], false),
+        ];
+        for (verdicts, want) in cases {
+            let r = Report {
+                clusters: verdicts.iter().map(|v| cluster("prod", "c", *v)).collect(),
+            };
+            assert_eq!(needs_attention(&r), *want, "{verdicts:?}");
+        }
+    }
+
+    #[test]
+    fn empty_listing_message() {
+        assert_eq!(
+            no_clusters_message(Some("prod")),
+            "No ValkeyClusters found in namespace prod.\n"
+        );
+        assert_eq!(
+            no_clusters_message(None),
+            "No ValkeyClusters found in any namespace.\n"
+        );
+    }
+}

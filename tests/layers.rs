@@ -1,0 +1,369 @@
+//! The direction of every `crate::` path in production code.
+//!
+//! Reads `src/` as text, leaves out test code (`#[cfg(test)]` items, `tests`
+//! folders, comments) and collects, for each module, the modules its paths
+//! name: `crate::a::b`, `use crate::{a, b::c}` and `super::x`. Then it
+//! checks two things:
+//!
+//! - the rules of the layers: the classifier imports nothing from the
+//!   presentation, argument, command, reading or steering layers; the
+//!   planner nothing from presentation, arguments or commands; the reading
+//!   layer nothing from commands, presentation or steering;
+//! - no cycle among the children of any one module: the top-level modules
+//!   (the children of the crate), and `source::live` with `source::watch`,
+//!   say. A child naming its parent (`super::Thing` of a
+//!   `mod.rs`) is not counted: the parent owns its children.
+//!
+//! It is a text scan, not a compiler: a path spelt in a string or a macro
+//! would be read too, which errs on the side of a failure to look at.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type Module = Vec<String>;
+
+/// Modules that `from` (a prefix) may not import (prefixes).
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    (
+        "classify",
+        &["render", "cli", "app", "commands", "source", "steer"],
+    ),
+    ("steer::plan", &["render", "cli", "app", "commands"]),
+    ("source", &["app", "commands", "render", "steer"]),
+    (
+        "snapshot",
+        &[
+            "render", "cli", "app", "commands", "source", "steer", "classify",
+        ],
+    ),
+    (
+        "report",
+        &["render", "cli", "app", "commands", "source", "steer"],
+    ),
+];
+
+#[test]
+fn no_production_module_imports_a_layer_above_it() {
+    let edges = edges_of_src();
+    let mut wrong = Vec::new();
+    for (from, tos) in &edges {
+        for (rule_from, banned) in FORBIDDEN {
+            if !starts_with(from, rule_from) {
+                continue;
+            }
+            for to in tos {
+                if banned.iter().any(|b| starts_with(to, b)) {
+                    wrong.push(format!("{} -> {}", from.join("::"), to.join("::")));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "upward imports:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_two_sibling_modules_import_each_other() {
+    let edges = edges_of_src();
+    // parent -> (child -> children it imports)
+    let mut levels: BTreeMap<Module, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (from, tos) in &edges {
+        for to in tos {
+            // The deepest common parent, and the children of it on each side.
+            let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+            let (Some(a), Some(b)) = (from.get(common), to.get(common)) else {
+                continue; // one is inside the other
+            };
+            levels
+                .entry(from[..common].to_vec())
+                .or_default()
+                .entry(a.clone())
+                .or_default()
+                .insert(b.clone());
+        }
+    }
+    let mut found = Vec::new();
+    for (parent, graph) in &levels {
+        for cycle in cycles(graph) {
+            found.push(format!("in {}: {cycle}", display(parent)));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cycles among sibling modules:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The scanner itself reads what it must: a table of small sources.
+#[test]
+fn the_scanner_reads_paths_and_leaves_out_test_code() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "use crate::render::duration::human;",
+            &["render::duration::human"],
+        ),
+        (
+            "use crate::{cli::GlobalArgs, error::{Error, Result}};",
+            &["cli::GlobalArgs", "error::Error", "error::Result"],
+        ),
+        ("let x = crate::shell::quote(a);", &["shell::quote"]),
+        ("// crate::render::x in a comment\n", &[]),
+        ("/// [`h`](crate::render::h)\nfn f() {}", &[]),
+        (
+            "#[cfg(test)]\nmod tests {\n    use crate::render::x;\n}\nuse crate::cli::Y;",
+            &["cli::Y"],
+        ),
+        (
+            "#[cfg(test)]\nmod fixture;\nuse crate::cli::Y;",
+            &["cli::Y"],
+        ),
+        ("use super::rules::Rule;", &["SUPER::rules::Rule"]),
+    ];
+    for (source, want) in cases {
+        let got: Vec<String> = paths_in(source).into_iter().map(|p| p.join("::")).collect();
+        let want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+        assert_eq!(got, want, "in {source:?}");
+    }
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a".to_string(), BTreeSet::from(["b".to_string()])),
+        ("b".to_string(), BTreeSet::from(["a".to_string()])),
+    ]
+    .into();
+    assert_eq!(cycles(&graph), vec!["a -> b -> a".to_string()]);
+}
+
+fn display(m: &[String]) -> String {
+    if m.is_empty() {
+        "crate".into()
+    } else {
+        m.join("::")
+    }
+}
+
+fn starts_with(m: &[String], prefix: &str) -> bool {
+    let p: Vec<&str> = prefix.split("::").collect();
+    m.len() >= p.len() && m.iter().zip(&p).all(|(a, b)| a == b)
+}
+
+/// Every production module and the module paths it names.
+fn edges_of_src() -> BTreeMap<Module, BTreeSet<Module>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    collect(&src, &mut files);
+    let modules: BTreeSet<Module> = files.iter().map(|f| module_of(&src, f)).collect();
+    let mut edges = BTreeMap::new();
+    for file in &files {
+        let module = module_of(&src, file);
+        let text = std::fs::read_to_string(file).expect("readable source");
+        let mut tos = BTreeSet::new();
+        for path in paths_in(&text) {
+            let absolute = if path.first().map(String::as_str) == Some("SUPER") {
+                let parent = &module[..module.len().saturating_sub(1)];
+                parent
+                    .iter()
+                    .cloned()
+                    .chain(path[1..].iter().cloned())
+                    .collect()
+            } else {
+                path
+            };
+            // The longest prefix that is a module: `render::duration::human`
+            // names the module `render::duration`.
+            let target = (1..=absolute.len())
+                .rev()
+                .map(|n| absolute[..n].to_vec())
+                .find(|m| modules.contains(m));
+            if let Some(t) = target
+                && t != module
+            {
+                tos.insert(t);
+            }
+        }
+        edges.insert(module, tos);
+    }
+    assert!(edges.len() > 20, "read too few modules: {}", edges.len());
+    edges
+}
+
+/// `.rs` files of production code: not `tests` folders, not the binaries,
+/// not the build script, not the test-only fixture.
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("readable src")
+        .flatten()
+        .collect();
+    entries.sort_by_key(|e| e.path());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if name != "tests" && name != "bin" && name != "snapshots" {
+                collect(&path, out);
+            }
+        } else if name.ends_with(".rs")
+            && !matches!(
+                name.as_str(),
+                "main.rs" | "build.rs" | "fixture.rs" | "sample.rs"
+            )
+        {
+            out.push(path);
+        }
+    }
+}
+
+fn module_of(src: &Path, file: &Path) -> Module {
+    let rel = file.strip_prefix(src).expect("under src");
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The `crate::` and `super::` paths in a source text, test code and
+/// comments left out. `super::` paths start with the marker `SUPER`.
+fn paths_in(text: &str) -> Vec<Vec<String>> {
+    let code = production_code(text);
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &code[i..];
+        let word_start = i == 0 || !is_ident(bytes[i - 1]);
+        if word_start && rest.starts_with("crate::") {
+            i += "crate::".len();
+            i = read_tree(&code, i, Vec::new(), &mut out);
+        } else if word_start && rest.starts_with("super::") {
+            i += "super::".len();
+            i = read_tree(&code, i, vec!["SUPER".to_string()], &mut out);
+        } else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    out
+}
+
+/// Reads `a::b::{c, d::e}` from `i`, pushing each full path; returns the
+/// index after it.
+fn read_tree(code: &str, mut i: usize, prefix: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
+    let bytes = code.as_bytes();
+    let mut path = prefix;
+    loop {
+        while i < bytes.len() && bytes[i] == b' ' {
+            i += 1;
+        }
+        if i < bytes.len() && bytes[i] == b'{' {
+            i += 1;
+            loop {
+                while i < bytes.len() && (bytes[i] as char).is_whitespace() {
+                    i += 1;
+                }
+                if i >= bytes.len() {
+                    return i;
+                }
+                if bytes[i] == b'}' {
+                    return i + 1;
+                }
+                if bytes[i] == b',' {
+                    i += 1;
+                    continue;
+                }
+                let before = out.len();
+                i = read_tree(code, i, path.clone(), out);
+                if out.len() == before {
+                    i += 1; // `self` or something unreadable: step over it
+                }
+            }
+        }
+        let start = i;
+        while i < bytes.len() && is_ident(bytes[i]) {
+            i += 1;
+        }
+        if start == i {
+            break;
+        }
+        let word = &code[start..i];
+        if word != "self" {
+            path.push(word.to_string());
+        }
+        if code[i..].starts_with("::") {
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    if path.iter().any(|p| p != "SUPER") {
+        out.push(path);
+    }
+    i
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The text without comments and without items marked `#[cfg(test)]`.
+fn production_code(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("#[cfg(test)]") {
+            // Skip the next item: one line ending in `;`, or up to its
+            // closing brace at the same indentation.
+            let indent = line.len() - trimmed.len();
+            while let Some(next) = lines.next() {
+                let t = next.trim_start();
+                if t.starts_with("#[") {
+                    continue;
+                }
+                if t.ends_with(';') {
+                    break;
+                }
+                let close = format!("{}}}", " ".repeat(indent));
+                for inner in lines.by_ref() {
+                    if inner == close || inner.trim_end() == close {
+                        break;
+                    }
+                }
+                break;
+            }
+            continue;
+        }
+        let code = match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        };
+        out.push_str(code);
+        out.push('\n');
+    }
+    out
+}
+
+/// The simple cycles of a small graph, each once, written `a -> b -> a`
+/// from its smallest node.
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut found = BTreeSet::new();
+    for start in graph.keys() {
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        while let Some((node, path)) = stack.pop() {
+            for next in graph.get(&node).into_iter().flatten() {
+                if next == start {
+                    let mut cycle = path.clone();
+                    if cycle.iter().min() == Some(start) {
+                        cycle.push(start.clone());
+                        found.insert(cycle.join(" -> "));
+                    }
+                } else if !path.contains(next) && next > start {
+                    let mut p = path.clone();
+                    p.push(next.clone());
+                    stack.push((next.clone(), p));
+                }
+            }
+        }
+    }
+    found.into_iter().collect()
+}
