@@ -100,10 +100,53 @@ impl EvidenceKind {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Evidence {
     pub kind: EvidenceKind,
     /// For people; may change between versions.
     pub message: String,
+    /// On evidence about one container (the waiting reasons, OOMKilled,
+    /// RestartLoop): that container's last termination
+    /// (`lastState.terminated`); null on other evidence and when the
+    /// container has not terminated before.
+    pub last_termination: Option<Termination>,
+}
+
+impl Evidence {
+    /// Evidence that is about no one container.
+    pub fn new(kind: EvidenceKind, message: String) -> Evidence {
+        Evidence {
+            kind,
+            message,
+            last_termination: None,
+        }
+    }
+}
+
+/// A container's last termination, as its `lastState.terminated` says:
+/// why the container died the last time it did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Termination {
+    pub container: String,
+    pub exit_code: i32,
+    /// `OOMKilled`, `Error`, `Completed`...; null when the kubelet gave none.
+    pub reason: Option<String>,
+    pub signal: Option<i32>,
+    pub finished_at: Option<Timestamp>,
+}
+
+/// The container of a node's pod that fails (explain's "Last words"):
+/// the first whose waiting reason is failure evidence, else the first not
+/// ready that has terminated before. Only `status.containerStatuses` is
+/// read (init containers are not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailingContainer {
+    pub name: String,
+    pub restarts: i32,
+    /// Its `lastState.terminated`; None: it has not terminated before, so
+    /// there is no previous container and no previous log.
+    pub last: Option<Termination>,
 }
 
 /// One ValkeyCluster's verdict and its nodes.
@@ -277,6 +320,8 @@ pub struct NodeFacts {
     /// StatefulSet pod is not Ready and runs a revision other than the
     /// StatefulSet's update revision; `replace-pod` applies.
     pub pod_superseded_not_ready: bool,
+    /// With failure evidence from the pod: the container that fails.
+    pub failing_container: Option<FailingContainer>,
 }
 
 /// A node the walk has not reached in a Spec-driven roll.

@@ -470,6 +470,37 @@ macro_rules! valkey_resource {
 valkey_resource!(ValkeyCluster, "ValkeyCluster", "valkeyclusters");
 valkey_resource!(ValkeyNode, "ValkeyNode", "valkeynodes");
 
+/// `explain` reads at most this many lines of a previous container's log,
+/// the last ones (`tailLines`).
+pub const LOG_TAIL_LINES: usize = 20;
+
+/// ... and at most this many bytes (`limitBytes`, 16 KiB): twenty lines of
+/// a server's log are far less; a container that writes longer lines has
+/// its last lines cut (the kubelet counts the bytes from the first of the
+/// tail lines), and `explain` says so.
+pub const LOG_LIMIT_BYTES: usize = 16 * 1024;
+
+/// What reading the previous container's log of a pod's failing container
+/// gave (`pods/log` with `previous=true`): `explain`'s "Last words". Read
+/// data only; `render::explain` words it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PreviousLog {
+    /// The last lines, oldest first, as read (not yet cleaned).
+    /// `cut`: the answer reached the byte limit, so the lines end early.
+    Lines { lines: Vec<String>, cut: bool },
+    /// The snapshot came from a file: there is no log to read.
+    Offline,
+    /// The container has not terminated before: there is no previous log.
+    NoPrevious,
+    /// `get` on `pods/log` is forbidden (403).
+    Forbidden,
+    /// The log is gone: the pod, or its previous container, is no longer
+    /// there (404, or 400 "previous terminated container ... not found").
+    Gone(String),
+    /// Any other failure, in the API server's or the client's words.
+    Failed(String),
+}
+
 #[cfg(test)]
 mod time_tests {
     use super::*;

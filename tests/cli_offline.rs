@@ -425,3 +425,81 @@ fn colour_on_a_terminal_unless_turned_off() {
         "explain --no-color:\n{explain}"
     );
 }
+
+/// Issue 12, "Last words", offline: the crash-looping holder's last
+/// termination is in the snapshot and shown; its log is not (one line says
+/// so), and explain still exits 0. `status -o wide` and the JSON evidence
+/// carry the exit code and reason.
+#[test]
+fn explain_offline_shows_the_last_termination_and_says_there_is_no_log() {
+    let jammed = example("jammed");
+    let r = run(&["explain", "cache-1-0", "-f", &jammed]);
+    assert_eq!(r.code, 0, "{}", r.both());
+    let section = r
+        .stdout
+        .split("\nLast words\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .unwrap_or_else(|| panic!("no Last words section:\n{}", r.stdout));
+    says(
+        "last words",
+        section,
+        &[
+            "container server (restarts 7)",
+            "last terminated 30s ago (2026-11-29T10:15:41Z): exit code 137, reason OOMKilled",
+            "no log: the snapshot is read from a file (-f)",
+        ],
+    );
+    assert_eq!(
+        section.lines().count(),
+        3,
+        "one line for the log:\n{section}"
+    );
+
+    let r = run(&["explain", "cache", "-f", &jammed]);
+    assert_eq!(r.code, 0, "{}", r.both());
+    says(
+        "cluster",
+        &r.stdout,
+        &[
+            "\nLast words of cache-1-0\n",
+            "exit code 137, reason OOMKilled",
+        ],
+    );
+
+    let r = run(&["status", "-o", "wide", "-f", &jammed]);
+    assert_eq!(r.code, 0, "{}", r.both());
+    assert!(
+        r.stdout.lines().next().is_some() && r.stdout.contains("LAST-EXIT"),
+        "{}",
+        r.stdout
+    );
+    let row = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("cache-1-0 "))
+        .unwrap_or_else(|| panic!("no row:\n{}", r.stdout));
+    assert!(row.contains("137 (OOMKilled)"), "{row}");
+
+    let r = run(&["status", "-o", "json", "-f", &jammed]);
+    let doc = r.ok_json();
+    let node = doc["clusters"][0]["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["name"] == "cache-1-0"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no cache-1-0 in {doc}"));
+    let with: Vec<&Value> = node["evidence"]
+        .as_array()
+        .map(|e| e.iter().map(|e| &e["lastTermination"]).collect())
+        .unwrap_or_default();
+    // CrashLoopBackOff and OOMKilled are about the container; the hold
+    // time is not.
+    assert_eq!(with.len(), 3, "{node}");
+    for t in &with[..2] {
+        assert_eq!(t["exitCode"], 137, "{node}");
+        assert_eq!(t["reason"], "OOMKilled", "{node}");
+        assert_eq!(t["container"], "server", "{node}");
+        assert_eq!(t["finishedAt"], "2026-11-29T10:15:41Z", "{node}");
+    }
+    assert_eq!(with[2], &Value::Null, "{node}");
+}

@@ -331,3 +331,47 @@ fn the_control_plane_logs_its_ready_line() {
     let bins = cp.control_plane_bins();
     assert!(bins.kwok.is_file() && bins.kube_scheduler.is_file());
 }
+
+/// The Node's kubelet endpoint is kwok on loopback: the API server
+/// proxies `pods/log` to it (the Node's InternalIP), and kwok answers a
+/// previous container's log from the file the harness names.
+#[tokio::test]
+async fn the_api_server_proxies_pods_log_to_kwok() {
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+    let node = Api::<k8s_openapi::api::core::v1::Node>::all(client.clone())
+        .get(NODE)
+        .await
+        .expect("get the Node");
+    let port = node
+        .status
+        .as_ref()
+        .and_then(|s| s.daemon_endpoints.as_ref())
+        .and_then(|d| d.kubelet_endpoint.as_ref())
+        .map(|e| e.port);
+    assert_eq!(port, Some(i32::from(cp.kwok_addr().port())), "{node:?}");
+    assert!(cp.kwok_addr().ip().is_loopback());
+    cp.write_previous_log(&["selftest: the previous container's last line"]);
+    let sts = Sts::create("pods-log", "registry.k8s.io/pause:3.10").await;
+    eventually("the pod scheduled", BOUND, || async {
+        match sts.pod().await {
+            Some(p) if p["spec"]["nodeName"] == NODE => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+    let log = eventually("the previous log through the API server", BOUND, || async {
+        let params = kube::api::LogParams {
+            container: Some("server".into()),
+            previous: true,
+            tail_lines: Some(20),
+            ..Default::default()
+        };
+        sts.pods
+            .logs(&sts.pod_name(), &params)
+            .await
+            .map_err(|e| e.to_string())
+    })
+    .await;
+    assert_eq!(log, "selftest: the previous container's last line\n");
+}

@@ -3,9 +3,9 @@
 
 use super::node::NodeView;
 use super::text::{human, since};
-use crate::report::{Evidence, EvidenceKind};
+use crate::report::{Evidence, EvidenceKind, FailingContainer, Termination};
 use jiff::{SignedDuration, Timestamp};
-use k8s_openapi::api::core::v1::ContainerStatus;
+use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
 
 /// How long a pod may be Unschedulable, or a superseded StatefulSet pod not
 /// Ready, before it counts (shorter is often an autoscaler at work).
@@ -42,10 +42,66 @@ const WAITING_REASONS: [(&str, EvidenceKind); 7] = [
 
 fn finding(kind: EvidenceKind, message: String, short: String, phrase: String) -> Finding {
     Finding {
-        evidence: Evidence { kind, message },
+        evidence: Evidence::new(kind, message),
         short,
         phrase,
     }
+}
+
+/// [`finding`] about one container: it carries that container's last
+/// termination.
+fn container_finding(
+    c: &ContainerStatus,
+    kind: EvidenceKind,
+    message: String,
+    short: String,
+    phrase: String,
+) -> Finding {
+    let mut f = finding(kind, message, short, phrase);
+    f.evidence.last_termination = last_termination(c);
+    f
+}
+
+/// A container's last termination: its `lastState.terminated` (exit code,
+/// reason, signal, finished at). None when it has not terminated before.
+pub(crate) fn last_termination(c: &ContainerStatus) -> Option<Termination> {
+    let t = c.last_state.as_ref()?.terminated.as_ref()?;
+    Some(Termination {
+        container: c.name.clone(),
+        exit_code: t.exit_code,
+        reason: t.reason.clone().filter(|r| !r.is_empty()),
+        signal: t.signal,
+        finished_at: t.finished_at.as_ref().map(|t| t.0),
+    })
+}
+
+/// The container of `pod` that fails, from `status.containerStatuses`
+/// only: the first waiting for a reason that is failure evidence
+/// (CrashLoopBackOff, ImagePullBackOff...), else the first not ready that
+/// has terminated before. None when no container is either.
+pub(crate) fn failing_container(pod: &Pod) -> Option<FailingContainer> {
+    let containers = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_deref())
+        .unwrap_or_default();
+    let failing_wait = |c: &&ContainerStatus| {
+        c.state
+            .as_ref()
+            .and_then(|s| s.waiting.as_ref())
+            .and_then(|w| w.reason.as_deref())
+            .is_some_and(|r| WAITING_REASONS.iter().any(|(w, _)| *w == r))
+    };
+    let c = containers.iter().find(failing_wait).or_else(|| {
+        containers
+            .iter()
+            .find(|c| !c.ready && last_termination(c).is_some())
+    })?;
+    Some(FailingContainer {
+        name: c.name.clone(),
+        restarts: c.restart_count,
+        last: last_termination(c),
+    })
 }
 
 /// Every piece of failure evidence on the node's pod and workload, pod
@@ -76,7 +132,8 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
                 && let Some((_, kind)) = WAITING_REASONS.iter().find(|(r, _)| *r == reason)
             {
                 let restarts = format!("(restarts {})", c.restart_count);
-                out.push(finding(
+                out.push(container_finding(
+                    c,
                     *kind,
                     format!("container {} waiting: {reason} {restarts}", c.name),
                     format!("pod {pod_name} {reason} {restarts}"),
@@ -91,7 +148,8 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
                     == Some("OOMKilled")
             };
             if !c.ready && (terminated(c.last_state.as_ref()) || terminated(c.state.as_ref())) {
-                out.push(finding(
+                out.push(container_finding(
+                    c,
                     EvidenceKind::OomKilled,
                     format!(
                         "container {} not ready, last terminated OOMKilled (restarts {})",
@@ -115,7 +173,8 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
                         None => format!(", last exit {}", t.exit_code),
                     })
                     .unwrap_or_default();
-                out.push(finding(
+                out.push(container_finding(
+                    c,
                     EvidenceKind::RestartLoop,
                     format!(
                         "container {} keeps restarting while Running: not ready, restarts {}{exit}",

@@ -203,6 +203,7 @@ pub(crate) fn judge<'a>(
                     human(j.hold.unwrap_or_default()),
                     human(threshold)
                 ),
+                last_termination: None,
             });
         }
         let not_released =
@@ -223,6 +224,7 @@ pub(crate) fn judge<'a>(
             j.hold_evidence.push(Evidence {
                 kind: EvidenceKind::NotReleased,
                 message,
+                last_termination: None,
             });
         }
         j.stuck_by = if !j.findings.is_empty() {

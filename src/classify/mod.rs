@@ -383,6 +383,10 @@ fn node_report(
             resource_version: v.node.metadata.resource_version.clone(),
             cluster_by_owner: v.node.in_cluster_by_owner(),
             pod_superseded_not_ready: v.node_pod().superseded_not_ready(),
+            failing_container: v
+                .pod
+                .filter(|_| j.findings.iter().any(|f| f.evidence.kind.is_failure()))
+                .and_then(evidence::failing_container),
             behind: j.behind.then(|| Behind {
                 image: v.image().unwrap_or_default().to_string(),
                 cluster_image: cluster_image.unwrap_or_default().to_string(),

@@ -887,6 +887,7 @@ mod tests {
         jammed_front.evidence.push(Evidence {
             kind: EvidenceKind::CrashLoopBackOff,
             message: "crash".into(),
+            last_termination: None,
         });
         let mut orphan = cluster(
             "gone",

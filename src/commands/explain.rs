@@ -4,6 +4,12 @@
 //! NAME is looked up as a ValkeyNode first, then as a ValkeyCluster, in the
 //! namespace in view. Live, the node's pod events (kubelet's BackOff,
 //! Failed...) are read too (one more LIST) and join its timeline.
+//!
+//! "Last words": for a holder or the walk's front with failure evidence
+//! from its pod (and so a failing container), the previous container's
+//! log is read too (one `pods/log` GET, for that one node only; with
+//! `-o json|yaml` none). A log that cannot be read is one line of the
+//! section, never an error.
 
 use super::shared::nearest_names;
 use crate::classify::{classify, cluster_timeline, timeline};
@@ -13,8 +19,8 @@ use crate::error::{Error, Outcome, Result};
 use crate::render::explain::{ClusterExplanation, NodeExplanation, explain_cluster, explain_node};
 use crate::render::json::{to_json, to_yaml};
 use crate::report::{ClusterReport, NodeReport, Report};
-use crate::snapshot::Snapshot;
-use crate::source::{self, live};
+use crate::snapshot::{PreviousLog, Snapshot};
+use crate::source::{self, Live, live, logs};
 use serde::Serialize;
 
 pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
@@ -46,7 +52,19 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                         .nodes
                         .iter()
                         .find(|n| n.namespace() == cluster.namespace && n.name() == node.name);
-                    explain_node(cluster, node, object, &timeline, now, ctx.color)
+                    let words = match wants_last_words(cluster, node) {
+                        true => Some(last_words(loaded.live.as_ref(), cluster, node).await),
+                        false => None,
+                    };
+                    explain_node(
+                        cluster,
+                        node,
+                        object,
+                        &timeline,
+                        now,
+                        ctx.color,
+                        words.as_ref(),
+                    )
                 }
             };
             Ok(Outcome {
@@ -79,7 +97,19 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                         loaded.snapshot.clusters.iter().find(|c| {
                             c.namespace() == cluster.namespace && c.name() == cluster.name
                         });
-                    explain_cluster(cluster, object, &timeline, now, ctx.color)
+                    let speaker = cluster_speaker(cluster);
+                    let words = match speaker {
+                        Some(node) => Some(last_words(loaded.live.as_ref(), cluster, node).await),
+                        None => None,
+                    };
+                    explain_cluster(
+                        cluster,
+                        object,
+                        &timeline,
+                        now,
+                        ctx.color,
+                        speaker.zip(words.as_ref()),
+                    )
                 }
             };
             Ok(Outcome {
@@ -94,6 +124,46 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
             name,
             loaded.namespace.as_deref(),
         )),
+    }
+}
+
+/// A holder, or the walk's front, with a failing container (which the
+/// classifier names only with failure evidence from the pod): its last
+/// words are shown.
+fn wants_last_words(cluster: &ClusterReport, node: &NodeReport) -> bool {
+    (node.facts.holder || cluster.front.as_deref() == Some(node.name.as_str()))
+        && node.pod.is_some()
+        && node.facts.failing_container.is_some()
+}
+
+/// The node whose last words `explain CLUSTER` shows: the first holder
+/// that has them to show, else the front.
+fn cluster_speaker(cluster: &ClusterReport) -> Option<&NodeReport> {
+    let named = |name: &str| cluster.nodes.iter().find(|n| n.name == name);
+    cluster
+        .holders
+        .iter()
+        .filter_map(|h| named(h))
+        .chain(cluster.front.as_deref().and_then(named))
+        .find(|n| wants_last_words(cluster, n))
+}
+
+/// The previous container's log of the node's failing container: read
+/// live, else [`PreviousLog::Offline`].
+async fn last_words(
+    live: Option<&Live>,
+    cluster: &ClusterReport,
+    node: &NodeReport,
+) -> PreviousLog {
+    let (Some(pod), Some(container)) = (&node.pod, &node.facts.failing_container) else {
+        return PreviousLog::NoPrevious;
+    };
+    match live {
+        None => PreviousLog::Offline,
+        Some(_) if container.last.is_none() => PreviousLog::NoPrevious,
+        Some(live) => {
+            logs::previous_log(&live.client, &cluster.namespace, pod, &container.name).await
+        }
     }
 }
 

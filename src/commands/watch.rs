@@ -161,6 +161,9 @@ struct NodeKey {
     granted_by: Option<String>,
     grant_reason: Option<String>,
     evidence: Vec<EvidenceKind>,
+    /// `-o wide`'s LAST-EXIT: the failing container's last exit code and
+    /// reason.
+    last_exit: Option<(i32, Option<String>)>,
 }
 
 /// The [`VisibleKey`] of a report.
@@ -202,6 +205,12 @@ pub fn visible_key(report: &Report) -> VisibleKey {
                         granted_by: n.granted_by.clone(),
                         grant_reason: n.grant_reason.clone(),
                         evidence: n.evidence.iter().map(|e| e.kind).collect(),
+                        last_exit: n
+                            .facts
+                            .failing_container
+                            .as_ref()
+                            .and_then(|c| c.last.as_ref())
+                            .map(|t| (t.exit_code, t.reason.clone())),
                     })
                     .collect(),
             })
@@ -550,6 +559,7 @@ mod tests {
                     r.clusters[0].nodes[0].evidence = vec![Evidence {
                         kind: EvidenceKind::CrashLoopBackOff,
                         message: "restarts 8".into(),
+                        last_termination: None,
                     }];
                 },
                 true,
@@ -579,6 +589,24 @@ mod tests {
                 |r| r.clusters[0].nodes[0].granted_at_source = GrantSource::ManagedFields,
                 true,
             ),
+            (
+                "the last exit (status -o wide)",
+                |r| {
+                    r.clusters[0].nodes[0].facts.failing_container =
+                        Some(crate::report::FailingContainer {
+                            name: "server".into(),
+                            restarts: 3,
+                            last: Some(crate::report::Termination {
+                                container: "server".into(),
+                                exit_code: 137,
+                                reason: Some("OOMKilled".into()),
+                                signal: None,
+                                finished_at: None,
+                            }),
+                        })
+                },
+                true,
+            ),
             ("a cluster goes", |r| r.clusters.clear(), true),
         ];
         let before = visible_key(&base());
@@ -596,6 +624,7 @@ mod tests {
         a.clusters[0].nodes[0].evidence = vec![Evidence {
             kind: EvidenceKind::CrashLoopBackOff,
             message: "x".into(),
+            last_termination: None,
         }];
         let mut b = a.clone();
         b.clusters[0].nodes[0].evidence[0].kind = EvidenceKind::ImagePullBackOff;
@@ -603,6 +632,7 @@ mod tests {
         b.clusters[0].nodes[0].evidence[0] = Evidence {
             kind: EvidenceKind::CrashLoopBackOff,
             message: "y (restarts 9)".into(),
+            last_termination: None,
         };
         assert_eq!(visible_key(&a), visible_key(&b), "message alone");
     }

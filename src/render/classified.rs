@@ -138,6 +138,7 @@ fn explain(c: &ClusterBuilder, node: &str) -> String {
         &timeline(&s, &cluster.namespace, node),
         t(0),
         false,
+        None,
     )
 }
 
@@ -150,6 +151,7 @@ fn explain_whole(c: &ClusterBuilder) -> String {
         &cluster_timeline(&s, &cluster.namespace, &cluster.name),
         t(0),
         false,
+        None,
     )
 }
 

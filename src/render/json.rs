@@ -256,6 +256,13 @@ mod tests {
         for added in ["perNodeSeconds", "etaSeconds", "etaBasis"] {
             want.insert(format!(".clusters[].{added}"));
         }
+        // Issue 12, "Last words": the container's last termination on
+        // evidence about a container (README "Machine-readable output").
+        let evidence = ".clusters[].nodes[].evidence[].lastTermination";
+        want.insert(evidence.to_string());
+        for added in ["container", "exitCode", "reason", "signal", "finishedAt"] {
+            want.insert(format!("{evidence}.{added}"));
+        }
         let missing: Vec<_> = want.difference(&got).collect();
         let extra: Vec<_> = got.difference(&want).collect();
         assert!(
@@ -295,8 +302,24 @@ mod tests {
             ) {
                 continue; // the example elides hashes
             }
+            if key == "evidence" {
+                // lastTermination was added since the example.
+                let mut got = got_node[key].clone();
+                for e in got.as_array_mut().unwrap() {
+                    e.as_object_mut().unwrap().remove("lastTermination");
+                }
+                assert_eq!(&got, want, "node {key}");
+                continue;
+            }
             assert_eq!(&got_node[key], want, "node {key}");
         }
+        let evidence = &got_node["evidence"];
+        assert_eq!(
+            evidence[0]["lastTermination"],
+            serde_json::json!({"container": "server", "exitCode": 1, "reason": "Error",
+                "signal": null, "finishedAt": "2026-11-29T10:14:40Z"})
+        );
+        assert_eq!(evidence[1]["lastTermination"], Value::Null);
     }
 
     #[test]

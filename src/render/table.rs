@@ -224,7 +224,7 @@ fn node_table(cluster: &ClusterReport, opts: TableOptions) -> String {
         "HELD/WAITING",
     ];
     if opts.wide {
-        header.extend(["POD", "GRANTED-AT", "SOURCE", "GRANTED-BY"]);
+        header.extend(["POD", "GRANTED-AT", "SOURCE", "GRANTED-BY", "LAST-EXIT"]);
     }
     header.push("REASON");
 
@@ -291,10 +291,29 @@ fn row(node: &NodeReport, opts: TableOptions) -> Vec<Cell> {
             Cell::new(granted_at),
             Cell::new(source),
             Cell::new(text(&node.granted_by)),
+            Cell::new(last_exit(node)),
         ]);
     }
     cells.push(Cell::new(reason_cell(&node.reason)));
     cells
+}
+
+/// `1 (Error)`: the exit code and reason of the last termination of the
+/// node's failing container (`-`: none, or it has not terminated before).
+fn last_exit(node: &NodeReport) -> String {
+    let Some(t) = node
+        .facts
+        .failing_container
+        .as_ref()
+        .and_then(|c| c.last.as_ref())
+    else {
+        return "-".into();
+    };
+    match (&t.reason, t.signal) {
+        (Some(r), _) => clean(&format!("{} ({r})", t.exit_code)),
+        (None, Some(s)) => format!("{} (signal {s})", t.exit_code),
+        (None, None) => t.exit_code.to_string(),
+    }
 }
 
 /// A node's state word in its colour (bold when someone has to act).

@@ -7,6 +7,7 @@
 pub mod credentials;
 pub mod file;
 pub mod live;
+pub mod logs;
 pub mod watch;
 
 use crate::cli::GlobalArgs;

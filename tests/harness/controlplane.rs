@@ -16,6 +16,16 @@
 //!   restartCount up by one and lastState terminated exit code 1 reason
 //!   Error, for three seconds, and again).
 //!
+//! kwok is also the Node's kubelet endpoint (`status.daemonEndpoints`,
+//! its `--node-port`): the API server proxies `pods/log` to it (on the
+//! Node's InternalIP 127.0.0.1, see the API server's
+//! `--kubelet-preferred-address-types`), and kwok answers every pod's
+//! container log from [`ControlPlane::current_log_file`] and, with
+//! `previous=true`, from [`ControlPlane::previous_log_file`] (its
+//! ClusterLogs configuration in [`logs_config`]). Neither file exists until
+//! a test writes it (kwok then answers 400); the files are shared by the
+//! binary's tests, so at most one test per binary may write them.
+//!
 //! A test file opts in with `harness::control_plane()` instead of
 //! `harness::server()`; the other test binaries start none of this. The
 //! ControlPlane derefs to the [`Server`], so everything of `server()` is
@@ -70,6 +80,9 @@ pub const BROKEN_TAG: &str = ":broken";
 
 /// How long the control plane may take to run its canary pod.
 const BOOT_TIMEOUT: Duration = Duration::from_secs(120);
+/// kwok's log files, in the workdir (see [`ControlPlane::previous_log_file`]).
+const PREVIOUS_LOG: &str = "kwok-previous.log";
+const CURRENT_LOG: &str = "kwok-current.log";
 /// The annotation kwok selects its nodes by (`--manage-nodes-with-annotation-selector`).
 const KWOK_NODE_ANNOTATION: &str = "kwok.x-k8s.io/node";
 const CANARY_NS: &str = "testbin-canary";
@@ -121,9 +134,34 @@ impl ControlPlane {
         &self.bins
     }
 
-    /// kwok's server (health endpoints), on loopback.
+    /// kwok's server (health endpoints, the kubelet's container logs), on
+    /// loopback.
     pub fn kwok_addr(&self) -> SocketAddr {
         self.kwok_addr
+    }
+
+    /// The file kwok serves every pod's previous container log from
+    /// (`pods/log?previous=true`), in the CRI log format (see
+    /// [`ControlPlane::write_previous_log`]).
+    pub fn previous_log_file(&self) -> PathBuf {
+        self.workdir().join(PREVIOUS_LOG)
+    }
+
+    /// The file kwok serves every pod's current container log from.
+    pub fn current_log_file(&self) -> PathBuf {
+        self.workdir().join(CURRENT_LOG)
+    }
+
+    /// Writes `lines` as the previous container's log of every pod, each
+    /// a CRI log line on stderr (`<time> stderr F <line>`), as the kubelet
+    /// keeps them.
+    pub fn write_previous_log(&self, lines: &[&str]) {
+        let text: String = lines
+            .iter()
+            .map(|l| format!("2026-12-01T00:00:00.000000000Z stderr F {l}\n"))
+            .collect();
+        let path = self.previous_log_file();
+        fs::write(&path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
     }
 
     /// The log of a control-plane child (`kwok`, `kube-scheduler`,
@@ -175,7 +213,8 @@ fn start() -> Result<ControlPlane, String> {
         kwok: kubeconfig_of("kwok", "kwok")?,
     };
     let stages = dir.join("kwok-stages.yaml");
-    fs::write(&stages, STAGES).map_err(|e| format!("write {}: {e}", stages.display()))?;
+    let config = format!("{STAGES}---\n{}", logs_config(&dir));
+    fs::write(&stages, config).map_err(|e| format!("write {}: {e}", stages.display()))?;
     let job_bins = bins.clone();
     let kwok_addr = server.on_harness(move |sup| boot(sup, &job_bins, &kubeconfigs, &stages))?;
     Ok(ControlPlane {
@@ -377,6 +416,9 @@ fn start_kwok(
             format!("--node-ip={NODE_IP}"),
             format!("--cidr={POD_CIDR}"),
             format!("--server-address={addr}"),
+            // The Node's kubelet endpoint port (the node-initialize stage
+            // writes it to status.daemonEndpoints).
+            format!("--node-port={port}"),
             "--node-lease-duration-seconds=0".into(),
         ];
         spawn(sup, "kwok", &bins.kwok, &args, &dir)?;
@@ -490,6 +532,25 @@ fn run_canary(sup: &mut Supervisor, deadline: Instant) -> Result<(), String> {
     Ok(())
 }
 
+/// kwok's ClusterLogs configuration (loaded with the stages, no CRD): every
+/// pod's every container logs to [`CURRENT_LOG`], and its previous
+/// container to [`PREVIOUS_LOG`], in `dir`.
+fn logs_config(dir: &Path) -> String {
+    format!(
+        r#"apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: every-pod
+spec:
+  logs:
+  - logsFile: {current:?}
+    previousLogsFile: {previous:?}
+"#,
+        current = dir.join(CURRENT_LOG).display().to_string(),
+        previous = dir.join(PREVIOUS_LOG).display().to_string(),
+    )
+}
+
 /// kwok's stages (its Stage API, loaded from a file: no CRD). Selectors are
 /// jq expressions over the object; templates are Go templates with sprig.
 /// Each pod goes: bound -> (1 s) Pending, containers waiting
@@ -530,6 +591,11 @@ spec:
         type: InternalIP
       - address: {{ NodeName | Quote }}
         type: Hostname
+      {{ with NodePort }}
+      daemonEndpoints:
+        kubeletEndpoint:
+          Port: {{ . }}
+      {{ end }}
       allocatable:
         cpu: 1k
         memory: 1Ti

@@ -36,6 +36,7 @@
 //!
 //! let cp: &'static harness::controlplane::ControlPlane = harness::control_plane(); // derefs to Server
 //! cp.log_tails(n) -> String               // the controllers' logs, for failure messages
+//! cp.write_previous_log(lines: &[&str])   // every pod's previous container log, as kwok serves pods/log
 //! harness::controlplane::eventually(what, bound, || async { Ok(..) / Err(seen) }).await
 //! ```
 //!
@@ -892,6 +893,11 @@ fn apiserver_args(workdir: &Path, etcd_client: u16, port: u16) -> Vec<String> {
         format!("--service-account-key-file={}", f("sa.pub")),
         format!("--service-account-signing-key-file={}", f("sa.key")),
         "--authorization-mode=RBAC".into(),
+        // pods/log is proxied to the Node's kubelet endpoint: dial its
+        // InternalIP (kwok's Node: 127.0.0.1), never resolve its Hostname.
+        // No --kubelet-certificate-authority: the kubelet's (kwok's)
+        // certificate is not verified; no client certificate is sent.
+        "--kubelet-preferred-address-types=InternalIP".into(),
         "--service-cluster-ip-range=10.0.0.0/24".into(),
         "--disable-admission-plugins=ServiceAccount".into(),
         "--allow-privileged=true".into(),

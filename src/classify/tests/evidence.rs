@@ -266,3 +266,134 @@ fn evidence_on_a_node_that_holds_nothing() {
     );
     assert_eq!(r.verdict, Verdict::Jammed);
 }
+
+/// The failing container and its last termination (explain's "Last
+/// words", the evidence's `lastTermination`): which container, and what
+/// `lastState.terminated` says.
+#[test]
+fn failing_container_and_its_last_termination() {
+    use crate::report::{FailingContainer, Termination};
+    use serde_json::json;
+    let finished = "2026-11-29T09:59:00Z";
+    let at = || Some(finished.parse::<Timestamp>().unwrap());
+    let crashing = |name: &str, terminated: serde_json::Value| {
+        json!({
+            "name": name, "image": "valkey/valkey:9.1.0", "imageID": "", "ready": false,
+            "restartCount": 7,
+            "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+            "lastState": {"terminated": terminated},
+        })
+    };
+    let running_ready = |name: &str| {
+        json!({
+            "name": name, "image": "exporter:1", "imageID": "", "ready": true, "restartCount": 2,
+            "state": {"running": {"startedAt": "2026-11-29T09:00:00Z"}},
+            "lastState": {"terminated": {"exitCode": 2, "reason": "Error", "finishedAt": "2026-11-29T08:59:00Z"}},
+        })
+    };
+    let term = |container: &str, exit_code: i32, reason: Option<&str>, signal: Option<i32>| {
+        Some(Termination {
+            container: container.into(),
+            exit_code,
+            reason: reason.map(str::to_string),
+            signal,
+            finished_at: at(),
+        })
+    };
+    let failing = |name: &str, restarts: i32, last: Option<Termination>| {
+        Some(FailingContainer {
+            name: name.into(),
+            restarts,
+            last,
+        })
+    };
+    let base = || {
+        fixture::node(N)
+            .replica()
+            .shard(0, 1)
+            .ready()
+            .sts_rolled_out()
+    };
+    // (case, node, the failing container, the first evidence's lastTermination)
+    type Row = (
+        &'static str,
+        NodeBuilder,
+        Option<FailingContainer>,
+        Option<Termination>,
+    );
+    let rows: Vec<Row> = vec![
+        (
+            "terminated with a reason",
+            base().pod_containers(json!([crashing(
+                "server",
+                json!({"exitCode": 1, "reason": "Error", "finishedAt": finished})
+            )])),
+            failing("server", 7, term("server", 1, Some("Error"), None)),
+            term("server", 1, Some("Error"), None),
+        ),
+        (
+            "signal only (no reason; an empty reason is none)",
+            base().pod_containers(json!([crashing(
+                "server",
+                json!({"exitCode": 137, "reason": "", "signal": 9, "finishedAt": finished})
+            )])),
+            failing("server", 7, term("server", 137, None, Some(9))),
+            term("server", 137, None, Some(9)),
+        ),
+        (
+            "no lastState: it never ran",
+            base().pod_waiting("ImagePullBackOff", 0),
+            failing("server", 0, None),
+            None,
+        ),
+        (
+            "several containers: the one that waits for a failure reason",
+            base().pod_containers(json!([
+                running_ready("exporter"),
+                crashing(
+                    "server",
+                    json!({"exitCode": 1, "reason": "Error", "finishedAt": finished})
+                ),
+            ])),
+            failing("server", 7, term("server", 1, Some("Error"), None)),
+            term("server", 1, Some("Error"), None),
+        ),
+        (
+            "several containers, none waiting: the one not ready that terminated",
+            base().pod_containers(json!([
+                running_ready("exporter"),
+                {
+                    "name": "server", "image": "valkey/valkey:9.1.0", "imageID": "", "ready": false,
+                    "restartCount": 3,
+                    "state": {"running": {"startedAt": "2026-11-29T09:59:30Z"}},
+                    "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled", "finishedAt": finished}},
+                },
+            ])),
+            failing("server", 3, term("server", 137, Some("OOMKilled"), None)),
+            term("server", 137, Some("OOMKilled"), None),
+        ),
+        (
+            "a healthy pod with an old termination has no failing container",
+            base().pod_ready().pod_restarting(1, mins(-50)).pod_ready(),
+            None,
+            None,
+        ),
+    ];
+    for (case, n, want_failing, want_evidence) in rows {
+        let c = cluster()
+            .node(n.permit("h1").desired("h1"))
+            .event(event_permitted(NS, CL, N, "h1", mins(-1)));
+        // t(0) is 2026-11-29T10:00:00Z, a minute after `finished`.
+        let r = judge(&c.snapshot(), t(0));
+        let got = node(&r, N);
+        assert_eq!(got.facts.failing_container, want_failing, "{case}");
+        assert_eq!(
+            got.evidence
+                .first()
+                .and_then(|e| e.last_termination.clone()),
+            want_evidence,
+            "{case}: {:?}",
+            got.evidence
+        );
+    }
+}

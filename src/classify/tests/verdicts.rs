@@ -389,3 +389,58 @@ fn cluster_fields() {
     assert_eq!(state(&r, "cache-2-0"), Standalone);
     assert_eq!(node(&r, "cache-1-0").reason, "queue 2, behind cache-0-1");
 }
+
+/// Issue 12 item 4: the operator's `SupersededPodDeleted` (PR #410), on
+/// the ValkeyNode, is progress (the quiet time restarts from it, so a
+/// roll it unjams is not Stalled) and is in the node's explain timeline.
+#[test]
+fn superseded_pod_deleted_is_progress_and_in_the_timeline() {
+    use crate::fixture::{event, object};
+    use crate::snapshot::keys;
+    let deleted = |node: &str, at| {
+        event(
+            NS,
+            keys::EVENT_SUPERSEDED_DELETED,
+            object(NS, "ValkeyNode", node),
+            None,
+            "Deleted superseded pod valkey-cache-0-1-0 (not Ready, revision old)",
+            at,
+        )
+    };
+    let base = || cluster().node(healthy("cache-0-1", 0, 1).drift("h1", mins(-30)));
+    // (case, cluster, quiet for, verdict)
+    let cases: Vec<(&str, ClusterBuilder, Option<u64>, Verdict)> = vec![
+        (
+            "without it: quiet 30m, Stalled",
+            base(),
+            Some(1800),
+            Verdict::Stalled,
+        ),
+        (
+            "2m ago on the node: quiet 2m, Waiting",
+            base().event(deleted("cache-0-1", mins(-2))),
+            Some(120),
+            Verdict::Waiting,
+        ),
+        (
+            "on another cluster's node: no progress here",
+            base().event(deleted("other-0-1", mins(-2))),
+            Some(1800),
+            Verdict::Stalled,
+        ),
+    ];
+    for (name, c, quiet, verdict) in cases {
+        let r = at0(&c);
+        assert_eq!(r.quiet_for_seconds, quiet, "{name}");
+        assert_eq!(r.verdict, verdict, "{name}: {}", r.reason);
+    }
+    let s = base().event(deleted("cache-0-1", mins(-2))).snapshot();
+    let reasons: Vec<String> = crate::classify::timeline(&s, NS, "cache-0-1")
+        .into_iter()
+        .map(|e| e.reason)
+        .collect();
+    assert!(
+        reasons.iter().any(|r| r == keys::EVENT_SUPERSEDED_DELETED),
+        "{reasons:?}"
+    );
+}

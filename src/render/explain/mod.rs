@@ -9,7 +9,7 @@
 use super::style::{clean, clean_or_dash, paint, reason_cell, state_tone, strong};
 use super::table::{borderless, headline, state_cell};
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Verdict};
-use crate::snapshot::{Condition, ValkeyCluster, ValkeyNode};
+use crate::snapshot::{Condition, PreviousLog, ValkeyCluster, ValkeyNode};
 use crate::units::{age, timestamp};
 use comfy_table::Cell;
 use jiff::Timestamp;
@@ -17,6 +17,7 @@ use serde::Serialize;
 use std::fmt::Write as _;
 
 mod cluster;
+mod last_words;
 mod node;
 
 use cluster::{cluster_next_steps, cluster_reasoning};
@@ -43,7 +44,10 @@ pub struct ClusterExplanation<'a> {
 /// Everything known about one node, and why it got its state.
 ///
 /// `object` is the ValkeyNode as read (for its conditions and workload
-/// kind), when in view.
+/// kind), when in view. `last_words`: the previous container's log of the
+/// node's failing container as read (or why not), for a holder or front
+/// with failure evidence; with it, and a failing container, the "Last
+/// words" section follows the evidence.
 pub fn explain_node(
     cluster: &ClusterReport,
     node: &NodeReport,
@@ -51,6 +55,7 @@ pub fn explain_node(
     timeline: &[TimelineEntry],
     now: Timestamp,
     color: bool,
+    last_words: Option<&PreviousLog>,
 ) -> String {
     let x = NodeView {
         cluster,
@@ -103,6 +108,14 @@ pub fn explain_node(
         out.push_str(&borderless(&["KIND", "MESSAGE"], rows, "  ", color));
     }
 
+    if let Some(log) = last_words {
+        let words = last_words::last_words(&cluster.namespace, node, log, now);
+        if !words.is_empty() {
+            section(&mut out, "Last words", color);
+            out.push_str(&words);
+        }
+    }
+
     if let Some(object) = object {
         section(&mut out, "Conditions", color);
         out.push_str(&conditions(object.conditions(), now, color));
@@ -127,13 +140,16 @@ pub fn explain_node(
 /// front and why, or the ValkeyCluster's own word.
 ///
 /// `object` is the ValkeyCluster as read (for its conditions and message),
-/// when in view.
+/// when in view. `last_words`: the holder (or the front) with failure
+/// evidence and its previous container's log as read, shown as "Last
+/// words of NODE" after the reasoning.
 pub fn explain_cluster(
     cluster: &ClusterReport,
     object: Option<&ValkeyCluster>,
     timeline: &[TimelineEntry],
     now: Timestamp,
     color: bool,
+    last_words: Option<(&NodeReport, &PreviousLog)>,
 ) -> String {
     let mut out = String::from("ValkeyCluster ");
     out.push_str(&headline(cluster, color));
@@ -146,6 +162,17 @@ pub fn explain_cluster(
     section(&mut out, why, color);
     for paragraph in cluster_reasoning(cluster, object) {
         let _ = writeln!(out, "  {}", clean(&paragraph));
+    }
+    if let Some((node, log)) = last_words {
+        let words = last_words::last_words(&cluster.namespace, node, log, now);
+        if !words.is_empty() {
+            section(
+                &mut out,
+                &format!("Last words of {}", clean(&node.name)),
+                color,
+            );
+            out.push_str(&words);
+        }
     }
 
     let mut future = Vec::new();
@@ -334,6 +361,7 @@ mod tests {
             &sample::stuck_timeline(),
             sample::now(),
             false,
+            None,
         )
     }
 
@@ -352,6 +380,7 @@ mod tests {
             &sample::stuck_timeline(),
             sample::now(),
             false,
+            None,
         );
         insta::assert_snapshot!(out);
     }
@@ -381,6 +410,7 @@ mod tests {
         superseded.evidence.push(Evidence {
             kind: EvidenceKind::SupersededPod,
             message: "pod valkey-cache-1-1-0 on revision old, not Ready for 5m".into(),
+            last_termination: None,
         });
         superseded.facts.pod_superseded_not_ready = true;
         // The predicate without the evidence's two minutes: still offered.
@@ -477,7 +507,7 @@ mod tests {
             ),
         ];
         for (name, cluster, node, wants, unwanted) in cases {
-            let out = explain_node(cluster, &node, None, &[], sample::now(), false);
+            let out = explain_node(cluster, &node, None, &[], sample::now(), false, None);
             sample::assert_says(name, &out, wants, unwanted);
         }
     }
@@ -492,6 +522,7 @@ mod tests {
             &[],
             sample::now(),
             false,
+            None,
         );
         assert!(out.contains("no events found (events expire"), "{out}");
     }
@@ -514,6 +545,7 @@ mod tests {
             &[],
             sample::now(),
             false,
+            None,
         );
         assert!(
             out.contains("Ready  False   PodNotReady  12m  pod is not ready"),
@@ -530,7 +562,7 @@ mod tests {
         cluster.nodes[0].state = NodeState::Blocking;
         cluster.nodes[0].facts.unhealthy_because =
             vec!["status.observedGeneration 3 is behind generation 4".into()];
-        let out = explain_cluster(&cluster, None, &[], sample::now(), false);
+        let out = explain_cluster(&cluster, None, &[], sample::now(), false, None);
         for want in [
             "Why the queue is not moving",
             "The walk's front, sessions-0-1, is Blocking",
@@ -545,7 +577,7 @@ mod tests {
         cluster.nodes[0].state = NodeState::Converged;
         cluster.state = Some("Reconciling".into());
         cluster.state_reason = Some("UpdatingNodes".into());
-        let out = explain_cluster(&cluster, None, &[], sample::now(), false);
+        let out = explain_cluster(&cluster, None, &[], sample::now(), false, None);
         assert!(
             out.contains("reports that it is not done (state Reconciling/UpdatingNodes)"),
             "{out}"
@@ -557,11 +589,11 @@ mod tests {
         let cluster = jammed();
         let stuck = node(&cluster, "cache-1-1");
         let timeline = sample::stuck_timeline();
-        let plain = explain_node(&cluster, stuck, None, &timeline, sample::now(), false);
+        let plain = explain_node(&cluster, stuck, None, &timeline, sample::now(), false, None);
         assert!(!plain.contains('\u{1b}'));
-        let plain = explain_cluster(&cluster, None, &timeline, sample::now(), false);
+        let plain = explain_cluster(&cluster, None, &timeline, sample::now(), false, None);
         assert!(!plain.contains('\u{1b}'));
-        let coloured = explain_node(&cluster, stuck, None, &timeline, sample::now(), true);
+        let coloured = explain_node(&cluster, stuck, None, &timeline, sample::now(), true, None);
         assert!(coloured.contains('\u{1b}'));
     }
 

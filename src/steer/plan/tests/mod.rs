@@ -73,6 +73,7 @@ fn crashing(mut n: NodeReport) -> NodeReport {
     n.evidence.push(Evidence {
         kind: EvidenceKind::CrashLoopBackOff,
         message: "container server waiting: CrashLoopBackOff (restarts 7)".into(),
+        last_termination: None,
     });
     n
 }

@@ -79,6 +79,7 @@ fn revoke_asks_when_the_holders_pod_is_unhealthy() {
     let evidence = |kind: EvidenceKind, message: &str| Evidence {
         kind,
         message: message.into(),
+        last_termination: None,
     };
     // (case, holder, asks confirmation)
     let cases: Vec<(&str, NodeReport, bool)> = vec![
