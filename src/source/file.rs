@@ -146,11 +146,17 @@ const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
 /// or `stdin`). It runs on a thread of its own with a stack deep enough
 /// for [`MAX_DEPTH`].
 pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
+    #[cfg(test)]
+    let whole = KEEP_WHOLE.with(std::cell::Cell::get);
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("snapshot-parser".into())
             .stack_size(PARSER_STACK_BYTES)
-            .spawn_scoped(scope, || parse_on_this_thread(text, source_name))
+            .spawn_scoped(scope, || {
+                #[cfg(test)]
+                KEEP_WHOLE.with(|k| k.set(whole));
+                parse_on_this_thread(text, source_name)
+            })
             .map_err(|e| Error::Other(format!("cannot start the snapshot parser: {e}")))?
             .join()
             .unwrap_or_else(|_| Err(Error::Other("the snapshot parser failed".into())))
@@ -850,25 +856,72 @@ fn add_value_at(
     }
     // The object's label is only built for an error.
     let bad = |(field, problem): (String, String)| error(describe(kind, value), &field, problem);
+    // What the snapshot does not keep goes as each object is read
+    // (super::slim), so memory holds the slim objects only.
+    let slim = slimming();
     match known {
         Known::Cluster => snapshot.clusters.push(typed(value).map_err(bad)?),
         Known::Node => snapshot.nodes.push(typed(value).map_err(bad)?),
-        Known::StatefulSet => snapshot.stateful_sets.push(typed(value).map_err(bad)?),
-        Known::Deployment => snapshot.deployments.push(typed(value).map_err(bad)?),
-        Known::Pod => snapshot.pods.push(typed(value).map_err(bad)?),
+        Known::StatefulSet => {
+            let mut sts = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::stateful_set(&mut sts);
+            }
+            snapshot.stateful_sets.push(sts);
+        }
+        Known::Deployment => {
+            let mut deployment = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::deployment(&mut deployment);
+            }
+            snapshot.deployments.push(deployment);
+        }
+        Known::Pod => {
+            let mut pod = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::pod(&mut pod);
+            }
+            snapshot.pods.push(pod);
+        }
         Known::CoreEvent => {
             let mut event: Event = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::event(&mut event);
+            }
             super::tidy_event(&mut event);
             snapshot.events.push(event);
         }
         Known::EventsEvent => {
             let event: k8s_openapi::api::events::v1::Event = typed(value).map_err(bad)?;
             let mut event = core_view(event);
+            if slim {
+                super::slim::event(&mut event);
+            }
             super::tidy_event(&mut event);
             snapshot.events.push(event);
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests only: read objects whole, as before they were slimmed, so a
+    /// test can compare both readings (the parser thread inherits it).
+    pub(crate) static KEEP_WHOLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Objects are slimmed as they are read (always, but in a test that asks
+/// for the whole objects).
+fn slimming() -> bool {
+    #[cfg(test)]
+    {
+        !KEEP_WHOLE.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
 }
 
 /// The items of a List. A typed list from the API server (`PodList`) leaves

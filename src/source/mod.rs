@@ -7,6 +7,8 @@
 pub mod credentials;
 pub mod file;
 pub mod live;
+pub mod select;
+pub mod slim;
 pub mod watch;
 
 use crate::app::Ctx;

@@ -27,13 +27,12 @@
 //! state ([`Connection::Lost`]) while the watchers retry.
 
 use super::file;
-use super::live::{Live, check_cluster_name};
+use super::live::Live;
+use super::select::{Kind, check_cluster_name, selectors};
 use crate::error::{Error, Result};
-use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyCluster, ValkeyNode, keys};
+use crate::snapshot::Snapshot;
 use futures::StreamExt;
-use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{Event, Pod};
-use kube::api::{Api, ApiResource, DynamicObject};
+use kube::api::{Api, DynamicObject};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff};
@@ -69,66 +68,6 @@ pub enum Update {
     /// The objects in view changed (sorted by [`Snapshot::normalize`]).
     Snapshot(Snapshot),
     Connection(Connection),
-}
-
-/// The six kinds, in the order of [`Snapshot`]'s fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    ValkeyClusters,
-    ValkeyNodes,
-    StatefulSets,
-    Deployments,
-    Pods,
-    Events,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 6] = [
-        Kind::ValkeyClusters,
-        Kind::ValkeyNodes,
-        Kind::StatefulSets,
-        Kind::Deployments,
-        Kind::Pods,
-        Kind::Events,
-    ];
-
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    fn api_resource(self) -> ApiResource {
-        match self {
-            Kind::ValkeyClusters => ApiResource::erase::<ValkeyCluster>(&()),
-            Kind::ValkeyNodes => ApiResource::erase::<ValkeyNode>(&()),
-            Kind::StatefulSets => ApiResource::erase::<StatefulSet>(&()),
-            Kind::Deployments => ApiResource::erase::<Deployment>(&()),
-            Kind::Pods => ApiResource::erase::<Pod>(&()),
-            Kind::Events => ApiResource::erase::<Event>(&()),
-        }
-    }
-}
-
-/// The selectors of one kind, for the one-shot LIST and the watcher alike:
-/// (label selector, field selector). `cluster` narrows to one ValkeyCluster
-/// by its name and the `valkey.io/cluster` label (PLUGIN.md, "How it talks
-/// to the API server").
-pub fn selectors(kind: Kind, cluster: Option<&str>) -> (Option<String>, Option<String>) {
-    let by_cluster = match cluster {
-        Some(name) => format!("{}={name}", keys::LABEL_CLUSTER),
-        None => keys::LABEL_CLUSTER.to_string(),
-    };
-    match kind {
-        Kind::ValkeyClusters => (None, cluster.map(|n| format!("metadata.name={n}"))),
-        // Every ValkeyNode in scope: one that lost its label still belongs
-        // to its cluster by its owner reference (the reader keeps only the
-        // named cluster's nodes). ValkeyNodes are few beside pods.
-        Kind::ValkeyNodes => (None, None),
-        Kind::StatefulSets | Kind::Deployments | Kind::Pods => (Some(by_cluster), None),
-        Kind::Events => (
-            None,
-            Some(format!("involvedObject.apiVersion={VALKEY_API_VERSION}")),
-        ),
-    }
 }
 
 fn watcher_config(kind: Kind, scope: &Scope) -> watcher::Config {
@@ -308,6 +247,20 @@ impl Drop for Watch {
 }
 
 /// Spawns the task that keeps one kind's store; returns its reader.
+/// An object as the watch stores it, slimmed as a one-shot read keeps it
+/// ([`super::slim::value`]); the valkey.io kinds stay whole.
+fn slim_object(kind: Kind, object: &mut DynamicObject) {
+    let name = match kind {
+        Kind::Pods => "Pod",
+        Kind::StatefulSets => "StatefulSet",
+        Kind::Deployments => "Deployment",
+        Kind::Events => "Event",
+        Kind::ValkeyClusters | Kind::ValkeyNodes => return,
+    };
+    object.metadata.managed_fields = None;
+    super::slim::value(name, &mut object.data);
+}
+
 fn spawn_kind(
     kind: Kind,
     client: &kube::Client,
@@ -334,6 +287,9 @@ fn spawn_kind(
             while let Some(event) = next_event(&mut stream, listing, request_timeout).await {
                 match event {
                     Ok(event) => {
+                        // What the snapshot would throw away never enters
+                        // the store (super::slim).
+                        let event = event.modify(|o| slim_object(kind, o));
                         if matches!(event, watcher::Event::InitDone) {
                             listing = false;
                         }
@@ -483,6 +439,7 @@ impl Aggregate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::snapshot::ValkeyCluster;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
     fn scope(namespace: Option<&str>, cluster: Option<&str>) -> Scope {
