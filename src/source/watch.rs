@@ -98,25 +98,33 @@ struct Stores(Vec<(Kind, Store<DynamicObject>)>);
 
 impl Stores {
     /// Every store's objects, converted exactly as a one-shot LIST's answer
-    /// is (the file reader's conversion), so both give equal snapshots and
-    /// an object that breaks the schema is named the same way.
+    /// is (the file reader's conversion, each object labelled as the item
+    /// of a list), so both give equal snapshots and an object that breaks
+    /// the schema is named the same way. One object is a JSON value at a
+    /// time, never a whole store.
     fn snapshot(&self) -> Result<Snapshot> {
         let mut snapshot = Snapshot::default();
         for (kind, store) in &self.0 {
             let ar = kind.api_resource();
-            let items = store
-                .state()
-                .iter()
-                .map(|o| serde_json::to_value(&**o))
-                .collect::<std::result::Result<Vec<Value>, _>>()
-                .map_err(|e| Error::Other(format!("watch {}: {e}", ar.plural)))?;
-            let list = serde_json::json!({
-                "apiVersion": ar.api_version,
-                "kind": format!("{}List", ar.kind),
-                "items": items,
-            });
             let source_name = format!("the API server's watch of {}", ar.plural);
-            file::add_value(&mut snapshot, &list, "1", &source_name)?;
+            for (at, object) in store.state().iter().enumerate() {
+                let mut value = serde_json::to_value(&**object)
+                    .map_err(|e| Error::Other(format!("watch {}: {e}", ar.plural)))?;
+                // As a typed list's item: the list's kind and version.
+                if let Value::Object(map) = &mut value
+                    && !map.contains_key("kind")
+                {
+                    map.insert("kind".into(), Value::String(ar.kind.clone()));
+                    map.entry("apiVersion")
+                        .or_insert_with(|| Value::String(ar.api_version.clone()));
+                }
+                file::add_value(
+                    &mut snapshot,
+                    &value,
+                    &format!("1/items[{at}]"),
+                    &source_name,
+                )?;
+            }
         }
         snapshot.normalize();
         Ok(snapshot)

@@ -27,14 +27,14 @@ use kubectl_valkey_roll::render::table::{TableOptions, status_table};
 use kubectl_valkey_roll::report::{Report, Verdict};
 use kubectl_valkey_roll::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
 use kubectl_valkey_roll::source::file::parse_snapshot;
-use serde::de::DeserializeOwned;
+use kubectl_valkey_roll::source::slim;
 use objects::{NAMESPACE, cluster_items, list, now};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 const THRESHOLD: Duration = Duration::from_secs(600);
-
 
 fn typed<T: DeserializeOwned>(item: &Value) -> T {
     match serde_json::from_value(item.clone()) {
@@ -44,16 +44,28 @@ fn typed<T: DeserializeOwned>(item: &Value) -> T {
 }
 
 /// The snapshot straight from the generated objects, through the crate's
-/// snapshot types.
+/// snapshot types, slimmed as every reader slims them.
 fn built_snapshot(items: &[Value]) -> Snapshot {
     let mut s = Snapshot::default();
     for item in items {
         match item["kind"].as_str() {
             Some("ValkeyCluster") => s.clusters.push(typed::<ValkeyCluster>(item)),
             Some("ValkeyNode") => s.nodes.push(typed::<ValkeyNode>(item)),
-            Some("StatefulSet") => s.stateful_sets.push(typed(item)),
-            Some("Pod") => s.pods.push(typed(item)),
-            Some("Event") => s.events.push(typed(item)),
+            Some("StatefulSet") => {
+                let mut sts = typed(item);
+                slim::stateful_set(&mut sts);
+                s.stateful_sets.push(sts);
+            }
+            Some("Pod") => {
+                let mut pod = typed(item);
+                slim::pod(&mut pod);
+                s.pods.push(pod);
+            }
+            Some("Event") => {
+                let mut event = typed(item);
+                slim::event(&mut event);
+                s.events.push(event);
+            }
             _ => {}
         }
     }

@@ -19,7 +19,7 @@
 //! the generated objects read as the plugin's snapshot types.
 
 #[path = "../harness/mod.rs"]
-#[allow(dead_code, unused_imports)]
+#[allow(unused_imports)]
 mod harness;
 mod objects;
 
