@@ -79,7 +79,7 @@ w("| | " + " | ".join(labels) + " |")
 w("|---|" + "---|" * len(labels))
 for key, name in [
     ("machine.date", "date"),
-    ("machine.plugin", "plugin commit"),
+    ("machine.plugin", "plugin measured"),
     ("machine.server", "kube-apiserver"),
     ("machine.nproc", "nproc"),
     ("machine.cpu", "CPU"),

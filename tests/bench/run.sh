@@ -43,6 +43,10 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 eval "$(bash testbin/build.sh kube etcd)"
 export KUBE_APISERVER ETCD KUBECTL
 
+# What is measured: this tree, or the binary PLUGIN names.
+tree=$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +dirty)
+plugin_built="$tree (built by run.sh)"
+[ -n "${PLUGIN:-}" ] && plugin_built="$PLUGIN (given; tree at $tree)"
 if [ -z "${PLUGIN:-}" ]; then
   say "building the plugin (release)"
   cargo build --release --bin kubectl-valkey-roll >&2
@@ -192,7 +196,7 @@ row - machine.mem "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/memi
 row - machine.load_start "$load_start" "" "" ""
 row - machine.load "$(cut -d' ' -f1-3 /proc/loadavg)" "" "" ""
 row - machine.server "$BENCH_SERVER_VERSION" "" "" ""
-row - machine.plugin "$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +dirty)" "" "" ""
+row - machine.plugin "$plugin_built" "" "" ""
 row - machine.date "$(date -u +%Y-%m-%dT%H:%MZ)" "" "" ""
 row - machine.load_secs "$load_secs" "" "" ""
 python3 "$root/tests/bench/report.py" "$root/tests/bench" >"$root/BENCHMARKS.md"
