@@ -437,7 +437,7 @@ fn yaml_options(len: usize) -> serde_saphyr::Options {
 struct Doc {
     value: Value,
     kept: Option<Vec<usize>>,
-    streamed: Option<Streamed>,
+    streamed: Option<Box<Streamed>>,
 }
 
 /// The items of a List that were converted into objects as they were
@@ -560,7 +560,7 @@ impl<'de> serde::de::Visitor<'de> for DocVisitor {
 /// A List's `items`: the items kept (with their indices), or whatever
 /// else the field holds (for the error that it is not a sequence).
 enum Items {
-    Seq(Vec<Value>, Vec<usize>, Streamed),
+    Seq(Vec<Value>, Vec<usize>, Box<Streamed>),
     Other(Value),
 }
 
@@ -601,7 +601,7 @@ impl<'de> serde::Deserialize<'de> for Items {
                     }
                     index += 1;
                 }
-                Ok(Items::Seq(values, indices, streamed))
+                Ok(Items::Seq(values, indices, Box::new(streamed)))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
