@@ -956,7 +956,13 @@ fn add_value_at(
     let slim = slimming();
     match known {
         Known::Cluster => snapshot.clusters.push(typed(value).map_err(bad)?),
-        Known::Node => snapshot.nodes.push(typed(value).map_err(bad)?),
+        Known::Node => {
+            let mut node = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::node(&mut node);
+            }
+            snapshot.nodes.push(node);
+        }
         Known::StatefulSet => {
             let mut sts = typed(value).map_err(bad)?;
             if slim {

@@ -6,7 +6,8 @@
 //! Kept, per kind:
 //! - ValkeyCluster, ValkeyNode: the crate's own types (only the fields the
 //!   plugin reads), managedFields included: grant times and spec edits are
-//!   read from them.
+//!   read from them. A ValkeyNode's entries keep, of the fields they own,
+//!   only the permit's ([`node`]).
 //! - StatefulSet, Deployment: metadata without managedFields, `spec.replicas`,
 //!   the whole status.
 //! - Pod: metadata without managedFields, the name and image of each
@@ -76,6 +77,41 @@ pub fn deployment(d: &mut Deployment) {
             ..DeploymentSpec::default()
         });
     }
+}
+
+/// A ValkeyNode, slimmed in place: each managedFields entry keeps its
+/// manager, time and the rest, but of the fields it owns only the two the
+/// grant time is read from (the permit annotation, P1; `spec.workloadRevision`,
+/// P2); every entry stays, so "no entry owns the permit" still reads so.
+pub fn node(n: &mut ValkeyNode) {
+    for entry in n.metadata.managed_fields.iter_mut().flatten() {
+        if let Some(fields) = &mut entry.fields_v1 {
+            fields.0 = permit_fields(&fields.0);
+        }
+    }
+}
+
+/// Of a managedFields entry's `fieldsV1`, the permit paths it holds.
+fn permit_fields(fields: &serde_json::Value) -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+    let mut out = Map::new();
+    let permit = format!("f:{}", crate::snapshot::keys::ANN_PERMIT);
+    if fields
+        .get("f:metadata")
+        .and_then(|m| m.get("f:annotations"))
+        .and_then(|a| a.get(&permit))
+        .is_some()
+    {
+        out.insert("f:metadata".into(), json!({"f:annotations": {permit: {}}}));
+    }
+    if fields
+        .get("f:spec")
+        .and_then(|s| s.get("f:workloadRevision"))
+        .is_some()
+    {
+        out.insert("f:spec".into(), json!({"f:workloadRevision": {}}));
+    }
+    Value::Object(out)
 }
 
 /// An Event, slimmed in place.
@@ -233,7 +269,8 @@ impl Direct for ValkeyCluster {
 
 impl Direct for ValkeyNode {
     type Wire = ValkeyNode;
-    fn from_wire(wire: ValkeyNode) -> Self {
+    fn from_wire(mut wire: ValkeyNode) -> Self {
+        node(&mut wire);
         wire
     }
     fn meta_mut(&mut self) -> &mut ObjectMeta {
@@ -532,9 +569,46 @@ mod tests {
         let mut meta = w.metadata.clone();
         meta.managed_fields = None;
         assert_eq!(s.metadata, meta);
-        // The valkey.io kinds keep their managedFields (grant times).
-        let node = whole_way(&pages[4].2, false);
-        assert!(node.nodes[0].metadata.managed_fields.is_some());
+        // The valkey.io kinds keep their managedFields (grant times); a
+        // node's entries only the permit's paths.
+        let mut page = pages[4].2.clone();
+        page["items"][0]["metadata"]["managedFields"] = json!([
+            {"manager": "manager", "operation": "Update", "time": "2026-11-29T10:02:10Z",
+             "fieldsType": "FieldsV1", "fieldsV1": {
+                 "f:metadata": {"f:annotations": {"f:valkey.io/allow-workload-revision": {}, "f:x": {}},
+                                "f:labels": {"f:a": {}}},
+                 "f:spec": {"f:workloadRevision": {".": {}}, "f:image": {}}}},
+            {"manager": "manager", "operation": "Update", "time": "2026-11-29T10:02:11Z",
+             "subresource": "status", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:status": {"f:ready": {}}}},
+        ]);
+        let body = serde_json::to_vec(&page).expect("JSON");
+        let direct = direct("ValkeyNode", &body).expect("read").0;
+        let node = whole_way(&page, false);
+        assert_eq!(direct, node);
+        let entries = node.nodes[0].metadata.managed_fields.clone().expect("kept");
+        let fields: Vec<Value> = entries
+            .iter()
+            .map(|e| e.fields_v1.as_ref().expect("fields").0.clone())
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                json!({"f:metadata": {"f:annotations": {"f:valkey.io/allow-workload-revision": {}}},
+                       "f:spec": {"f:workloadRevision": {}}}),
+                json!({}),
+            ]
+        );
+        assert_eq!(entries[1].subresource.as_deref(), Some("status"));
+        let whole = whole_way(&page, true);
+        assert_eq!(
+            whole.nodes[0]
+                .metadata
+                .managed_fields
+                .as_ref()
+                .map(Vec::len),
+            Some(2)
+        );
         let sts = whole_way(&pages[1].2, false);
         let spec = sts.stateful_sets[0].spec.as_ref().expect("spec");
         assert_eq!(spec.replicas, Some(1));

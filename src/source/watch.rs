@@ -256,14 +256,24 @@ impl Drop for Watch {
 
 /// Spawns the task that keeps one kind's store; returns its reader.
 /// An object as the watch stores it, slimmed as a one-shot read keeps it
-/// ([`super::slim::value`]); the valkey.io kinds stay whole.
+/// ([`super::slim::value`], [`super::slim::node`]); a ValkeyCluster stays
+/// whole.
 fn slim_object(kind: Kind, object: &mut DynamicObject) {
     let name = match kind {
         Kind::Pods => "Pod",
         Kind::StatefulSets => "StatefulSet",
         Kind::Deployments => "Deployment",
         Kind::Events => "Event",
-        Kind::ValkeyClusters | Kind::ValkeyNodes => return,
+        Kind::ValkeyNodes => {
+            let mut node = crate::snapshot::ValkeyNode {
+                metadata: std::mem::take(&mut object.metadata),
+                ..Default::default()
+            };
+            super::slim::node(&mut node);
+            object.metadata = node.metadata;
+            return;
+        }
+        Kind::ValkeyClusters => return,
     };
     object.metadata.managed_fields = None;
     super::slim::value(name, &mut object.data);
