@@ -3,9 +3,11 @@
 //! Both sources (a live cluster, a `kubectl get -o yaml` file) end in one
 //! [`Snapshot`], so the classifier, the planner and the renderers never know
 //! where the objects came from. Workloads, pods and events are the upstream
-//! `k8s-openapi` types; the two valkey.io kinds are typed here with only the
-//! fields the plugin reads (unknown fields are ignored, so a newer operator's
-//! extra fields do not break reading).
+//! `k8s-openapi` types, slimmed to what the plugin reads as they are read
+//! (`source::slim`: no managedFields, no pod spec but container names and
+//! images); the two valkey.io kinds are typed here with only the fields the
+//! plugin reads (unknown fields are ignored, so a newer operator's extra
+//! fields do not break reading).
 
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Event, Pod};
@@ -197,6 +199,16 @@ impl Snapshot {
         sort(&mut self.deployments);
         sort(&mut self.pods);
         sort(&mut self.events);
+    }
+
+    /// Appends every object of `other` (not sorted again).
+    pub fn extend(&mut self, other: Snapshot) {
+        self.clusters.extend(other.clusters);
+        self.nodes.extend(other.nodes);
+        self.stateful_sets.extend(other.stateful_sets);
+        self.deployments.extend(other.deployments);
+        self.pods.extend(other.pods);
+        self.events.extend(other.events);
     }
 
     /// Keeps only the objects of one namespace.

@@ -1,7 +1,8 @@
 //! What one `status` costs the API server, counted in its audit log
 //! (issue 3 item 6; PLUGIN.md, "How it talks to the API server"): the same
-//! requests for 3 nodes as for 300, one LIST per kind, each carrying its
-//! selector, never a GET per node.
+//! requests for 3 nodes as for 300, one LIST per kind (in pages of 500,
+//! so one page each here), each carrying its selector, never a GET per
+//! node.
 //!
 //! Every run of the plugin is made as a user minted for that run alone (in
 //! `system:masters`), so its requests are exactly the audit events with
@@ -194,6 +195,14 @@ fn check_requests(m: &Measured, ns: &str, cluster: Option<&str>) {
         assert_eq!(r.verb, "list", "{}: not a LIST:\n{listing}", m.label);
         assert_eq!(r.namespace, ns, "{}: other namespace:\n{listing}", m.label);
         assert_eq!(r.code, 200, "{}: failed request:\n{listing}", m.label);
+        // kubectl's chunk size: a kind of more than 500 objects is read in
+        // pages, each a request, never a request per node.
+        assert_eq!(
+            r.query.get("limit").map(String::as_str),
+            Some("500"),
+            "{}: a LIST not in pages of 500:\n{listing}",
+            m.label
+        );
     }
     let mut kinds: Vec<&str> = m.requests.iter().map(|r| r.resource.as_str()).collect();
     kinds.sort_unstable();

@@ -17,7 +17,7 @@ use crate::render::json::{to_json, to_yaml};
 use crate::render::style::clean;
 use crate::snapshot::Snapshot;
 use crate::source::live::{self, RawRead};
-use crate::source::watch::Kind;
+use crate::source::select::Kind;
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;

@@ -47,7 +47,7 @@ const MAX_DEPTH: usize = 128;
 /// Reads a snapshot file; `-` is stdin. I/O problems are [`Error::Read`].
 pub fn read_snapshot(path: &Path) -> Result<Snapshot> {
     let (bytes, source_name) = if path.as_os_str() == "-" {
-        let bytes = read_text(std::io::stdin().lock(), "stdin")?;
+        let bytes = read_text(std::io::stdin().lock(), "stdin", 0)?;
         (bytes, "stdin".to_string())
     } else {
         let name = path.display().to_string();
@@ -55,7 +55,11 @@ pub fn read_snapshot(path: &Path) -> Result<Snapshot> {
             path: name.clone(),
             problem: e.to_string(),
         })?;
-        (read_text(file, &name)?, name)
+        // Sized once from the file's length: a growing buffer would hold
+        // its old and new copies at once, half as much again as the text.
+        let size = file.metadata().map_or(0, |m| m.len());
+        let size = usize::try_from(size).unwrap_or(MAX_SNAPSHOT_BYTES);
+        (read_text(file, &name, size)?, name)
     };
     parse_snapshot(&bytes, &source_name)
 }
@@ -65,12 +69,12 @@ pub fn read_snapshot(path: &Path) -> Result<Snapshot> {
 /// feed and carriage return, or bytes that are not UTF-8), and at
 /// [`MAX_SNAPSHOT_BYTES`]: `-f /dev/zero` or `/dev/urandom` ends at its
 /// first bytes, not when memory runs out.
-fn read_text(mut reader: impl Read, name: &str) -> Result<Vec<u8>> {
+fn read_text(mut reader: impl Read, name: &str, size: usize) -> Result<Vec<u8>> {
     let read_error = |problem: String| Error::Read {
         path: name.to_string(),
         problem,
     };
-    let mut text: Vec<u8> = Vec::new();
+    let mut text: Vec<u8> = Vec::with_capacity(size.min(MAX_SNAPSHOT_BYTES) + 1);
     let mut chunk = vec![0u8; 64 * 1024];
     // Bytes before this offset are checked.
     let mut checked = 0usize;
@@ -146,11 +150,17 @@ const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
 /// or `stdin`). It runs on a thread of its own with a stack deep enough
 /// for [`MAX_DEPTH`].
 pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
+    #[cfg(test)]
+    let whole = KEEP_WHOLE.with(std::cell::Cell::get);
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("snapshot-parser".into())
             .stack_size(PARSER_STACK_BYTES)
-            .spawn_scoped(scope, || parse_on_this_thread(text, source_name))
+            .spawn_scoped(scope, || {
+                #[cfg(test)]
+                KEEP_WHOLE.with(|k| k.set(whole));
+                parse_on_this_thread(text, source_name)
+            })
             .map_err(|e| Error::Task {
                 what: "cannot start the snapshot parser",
                 problem: Some(e.to_string()),
@@ -250,7 +260,7 @@ impl Extend<Doc> for Sink {
             self.documents += 1;
             SINK_DOCUMENTS.with(|n| n.set(self.documents));
             let label = self.documents.to_string();
-            if let Err(e) = add_document(&mut self.snapshot, &document, &label, "") {
+            if let Err(e) = add_document(&mut self.snapshot, document, &label, "") {
                 self.failed = true;
                 SINK_ERROR.with(|slot| *slot.borrow_mut() = Some(e));
             }
@@ -283,7 +293,7 @@ fn read_json(text: &[u8], source_name: &str) -> std::result::Result<Snapshot, Js
             continue;
         }
         documents += 1;
-        add_document(&mut snapshot, &value, &documents.to_string(), source_name)
+        add_document(&mut snapshot, value, &documents.to_string(), source_name)
             .map_err(JsonFailure::Document)?;
     }
     snapshot.normalize();
@@ -430,11 +440,31 @@ fn yaml_options(len: usize) -> serde_saphyr::Options {
 /// plugin ignores (ConfigMaps, Secrets, any kind it does not read) are
 /// left out as they are parsed, so they never become values in memory.
 /// `kept`: for such a List, the original index of each item kept (errors
-/// name `items[i]` as in the file).
+/// name `items[i]` as in the file). `streamed`: the items that name their
+/// own kind, already converted while they were parsed (see [`Streamed`]).
 struct Doc {
     value: Value,
     kept: Option<Vec<usize>>,
+    streamed: Option<Box<Streamed>>,
 }
+
+/// The items of a List that were converted into objects as they were
+/// parsed, each dropped as a value as soon as it was converted: memory
+/// holds the slim objects, never the List's values. Whether the document
+/// is a List at all is known only at its end (kubectl writes `items`
+/// before `kind`), so they count only then ([`add_document`]); the first
+/// item that failed, with its index, waits there too, so that an earlier
+/// item kept as a value (one without a `kind`) is reported first, as it
+/// was when every item was read as a value first.
+#[derive(Default)]
+struct Streamed {
+    snapshot: Snapshot,
+    error: Option<(usize, Error)>,
+}
+
+/// The label a streamed item's error carries until its document's label
+/// replaces it.
+const STREAMED_DOC: &str = "\u{0}";
 
 impl<'de> serde::Deserialize<'de> for Doc {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -498,7 +528,11 @@ impl<'de> serde::de::Visitor<'de> for DocVisitor {
         f.write_str("a YAML or JSON document")
     }
 
-    plain_shapes!(|value| Doc { value, kept: None });
+    plain_shapes!(|value| Doc {
+        value,
+        kept: None,
+        streamed: None,
+    });
 
     fn visit_map<A: serde::de::MapAccess<'de>>(
         self,
@@ -506,12 +540,14 @@ impl<'de> serde::de::Visitor<'de> for DocVisitor {
     ) -> std::result::Result<Doc, A::Error> {
         let mut out = serde_json::Map::new();
         let mut kept = None;
+        let mut streamed = None;
         while let Some(key) = map.next_key::<String>()? {
             if key == "items" {
                 match map.next_value::<Items>()? {
-                    Items::Seq(values, indices) => {
+                    Items::Seq(values, indices, done) => {
                         out.insert(key, Value::Array(values));
                         kept = Some(indices);
+                        streamed = Some(done);
                     }
                     Items::Other(value) => {
                         out.insert(key, value);
@@ -524,6 +560,7 @@ impl<'de> serde::de::Visitor<'de> for DocVisitor {
         Ok(Doc {
             value: Value::Object(out),
             kept,
+            streamed,
         })
     }
 }
@@ -531,7 +568,7 @@ impl<'de> serde::de::Visitor<'de> for DocVisitor {
 /// A List's `items`: the items kept (with their indices), or whatever
 /// else the field holds (for the error that it is not a sequence).
 enum Items {
-    Seq(Vec<Value>, Vec<usize>),
+    Seq(Vec<Value>, Vec<usize>, Box<Streamed>),
     Other(Value),
 }
 
@@ -549,15 +586,30 @@ impl<'de> serde::Deserialize<'de> for Items {
             ) -> std::result::Result<Items, A::Error> {
                 let mut values = Vec::new();
                 let mut indices = Vec::new();
+                let mut streamed = Streamed::default();
                 let mut index = 0usize;
                 while let Some(item) = seq.next_element::<Item>()? {
                     if let Item::Keep(value) = item {
-                        values.push(value);
-                        indices.push(index);
+                        // An item that names its kind is converted now,
+                        // exactly as add_list would convert it; one
+                        // without (a typed list's) waits for the List's.
+                        let names_kind = value
+                            .get("kind")
+                            .and_then(Value::as_str)
+                            .is_some_and(|k| !k.is_empty());
+                        if !names_kind {
+                            values.push(value);
+                            indices.push(index);
+                        } else if streamed.error.is_none() {
+                            let label = format!("{STREAMED_DOC}/items[{index}]");
+                            if let Err(e) = add_value(&mut streamed.snapshot, &value, &label, "") {
+                                streamed.error = Some((index, e));
+                            }
+                        }
                     }
                     index += 1;
                 }
-                Ok(Items::Seq(values, indices))
+                Ok(Items::Seq(values, indices, Box::new(streamed)))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
@@ -745,19 +797,68 @@ pub(crate) fn add_value(
     doc: &str,
     source_name: &str,
 ) -> Result<()> {
-    add_value_at(snapshot, value, doc, source_name, None)
+    add_value_at(snapshot, value, doc, source_name, Kept::default())
 }
 
 /// A document as read by [`Doc`]: a List whose ignored items were left
 /// out names the others by their index in the file.
-fn add_document(snapshot: &mut Snapshot, doc: &Doc, label: &str, source_name: &str) -> Result<()> {
-    add_value_at(
-        snapshot,
-        &doc.value,
-        label,
-        source_name,
-        doc.kept.as_deref(),
-    )
+fn add_document(snapshot: &mut Snapshot, doc: Doc, label: &str, source_name: &str) -> Result<()> {
+    let is_list = doc
+        .value
+        .get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| {
+            kind == "List" || (kind.ends_with("List") && doc.value.get("items").is_some())
+        });
+    let streamed = doc.streamed.filter(|_| is_list);
+    // The first bad item in the file's order: a streamed one, unless an
+    // item kept as a value before it is bad too.
+    let stop_at = streamed
+        .as_ref()
+        .and_then(|s| s.error.as_ref().map(|(at, _)| *at));
+    let mut part = Snapshot::default();
+    let kept = Kept {
+        indices: doc.kept.as_deref(),
+        stop_at,
+    };
+    add_value_at(&mut part, &doc.value, label, source_name, kept)?;
+    if let Some(streamed) = streamed {
+        if let Some((_, e)) = streamed.error {
+            return Err(relabel(e, label, source_name));
+        }
+        snapshot.extend(streamed.snapshot);
+    }
+    snapshot.extend(part);
+    Ok(())
+}
+
+/// A streamed item's error, with its document's label and source put in.
+fn relabel(e: Error, label: &str, source: &str) -> Error {
+    match e {
+        Error::Snapshot {
+            doc,
+            object,
+            field,
+            problem,
+            ..
+        } => Error::Snapshot {
+            source_name: source.to_string(),
+            doc: doc.replacen(STREAMED_DOC, label, 1),
+            object,
+            field,
+            problem,
+        },
+        other => other,
+    }
+}
+
+/// Of a List whose items were read as they were parsed: the file's index
+/// of each item kept as a value, and the index of the first streamed item
+/// that failed (no kept item after it is read).
+#[derive(Clone, Copy, Default)]
+struct Kept<'a> {
+    indices: Option<&'a [usize]>,
+    stop_at: Option<usize>,
 }
 
 /// [`add_value`]; `kept`: the file's index of each item of a List whose
@@ -767,7 +868,7 @@ fn add_value_at(
     value: &Value,
     doc: &str,
     source_name: &str,
-    kept: Option<&[usize]>,
+    kept: Kept<'_>,
 ) -> Result<()> {
     let error = |object: String, field: &str, problem: String| Error::Snapshot {
         source_name: source_name.to_string(),
@@ -858,25 +959,78 @@ fn add_value_at(
     }
     // The object's label is only built for an error.
     let bad = |(field, problem): (String, String)| error(describe(kind, value), &field, problem);
+    // What the snapshot does not keep goes as each object is read
+    // (super::slim), so memory holds the slim objects only.
+    let slim = slimming();
     match known {
         Known::Cluster => snapshot.clusters.push(typed(value).map_err(bad)?),
-        Known::Node => snapshot.nodes.push(typed(value).map_err(bad)?),
-        Known::StatefulSet => snapshot.stateful_sets.push(typed(value).map_err(bad)?),
-        Known::Deployment => snapshot.deployments.push(typed(value).map_err(bad)?),
-        Known::Pod => snapshot.pods.push(typed(value).map_err(bad)?),
+        Known::Node => {
+            let mut node = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::node(&mut node);
+            }
+            snapshot.nodes.push(node);
+        }
+        Known::StatefulSet => {
+            let mut sts = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::stateful_set(&mut sts);
+            }
+            snapshot.stateful_sets.push(sts);
+        }
+        Known::Deployment => {
+            let mut deployment = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::deployment(&mut deployment);
+            }
+            snapshot.deployments.push(deployment);
+        }
+        Known::Pod => {
+            let mut pod = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::pod(&mut pod);
+            }
+            snapshot.pods.push(pod);
+        }
         Known::CoreEvent => {
             let mut event: Event = typed(value).map_err(bad)?;
+            if slim {
+                super::slim::event(&mut event);
+            }
             super::tidy_event(&mut event);
             snapshot.events.push(event);
         }
         Known::EventsEvent => {
             let event: k8s_openapi::api::events::v1::Event = typed(value).map_err(bad)?;
             let mut event = core_view(event);
+            if slim {
+                super::slim::event(&mut event);
+            }
             super::tidy_event(&mut event);
             snapshot.events.push(event);
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests only: read objects whole, as before they were slimmed, so a
+    /// test can compare both readings (the parser thread inherits it).
+    pub(crate) static KEEP_WHOLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Objects are slimmed as they are read (always, but in a test that asks
+/// for the whole objects).
+fn slimming() -> bool {
+    #[cfg(test)]
+    {
+        !KEEP_WHOLE.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
 }
 
 /// The items of a List. A typed list from the API server (`PodList`) leaves
@@ -888,7 +1042,7 @@ fn add_list(
     api_version: &str,
     doc: &str,
     source_name: &str,
-    kept: Option<&[usize]>,
+    kept: Kept<'_>,
 ) -> Result<()> {
     let items = match value.get("items") {
         None | Some(Value::Null) => return Ok(()),
@@ -905,7 +1059,10 @@ fn add_list(
     };
     let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty());
     for (at, item) in items.iter().enumerate() {
-        let index = kept.and_then(|k| k.get(at).copied()).unwrap_or(at);
+        let index = kept.indices.and_then(|k| k.get(at).copied()).unwrap_or(at);
+        if kept.stop_at.is_some_and(|stop| index > stop) {
+            break;
+        }
         let label = format!("{doc}/items[{index}]");
         // An empty document is nothing, but a null item of a List is a
         // broken List: say so rather than drop an object silently.
@@ -1137,6 +1294,101 @@ metadata:
 
     fn parse(text: &str) -> Result<Snapshot> {
         parse_snapshot(text.as_bytes(), "snap.yaml")
+    }
+
+    /// The items of a List that name their kind are converted as they are
+    /// parsed; what that reads, and which bad item is reported, is what
+    /// reading every item as a value first gave.
+    #[test]
+    fn items_read_as_they_are_parsed_read_as_before() {
+        let pod = |name: &str, phase: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"prod"}},"status":{{"phase":{phase}}}}}"#
+            )
+        };
+        // Without kind: converted with the List's (a typed list).
+        let bare = |name: &str, phase: &str| {
+            format!(
+                r#"{{"metadata":{{"name":"{name}","namespace":"prod"}},"status":{{"phase":{phase}}}}}"#
+            )
+        };
+        let list = |kind: &str, items: &[String]| {
+            format!(
+                r#"{{"apiVersion":"v1","items":[{}],"kind":"{kind}"}}"#,
+                items.join(",")
+            )
+        };
+        let ok = "\"Running\"";
+        // (case, text, the item an error names, or the pods read)
+        let cases: Vec<(&str, String, std::result::Result<usize, &str>)> = vec![
+            (
+                "kind after items",
+                list("List", &[pod("a", ok), pod("b", ok)]),
+                Ok(2),
+            ),
+            (
+                "a typed list",
+                list("PodList", &[bare("a", ok), bare("b", ok)]),
+                Ok(2),
+            ),
+            (
+                "both in one",
+                list("PodList", &[pod("a", ok), bare("b", ok)]),
+                Ok(2),
+            ),
+            (
+                "not a List: its items are not objects",
+                format!(
+                    r#"{{"apiVersion":"v1","items":[{},{}],"kind":"Pod","metadata":{{"name":"x"}}}}"#,
+                    pod("a", ok),
+                    pod("b", "5")
+                ),
+                Ok(1),
+            ),
+            (
+                "a bad streamed item",
+                list("List", &[pod("a", ok), pod("b", "5")]),
+                Err("1/items[1]"),
+            ),
+            (
+                "the first of two bad streamed items",
+                list("List", &[pod("a", "5"), pod("b", "6")]),
+                Err("1/items[0]"),
+            ),
+            (
+                "a bad kept item before a bad streamed one",
+                list("PodList", &[pod("a", ok), bare("b", "5"), pod("c", "6")]),
+                Err("1/items[1]"),
+            ),
+            (
+                "a bad streamed item before a bad kept one",
+                list("PodList", &[pod("a", "5"), bare("b", "6")]),
+                Err("1/items[0]"),
+            ),
+        ];
+        for (name, text, want) in cases {
+            for whole in [false, true] {
+                KEEP_WHOLE.with(|k| k.set(whole));
+                let got = parse_snapshot(text.as_bytes(), "snap.json");
+                KEEP_WHOLE.with(|k| k.set(false));
+                match (&got, want) {
+                    (Ok(s), Ok(n)) => assert_eq!(s.pods.len(), n, "{name}"),
+                    (
+                        Err(Error::Snapshot {
+                            doc, source_name, ..
+                        }),
+                        Err(at),
+                    ) => {
+                        assert_eq!(
+                            (doc.as_str(), source_name.as_str()),
+                            (at, "snap.json"),
+                            "{name}"
+                        )
+                    }
+                    other => panic!("{name}: {other:?}"),
+                }
+            }
+        }
     }
 
     fn counts(s: &Snapshot) -> [usize; 6] {

@@ -7,7 +7,7 @@
 
 use super::credentials::Credentials;
 use super::file;
-use super::watch::{Kind, selectors};
+use super::select::{Kind, check_cluster_name, selector_safe, selectors};
 use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
 use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
@@ -408,26 +408,6 @@ pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> 
     })
 }
 
-/// A named ValkeyCluster must be a name that a selector can carry as it
-/// is; the one-shot LIST and the watch both ask before they select by it.
-pub(super) fn check_cluster_name(cluster: Option<&str>) -> Result<()> {
-    match cluster {
-        Some(cluster) if !selector_safe(cluster) => Err(Error::Usage(format!(
-            "`{cluster}` is not a ValkeyCluster name (names are lower-case letters, digits, `-` and `.`)"
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// A label value or object name that a selector can carry as it is.
-fn selector_safe(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 253
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
-}
-
 /// Reads every object the classifier needs: exactly one LIST per kind
 /// (valkeyclusters, valkeynodes, statefulsets, deployments, pods, events),
 /// all at once, never a GET per node. `namespace` `None` is every namespace;
@@ -676,21 +656,51 @@ pub async fn events_of_pods(
     Ok((snapshot.events, raw))
 }
 
-/// One logical LIST of a kind. Without a `limit` the API server answers in
-/// one response; a `continue` token is followed should one come anyway.
-/// Returns the snapshot of the answer and its items as they came, each
-/// given the `apiVersion` and `kind` a typed list leaves off its items.
-/// One LIST of `K`, page by page, into a snapshot; with `keep_raw`, also
-/// the objects as the API server answered them (for `bundle` only: every
-/// other command would hold each object twice for nothing).
+/// The page size of every LIST: kubectl's own (`--chunk-size`). A page
+/// of 500 pods as the operator builds them is a few MB of JSON, so memory
+/// holds a page of each kind at a time, not the whole answer; a LIST of
+/// fewer objects is one request, whatever their number below it.
+pub const PAGE_SIZE: u32 = 500;
+
+/// One logical LIST of `K`, page by page ([`PAGE_SIZE`]), into a snapshot
+/// of slim objects ([`super::slim`]): each page is read straight from the
+/// answer's bytes, and only when that cannot be done (see
+/// [`super::slim::read_page`]) through a JSON value and the file reader's
+/// conversion, which names a broken field. With `keep_raw`, every page goes
+/// the whole way and its objects are kept as the API server answered them,
+/// each given the `apiVersion` and `kind` a typed list leaves off its items
+/// (for `bundle` only: every other command would hold each object twice for
+/// nothing). A `continue` token that expired (410) starts the LIST again
+/// in one unpaged request, as kubectl does.
 async fn list<K>(
+    live: &Live,
+    namespace: Option<&str>,
+    params: ListParams,
+    keep_raw: bool,
+) -> Result<(Snapshot, Vec<Value>)>
+where
+    K: Resource<DynamicType = ()> + super::slim::Direct,
+{
+    let paged = ListParams {
+        limit: Some(PAGE_SIZE),
+        ..params.clone()
+    };
+    match list_pages::<K>(live, namespace, paged, keep_raw).await {
+        Err(Error::Api {
+            status: Some(410), ..
+        }) => list_pages::<K>(live, namespace, params, keep_raw).await,
+        other => other,
+    }
+}
+
+async fn list_pages<K>(
     live: &Live,
     namespace: Option<&str>,
     mut params: ListParams,
     keep_raw: bool,
 ) -> Result<(Snapshot, Vec<Value>)>
 where
-    K: Resource<DynamicType = ()>,
+    K: Resource<DynamicType = ()> + super::slim::Direct,
 {
     let resource = K::plural(&()).to_string();
     let url = K::url_path(&(), namespace);
@@ -709,31 +719,46 @@ where
             .request_text(request)
             .await
             .map_err(|e| live.error(e, "list", &resource, namespace))?;
-        let mut value: Value = serde_json::from_str(&text).map_err(|e| Error::Api {
-            verb: "list".into(),
-            resource: resource.clone(),
-            status: Some(200),
-            message: format!("the answer is not JSON: {e}"),
-            source: None,
-        })?;
-        file::add_value(&mut snapshot, &value, &page.to_string(), &source_name)?;
-        let token = value
-            .pointer("/metadata/continue")
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
-            .map(str::to_string);
-        if let Some(Value::Array(items)) = value.get_mut("items").filter(|_| keep_raw) {
-            for mut item in items.drain(..) {
-                if let Value::Object(map) = &mut item {
-                    map.insert(
-                        "apiVersion".into(),
-                        Value::String(K::api_version(&()).into()),
-                    );
-                    map.insert("kind".into(), Value::String(K::kind(&()).into()));
-                }
-                raw.push(item);
+        let direct = if keep_raw {
+            None
+        } else {
+            super::slim::read_page::<K>(text.as_bytes())
+        };
+        let token = match direct {
+            Some((part, token)) => {
+                snapshot.extend(part);
+                token
             }
-        }
+            None => {
+                let mut value: Value = serde_json::from_str(&text).map_err(|e| Error::Api {
+                    verb: "list".into(),
+                    resource: resource.clone(),
+                    status: Some(200),
+                    message: format!("the answer is not JSON: {e}"),
+                    source: None,
+                })?;
+                drop(text);
+                file::add_value(&mut snapshot, &value, &page.to_string(), &source_name)?;
+                let token = value
+                    .pointer("/metadata/continue")
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_string);
+                if let Some(Value::Array(items)) = value.get_mut("items").filter(|_| keep_raw) {
+                    for mut item in items.drain(..) {
+                        if let Value::Object(map) = &mut item {
+                            map.insert(
+                                "apiVersion".into(),
+                                Value::String(K::api_version(&()).into()),
+                            );
+                            map.insert("kind".into(), Value::String(K::kind(&()).into()));
+                        }
+                        raw.push(item);
+                    }
+                }
+                token
+            }
+        };
         match token {
             Some(token) => params = params.continue_token(&token),
             None => break,

@@ -8,6 +8,8 @@ pub mod credentials;
 pub mod file;
 pub mod live;
 pub mod logs;
+pub mod select;
+pub mod slim;
 pub mod watch;
 
 use crate::cli::GlobalArgs;

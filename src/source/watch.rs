@@ -27,13 +27,12 @@
 //! state ([`Connection::Lost`]) while the watchers retry.
 
 use super::file;
-use super::live::{Live, check_cluster_name};
+use super::live::Live;
+use super::select::{Kind, check_cluster_name, selectors};
 use crate::error::{Error, Result};
-use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyCluster, ValkeyNode, keys};
+use crate::snapshot::Snapshot;
 use futures::StreamExt;
-use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{Event, Pod};
-use kube::api::{Api, ApiResource, DynamicObject};
+use kube::api::{Api, DynamicObject};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff};
@@ -71,66 +70,6 @@ pub enum Update {
     Connection(Connection),
 }
 
-/// The six kinds, in the order of [`Snapshot`]'s fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    ValkeyClusters,
-    ValkeyNodes,
-    StatefulSets,
-    Deployments,
-    Pods,
-    Events,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 6] = [
-        Kind::ValkeyClusters,
-        Kind::ValkeyNodes,
-        Kind::StatefulSets,
-        Kind::Deployments,
-        Kind::Pods,
-        Kind::Events,
-    ];
-
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    fn api_resource(self) -> ApiResource {
-        match self {
-            Kind::ValkeyClusters => ApiResource::erase::<ValkeyCluster>(&()),
-            Kind::ValkeyNodes => ApiResource::erase::<ValkeyNode>(&()),
-            Kind::StatefulSets => ApiResource::erase::<StatefulSet>(&()),
-            Kind::Deployments => ApiResource::erase::<Deployment>(&()),
-            Kind::Pods => ApiResource::erase::<Pod>(&()),
-            Kind::Events => ApiResource::erase::<Event>(&()),
-        }
-    }
-}
-
-/// The selectors of one kind, for the one-shot LIST and the watcher alike:
-/// (label selector, field selector). `cluster` narrows to one ValkeyCluster
-/// by its name and the `valkey.io/cluster` label (PLUGIN.md, "How it talks
-/// to the API server").
-pub fn selectors(kind: Kind, cluster: Option<&str>) -> (Option<String>, Option<String>) {
-    let by_cluster = match cluster {
-        Some(name) => format!("{}={name}", keys::LABEL_CLUSTER),
-        None => keys::LABEL_CLUSTER.to_string(),
-    };
-    match kind {
-        Kind::ValkeyClusters => (None, cluster.map(|n| format!("metadata.name={n}"))),
-        // Every ValkeyNode in scope: one that lost its label still belongs
-        // to its cluster by its owner reference (the reader keeps only the
-        // named cluster's nodes). ValkeyNodes are few beside pods.
-        Kind::ValkeyNodes => (None, None),
-        Kind::StatefulSets | Kind::Deployments | Kind::Pods => (Some(by_cluster), None),
-        Kind::Events => (
-            None,
-            Some(format!("involvedObject.apiVersion={VALKEY_API_VERSION}")),
-        ),
-    }
-}
-
 fn watcher_config(kind: Kind, scope: &Scope) -> watcher::Config {
     let (label_selector, field_selector) = selectors(kind, scope.cluster.as_deref());
     watcher::Config {
@@ -159,28 +98,35 @@ struct Stores(Vec<(Kind, Store<DynamicObject>)>);
 
 impl Stores {
     /// Every store's objects, converted exactly as a one-shot LIST's answer
-    /// is (the file reader's conversion), so both give equal snapshots and
-    /// an object that breaks the schema is named the same way.
+    /// is (the file reader's conversion, each object labelled as the item
+    /// of a list), so both give equal snapshots and an object that breaks
+    /// the schema is named the same way. One object is a JSON value at a
+    /// time, never a whole store.
     fn snapshot(&self) -> Result<Snapshot> {
         let mut snapshot = Snapshot::default();
         for (kind, store) in &self.0 {
             let ar = kind.api_resource();
-            let items = store
-                .state()
-                .iter()
-                .map(|o| serde_json::to_value(&**o))
-                .collect::<std::result::Result<Vec<Value>, _>>()
-                .map_err(|e| Error::WatchCopy {
+            let source_name = format!("the API server's watch of {}", ar.plural);
+            for (at, object) in store.state().iter().enumerate() {
+                let mut value = serde_json::to_value(&**object).map_err(|e| Error::WatchCopy {
                     resource: ar.plural.clone(),
                     problem: e.to_string(),
                 })?;
-            let list = serde_json::json!({
-                "apiVersion": ar.api_version,
-                "kind": format!("{}List", ar.kind),
-                "items": items,
-            });
-            let source_name = format!("the API server's watch of {}", ar.plural);
-            file::add_value(&mut snapshot, &list, "1", &source_name)?;
+                // As a typed list's item: the list's kind and version.
+                if let Value::Object(map) = &mut value
+                    && !map.contains_key("kind")
+                {
+                    map.insert("kind".into(), Value::String(ar.kind.clone()));
+                    map.entry("apiVersion")
+                        .or_insert_with(|| Value::String(ar.api_version.clone()));
+                }
+                file::add_value(
+                    &mut snapshot,
+                    &value,
+                    &format!("1/items[{at}]"),
+                    &source_name,
+                )?;
+            }
         }
         snapshot.normalize();
         Ok(snapshot)
@@ -312,6 +258,30 @@ impl Drop for Watch {
 }
 
 /// Spawns the task that keeps one kind's store; returns its reader.
+/// An object as the watch stores it, slimmed as a one-shot read keeps it
+/// ([`super::slim::value`], [`super::slim::node`]); a ValkeyCluster stays
+/// whole.
+fn slim_object(kind: Kind, object: &mut DynamicObject) {
+    let name = match kind {
+        Kind::Pods => "Pod",
+        Kind::StatefulSets => "StatefulSet",
+        Kind::Deployments => "Deployment",
+        Kind::Events => "Event",
+        Kind::ValkeyNodes => {
+            let mut node = crate::snapshot::ValkeyNode {
+                metadata: std::mem::take(&mut object.metadata),
+                ..Default::default()
+            };
+            super::slim::node(&mut node);
+            object.metadata = node.metadata;
+            return;
+        }
+        Kind::ValkeyClusters => return,
+    };
+    object.metadata.managed_fields = None;
+    super::slim::value(name, &mut object.data);
+}
+
 fn spawn_kind(
     kind: Kind,
     client: &kube::Client,
@@ -338,6 +308,9 @@ fn spawn_kind(
             while let Some(event) = next_event(&mut stream, listing, request_timeout).await {
                 match event {
                     Ok(event) => {
+                        // What the snapshot would throw away never enters
+                        // the store (super::slim).
+                        let event = event.modify(|o| slim_object(kind, o));
                         if matches!(event, watcher::Event::InitDone) {
                             listing = false;
                         }
@@ -487,6 +460,7 @@ impl Aggregate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::snapshot::ValkeyCluster;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
     fn scope(namespace: Option<&str>, cluster: Option<&str>) -> Scope {

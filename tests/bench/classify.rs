@@ -19,318 +19,22 @@
 //! Run as a test (`cargo test --all-targets`, which passes no `--bench`), it
 //! does one quick run of the smallest size, so the code stays exercised.
 
-use jiff::{SignedDuration, Timestamp};
+mod objects;
+
 use kubectl_valkey_roll::classify::classify;
 use kubectl_valkey_roll::render::json::{to_json, to_yaml};
 use kubectl_valkey_roll::render::table::{TableOptions, status_table};
 use kubectl_valkey_roll::report::{Report, Verdict};
 use kubectl_valkey_roll::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
 use kubectl_valkey_roll::source::file::parse_snapshot;
+use kubectl_valkey_roll::source::slim;
+use objects::{NAMESPACE, cluster_items, list, now};
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-const NAMESPACE: &str = "prod";
-const CLUSTER: &str = "cache";
 const THRESHOLD: Duration = Duration::from_secs(600);
-
-/// The clock of every run (the "now" of the snapshot).
-fn now() -> Timestamp {
-    Timestamp::from_second(1_795_947_371).unwrap_or(Timestamp::UNIX_EPOCH)
-}
-
-fn at(ago_secs: i64) -> String {
-    (now() - SignedDuration::from_secs(ago_secs))
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
-}
-
-fn micro(ago_secs: i64) -> String {
-    (now() - SignedDuration::from_secs(ago_secs))
-        .strftime("%Y-%m-%dT%H:%M:%S%.6fZ")
-        .to_string()
-}
-
-/// A stand-in for a pod-template sha256: 64 hex digits from a seed.
-fn hash(seed: u64) -> String {
-    (0..4u64)
-        .map(|salt| {
-            let mut h = seed ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            h ^= h >> 33;
-            h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-            h ^= h >> 33;
-            format!("{h:016x}")
-        })
-        .collect()
-}
-
-fn uid(seed: u64) -> String {
-    let h = hash(seed);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
-}
-
-fn condition(type_: &str, status: &str, reason: &str, message: &str, ago: i64) -> Value {
-    json!({
-        "type": type_, "status": status, "reason": reason, "message": message,
-        "lastTransitionTime": at(ago), "observedGeneration": 2,
-    })
-}
-
-/// Where a node is in the roll.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    Rolled,
-    Holder,
-    Asking,
-}
-
-/// The objects of one cluster of `nodes` nodes (2 per shard), as the items
-/// of a kubectl `List`.
-fn cluster_items(nodes: usize) -> Vec<Value> {
-    let shards = nodes.div_ceil(2);
-    let (old, new) = (hash(1), hash(2));
-    let cluster_uid = uid(3);
-    let mut items = vec![json!({
-        "apiVersion": "valkey.io/v1alpha1",
-        "kind": "ValkeyCluster",
-        "metadata": {
-            "name": CLUSTER, "namespace": NAMESPACE, "uid": cluster_uid,
-            "generation": 4, "resourceVersion": "48212182",
-            "creationTimestamp": at(6_000_000),
-        },
-        "spec": {"image": "valkey/valkey:8.1.4", "shards": shards, "replicas": 1,
-                 "workloadType": "StatefulSet"},
-        "status": {
-            "state": "Reconciling", "reason": "UpdatingNodes",
-            "shards": shards, "readyShards": shards - 1,
-            "conditions": [
-                condition("Ready", "False", "UpdatingNodes", "Rolling node workloads one at a time", 1800),
-                condition("Progressing", "True", "UpdatingNodes", "Rolling node workloads one at a time", 1800),
-                condition("ClusterFormed", "True", "ClusterFormed", "All nodes joined the cluster", 6_000_000),
-            ],
-        },
-    })];
-    let mut events = Vec::new();
-    for i in 0..nodes {
-        let (shard, index) = (i / 2, i % 2);
-        let name = format!("{CLUSTER}-{shard}-{index}");
-        let stage = match i {
-            _ if i < nodes / 3 => Stage::Rolled,
-            _ if i == nodes / 3 => Stage::Holder,
-            _ => Stage::Asking,
-        };
-        let seed = 1000 + i as u64;
-        let node_uid = uid(seed);
-        let workload = format!("valkey-{name}");
-        let pod = format!("{workload}-0");
-        let runs = if stage == Stage::Asking { &old } else { &new };
-        let revision = format!("{workload}-{}", &runs[..10]);
-        let ago = 1800 - 60 * (i as i64 % 25);
-
-        let mut annotations = serde_json::Map::new();
-        let mut conditions = vec![
-            condition(
-                "Ready",
-                "True",
-                "NodeReady",
-                "Valkey is serving and in sync",
-                90_000,
-            ),
-            condition(
-                "LiveConfigApplied",
-                "True",
-                "Applied",
-                "Live configuration is applied",
-                90_000,
-            ),
-        ];
-        match stage {
-            Stage::Asking => {
-                annotations.insert("valkey.io/desired-workload-revision".into(), json!(new));
-                conditions.push(condition(
-                    "WorkloadDrift",
-                    "True",
-                    "AwaitingRollPermit",
-                    &format!("desired workload template hash {new} awaits cluster roll permit"),
-                    1790,
-                ));
-            }
-            Stage::Holder => {
-                annotations.insert("valkey.io/allow-workload-revision".into(), json!(new));
-                conditions[0] = condition("Ready", "False", "PodNotReady", "pod is not ready", 840);
-            }
-            Stage::Rolled => {}
-        }
-        let mut managed_annotations = serde_json::Map::new();
-        for key in annotations.keys() {
-            managed_annotations.insert(format!("f:{key}"), json!({}));
-        }
-        items.push(json!({
-            "apiVersion": "valkey.io/v1alpha1",
-            "kind": "ValkeyNode",
-            "metadata": {
-                "name": name, "namespace": NAMESPACE, "uid": node_uid,
-                "generation": 2, "resourceVersion": (48_300_000 + i).to_string(),
-                "creationTimestamp": at(6_000_000),
-                "labels": {
-                    "app.kubernetes.io/managed-by": "valkey-operator",
-                    "valkey.io/cluster": CLUSTER,
-                    "valkey.io/shard-index": shard.to_string(),
-                    "valkey.io/node-index": index.to_string(),
-                },
-                "annotations": annotations,
-                "ownerReferences": [{
-                    "apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyCluster",
-                    "name": CLUSTER, "uid": cluster_uid,
-                    "controller": true, "blockOwnerDeletion": true,
-                }],
-                "managedFields": [
-                    {"manager": "manager", "operation": "Update",
-                     "apiVersion": "valkey.io/v1alpha1", "time": at(ago), "fieldsType": "FieldsV1",
-                     "fieldsV1": {"f:metadata": {"f:annotations": managed_annotations,
-                                                 "f:labels": {".": {}, "f:valkey.io/cluster": {}}},
-                                  "f:spec": {".": {}, "f:image": {}, "f:workloadType": {}}}},
-                    {"manager": "manager", "operation": "Update", "subresource": "status",
-                     "apiVersion": "valkey.io/v1alpha1", "time": at(ago - 5), "fieldsType": "FieldsV1",
-                     "fieldsV1": {"f:status": {".": {}, "f:conditions": {}, "f:ready": {},
-                                               "f:role": {}, "f:lastRolloutHash": {}}}},
-                ],
-            },
-            "spec": {"image": "valkey/valkey:8.1.4", "workloadType": "StatefulSet",
-                     "serverConfigMapName": "valkey-cache-config"},
-            "status": {
-                "ready": stage != Stage::Holder,
-                "role": if index == 0 { "primary" } else { "replica" },
-                "podName": pod, "podIP": format!("10.42.{}.{}", i / 250, i % 250 + 2),
-                "observedGeneration": 2,
-                "conditions": conditions,
-                "lastRolloutHash": if stage == Stage::Rolled { &new } else { &old },
-            },
-        }));
-
-        let labels = json!({"app.kubernetes.io/instance": name, "valkey.io/cluster": CLUSTER});
-        let (update_revision, current_revision, ready) = match stage {
-            Stage::Holder => (
-                format!("{workload}-{}", &new[..10]),
-                format!("{workload}-{}", &old[..10]),
-                0,
-            ),
-            _ => (revision.clone(), revision.clone(), 1),
-        };
-        items.push(json!({
-            "apiVersion": "apps/v1",
-            "kind": "StatefulSet",
-            "metadata": {
-                "name": workload, "namespace": NAMESPACE, "uid": uid(seed + 100_000),
-                "generation": if stage == Stage::Asking { 1 } else { 2 },
-                "labels": labels,
-                "ownerReferences": [{"apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyNode",
-                                     "name": name, "uid": node_uid, "controller": true}],
-            },
-            "spec": {
-                "replicas": 1, "serviceName": workload,
-                "selector": {"matchLabels": labels},
-                "template": {
-                    "metadata": {"labels": labels,
-                                 "annotations": {"valkey.io/workload-template-hash": runs}},
-                    "spec": {"containers": [{"name": "server", "image": "valkey/valkey:8.1.4"}]},
-                },
-            },
-            "status": {
-                "observedGeneration": if stage == Stage::Asking { 1 } else { 2 },
-                "replicas": 1, "readyReplicas": ready, "availableReplicas": ready,
-                "currentReplicas": 1, "updatedReplicas": 1,
-                "currentRevision": current_revision, "updateRevision": update_revision,
-            },
-        }));
-
-        let container = if stage == Stage::Holder {
-            json!({"name": "server", "image": "valkey/valkey:8.1.4", "ready": false,
-                   "restartCount": 7, "started": false,
-                   "state": {"waiting": {"reason": "CrashLoopBackOff",
-                                         "message": "back-off 5m0s restarting failed container"}},
-                   "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
-                                                "startedAt": at(120), "finishedAt": at(119)}}})
-        } else {
-            json!({"name": "server", "image": "valkey/valkey:8.1.4", "ready": true,
-                   "restartCount": 0, "started": true,
-                   "state": {"running": {"startedAt": at(ago)}}})
-        };
-        let pod_ready = if stage == Stage::Holder {
-            "False"
-        } else {
-            "True"
-        };
-        items.push(json!({
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {
-                "name": pod, "namespace": NAMESPACE, "uid": uid(seed + 200_000),
-                "labels": {"app.kubernetes.io/instance": name, "valkey.io/cluster": CLUSTER,
-                           "controller-revision-hash": revision,
-                           "statefulset.kubernetes.io/pod-name": pod},
-                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet",
-                                     "name": workload, "uid": uid(seed + 100_000), "controller": true}],
-            },
-            "spec": {"containers": [{"name": "server", "image": "valkey/valkey:8.1.4"}]},
-            "status": {
-                "phase": "Running",
-                "conditions": [
-                    {"type": "PodScheduled", "status": "True", "lastTransitionTime": at(ago)},
-                    {"type": "Ready", "status": pod_ready, "lastTransitionTime": at(ago - 20)},
-                ],
-                "containerStatuses": [container],
-            },
-        }));
-
-        if stage != Stage::Asking {
-            let mut event = |reason: &str, regarding: Value, note: String, ago: i64| {
-                events.push(json!({
-                    "apiVersion": "v1",
-                    "kind": "Event",
-                    "metadata": {"name": format!("{name}.{:x}", seed * 10 + events.len() as u64),
-                                 "namespace": NAMESPACE},
-                    "involvedObject": regarding,
-                    "reason": reason, "message": note, "type": "Normal",
-                    "eventTime": micro(ago),
-                    "reportingComponent": "valkey-operator",
-                    "reportingInstance": "valkey-operator-controller-manager-6c9d7f-x2k4q",
-                    "action": reason,
-                    "firstTimestamp": null, "lastTimestamp": null,
-                }));
-            };
-            event(
-                "WorkloadRollPermitted",
-                json!({"apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyCluster",
-                       "namespace": NAMESPACE, "name": CLUSTER, "uid": cluster_uid}),
-                format!("Granted workload roll permit for {name} (hash {new})"),
-                ago,
-            );
-            event(
-                "WorkloadRollApplied",
-                json!({"apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyNode",
-                       "namespace": NAMESPACE, "name": name, "uid": node_uid}),
-                format!("Applied pod template update (hash {new})"),
-                ago - 1,
-            );
-        }
-    }
-    items.extend(events);
-    items
-}
-
-/// The List as kubectl prints it.
-fn list(items: Vec<Value>) -> Value {
-    json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items})
-}
 
 fn typed<T: DeserializeOwned>(item: &Value) -> T {
     match serde_json::from_value(item.clone()) {
@@ -340,16 +44,28 @@ fn typed<T: DeserializeOwned>(item: &Value) -> T {
 }
 
 /// The snapshot straight from the generated objects, through the crate's
-/// snapshot types.
+/// snapshot types, slimmed as every reader slims them.
 fn built_snapshot(items: &[Value]) -> Snapshot {
     let mut s = Snapshot::default();
     for item in items {
         match item["kind"].as_str() {
             Some("ValkeyCluster") => s.clusters.push(typed::<ValkeyCluster>(item)),
             Some("ValkeyNode") => s.nodes.push(typed::<ValkeyNode>(item)),
-            Some("StatefulSet") => s.stateful_sets.push(typed(item)),
-            Some("Pod") => s.pods.push(typed(item)),
-            Some("Event") => s.events.push(typed(item)),
+            Some("StatefulSet") => {
+                let mut sts = typed(item);
+                slim::stateful_set(&mut sts);
+                s.stateful_sets.push(sts);
+            }
+            Some("Pod") => {
+                let mut pod = typed(item);
+                slim::pod(&mut pod);
+                s.pods.push(pod);
+            }
+            Some("Event") => {
+                let mut event = typed(item);
+                slim::event(&mut event);
+                s.events.push(event);
+            }
             _ => {}
         }
     }
@@ -416,7 +132,7 @@ struct Row {
 }
 
 fn measure(nodes: usize, runs: usize) -> Row {
-    let items = cluster_items(nodes);
+    let items = cluster_items(NAMESPACE, nodes);
     let objects = items.len();
     let (typed_time, built) = median(runs, || built_snapshot(&items));
     let list = list(items);

@@ -1,0 +1,674 @@
+//! What a [`Snapshot`] keeps of each object: what the classifier, `explain`
+//! and `history` read, and nothing else. A pod with its managedFields and a
+//! spec as the operator builds it (probes, env, volumes) is about 10 KB of
+//! JSON; the fields read are a tenth of that.
+//!
+//! Kept, per kind:
+//! - ValkeyCluster, ValkeyNode: the crate's own types (only the fields the
+//!   plugin reads), managedFields included: grant times and spec edits are
+//!   read from them. A ValkeyNode's entries keep, of the fields they own,
+//!   only the permit's ([`node`]).
+//! - StatefulSet, Deployment: metadata without managedFields, `spec.replicas`,
+//!   the whole status.
+//! - Pod: metadata without managedFields, the name and image of each
+//!   container and init container, the whole status (container states,
+//!   restarts, last terminations).
+//! - Event: everything but managedFields.
+//!
+//! Two ways lead to the same objects: [`pod`], [`stateful_set`],
+//! [`deployment`] and [`event`] slim a whole object in place (a file, the
+//! watch, and every fallback), and [`read_page`] reads a LIST page straight
+//! from the response bytes into the slim objects, never building what is
+//! not kept (the live one-shot read). Both give equal snapshots; where the
+//! direct reading cannot be sure of that (a time past the latest one the
+//! plugin can hold, or anything it cannot read), it says so and the caller
+//! reads the page the whole way, which also names a broken field as before.
+
+use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
+use k8s_openapi::api::apps::v1::{
+    Deployment, DeploymentSpec, DeploymentStatus, StatefulSet, StatefulSetSpec, StatefulSetStatus,
+};
+use k8s_openapi::api::core::v1::{Container, Event, Pod, PodSpec, PodStatus};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
+
+/// Only a container's name and image are read.
+fn container(c: Container) -> Container {
+    Container {
+        name: c.name,
+        image: c.image,
+        ..Container::default()
+    }
+}
+
+/// A pod, slimmed in place (see the module docs).
+pub fn pod(p: &mut Pod) {
+    p.metadata.managed_fields = None;
+    if let Some(spec) = p.spec.take() {
+        p.spec = Some(PodSpec {
+            containers: spec.containers.into_iter().map(container).collect(),
+            init_containers: spec
+                .init_containers
+                .map(|cs| cs.into_iter().map(container).collect()),
+            ..PodSpec::default()
+        });
+    }
+}
+
+/// A StatefulSet, slimmed in place.
+pub fn stateful_set(s: &mut StatefulSet) {
+    s.metadata.managed_fields = None;
+    if let Some(spec) = s.spec.take() {
+        s.spec = Some(StatefulSetSpec {
+            replicas: spec.replicas,
+            ..StatefulSetSpec::default()
+        });
+    }
+}
+
+/// A Deployment, slimmed in place.
+pub fn deployment(d: &mut Deployment) {
+    d.metadata.managed_fields = None;
+    if let Some(spec) = d.spec.take() {
+        d.spec = Some(DeploymentSpec {
+            replicas: spec.replicas,
+            ..DeploymentSpec::default()
+        });
+    }
+}
+
+/// A ValkeyNode, slimmed in place: each managedFields entry keeps its
+/// manager, time and the rest, but of the fields it owns only the two the
+/// grant time is read from (the permit annotation, P1; `spec.workloadRevision`,
+/// P2); every entry stays, so "no entry owns the permit" still reads so.
+pub fn node(n: &mut ValkeyNode) {
+    for entry in n.metadata.managed_fields.iter_mut().flatten() {
+        if let Some(fields) = &mut entry.fields_v1 {
+            fields.0 = permit_fields(&fields.0);
+        }
+    }
+}
+
+/// Of a managedFields entry's `fieldsV1`, the permit paths it holds.
+fn permit_fields(fields: &serde_json::Value) -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+    let mut out = Map::new();
+    let permit = format!("f:{}", crate::snapshot::keys::ANN_PERMIT);
+    if fields
+        .get("f:metadata")
+        .and_then(|m| m.get("f:annotations"))
+        .and_then(|a| a.get(&permit))
+        .is_some()
+    {
+        out.insert("f:metadata".into(), json!({"f:annotations": {permit: {}}}));
+    }
+    if fields
+        .get("f:spec")
+        .and_then(|s| s.get("f:workloadRevision"))
+        .is_some()
+    {
+        out.insert("f:spec".into(), json!({"f:workloadRevision": {}}));
+    }
+    Value::Object(out)
+}
+
+/// An Event, slimmed in place.
+pub fn event(e: &mut Event) {
+    e.metadata.managed_fields = None;
+}
+
+/// Slims, in place, an object of kind `kind` as the watch holds it (JSON):
+/// the same fields go as [`pod`] and the others drop, so the reflector
+/// stores never hold what the snapshot would throw away. The valkey.io
+/// kinds are left whole (their managedFields are read).
+pub fn value(kind: &str, object: &mut serde_json::Value) {
+    use serde_json::Value;
+    let Some(map) = object.as_object_mut() else {
+        return;
+    };
+    if !matches!(kind, "Pod" | "StatefulSet" | "Deployment" | "Event") {
+        return;
+    }
+    if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+        meta.remove("managedFields");
+    }
+    let Some(Value::Object(spec)) = map.get_mut("spec") else {
+        return;
+    };
+    match kind {
+        "Pod" => {
+            spec.retain(|k, _| k == "containers" || k == "initContainers");
+            for list in spec.values_mut() {
+                if let Value::Array(items) = list {
+                    for c in items.iter_mut() {
+                        if let Value::Object(c) = c {
+                            c.retain(|k, _| k == "name" || k == "image");
+                        }
+                    }
+                }
+            }
+        }
+        "StatefulSet" | "Deployment" => spec.retain(|k, _| k == "replicas"),
+        _ => {}
+    }
+}
+
+/// ObjectMeta as read off the wire: every field but managedFields, which
+/// is skipped without being built.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Meta {
+    annotations: Option<BTreeMap<String, String>>,
+    creation_timestamp: Option<Time>,
+    deletion_grace_period_seconds: Option<i64>,
+    deletion_timestamp: Option<Time>,
+    finalizers: Option<Vec<String>>,
+    generate_name: Option<String>,
+    generation: Option<i64>,
+    labels: Option<BTreeMap<String, String>>,
+    name: Option<String>,
+    namespace: Option<String>,
+    owner_references: Option<Vec<OwnerReference>>,
+    resource_version: Option<String>,
+    self_link: Option<String>,
+    uid: Option<String>,
+}
+
+impl From<Meta> for ObjectMeta {
+    fn from(m: Meta) -> ObjectMeta {
+        ObjectMeta {
+            annotations: m.annotations,
+            creation_timestamp: m.creation_timestamp,
+            deletion_grace_period_seconds: m.deletion_grace_period_seconds,
+            deletion_timestamp: m.deletion_timestamp,
+            finalizers: m.finalizers,
+            generate_name: m.generate_name,
+            generation: m.generation,
+            labels: m.labels,
+            managed_fields: None,
+            name: m.name,
+            namespace: m.namespace,
+            owner_references: m.owner_references,
+            resource_version: m.resource_version,
+            self_link: m.self_link,
+            uid: m.uid,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct WireContainer {
+    #[serde(default)]
+    name: String,
+    image: Option<String>,
+}
+
+impl From<WireContainer> for Container {
+    fn from(c: WireContainer) -> Container {
+        Container {
+            name: c.name,
+            image: c.image,
+            ..Container::default()
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WirePodSpec {
+    #[serde(default)]
+    containers: Vec<WireContainer>,
+    init_containers: Option<Vec<WireContainer>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct WirePod {
+    metadata: Option<Meta>,
+    spec: Option<WirePodSpec>,
+    status: Option<PodStatus>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct WireReplicas {
+    replicas: Option<i32>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct WireWorkload<S> {
+    metadata: Option<Meta>,
+    spec: Option<WireReplicas>,
+    status: Option<S>,
+}
+
+fn meta(m: Option<Meta>) -> ObjectMeta {
+    m.map(ObjectMeta::from).unwrap_or_default()
+}
+
+/// The kinds a LIST page can be read of straight into the snapshot.
+pub(crate) trait Direct: Sized {
+    type Wire: DeserializeOwned;
+    fn from_wire(wire: Self::Wire) -> Self;
+    fn meta_mut(&mut self) -> &mut ObjectMeta;
+    fn push(self, snapshot: &mut Snapshot);
+}
+
+impl Direct for ValkeyCluster {
+    type Wire = ValkeyCluster;
+    fn from_wire(wire: ValkeyCluster) -> Self {
+        wire
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+    fn push(self, snapshot: &mut Snapshot) {
+        snapshot.clusters.push(self);
+    }
+}
+
+impl Direct for ValkeyNode {
+    type Wire = ValkeyNode;
+    fn from_wire(mut wire: ValkeyNode) -> Self {
+        node(&mut wire);
+        wire
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+    fn push(self, snapshot: &mut Snapshot) {
+        snapshot.nodes.push(self);
+    }
+}
+
+impl Direct for StatefulSet {
+    type Wire = WireWorkload<StatefulSetStatus>;
+    fn from_wire(w: Self::Wire) -> Self {
+        StatefulSet {
+            metadata: meta(w.metadata),
+            spec: w.spec.map(|s| StatefulSetSpec {
+                replicas: s.replicas,
+                ..StatefulSetSpec::default()
+            }),
+            status: w.status,
+        }
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+    fn push(self, snapshot: &mut Snapshot) {
+        snapshot.stateful_sets.push(self);
+    }
+}
+
+impl Direct for Deployment {
+    type Wire = WireWorkload<DeploymentStatus>;
+    fn from_wire(w: Self::Wire) -> Self {
+        Deployment {
+            metadata: meta(w.metadata),
+            spec: w.spec.map(|s| DeploymentSpec {
+                replicas: s.replicas,
+                ..DeploymentSpec::default()
+            }),
+            status: w.status,
+        }
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+    fn push(self, snapshot: &mut Snapshot) {
+        snapshot.deployments.push(self);
+    }
+}
+
+impl Direct for Pod {
+    type Wire = WirePod;
+    fn from_wire(w: WirePod) -> Self {
+        Pod {
+            metadata: meta(w.metadata),
+            spec: w.spec.map(|s| PodSpec {
+                containers: s.containers.into_iter().map(Container::from).collect(),
+                init_containers: s
+                    .init_containers
+                    .map(|cs| cs.into_iter().map(Container::from).collect()),
+                ..PodSpec::default()
+            }),
+            status: w.status,
+        }
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+    fn push(self, snapshot: &mut Snapshot) {
+        snapshot.pods.push(self);
+    }
+}
+
+impl Direct for Event {
+    type Wire = Event;
+    fn from_wire(mut e: Event) -> Self {
+        event(&mut e);
+        super::tidy_event(&mut e);
+        e
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+    fn push(self, snapshot: &mut Snapshot) {
+        snapshot.events.push(self);
+    }
+}
+
+/// A LIST answer, as far as it is read.
+#[derive(Deserialize)]
+struct Page<W> {
+    #[serde(default)]
+    metadata: PageMeta,
+    items: Vec<W>,
+}
+
+#[derive(Default, Deserialize)]
+struct PageMeta {
+    #[serde(rename = "continue")]
+    continue_: Option<String>,
+}
+
+/// One LIST page of `K`, read straight from the answer's bytes into a
+/// snapshot of slim objects; with the page's `continue` token. `None` when
+/// the page must be read the whole way instead (see the module docs): it
+/// does not parse into the slim types, an object has no name, or some text
+/// in it is a time past [`crate::snapshot::LATEST`].
+pub(crate) fn read_page<K: Direct>(body: &[u8]) -> Option<(Snapshot, Option<String>)> {
+    // The whole reading rewrites such times wherever they are.
+    if body.windows(8).any(|w| w == b"9999-12-") {
+        return None;
+    }
+    let page: Page<K::Wire> = serde_json::from_slice(body).ok()?;
+    let mut snapshot = Snapshot::default();
+    for wire in page.items {
+        let mut object = K::from_wire(wire);
+        let meta = object.meta_mut();
+        if meta.name.as_deref().is_none_or(str::is_empty) {
+            return None;
+        }
+        if meta.namespace.as_deref().is_none_or(str::is_empty) {
+            meta.namespace = Some("default".into());
+        }
+        object.push(&mut snapshot);
+    }
+    let token = page.metadata.continue_.filter(|t| !t.is_empty());
+    Some((snapshot, token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::file;
+    use serde_json::{Value, json};
+
+    fn meta(name: &str) -> Value {
+        json!({
+            "name": name, "namespace": "prod", "uid": "0b6c1e8e", "resourceVersion": "4711",
+            "generation": 3, "creationTimestamp": "2026-11-29T10:00:00Z",
+            "labels": {"valkey.io/cluster": "cache", "controller-revision-hash": "valkey-cache-0-1-7b6c"},
+            "annotations": {"valkey.io/workload-template-hash": "41ab"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "valkey-cache-0-1",
+                                 "uid": "7e34", "controller": true, "blockOwnerDeletion": true}],
+            "finalizers": ["test.valkey-roll.io/hold"],
+            "managedFields": [{"manager": "kubelet", "operation": "Update", "apiVersion": "v1",
+                               "time": "2026-11-29T10:02:10Z", "fieldsType": "FieldsV1",
+                               "fieldsV1": {"f:status": {"f:phase": {}}}, "subresource": "status"}],
+        })
+    }
+
+    fn container(name: &str) -> Value {
+        json!({"name": name, "image": "valkey/valkey:8.1.4", "imagePullPolicy": "IfNotPresent",
+               "env": [{"name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}],
+               "livenessProbe": {"exec": {"command": ["/bin/sh", "-c", "true"]}, "periodSeconds": 5},
+               "volumeMounts": [{"mountPath": "/data", "name": "data"}]})
+    }
+
+    /// A page of each kind, as the API server answers a LIST: items
+    /// without kind, with managedFields and full specs.
+    fn pages() -> Vec<(&'static str, &'static str, Value)> {
+        let pod = json!({
+            "metadata": meta("valkey-cache-0-1-0"),
+            "spec": {"containers": [container("server"), container("metrics-exporter")],
+                     "initContainers": [container("init")],
+                     "volumes": [{"name": "data", "emptyDir": {}}], "nodeName": "kwok-node-0"},
+            "status": {"phase": "Running", "podIP": "127.0.1.2",
+                       "conditions": [{"type": "Ready", "status": "False",
+                                       "lastTransitionTime": "2026-11-29T10:05:00Z"}],
+                       "containerStatuses": [{"name": "server", "image": "valkey/valkey:8.1.4",
+                           "imageID": "", "ready": false, "restartCount": 7, "started": false,
+                           "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off"}},
+                           "lastState": {"terminated": {"exitCode": 1, "reason": "Error", "signal": 9,
+                               "startedAt": "2026-11-29T10:10:00Z", "finishedAt": "2026-11-29T10:10:01Z"}}}]},
+        });
+        let template = json!({"metadata": {"labels": {"app": "x"}},
+                              "spec": {"containers": [container("server")]}});
+        let sts = json!({
+            "metadata": meta("valkey-cache-0-1"),
+            "spec": {"replicas": 1, "serviceName": "valkey-cache-0-1",
+                     "selector": {"matchLabels": {"app": "x"}}, "template": template},
+            "status": {"observedGeneration": 3, "replicas": 1, "readyReplicas": 1,
+                       "currentRevision": "a", "updateRevision": "b"},
+        });
+        let deployment = json!({
+            "metadata": meta("valkey-cache-0-2"),
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "x"}}, "template": template},
+            "status": {"observedGeneration": 3, "replicas": 2, "updatedReplicas": 1},
+        });
+        let event = json!({
+            "metadata": meta("cache-0-1.187"),
+            "involvedObject": {"apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyNode",
+                               "name": "cache-0-1", "namespace": "prod"},
+            "reason": "WorkloadRollPermitted", "message": "Granted", "type": "Normal",
+            "eventTime": "2026-11-29T10:02:10.123456Z", "source": {},
+            "reportingComponent": "valkey-operator", "reportingInstance": "", "count": 0,
+        });
+        let mut node = json!({
+            "metadata": meta("cache-0-1"),
+            "spec": {"workloadType": "StatefulSet", "image": "valkey/valkey:8.1.4", "other": 1},
+            "status": {"ready": true, "role": "replica", "conditions": []},
+        });
+        node["metadata"]["ownerReferences"][0]["kind"] = json!("ValkeyCluster");
+        let cluster = json!({
+            "metadata": meta("cache"),
+            "spec": {"image": "valkey/valkey:8.1.4", "shards": 3},
+            "status": {"state": "Ready", "conditions": []},
+        });
+        let page = |api: &str, kind: &str, item: Value, token: &str| {
+            json!({"apiVersion": api, "kind": kind,
+                   "metadata": {"resourceVersion": "4712", "continue": token}, "items": [item]})
+        };
+        vec![
+            ("Pod", "pods", page("v1", "PodList", pod, "next")),
+            (
+                "StatefulSet",
+                "statefulsets",
+                page("apps/v1", "StatefulSetList", sts, ""),
+            ),
+            (
+                "Deployment",
+                "deployments",
+                page("apps/v1", "DeploymentList", deployment, ""),
+            ),
+            ("Event", "events", page("v1", "EventList", event, "")),
+            (
+                "ValkeyNode",
+                "valkeynodes",
+                page("valkey.io/v1alpha1", "ValkeyNodeList", node, ""),
+            ),
+            (
+                "ValkeyCluster",
+                "valkeyclusters",
+                page("valkey.io/v1alpha1", "ValkeyClusterList", cluster, ""),
+            ),
+        ]
+    }
+
+    fn direct(kind: &str, body: &[u8]) -> Option<(Snapshot, Option<String>)> {
+        match kind {
+            "Pod" => read_page::<Pod>(body),
+            "StatefulSet" => read_page::<StatefulSet>(body),
+            "Deployment" => read_page::<Deployment>(body),
+            "Event" => read_page::<Event>(body),
+            "ValkeyNode" => read_page::<ValkeyNode>(body),
+            "ValkeyCluster" => read_page::<ValkeyCluster>(body),
+            other => panic!("{other}"),
+        }
+    }
+
+    fn whole_way(page: &Value, whole: bool) -> Snapshot {
+        file::KEEP_WHOLE.with(|k| k.set(whole));
+        let mut snapshot = Snapshot::default();
+        let added = file::add_value(&mut snapshot, page, "1", "test");
+        file::KEEP_WHOLE.with(|k| k.set(false));
+        added.expect("the page reads");
+        snapshot
+    }
+
+    #[test]
+    fn a_page_read_directly_is_the_page_read_the_whole_way_slimmed() {
+        for (kind, _, page) in pages() {
+            let body = serde_json::to_vec(&page).expect("JSON");
+            let (snapshot, token) = direct(kind, &body).unwrap_or_else(|| panic!("{kind}: read"));
+            assert_eq!(snapshot, whole_way(&page, false), "{kind}");
+            let want = (kind == "Pod").then(|| "next".to_string());
+            assert_eq!(token, want, "{kind}: continue");
+        }
+    }
+
+    #[test]
+    fn slimming_drops_what_is_not_read_and_keeps_what_is() {
+        let pages = pages();
+        let pod_page = &pages[0].2;
+        let whole = whole_way(pod_page, true);
+        let slim = whole_way(pod_page, false);
+        let (w, s) = (&whole.pods[0], &slim.pods[0]);
+        assert!(w.metadata.managed_fields.is_some());
+        assert_eq!(s.metadata.managed_fields, None);
+        let spec = s.spec.as_ref().expect("spec");
+        assert_eq!(spec.volumes, None);
+        assert_eq!(spec.node_name, None);
+        assert_eq!(
+            spec.containers
+                .iter()
+                .map(|c| (c.name.as_str(), c.image.as_deref(), c.env.is_none()))
+                .collect::<Vec<_>>(),
+            [
+                ("server", Some("valkey/valkey:8.1.4"), true),
+                ("metrics-exporter", Some("valkey/valkey:8.1.4"), true)
+            ]
+        );
+        assert_eq!(spec.init_containers.as_ref().map(Vec::len), Some(1));
+        // Status and metadata otherwise whole: container states and last
+        // terminations are evidence.
+        assert_eq!(s.status, w.status);
+        let mut meta = w.metadata.clone();
+        meta.managed_fields = None;
+        assert_eq!(s.metadata, meta);
+        // The valkey.io kinds keep their managedFields (grant times); a
+        // node's entries only the permit's paths.
+        let mut page = pages[4].2.clone();
+        page["items"][0]["metadata"]["managedFields"] = json!([
+            {"manager": "manager", "operation": "Update", "time": "2026-11-29T10:02:10Z",
+             "fieldsType": "FieldsV1", "fieldsV1": {
+                 "f:metadata": {"f:annotations": {"f:valkey.io/allow-workload-revision": {}, "f:x": {}},
+                                "f:labels": {"f:a": {}}},
+                 "f:spec": {"f:workloadRevision": {".": {}}, "f:image": {}}}},
+            {"manager": "manager", "operation": "Update", "time": "2026-11-29T10:02:11Z",
+             "subresource": "status", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:status": {"f:ready": {}}}},
+        ]);
+        let body = serde_json::to_vec(&page).expect("JSON");
+        let direct = direct("ValkeyNode", &body).expect("read").0;
+        let node = whole_way(&page, false);
+        assert_eq!(direct, node);
+        let entries = node.nodes[0].metadata.managed_fields.clone().expect("kept");
+        let fields: Vec<Value> = entries
+            .iter()
+            .map(|e| e.fields_v1.as_ref().expect("fields").0.clone())
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                json!({"f:metadata": {"f:annotations": {"f:valkey.io/allow-workload-revision": {}}},
+                       "f:spec": {"f:workloadRevision": {}}}),
+                json!({}),
+            ]
+        );
+        assert_eq!(entries[1].subresource.as_deref(), Some("status"));
+        let whole = whole_way(&page, true);
+        assert_eq!(
+            whole.nodes[0]
+                .metadata
+                .managed_fields
+                .as_ref()
+                .map(Vec::len),
+            Some(2)
+        );
+        let sts = whole_way(&pages[1].2, false);
+        let spec = sts.stateful_sets[0].spec.as_ref().expect("spec");
+        assert_eq!(spec.replicas, Some(1));
+        assert_eq!(spec.template, Default::default());
+    }
+
+    #[test]
+    fn a_page_it_cannot_be_sure_of_goes_the_whole_way() {
+        let pages = pages();
+        let pod = &pages[0].2;
+        let variant = |f: &dyn Fn(&mut Value)| {
+            let mut p = pod.clone();
+            f(&mut p);
+            serde_json::to_vec(&p).expect("JSON")
+        };
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            (
+                "a time past the latest",
+                variant(&|p| {
+                    p["items"][0]["metadata"]["creationTimestamp"] = json!("9999-12-31T23:59:59Z")
+                }),
+            ),
+            (
+                "such text anywhere",
+                variant(&|p| p["items"][0]["metadata"]["labels"]["x"] = json!("9999-12-31")),
+            ),
+            (
+                "no name",
+                variant(&|p| p["items"][0]["metadata"]["name"] = Value::Null),
+            ),
+            (
+                "a field of the wrong type",
+                variant(&|p| {
+                    p["items"][0]["status"]["containerStatuses"][0]["restartCount"] = json!("seven")
+                }),
+            ),
+            ("items null", variant(&|p| p["items"] = Value::Null)),
+            ("not JSON", b"{\"items\": [".to_vec()),
+        ];
+        for (name, body) in cases {
+            assert!(read_page::<Pod>(&body).is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_watch_slims_its_objects_as_a_read_does() {
+        for (kind, _, page) in pages() {
+            let item = page["items"][0].clone();
+            let mut stored = item.clone();
+            value(kind, &mut stored);
+            let list = |item: Value| {
+                let mut p = page.clone();
+                p["items"] = json!([item]);
+                p
+            };
+            assert_eq!(
+                whole_way(&list(stored), false),
+                whole_way(&list(item), false),
+                "{kind}"
+            );
+        }
+    }
+}
