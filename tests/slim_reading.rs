@@ -5,7 +5,8 @@
 //! generated 300-node cluster (tests/bench/objects.rs, with the pod specs
 //! the operator builds; and the same without its events, so grant times
 //! come from managedFields), byte for byte against goldens that the plugin
-//! wrote before the change (commit eea90f3, `tests/golden/slim/`).
+//! wrote before the change (commit 6070d0e: explain's Last words, not yet
+//! the slim reading; `tests/golden/slim/`).
 //!
 //! The goldens were written with
 //! `UPDATE_GOLDEN=1 GOLDEN_BIN=<the plugin built at 6070d0e> cargo test
