@@ -20,17 +20,14 @@
 
 mod harness;
 
-use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use harness::Subject;
 use harness::controlplane::eventually;
 use harness::operator::Operator;
-use harness::plugin::Ran;
+use harness::plugin::run_in;
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
 const BOUND: Duration = Duration::from_secs(180);
 const CLUSTER: &str = "words";
 const OLD: &str = "valkey/valkey:9.0.0";
@@ -38,55 +35,6 @@ const OLD: &str = "valkey/valkey:9.0.0";
 const BROKEN: &str = "valkey/valkey:broken";
 /// The first node of the walk of a 2 x 2 cluster with no `status.role`.
 const FIRST: &str = "words-0-1";
-
-/// Runs the plugin to its end, off the runtime's thread (the operator
-/// simulator runs on it meanwhile).
-async fn run(kubeconfig: &Path, ns: &str, args: &[&str]) -> Ran {
-    let mut cmd = Command::new(BIN);
-    cmd.arg("--kubeconfig")
-        .arg(kubeconfig)
-        .arg("-n")
-        .arg(ns)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null());
-    let out = tokio::task::spawn_blocking(move || cmd.output())
-        .await
-        .expect("join")
-        .expect("run kubectl-valkey-roll");
-    Ran::of(out)
-}
-
-async fn settled(op: &Operator, image: &str) {
-    let sim = op.sim.clone();
-    eventually("every node ready on its image", BOUND, || {
-        let sim = sim.clone();
-        async move {
-            op.check();
-            let nodes = sim
-                .nodes()
-                .list(&Default::default())
-                .await
-                .map_err(|e| e.to_string())?;
-            let ok = nodes.items.len() == 4
-                && nodes.items.iter().all(|n| {
-                    let v = serde_json::to_value(n).unwrap();
-                    v["status"]["ready"] == true
-                        && v["status"]["observedGeneration"] == v["metadata"]["generation"]
-                        && v["spec"]["image"] == image
-                });
-            if ok {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{} nodes, not all ready on {image}",
-                    nodes.items.len()
-                ))
-            }
-        }
-    })
-    .await;
-}
 
 /// The `Last words` section of an explanation (up to the next blank line).
 fn section<'a>(out: &'a str, title: &str) -> &'a str {
@@ -114,13 +62,13 @@ async fn explain_shows_the_last_words_of_a_crash_looping_holder() {
     ]);
 
     op.create_cluster(OLD, 2, 1).await;
-    settled(&op, OLD).await;
+    op.settled(4, OLD, BOUND).await;
     op.sim.edit_cluster_spec(json!({"image": BROKEN})).await;
     let pod_name = format!("valkey-{FIRST}-0");
     // The holder crash-loops, and the plugin judges it Stuck with its
     // failing container's last termination (kwok's pod-crash stage).
     let explained = eventually("the holder Stuck on CrashLoopBackOff", BOUND, || async {
-        let r = run(admin, &ns, &["explain", FIRST]).await;
+        let r = run_in(admin, &ns, &["explain", FIRST]).await;
         if r.code == 0
             && r.stdout.contains("STUCK")
             && r.stdout.contains("\nLast words\n")
@@ -152,13 +100,13 @@ async fn explain_shows_the_last_words_of_a_crash_looping_holder() {
     assert!(explained.stderr.is_empty(), "{}", explained.both());
 
     // The cluster's explanation shows its holder's last words too.
-    let r = run(admin, &ns, &["explain", CLUSTER]).await;
+    let r = run_in(admin, &ns, &["explain", CLUSTER]).await;
     assert_eq!(r.code, 0, "{}", r.both());
     let words = section(&r.stdout, &format!("Last words of {FIRST}"));
     assert!(words.contains("FATAL CONFIG FILE ERROR"), "{}", r.stdout);
 
     // status: the exit code and reason, no log.
-    let r = run(admin, &ns, &["status", "-o", "wide"]).await;
+    let r = run_in(admin, &ns, &["status", "-o", "wide"]).await;
     assert_eq!(r.code, 0, "{}", r.both());
     let row = r
         .stdout
@@ -167,7 +115,7 @@ async fn explain_shows_the_last_words_of_a_crash_looping_holder() {
         .unwrap_or_else(|| panic!("no row for {FIRST}:\n{}", r.stdout));
     assert!(row.contains("1 (Error)"), "{}", r.stdout);
     assert!(!r.stdout.contains("FATAL"), "{}", r.stdout);
-    let r = run(admin, &ns, &["status", "-o", "json"]).await;
+    let r = run_in(admin, &ns, &["status", "-o", "json"]).await;
     let doc = r.ok_json();
     let node = doc["clusters"][0]["nodes"]
         .as_array()
@@ -201,7 +149,7 @@ async fn explain_shows_the_last_words_of_a_crash_looping_holder() {
     )
     .await;
     let lena = cp.server().mint_user("lena", &[]);
-    let r = run(&lena, &ns, &["explain", FIRST]).await;
+    let r = run_in(&lena, &ns, &["explain", FIRST]).await;
     assert_eq!(r.code, explained.code, "{}", r.both());
     let words = section(&r.stdout, "Last words");
     let notes: Vec<&str> = words.lines().filter(|l| l.contains("no log")).collect();
@@ -215,7 +163,7 @@ async fn explain_shows_the_last_words_of_a_crash_looping_holder() {
     assert!(words.contains("exit code 1, reason Error"), "{words}");
     assert!(!r.stdout.contains("FATAL"), "{}", r.stdout);
     assert!(!r.stderr.contains("error"), "{}", r.both());
-    let r = run(&lena, &ns, &["explain", CLUSTER]).await;
+    let r = run_in(&lena, &ns, &["explain", CLUSTER]).await;
     assert_eq!(r.code, 0, "{}", r.both());
     assert!(
         section(&r.stdout, &format!("Last words of {FIRST}"))

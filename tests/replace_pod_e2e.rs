@@ -20,14 +20,13 @@
 
 mod harness;
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use harness::Subject;
 use harness::controlplane::eventually;
 use harness::operator::Operator;
-use harness::plugin::Ran;
+use harness::plugin::{Ran, run_in};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
@@ -38,55 +37,6 @@ const OLD: &str = "valkey/valkey:9.0.0";
 const BROKEN: &str = "valkey/valkey:broken";
 /// The first node of the walk of a 2 x 2 cluster with no `status.role`.
 const FIRST: &str = "rig-0-1";
-
-/// Runs the plugin to its end, off the runtime's thread (the operator
-/// simulator runs on it meanwhile).
-async fn run(kubeconfig: &Path, ns: &str, args: &[&str]) -> Ran {
-    let mut cmd = Command::new(BIN);
-    cmd.arg("--kubeconfig")
-        .arg(kubeconfig)
-        .arg("-n")
-        .arg(ns)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null());
-    let out = tokio::task::spawn_blocking(move || cmd.output())
-        .await
-        .expect("join")
-        .expect("run kubectl-valkey-roll");
-    Ran::of(out)
-}
-
-async fn settled(op: &Operator, image: &str) {
-    let sim = op.sim.clone();
-    eventually("every node ready on its image", BOUND, || {
-        let sim = sim.clone();
-        async move {
-            op.check();
-            let nodes = sim
-                .nodes()
-                .list(&Default::default())
-                .await
-                .map_err(|e| e.to_string())?;
-            let ok = nodes.items.len() == 4
-                && nodes.items.iter().all(|n| {
-                    let v = serde_json::to_value(n).unwrap();
-                    v["status"]["ready"] == true
-                        && v["status"]["observedGeneration"] == v["metadata"]["generation"]
-                        && v["spec"]["image"] == image
-                });
-            if ok {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{} nodes, not all ready on {image}",
-                    nodes.items.len()
-                ))
-            }
-        }
-    })
-    .await;
-}
 
 /// The first node's pod as JSON.
 async fn pod_of(op: &Operator) -> Result<Value, String> {
@@ -103,7 +53,7 @@ async fn pod_of(op: &Operator) -> Result<Value, String> {
 /// node's pod once it crash-loops.
 async fn broken(op: &Operator) -> Value {
     op.create_cluster(OLD, 2, 1).await;
-    settled(op, OLD).await;
+    op.settled(4, OLD, BOUND).await;
     op.sim.edit_cluster_spec(json!({"image": BROKEN})).await;
     eventually("the pod in CrashLoopBackOff", BOUND, || async {
         let pod = pod_of(op).await?;
@@ -231,7 +181,7 @@ async fn replace_pod_on_the_ordered_ready_trap() {
     // (b) The broken image, no revert: the pod crash-loops on the update
     // revision. Replacing it would only restart the same failure.
     let crashing = broken(&op).await;
-    let r = run(admin, &ns, &["replace-pod", FIRST, "--yes"]).await;
+    let r = run_in(admin, &ns, &["replace-pod", FIRST, "--yes"]).await;
     assert_eq!(r.code, 4, "{}", r.both());
     assert!(
         r.stderr
@@ -254,7 +204,7 @@ async fn replace_pod_on_the_ordered_ready_trap() {
     // (c) A server dry run predicts the real run: without --yes off a
     // terminal it would ask, so it is refused (exit 4); with --yes it is
     // accepted, and deletes nothing and records no Event.
-    let r = run(
+    let r = run_in(
         admin,
         &ns,
         &["replace-pod", FIRST, "--dry-run=server", "-o", "json"],
@@ -266,7 +216,7 @@ async fn replace_pod_on_the_ordered_ready_trap() {
         "{}",
         r.both()
     );
-    let r = run(
+    let r = run_in(
         admin,
         &ns,
         &[
@@ -286,7 +236,7 @@ async fn replace_pod_on_the_ordered_ready_trap() {
     assert_eq!(pod_json().await.expect("pod")["metadata"]["uid"], uid);
 
     // Off a terminal without --yes: refused, exit 4, nothing deleted.
-    let r = run(admin, &ns, &["replace-pod", FIRST]).await;
+    let r = run_in(admin, &ns, &["replace-pod", FIRST]).await;
     assert_eq!(r.code, 4, "{}", r.both());
     assert!(
         r.stderr.contains("needs confirmation") && r.stderr.contains("--yes"),
@@ -312,7 +262,7 @@ async fn replace_pod_on_the_ordered_ready_trap() {
     )
     .await;
     let erin = cp.server().mint_user("erin", &[]);
-    let r = run(&erin, &ns, &["replace-pod", FIRST, "--yes"]).await;
+    let r = run_in(&erin, &ns, &["replace-pod", FIRST, "--yes"]).await;
     assert_eq!(r.code, 1, "{}", r.both());
     assert!(
         r.stderr.contains("forbidden: you may not delete pods"),
@@ -333,7 +283,7 @@ async fn replace_pod_on_the_ordered_ready_trap() {
     };
     let others = uids().await;
     assert_eq!(others.len(), 3, "{others:?}");
-    let r = run(
+    let r = run_in(
         admin,
         &ns,
         &[
@@ -390,7 +340,7 @@ async fn replace_pod_on_the_ordered_ready_trap() {
     })
     .await;
     assert_ne!(recreated["metadata"]["uid"], uid);
-    settled(&op, OLD).await;
+    op.settled(4, OLD, BOUND).await;
     assert_eq!(uids().await, others, "another pod was replaced");
     op.stop().await;
 }

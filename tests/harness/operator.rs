@@ -140,6 +140,40 @@ impl Operator {
             .unwrap_or_else(|e| panic!("create ValkeyCluster {}: {e}", self.sim.cluster));
     }
 
+    /// Waits until there are `count` ValkeyNodes, every one ready on
+    /// `image` with its generation observed (the operator's errors fail
+    /// the wait at once, through [`Operator::check`]).
+    pub async fn settled(&self, count: usize, image: &str, bound: Duration) {
+        let sim = self.sim.clone();
+        super::controlplane::eventually("every node ready on its image", bound, || {
+            let sim = sim.clone();
+            async move {
+                self.check();
+                let nodes = sim
+                    .nodes()
+                    .list(&Default::default())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let ok = nodes.items.len() == count
+                    && nodes.items.iter().all(|n| {
+                        let v = serde_json::to_value(n).unwrap();
+                        v["status"]["ready"] == true
+                            && v["status"]["observedGeneration"] == v["metadata"]["generation"]
+                            && v["spec"]["image"] == image
+                    });
+                if ok {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{} nodes, not all ready on {image}",
+                        nodes.items.len()
+                    ))
+                }
+            }
+        })
+        .await;
+    }
+
     /// Panics when the control loop died (a panic in it) or kept an error.
     pub fn check(&self) {
         if let Some(t) = &self.task {

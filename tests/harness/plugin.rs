@@ -38,6 +38,25 @@ pub fn run(args: &[&str]) -> Ran {
     )
 }
 
+/// Runs the plugin to its end against `kubeconfig`, in namespace `ns`, off
+/// the runtime's thread: what runs on the runtime meanwhile (the operator
+/// simulator) goes on. No colour, no stdin.
+pub async fn run_in(kubeconfig: &Path, ns: &str, args: &[&str]) -> Ran {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"));
+    cmd.arg("--kubeconfig")
+        .arg(kubeconfig)
+        .arg("-n")
+        .arg(ns)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    let out = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .expect("join")
+        .expect("run kubectl-valkey-roll");
+    Ran::of(out)
+}
+
 impl Ran {
     pub fn of(out: Output) -> Ran {
         Ran {
