@@ -16,7 +16,6 @@ mod recorded;
 
 use harness::plugin::run as plugin;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
-use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -33,20 +32,6 @@ const SAMPLE: [(&str, &str); 4] = [
 
 fn read_list(path: &Path) -> Value {
     serde_json::from_slice(&recorded::gunzip(path)).expect("a recorded List is JSON")
-}
-
-fn resource(api_version: &str, kind: &str) -> ApiResource {
-    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    let plural = match kind {
-        "ValkeyCluster" => "valkeyclusters",
-        "ValkeyNode" => "valkeynodes",
-        "StatefulSet" => "statefulsets",
-        "Deployment" => "deployments",
-        "Pod" => "pods",
-        "Event" => "events",
-        other => panic!("a recording holds an unexpected kind {other}"),
-    };
-    ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural)
 }
 
 /// The object as a client may create it in `ns`: server-set metadata
@@ -106,7 +91,7 @@ async fn write_moment(client: &kube::Client, list: &Value, ns: &str) {
     let pp = PatchParams::default();
     for item in list["items"].as_array().expect("items") {
         let kind = item["kind"].as_str().expect("kind");
-        let ar = resource(item["apiVersion"].as_str().expect("apiVersion"), kind);
+        let ar = harness::sim::api_resource(item["apiVersion"].as_str().expect("apiVersion"), kind);
         let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &ar);
         let name = item["metadata"]["name"].as_str().expect("name").to_string();
         let generation = item["metadata"]["generation"].as_i64().unwrap_or(1);

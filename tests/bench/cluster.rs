@@ -24,7 +24,7 @@ mod harness;
 mod objects;
 
 use futures::StreamExt;
-use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -84,31 +84,13 @@ fn self_check() {
     println!("cluster: generated objects read; run `bash tests/bench/run.sh` for figures");
 }
 
-fn api_resource(item: &Value) -> ApiResource {
-    let (group, version) = match item["apiVersion"].as_str().unwrap_or_default() {
-        "v1" => ("", "v1"),
-        other => other.split_once('/').unwrap_or(("", other)),
-    };
-    let kind = item["kind"].as_str().unwrap_or_default();
-    let plural = match kind {
-        "ValkeyCluster" => "valkeyclusters",
-        "ValkeyNode" => "valkeynodes",
-        "StatefulSet" => "statefulsets",
-        "Deployment" => "deployments",
-        "Pod" => "pods",
-        "Event" => "events",
-        other => panic!("no plural for {other}"),
-    };
-    ApiResource::from_gvk_with_plural(
-        &kube::core::GroupVersionKind::gvk(group, version, kind),
-        plural,
-    )
-}
-
 /// Creates one object, then writes its status (the API server drops the
 /// status of a create), as the operator and the kubelet would.
 async fn load_one(client: kube::Client, namespace: String, mut item: Value) {
-    let ar = api_resource(&item);
+    let ar = harness::sim::api_resource(
+        item["apiVersion"].as_str().unwrap_or_default(),
+        item["kind"].as_str().unwrap_or_default(),
+    );
     let api: Api<DynamicObject> = Api::namespaced_with(client, &namespace, &ar);
     let status = item.as_object_mut().and_then(|m| m.remove("status"));
     if let Some(meta) = item["metadata"].as_object_mut() {

@@ -1640,3 +1640,20 @@ fn upsert_condition(conditions: &mut Vec<Value>, mut c: Value) {
         conditions.push(c);
     }
 }
+
+/// The API resource of one of the six kinds the plugin reads, by an
+/// object's `apiVersion` and `kind`: for writing a List's items (a
+/// recording, the bench's cluster) as they come. Panics on another kind.
+pub fn api_resource(api_version: &str, kind: &str) -> ApiResource {
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    let plural = match kind {
+        "ValkeyCluster" => "valkeyclusters",
+        "ValkeyNode" => "valkeynodes",
+        "StatefulSet" => "statefulsets",
+        "Deployment" => "deployments",
+        "Pod" => "pods",
+        "Event" => "events",
+        other => panic!("not a kind the plugin reads: {other}"),
+    };
+    ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural)
+}
