@@ -794,6 +794,15 @@ fn is_valkey_resource(resource: &str) -> bool {
     matches!(plural, "valkeyclusters" | "valkeynodes")
 }
 
+/// What an API error says: its message, else its reason.
+pub(super) fn status_message(status: &kube::core::Status) -> String {
+    if status.message.is_empty() {
+        status.reason.clone()
+    } else {
+        status.message.clone()
+    }
+}
+
 fn map_error(
     err: kube::Error,
     verb: &str,
@@ -804,11 +813,7 @@ fn map_error(
 ) -> Error {
     match err {
         kube::Error::Api(status) => {
-            let message = if status.message.is_empty() {
-                status.reason.clone()
-            } else {
-                status.message.clone()
-            };
+            let message = status_message(&status);
             // A missing resource type answers 404 without naming an object;
             // a missing object names itself in the details.
             let names_object = status.details.as_ref().is_some_and(|d| !d.name.is_empty());

@@ -56,11 +56,7 @@ pub(crate) fn lines_of(body: &[u8]) -> PreviousLog {
 fn failure(err: kube::Error) -> PreviousLog {
     match err {
         kube::Error::Api(status) => {
-            let message = if status.message.is_empty() {
-                status.reason.clone()
-            } else {
-                status.message.clone()
-            };
+            let message = super::live::status_message(&status);
             match status.code {
                 403 => PreviousLog::Forbidden,
                 404 => PreviousLog::Gone(message),
