@@ -249,48 +249,36 @@ pub fn text(s: &Steered, color: bool) -> String {
 mod tests {
     use super::*;
     use crate::error::Exit;
-    use crate::report::Protocol;
     use crate::steer::plan::{EventPlan, NodePatch, PatchEffect, Plan, Refusal, Warning};
     use serde_json::json;
     use std::collections::BTreeSet;
 
     fn planned() -> Plan {
-        Plan {
-            action: Action::Grant,
-            namespace: "prod".into(),
-            cluster: "cache".into(),
+        let mut p = crate::fixture::sample::plan(Action::Grant, "cache-0-1");
+        p.dry_run = DryRun::Client;
+        p.warnings = vec![Warning::NotFront {
             node: "cache-0-1".into(),
-            dry_run: DryRun::Client,
-            protocol: Protocol::P1,
-            decision: Decision::Planned,
-            reasons: vec![],
-            warnings: vec![Warning::NotFront {
-                node: "cache-0-1".into(),
-                front: Some("cache-0-2".into()),
-            }],
-            patches: vec![NodePatch {
-                kind: "ValkeyNode",
-                name: "cache-0-1".into(),
-                resource_version: Some("41".into()),
-                patch: json!({"metadata": {"resourceVersion": "41"}}),
-                effect: PatchEffect::Grant,
-                previous: None,
-                primary: false,
-            }],
-            events: vec![EventPlan::about_node(
-                EventType::Normal,
-                "cache-0-1",
-                Some("uid-1".into()),
-                "ManualRollPermitGranted",
-                "alice granted".into(),
-            )],
-            undo: Some("kubectl valkey-roll revoke cache-0-1 -n prod".into()),
-            confirmation: None,
-            revision: Some("h1".into()),
-            other_holders: vec![],
-            kept_holders: vec![],
-            pod_delete: None,
-        }
+            front: Some("cache-0-2".into()),
+        }];
+        p.patches = vec![NodePatch {
+            kind: "ValkeyNode",
+            name: "cache-0-1".into(),
+            resource_version: Some("41".into()),
+            patch: json!({"metadata": {"resourceVersion": "41"}}),
+            effect: PatchEffect::Grant,
+            previous: None,
+            primary: false,
+        }];
+        p.events = vec![EventPlan::about_node(
+            EventType::Normal,
+            "cache-0-1",
+            Some("uid-1".into()),
+            "ManualRollPermitGranted",
+            "alice granted".into(),
+        )];
+        p.undo = Some("kubectl valkey-roll revoke cache-0-1 -n prod".into());
+        p.revision = Some("h1".into());
+        p
     }
 
     #[test]

@@ -902,28 +902,11 @@ fn event_body(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Protocol;
 
     fn plan_with(confirmation: Option<&str>) -> Plan {
-        Plan {
-            action: Action::Force,
-            namespace: "prod".into(),
-            cluster: "cache".into(),
-            node: "cache-0-1".into(),
-            dry_run: DryRun::None,
-            protocol: Protocol::P1,
-            decision: Decision::Planned,
-            reasons: vec![],
-            warnings: vec![],
-            patches: vec![],
-            events: vec![],
-            undo: None,
-            confirmation: confirmation.map(str::to_string),
-            revision: None,
-            other_holders: vec![],
-            kept_holders: vec![],
-            pod_delete: None,
-        }
+        let mut p = crate::fixture::sample::plan(Action::Force, "cache-0-1");
+        p.confirmation = confirmation.map(str::to_string);
+        p
     }
 
     /// The Event sent is the planned one, whole: its type, reason, note,

@@ -324,7 +324,7 @@ mod tests {
     /// it deletes (by UID), as `--dry-run=client` shows it.
     #[test]
     fn the_planned_event_names_the_node_and_the_pod() {
-        let mut p = super::super::tests::empty_plan(crate::steer::plan::Action::ReplacePod);
+        let mut p = crate::fixture::sample::plan(crate::steer::plan::Action::ReplacePod, "");
         let mut r = super::super::tests::req(crate::steer::plan::Action::ReplacePod, "cache-0-1");
         r.reason = Some("trap".into());
         plan_replace(&mut p, Some(&trapped()), Some("uid-vn".into()), &r, "alice");

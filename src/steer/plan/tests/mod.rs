@@ -162,29 +162,6 @@ pub(super) fn req(action: Action, node: &str) -> Request {
     }
 }
 
-/// A plan with nothing decided yet, in namespace [`NS`].
-pub(super) fn empty_plan(action: Action) -> Plan {
-    Plan {
-        action,
-        namespace: NS.into(),
-        cluster: "cache".into(),
-        node: String::new(),
-        dry_run: DryRun::None,
-        protocol: Protocol::P2,
-        decision: Decision::Planned,
-        reasons: vec![],
-        warnings: vec![],
-        patches: vec![],
-        events: vec![],
-        undo: None,
-        confirmation: None,
-        revision: None,
-        other_holders: vec![],
-        kept_holders: vec![],
-        pod_delete: None,
-    }
-}
-
 fn run(scene: &Scene, request: &Request) -> Plan {
     let (snapshot, report) = scene.build();
     plan(&snapshot, &report, request, now(), "alice").expect("plan")
