@@ -3,7 +3,7 @@
 
 use super::Ctx;
 use crate::report::{NodeReport, Protocol};
-use crate::snapshot::{Snapshot, VALKEY_API_VERSION, keys};
+use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyNode, keys};
 use crate::units::short_hash;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -101,21 +101,29 @@ impl EventPlan {
     }
 }
 
-/// The UID of ValkeyNode `name` in the snapshot, for an Event's
-/// `involvedObject`.
-pub(super) fn node_uid(snapshot: &Snapshot, namespace: &str, name: &str) -> Option<String> {
+/// ValkeyNode `name` of the snapshot.
+fn node_object<'a>(snapshot: &'a Snapshot, namespace: &str, name: &str) -> Option<&'a ValkeyNode> {
     snapshot
         .nodes
         .iter()
         .find(|o| o.namespace() == namespace && o.name() == name)
-        .and_then(|o| o.metadata.uid.clone())
+}
+
+/// The Event about `node`, its UID (for `involvedObject`) from the snapshot.
+pub(super) fn node_event(
+    c: &Ctx<'_>,
+    type_: EventType,
+    node: &NodeReport,
+    reason: &'static str,
+    note: String,
+) -> EventPlan {
+    let uid = node_object(c.snapshot, &c.request.namespace, &node.name)
+        .and_then(|o| o.metadata.uid.clone());
+    EventPlan::about_node(type_, &node.name, uid, reason, note)
 }
 
 pub(super) fn node_rv(snapshot: &Snapshot, namespace: &str, n: &NodeReport) -> Option<String> {
-    snapshot
-        .nodes
-        .iter()
-        .find(|o| o.namespace() == namespace && o.name() == n.name)
+    node_object(snapshot, namespace, &n.name)
         .and_then(|o| o.metadata.resource_version.clone())
         .or_else(|| n.facts.resource_version.clone())
 }

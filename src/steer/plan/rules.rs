@@ -3,8 +3,7 @@
 //! confirmation of a plan that goes ahead.
 
 use super::patch::{
-    EventPlan, EventType, claims_primary_role, event_message, grant_patch, node_rv, node_uid,
-    revoke_patch,
+    EventType, claims_primary_role, event_message, grant_patch, node_event, node_rv, revoke_patch,
 };
 use super::refusal::{HolderInfo, Refusal, Warning};
 use super::undo::undo_of;
@@ -82,10 +81,10 @@ pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
     common_grant_warnings(c, plan, &value, Protocol::P1);
     not_front_warning(c, plan);
     plan.patches.push(grant_patch(c, &value, Protocol::P1));
-    plan.events.push(EventPlan::about_node(
+    plan.events.push(node_event(
+        c,
         EventType::Normal,
-        &c.node.name,
-        node_uid(c.snapshot, &c.request.namespace, &c.node.name),
+        c.node,
         keys::EVENT_MANUAL_GRANTED,
         event_message(c, "granted the roll permit", Some(&value), None),
     ));
@@ -131,10 +130,10 @@ pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
         node: c.node.name.clone(),
     });
     plan.patches.push(grant_patch(c, &value, Protocol::P2));
-    plan.events.push(EventPlan::about_node(
+    plan.events.push(node_event(
+        c,
         EventType::Normal,
-        &c.node.name,
-        node_uid(c.snapshot, &c.request.namespace, &c.node.name),
+        c.node,
         keys::EVENT_MANUAL_GRANTED,
         event_message(c, "set spec.workloadRevision", Some(&value), None),
     ));
@@ -168,10 +167,10 @@ pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
         ));
     }
     plan.patches.push(revoke_patch(c.node, c.rv.clone()));
-    plan.events.push(EventPlan::about_node(
+    plan.events.push(node_event(
+        c,
         EventType::Normal,
-        &c.node.name,
-        node_uid(c.snapshot, &c.request.namespace, &c.node.name),
+        c.node,
         keys::EVENT_MANUAL_REVOKED,
         event_message(c, "revoked the roll permit", Some(&old), None),
     ));
@@ -226,10 +225,10 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
         for o in c.others {
             let rv = node_rv(c.snapshot, &c.request.namespace, o);
             plan.patches.push(revoke_patch(o, rv));
-            plan.events.push(EventPlan::about_node(
+            plan.events.push(node_event(
+                c,
                 EventType::Normal,
-                &o.name,
-                node_uid(c.snapshot, &c.request.namespace, &o.name),
+                o,
                 keys::EVENT_MANUAL_REVOKED,
                 event_message(
                     c,
@@ -243,10 +242,10 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
         plan.kept_holders = plan.other_holders.clone();
     }
     plan.patches.push(grant_patch(c, &value, Protocol::P1));
-    plan.events.push(EventPlan::about_node(
+    plan.events.push(node_event(
+        c,
         EventType::Warning,
-        &c.node.name,
-        node_uid(c.snapshot, &c.request.namespace, &c.node.name),
+        c.node,
         keys::EVENT_MANUAL_FORCED,
         event_message(c, "forced the roll permit", Some(&value), None),
     ));
