@@ -186,7 +186,8 @@ fn edges_of_src() -> BTreeMap<Module, BTreeSet<Module>> {
 }
 
 /// `.rs` files of production code: not `tests` folders, not the binaries,
-/// not the build script, not the test-only fixture.
+/// not the build script, not the test vocabulary (`src/fixture`, compiled
+/// only for tests and the bench).
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .expect("readable src")
@@ -197,7 +198,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
         if path.is_dir() {
-            if name != "tests" && name != "bin" && name != "snapshots" {
+            if !matches!(name.as_str(), "tests" | "bin" | "snapshots" | "fixture") {
                 collect(&path, out);
             }
         } else if name.ends_with(".rs")
