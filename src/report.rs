@@ -5,6 +5,10 @@
 //! scripts and alerts depend on them. Absent values serialize as `null`,
 //! never omitted; fields that only the program uses are `#[serde(skip)]`.
 
+mod reason;
+
+pub use reason::*;
+
 use jiff::Timestamp;
 use serde::Serialize;
 use std::fmt;
@@ -13,6 +17,35 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
     pub clusters: Vec<ClusterReport>,
+}
+
+impl Report {
+    /// The report with what only the clock moves set aside: every duration
+    /// at zero (the `*Seconds` fields, those in reasons and evidence), and
+    /// what no view shows (resource versions, the roll's history). Two
+    /// reports whose `timeless` are equal look the same but for ticking
+    /// durations, which is how `status --watch` tells a change worth a new
+    /// report off a terminal.
+    pub fn timeless(&self) -> Report {
+        let mut r = self.clone();
+        for c in &mut r.clusters {
+            c.quiet_for_seconds = c.quiet_for_seconds.map(|_| 0);
+            c.eta_seconds = c.eta_seconds.map(|_| 0);
+            c.per_node_seconds = c.per_node_seconds.map(|_| 0);
+            c.reason.timeless();
+            c.history = RollHistory::default();
+            for n in &mut c.nodes {
+                n.held_for_seconds = n.held_for_seconds.map(|_| 0);
+                n.waiting_for_seconds = n.waiting_for_seconds.map(|_| 0);
+                n.reason.timeless();
+                for e in &mut n.evidence {
+                    e.finding.timeless();
+                }
+                n.facts.resource_version = None;
+            }
+        }
+        r
+    }
 }
 
 /// Which form of the staged-roll protocol a cluster speaks.
@@ -103,8 +136,10 @@ impl EvidenceKind {
 #[serde(rename_all = "camelCase")]
 pub struct Evidence {
     pub kind: EvidenceKind,
-    /// For people; may change between versions.
-    pub message: String,
+    /// The document's `message`, for people; its words may change between
+    /// versions.
+    #[serde(rename = "message")]
+    pub finding: Finding,
     /// On evidence about one container (the waiting reasons, OOMKilled,
     /// RestartLoop): that container's last termination
     /// (`lastState.terminated`); null on other evidence and when the
@@ -114,10 +149,10 @@ pub struct Evidence {
 
 impl Evidence {
     /// Evidence that is about no one container.
-    pub fn new(kind: EvidenceKind, message: String) -> Evidence {
+    pub fn new(kind: EvidenceKind, finding: Finding) -> Evidence {
         Evidence {
             kind,
-            message,
+            finding,
             last_termination: None,
         }
     }
@@ -157,7 +192,7 @@ pub struct ClusterReport {
     pub name: String,
     pub protocol: Protocol,
     pub verdict: Verdict,
-    pub reason: String,
+    pub reason: ClusterReason,
     pub holders: Vec<String>,
     pub front: Option<String>,
     pub waiting: usize,
@@ -279,7 +314,7 @@ pub struct NodeReport {
     pub granted_by: Option<String>,
     pub grant_reason: Option<String>,
     pub waiting_for_seconds: Option<u64>,
-    pub reason: String,
+    pub reason: NodeReason,
     pub evidence: Vec<Evidence>,
     /// Facts the classifier derived, for explain and steering.
     #[serde(skip)]
@@ -293,8 +328,8 @@ pub struct NodeFacts {
     pub asks: bool,
     pub holder: bool,
     pub healthy: bool,
-    /// Why the node is not healthy, in plain words (empty when healthy).
-    pub unhealthy_because: Vec<String>,
+    /// Why the node is not healthy (empty when healthy).
+    pub unhealthy_because: Vec<Unhealthy>,
     /// The node is its shard's primary by PLUGIN.md's definition.
     pub is_primary: bool,
     /// The holder's roll is complete, and since when (if known).

@@ -2,8 +2,8 @@
 //! signs that a roll will not finish by waiting.
 
 use super::node::NodeView;
-use super::text::{human, since};
-use crate::report::{Evidence, EvidenceKind, FailingContainer, Termination};
+use super::text::{secs, since};
+use crate::report::{Evidence, EvidenceKind, FailingContainer, Finding, Termination};
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
 
@@ -16,16 +16,6 @@ pub(crate) const GRACE: SignedDuration = SignedDuration::from_secs(120);
 pub const RESTART_LOOP_MIN: i32 = 3;
 /// ... when its last termination is at most this old.
 pub(crate) const RESTART_LOOP_RECENT: SignedDuration = SignedDuration::from_secs(600);
-
-/// One piece of failure evidence, worded three ways.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Finding {
-    pub evidence: Evidence,
-    /// For the node's REASON column: `pod valkey-cache-1-1-0 CrashLoopBackOff (restarts 7)`.
-    pub short: String,
-    /// For the cluster's sentence: `its pod is CrashLoopBackOff (restarts 7)`.
-    pub phrase: String,
-}
 
 const WAITING_REASONS: [(&str, EvidenceKind); 7] = [
     ("CrashLoopBackOff", EvidenceKind::CrashLoopBackOff),
@@ -40,26 +30,12 @@ const WAITING_REASONS: [(&str, EvidenceKind); 7] = [
     ("RunContainerError", EvidenceKind::RunContainerError),
 ];
 
-fn finding(kind: EvidenceKind, message: String, short: String, phrase: String) -> Finding {
-    Finding {
-        evidence: Evidence::new(kind, message),
-        short,
-        phrase,
-    }
-}
-
-/// [`finding`] about one container: it carries that container's last
+/// Evidence about one container: it carries that container's last
 /// termination.
-fn container_finding(
-    c: &ContainerStatus,
-    kind: EvidenceKind,
-    message: String,
-    short: String,
-    phrase: String,
-) -> Finding {
-    let mut f = finding(kind, message, short, phrase);
-    f.evidence.last_termination = last_termination(c);
-    f
+fn container_evidence(c: &ContainerStatus, kind: EvidenceKind, finding: Finding) -> Evidence {
+    let mut e = Evidence::new(kind, finding);
+    e.last_termination = last_termination(c);
+    e
 }
 
 /// A container's last termination: its `lastState.terminated` (exit code,
@@ -106,12 +82,12 @@ pub(crate) fn failing_container(pod: &Pod) -> Option<FailingContainer> {
 
 /// Every piece of failure evidence on the node's pod and workload, pod
 /// first. A pod being deleted gives none (its workload still may).
-pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Finding> {
+pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Evidence> {
     let mut out = Vec::new();
     if let Some(pod) = view.pod
         && pod.metadata.deletion_timestamp.is_none()
     {
-        let pod_name = pod.metadata.name.as_deref().unwrap_or("");
+        let pod_name = pod.metadata.name.as_deref().unwrap_or("").to_string();
         let status = pod.status.as_ref();
         let containers: Vec<&ContainerStatus> = status
             .into_iter()
@@ -131,13 +107,15 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
             if let Some(reason) = waiting
                 && let Some((_, kind)) = WAITING_REASONS.iter().find(|(r, _)| *r == reason)
             {
-                let restarts = format!("(restarts {})", c.restart_count);
-                out.push(container_finding(
+                out.push(container_evidence(
                     c,
                     *kind,
-                    format!("container {} waiting: {reason} {restarts}", c.name),
-                    format!("pod {pod_name} {reason} {restarts}"),
-                    format!("its pod is {reason} {restarts}"),
+                    Finding::ContainerWaiting {
+                        pod: pod_name.clone(),
+                        container: c.name.clone(),
+                        reason: reason.to_string(),
+                        restarts: c.restart_count,
+                    },
                 ));
             }
         }
@@ -148,15 +126,14 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
                     == Some("OOMKilled")
             };
             if !c.ready && (terminated(c.last_state.as_ref()) || terminated(c.state.as_ref())) {
-                out.push(container_finding(
+                out.push(container_evidence(
                     c,
                     EvidenceKind::OomKilled,
-                    format!(
-                        "container {} not ready, last terminated OOMKilled (restarts {})",
-                        c.name, c.restart_count
-                    ),
-                    format!("pod {pod_name} OOMKilled (restarts {})", c.restart_count),
-                    "its pod was OOMKilled and is not ready".to_string(),
+                    Finding::OomKilled {
+                        pod: pod_name.clone(),
+                        container: c.name.clone(),
+                        restarts: c.restart_count,
+                    },
                 ));
             }
         }
@@ -167,24 +144,15 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
                 .and_then(|t| t.finished_at.as_ref())
                 .is_some_and(|t| since(now, t.0) <= RESTART_LOOP_RECENT);
             if running && !c.ready && c.restart_count >= RESTART_LOOP_MIN && recent {
-                let exit = last
-                    .map(|t| match t.reason.as_deref() {
-                        Some(r) => format!(", last exit {} ({r})", t.exit_code),
-                        None => format!(", last exit {}", t.exit_code),
-                    })
-                    .unwrap_or_default();
-                out.push(container_finding(
+                out.push(container_evidence(
                     c,
                     EvidenceKind::RestartLoop,
-                    format!(
-                        "container {} keeps restarting while Running: not ready, restarts {}{exit}",
-                        c.name, c.restart_count
-                    ),
-                    format!(
-                        "pod {pod_name} restarting (restarts {}, not ready)",
-                        c.restart_count
-                    ),
-                    format!("its pod keeps restarting (restarts {})", c.restart_count),
+                    Finding::RestartLoop {
+                        pod: pod_name.clone(),
+                        container: c.name.clone(),
+                        restarts: c.restart_count,
+                        last_exit: last.map(|t| (t.exit_code, t.reason.clone())),
+                    },
                 ));
             }
         }
@@ -201,17 +169,13 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
             && let Some(at) = c.last_transition_time.as_ref().map(|t| t.0)
             && since(now, at) > GRACE
         {
-            let d = human(since(now, at));
-            let detail = c
-                .message
-                .as_deref()
-                .map(|m| format!(": {m}"))
-                .unwrap_or_default();
-            out.push(finding(
+            out.push(Evidence::new(
                 EvidenceKind::Unschedulable,
-                format!("PodScheduled=False (Unschedulable) for {d}{detail}"),
-                format!("pod {pod_name} Unschedulable for {d}"),
-                format!("its pod is Unschedulable for {d}"),
+                Finding::Unschedulable {
+                    pod: pod_name.clone(),
+                    for_seconds: secs(since(now, at)),
+                    message: c.message.clone(),
+                },
             ));
         }
         if let (Some(sts_rev), Some(pod_rev)) = (view.update_revision(), view.pod_revision())
@@ -221,14 +185,14 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
             && let Some(at) = view.pod_not_ready_since()
             && since(now, at) > GRACE
         {
-            let d = human(since(now, at));
-            out.push(finding(
+            out.push(Evidence::new(
                 EvidenceKind::SupersededPod,
-                format!(
-                    "pod {pod_name} not Ready for {d} on revision {pod_rev}; the StatefulSet's update revision is {sts_rev}: under OrderedReady it blocks its own replacement (delete the pod)"
-                ),
-                format!("pod {pod_name} superseded (revision {pod_rev}, not Ready {d})"),
-                format!("its pod is superseded (revision {pod_rev}, StatefulSet wants {sts_rev}) and not Ready"),
+                Finding::SupersededPod {
+                    pod: pod_name.clone(),
+                    not_ready_for: secs(since(now, at)),
+                    pod_revision: pod_rev.to_string(),
+                    update_revision: sts_rev.to_string(),
+                },
             ));
         }
     }
@@ -245,18 +209,12 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Findi
                     && c.reason.as_deref() == Some("ProgressDeadlineExceeded")
             });
         if let Some(c) = exceeded {
-            let name = d.metadata.name.as_deref().unwrap_or("");
-            out.push(finding(
+            out.push(Evidence::new(
                 EvidenceKind::ProgressDeadlineExceeded,
-                format!(
-                    "Deployment {name} Progressing=False (ProgressDeadlineExceeded){}",
-                    c.message
-                        .as_deref()
-                        .map(|m| format!(": {m}"))
-                        .unwrap_or_default()
-                ),
-                format!("deployment {name} ProgressDeadlineExceeded"),
-                "its Deployment exceeded its progress deadline".to_string(),
+                Finding::ProgressDeadlineExceeded {
+                    deployment: d.metadata.name.clone().unwrap_or_default(),
+                    message: c.message.clone(),
+                },
             ));
         }
     }

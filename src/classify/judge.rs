@@ -1,13 +1,13 @@
 //! One node's state, decided in PLUGIN.md's order: Standalone,
 //! StalePermit, Stuck, Settling, Rolling, Waiting, Blocking, Converged.
 
-use super::evidence::{Finding, failure_evidence};
+use super::evidence::failure_evidence;
 use super::grant_time::{Grant, grant_time};
 use super::index::Index;
 use super::node::NodeView;
-use super::text::{self, human, since};
+use super::text::{self, secs, since};
 use super::walk::Place;
-use crate::report::{Evidence, EvidenceKind, NodeState, Protocol};
+use crate::report::{Evidence, EvidenceKind, Finding, NodeState, Protocol, Sickness, Unhealthy};
 use crate::snapshot::keys;
 use jiff::{SignedDuration, Timestamp};
 
@@ -36,8 +36,9 @@ pub(crate) struct Judged<'a> {
     /// Not a holder, and its `spec.image` differs from the ValkeyCluster's:
     /// the walk has yet to reach it in a Spec-driven roll.
     pub behind: bool,
-    pub unhealthy_because: Vec<String>,
-    pub findings: Vec<Finding>,
+    pub unhealthy_because: Vec<Unhealthy>,
+    /// Failure evidence on its pod or workload.
+    pub findings: Vec<Evidence>,
     /// Grant time (holders only; unknown otherwise).
     pub grant: Grant,
     pub hold: Option<SignedDuration>,
@@ -55,13 +56,13 @@ impl Judged<'_> {
     pub fn healthy(&self) -> bool {
         self.unhealthy_because.is_empty()
     }
-    /// Why the node is not healthy, in a few words: its first finding,
-    /// else what its status says. A Blocking node's REASON and the cluster
+    /// Why the node is not healthy, in short: its first finding, else
+    /// what its status says. A Blocking node's REASON and the cluster
     /// sentence about a Blocking front both say it this way.
-    pub fn why_unhealthy(&self) -> String {
+    pub fn sickness(&self) -> Sickness {
         match self.findings.first() {
-            Some(f) => f.short.clone(),
-            None => self.unhealthy_because.join("; "),
+            Some(e) => Sickness::Failing(e.finding.clone()),
+            None => Sickness::Status(self.unhealthy_because.clone()),
         }
     }
     pub fn name(&self) -> &str {
@@ -196,36 +197,25 @@ pub(crate) fn judge<'a>(
     if holder {
         let complete_for = j.complete_since.map(|t| since(now, t));
         if !j.complete && over(j.hold) {
-            j.hold_evidence.push(Evidence {
-                kind: EvidenceKind::HeldOverThreshold,
-                message: format!(
-                    "held {} > stall threshold {}",
-                    human(j.hold.unwrap_or_default()),
-                    human(threshold)
-                ),
-                last_termination: None,
-            });
+            j.hold_evidence.push(Evidence::new(
+                EvidenceKind::HeldOverThreshold,
+                Finding::HeldOverThreshold {
+                    held: secs(j.hold.unwrap_or_default()),
+                    threshold: secs(threshold),
+                },
+            ));
         }
         let not_released =
             j.complete && (over(complete_for) || (complete_for.is_none() && over(j.hold)));
         if not_released {
-            let message = match complete_for {
-                Some(d) => format!(
-                    "rolled and Ready for {} > stall threshold {}, permit still held",
-                    human(d),
-                    human(threshold)
-                ),
-                None => format!(
-                    "rolled (Ready since an unknown time), permit held {} > stall threshold {}",
-                    human(j.hold.unwrap_or_default()),
-                    human(threshold)
-                ),
-            };
-            j.hold_evidence.push(Evidence {
-                kind: EvidenceKind::NotReleased,
-                message,
-                last_termination: None,
-            });
+            j.hold_evidence.push(Evidence::new(
+                EvidenceKind::NotReleased,
+                Finding::NotReleased {
+                    ready_for: complete_for.map(secs),
+                    held: secs(j.hold.unwrap_or_default()),
+                    threshold: secs(threshold),
+                },
+            ));
         }
         j.stuck_by = if !j.findings.is_empty() {
             Some(StuckBy::Evidence)

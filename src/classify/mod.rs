@@ -45,17 +45,17 @@ pub use node::{NodePod, PodFacts};
 pub use timeline::{cluster_timeline, timeline};
 
 use crate::report::{
-    Behind, ClusterReport, NodeFacts, NodeReport, NodeState, Protocol, Report, Verdict,
+    Ahead, Behind, ClusterReport, Failover, NodeFacts, NodeReason, NodeReport, NodeState, Protocol,
+    Report, RollStep, Verdict,
 };
 use crate::snapshot::{Snapshot, ValkeyCluster};
-use crate::units::short_hash;
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
 use judge::{ClusterSide, Judged, StuckBy};
 use node::NodeView;
 use std::collections::BTreeMap;
 use std::time::Duration;
-use text::{human, secs, since};
+use text::{secs, since};
 
 /// The pod of ValkeyNode `namespace/node` (None: no such node).
 pub fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<NodePod> {
@@ -170,39 +170,32 @@ fn classify_cluster(
     let verdict = verdict::verdict(&holders, front, unfinished, quiet, threshold);
     // A primary at the front while the controller keeps trying to fail it
     // over: the sentence says so, how often, and the last outcome.
-    let failover = front
-        .filter(|f| f.place.is_primary)
-        .and_then(|f| {
-            let shard: Vec<&Judged<'_>> = judged
-                .iter()
-                .filter(|j| j.place.shard == f.place.shard)
-                .collect();
-            failover::attempts(index, namespace, f, &shard).map(|a| {
-                let ago = a
-                    .last_at
-                    .map(|t| format!(" {} ago", human(since(now, t))))
-                    .unwrap_or_default();
-                format!(
-                    "the controller is trying to fail over the primary {} (initiated {} {}, last {}{ago})",
-                    f.name(),
-                    a.initiated,
-                    if a.initiated == 1 { "time" } else { "times" },
-                    a.last
-                )
-            })
-        });
+    let failover = front.filter(|f| f.place.is_primary).and_then(|f| {
+        let shard: Vec<&Judged<'_>> = judged
+            .iter()
+            .filter(|j| j.place.shard == f.place.shard)
+            .collect();
+        failover::attempts(index, namespace, f, &shard).map(|a| Failover {
+            primary: f.name().to_string(),
+            initiated: a.initiated,
+            last: a.last.to_string(),
+            last_ago: a.last_at.map(|t| secs(since(now, t))),
+        })
+    });
     let reason = verdict::reason(
-        verdict,
-        &holders,
-        front,
-        waiting,
-        total,
-        not_done.as_deref(),
-        quiet,
+        verdict::Said {
+            verdict,
+            holders: &holders,
+            front,
+            waiting,
+            total,
+            not_done,
+            quiet,
+            failover,
+            protocol,
+        },
         threshold,
         now,
-        failover.as_deref(),
-        protocol,
     );
     // The current roll's start, told once: progress, the estimate and the
     // history all count from it.
@@ -261,72 +254,66 @@ fn node_reason(
     front: Option<&Judged<'_>>,
     now: Timestamp,
     threshold: SignedDuration,
-) -> String {
+) -> NodeReason {
+    let held = || secs(j.hold.unwrap_or_default());
     match j.state {
-        NodeState::Standalone => "standalone: permits do not apply".to_string(),
-        NodeState::StalePermit => format!(
-            "stale permit {}: asks for {}",
-            short_hash(j.permit.unwrap_or("")),
-            short_hash(j.asked_for.unwrap_or(""))
-        ),
-        NodeState::Stuck => match j.stuck_by {
-            Some(StuckBy::Evidence) => j
-                .findings
-                .first()
-                .map(|f| f.short.clone())
-                .unwrap_or_default(),
-            Some(StuckBy::NotReleased) => match j.complete_since {
-                Some(t) => format!("rolled {} ago, permit not released", human(since(now, t))),
-                None => format!(
-                    "rolled, permit not released (held {})",
-                    human(j.hold.unwrap_or_default())
-                ),
-            },
-            _ => format!(
-                "held {} > {}, not rolled",
-                human(j.hold.unwrap_or_default()),
-                human(threshold)
-            ),
+        NodeState::Standalone => NodeReason::Standalone,
+        NodeState::StalePermit => NodeReason::StalePermit {
+            permit: j.permit.unwrap_or("").to_string(),
+            asks_for: j.asked_for.unwrap_or("").to_string(),
         },
-        NodeState::Settling => "rolled; the controller has yet to release the permit".to_string(),
+        NodeState::Stuck => match j.stuck_by {
+            Some(StuckBy::Evidence) => match j.findings.first() {
+                Some(e) => NodeReason::Failing(e.finding.clone()),
+                // Stuck by evidence has a first piece; never empty.
+                None => NodeReason::HeldOverThreshold {
+                    held: held(),
+                    threshold: secs(threshold),
+                },
+            },
+            Some(StuckBy::NotReleased) => NodeReason::NotReleased {
+                rolled_for: j.complete_since.map(|t| secs(since(now, t))),
+                held: held(),
+            },
+            _ => NodeReason::HeldOverThreshold {
+                held: held(),
+                threshold: secs(threshold),
+            },
+        },
+        NodeState::Settling => NodeReason::Settling,
         NodeState::Rolling => {
             let v = &j.view;
-            if j.asks {
-                "permit granted; template not applied yet".to_string()
+            NodeReason::Rolling(if j.asks {
+                RollStep::PermitNotApplied
             } else if !v.generation_observed() {
-                "new spec not yet observed".to_string()
+                RollStep::SpecNotObserved
             } else if v.template_roll_in_progress() == Some(true) {
-                "workload rolling".to_string()
+                RollStep::WorkloadRolling
             } else if v.pod_ready() != Some(true) {
-                match v.pod_name() {
-                    Some(p) => format!("pod {p} not Ready yet"),
-                    None => "pod not Ready yet".to_string(),
-                }
+                RollStep::PodNotReady { pod: v.pod_name() }
             } else {
-                "rolling".to_string()
-            }
+                RollStep::Rolling
+            })
         }
         NodeState::Waiting => {
-            let q = position.unwrap_or(0);
-            let ahead: Vec<&str> = holders.iter().map(|h| h.name()).collect();
-            if !ahead.is_empty() {
-                format!("queue {q}, behind {}", ahead.join(", "))
+            let ahead = if !holders.is_empty() {
+                Ahead::Holders(holders.iter().map(|h| h.name().to_string()).collect())
             } else {
                 match front {
-                    Some(f) if f.name() != j.name() => {
-                        let blocking = if f.state == NodeState::Blocking {
-                            " (blocking)"
-                        } else {
-                            ""
-                        };
-                        format!("queue {q}, behind {}{blocking}", f.name())
-                    }
-                    _ => format!("queue {q}, next"),
+                    Some(f) if f.name() != j.name() => Ahead::Front {
+                        node: f.name().to_string(),
+                        blocking: f.state == NodeState::Blocking,
+                    },
+                    _ => Ahead::Nothing,
                 }
+            };
+            NodeReason::Waiting {
+                queue: position.unwrap_or(0),
+                ahead,
             }
         }
-        NodeState::Blocking => j.why_unhealthy(),
-        NodeState::Converged => "rolled".to_string(),
+        NodeState::Blocking => NodeReason::Blocking(j.sickness()),
+        NodeState::Converged => NodeReason::Converged,
     }
 }
 
@@ -340,7 +327,7 @@ fn node_report(
     threshold: SignedDuration,
 ) -> NodeReport {
     let v = &j.view;
-    let mut evidence: Vec<_> = j.findings.iter().map(|f| f.evidence.clone()).collect();
+    let mut evidence = j.findings.clone();
     evidence.extend(j.hold_evidence.iter().cloned());
     let waiting_for = (j.state == NodeState::Waiting)
         .then_some(j.waiting_since)
@@ -385,7 +372,7 @@ fn node_report(
             pod_superseded_not_ready: v.node_pod().superseded_not_ready(),
             failing_container: v
                 .pod
-                .filter(|_| j.findings.iter().any(|f| f.evidence.kind.is_failure()))
+                .filter(|_| j.findings.iter().any(|e| e.kind.is_failure()))
                 .and_then(evidence::failing_container),
             behind: j.behind.then(|| Behind {
                 image: v.image().unwrap_or_default().to_string(),

@@ -4,7 +4,7 @@
 
 use super::index::Index;
 use super::text::hash_in;
-use crate::report::Protocol;
+use crate::report::{Protocol, Unhealthy};
 use crate::snapshot::{ValkeyNode, WorkloadKind, keys};
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
@@ -203,40 +203,40 @@ impl<'a> NodeView<'a> {
         c.last_transition_time.as_ref().map(|t| t.0)
     }
 
-    /// Healthy (PLUGIN.md), and the reasons it is not, in plain words.
-    pub fn unhealthy_because(&self) -> Vec<String> {
+    /// Healthy (PLUGIN.md), and the reasons it is not.
+    pub fn unhealthy_because(&self) -> Vec<Unhealthy> {
         let mut why = Vec::new();
         if !self.node_ready() {
-            why.push("node not ready".to_string());
+            why.push(Unhealthy::NodeNotReady);
         }
         if self.pod_ready() == Some(false) {
-            let name = self.pod_name().unwrap_or_default();
+            let pod = self.pod_name().unwrap_or_default();
             if self
                 .pod
                 .is_some_and(|p| p.metadata.deletion_timestamp.is_some())
             {
-                why.push(format!("pod {name} being deleted"));
+                why.push(Unhealthy::PodBeingDeleted { pod });
             } else {
-                why.push(format!("pod {name} not Ready"));
+                why.push(Unhealthy::PodNotReady { pod });
             }
         }
         if !self.generation_observed() {
-            why.push(format!(
-                "generation {} not observed (observed {})",
-                self.node.metadata.generation.unwrap_or_default(),
-                self.node
+            why.push(Unhealthy::GenerationNotObserved {
+                generation: self.node.metadata.generation.unwrap_or_default(),
+                observed: self
+                    .node
                     .status
                     .as_ref()
                     .and_then(|s| s.observed_generation)
-                    .unwrap_or_default()
-            ));
+                    .unwrap_or_default(),
+            });
         }
         if self
             .node
             .condition(keys::COND_LIVE_CONFIG)
             .is_some_and(|c| c.is_false())
         {
-            why.push("live config not applied (LiveConfigApplied=False)".to_string());
+            why.push(Unhealthy::LiveConfigNotApplied);
         }
         why
     }

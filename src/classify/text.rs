@@ -1,4 +1,5 @@
-//! Small pieces of wording shared by the classifier's reason sentences.
+//! Small pieces the classifier shares: durations as the report states
+//! them, and the words it looks for in condition messages and event notes.
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -24,22 +25,6 @@ pub(crate) fn over(d: SignedDuration, t: SignedDuration) -> bool {
 /// Whole seconds of a non-negative duration.
 pub(crate) fn secs(d: SignedDuration) -> u64 {
     u64::try_from(d.as_secs()).unwrap_or(0)
-}
-
-/// A duration as people read it, in the form the tables use
-/// ([`human`](crate::units::human)), so the prose and the
-/// tables agree.
-pub(crate) fn human(d: SignedDuration) -> String {
-    crate::units::human(secs(d))
-}
-
-/// `1 node` / `3 nodes`.
-pub(crate) fn nodes(n: usize) -> String {
-    if n == 1 {
-        "1 node".to_string()
-    } else {
-        format!("{n} nodes")
-    }
 }
 
 /// The hash that follows the word `hash` in a condition message or event
@@ -132,22 +117,6 @@ pub(crate) fn whole_words(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn human_durations() {
-        let cases = [
-            (0, "0s"),
-            (45, "45s"),
-            (600, "10m"),
-            (601, "10m1s"),
-            (840, "14m"),
-            (7_500, "2h5m"),
-            (3 * 86_400 + 4 * 3_600 + 7, "3d4h"),
-        ];
-        for (s, want) in cases {
-            assert_eq!(human(SignedDuration::from_secs(s)), want, "{s}s");
-        }
-    }
 
     #[test]
     fn never_negative() {

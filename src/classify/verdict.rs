@@ -1,11 +1,13 @@
 //! The cluster's protocol, whether its roll is unfinished, its verdict and
-//! the sentence that explains it, and the progress count.
+//! the facts of the reason that explains it.
 
 use super::judge::{Judged, StuckBy};
-use super::text::{human, nodes as n_nodes};
-use crate::report::{NodeState, Protocol, Verdict};
+use super::text::{secs, since};
+use crate::report::{
+    ClusterReason, Failover, Hold, NodeState, NotDone, Protocol, Stale, Unfinished, Verdict,
+    WaitingFor,
+};
 use crate::snapshot::{ValkeyCluster, ValkeyNode, condition, keys};
-use crate::units::short_hash;
 use jiff::{SignedDuration, Timestamp};
 
 /// P2 when any node has `spec.workloadRevision` or a WorkloadRollPending
@@ -34,24 +36,23 @@ pub(crate) fn protocol(nodes: &[&ValkeyNode]) -> Protocol {
 /// Why the ValkeyCluster says its roll is not done: its Ready condition is
 /// for an older generation, or is not True. None: Ready for its generation,
 /// or no Ready condition (then the nodes alone decide).
-pub(crate) fn cluster_not_done(cluster: Option<&ValkeyCluster>) -> Option<String> {
+pub(crate) fn cluster_not_done(cluster: Option<&ValkeyCluster>) -> Option<NotDone> {
     let c = cluster?;
     let ready = condition(c.conditions(), keys::COND_READY)?;
     let generation = c.metadata.generation;
     if let (Some(observed), Some(g)) = (ready.observed_generation, generation)
         && observed < g
     {
-        return Some(format!(
-            "its Ready condition is for generation {observed}, the spec is at generation {g}"
-        ));
+        return Some(NotDone::OldGeneration {
+            observed,
+            generation: g,
+        });
     }
     if !ready.is_true() {
-        let reason = ready
-            .reason
-            .as_deref()
-            .map(|r| format!(", reason {r}"))
-            .unwrap_or_default();
-        return Some(format!("Ready={}{reason}", ready.status));
+        return Some(NotDone::NotReady {
+            status: ready.status.clone(),
+            reason: ready.reason.clone(),
+        });
     }
     None
 }
@@ -95,213 +96,129 @@ pub(crate) fn verdict(
     }
 }
 
-/// The protocol's words for a holder: P1's permit is held; in P2 the
-/// cluster controller advanced the node's spec.workloadRevision and the
-/// node is in flight (the operator's own word), so nothing "holds".
-#[derive(Clone, Copy)]
-struct Words {
-    p2: bool,
+/// What the cluster's reason is made of.
+pub(crate) struct Said<'j, 'a> {
+    pub verdict: Verdict,
+    pub holders: &'j [&'j Judged<'a>],
+    pub front: Option<&'j Judged<'a>>,
+    pub waiting: usize,
+    pub total: usize,
+    pub not_done: Option<NotDone>,
+    pub quiet: Option<SignedDuration>,
+    pub failover: Option<Failover>,
+    pub protocol: Protocol,
 }
 
-impl Words {
-    fn of(protocol: Protocol) -> Self {
-        Words {
-            p2: protocol == Protocol::P2,
-        }
-    }
-    /// `holds the permit` / `is in flight`.
-    fn holds(self) -> &'static str {
-        if self.p2 {
-            "is in flight"
-        } else {
-            "holds the permit"
-        }
-    }
-    /// `hold a permit at once` / `are in flight at once`.
-    fn hold_at_once(self) -> &'static str {
-        if self.p2 {
-            "are in flight at once"
-        } else {
-            "hold a permit at once"
-        }
-    }
-    /// `held 14m (event)` / `advanced 14m ago (event)`, or unknown.
-    fn held(self, j: &Judged<'_>) -> String {
-        match (j.hold, self.p2) {
-            (Some(d), false) => format!("held {} ({})", human(d), j.grant.source),
-            (Some(d), true) => format!("advanced {} ago ({})", human(d), j.grant.source),
-            (None, false) => "held for an unknown time".to_string(),
-            (None, true) => "advanced at an unknown time".to_string(),
-        }
+/// How long `j` has held, and how that is known.
+fn hold(j: &Judged<'_>) -> Hold {
+    Hold {
+        seconds: j.hold.map(secs),
+        source: j.grant.source,
     }
 }
 
-/// `held 14m (event)` or `held for an unknown time` (P1 only: a stale
-/// permit is P1's).
-fn held(j: &Judged<'_>) -> String {
-    Words::of(Protocol::P1).held(j)
-}
-
-/// `cache-1-1 holds a stale permit 9f2c… while it asks for 41ab…, held 3m (event)`.
-fn stale(h: &Judged<'_>) -> String {
-    format!(
-        "{} holds a stale permit {} while it asks for {}, {}",
-        h.name(),
-        short_hash(h.permit.unwrap_or("")),
-        short_hash(h.asked_for.unwrap_or("")),
-        held(h)
-    )
-}
-
-/// What the front is doing, as a clause: `is next for a permit`,
-/// `is not healthy (node not ready)`.
-fn front_clause(f: &Judged<'_>) -> String {
-    if f.state == NodeState::Waiting {
-        return "asks for a permit".to_string();
+fn stale(h: &Judged<'_>) -> Stale {
+    Stale {
+        holder: h.name().to_string(),
+        permit: h.permit.unwrap_or("").to_string(),
+        asks_for: h.asked_for.unwrap_or("").to_string(),
+        hold: hold(h),
     }
-    format!("is not healthy ({})", f.why_unhealthy())
 }
 
-/// The cluster's reason sentence: who, why, for how long.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn reason(
-    verdict: Verdict,
-    holders: &[&Judged<'_>],
-    front: Option<&Judged<'_>>,
-    waiting: usize,
-    total: usize,
-    not_done: Option<&str>,
-    quiet: Option<SignedDuration>,
-    threshold: SignedDuration,
-    now: Timestamp,
-    failover: Option<&str>,
-    protocol: Protocol,
-) -> String {
-    let words = Words::of(protocol);
-    let quiet_text = quiet.map(human).unwrap_or_else(|| "0s".to_string());
-    let behind = if waiting > 0 {
-        format!("; {} waiting", waiting)
-    } else {
-        String::new()
-    };
-    match verdict {
-        Verdict::Conflict => {
-            let names: Vec<&str> = holders.iter().map(|h| h.name()).collect();
-            format!(
-                "{} {} ({}): the one-at-a-time rule is broken",
-                n_nodes(holders.len()),
-                words.hold_at_once(),
-                names.join(", ")
-            )
-        }
-        Verdict::Jammed => match holders.first() {
-            Some(h) if h.state == NodeState::StalePermit => stale(h),
-            Some(h) => {
-                let for_how_long = h
-                    .hold
-                    .map(|d| format!("for {}", human(d)))
-                    .unwrap_or_else(|| "(held for an unknown time)".to_string());
-                match h.stuck_by {
-                    Some(StuckBy::Evidence) => {
-                        let phrase = h.findings.first().map(|f| f.phrase.as_str()).unwrap_or("");
-                        format!("{} {} and {phrase} {for_how_long}", h.name(), words.holds())
-                    }
-                    Some(StuckBy::NotReleased) => match h.complete_since {
-                        Some(t) => format!(
-                            "{} finished rolling {} ago but still holds the permit (stall threshold {})",
-                            h.name(),
-                            human(super::text::since(now, t)),
-                            human(threshold)
-                        ),
-                        None => format!(
-                            "{} finished rolling but still holds the permit, {}",
-                            h.name(),
-                            held(h)
-                        ),
-                    },
-                    _ => format!(
-                        "{} {} and has not finished rolling {for_how_long} (stall threshold {})",
-                        h.name(),
-                        words.holds(),
-                        human(threshold)
-                    ),
-                }
-            }
-            None => match front {
-                Some(f) => format!(
-                    "no node holds a permit; the walk's front {} is not healthy: {}{behind}",
-                    f.name(),
-                    f.findings.first().map(|x| x.short.as_str()).unwrap_or("")
-                ),
-                None => "jammed".to_string(),
+/// The cluster's reason: who, why, for how long.
+pub(crate) fn reason(s: Said<'_, '_>, threshold: SignedDuration, now: Timestamp) -> ClusterReason {
+    let quiet = s.quiet.map(secs);
+    match s.verdict {
+        Verdict::Conflict => ClusterReason::Conflict {
+            holders: s.holders.iter().map(|h| h.name().to_string()).collect(),
+            protocol: s.protocol,
+        },
+        Verdict::Jammed => match s.holders.first() {
+            Some(h) if h.state == NodeState::StalePermit => ClusterReason::StalePermit {
+                stale: stale(h),
+                jammed: true,
+            },
+            Some(h) => match (h.stuck_by, h.findings.first()) {
+                (Some(StuckBy::Evidence), Some(e)) => ClusterReason::HolderFailing {
+                    holder: h.name().to_string(),
+                    protocol: s.protocol,
+                    finding: e.finding.clone(),
+                    held: h.hold.map(secs),
+                },
+                (Some(StuckBy::NotReleased), _) => ClusterReason::HolderNotReleased {
+                    holder: h.name().to_string(),
+                    rolled_for: h.complete_since.map(|t| secs(since(now, t))),
+                    hold: hold(h),
+                    threshold: secs(threshold),
+                },
+                _ => ClusterReason::HolderHeldOver {
+                    holder: h.name().to_string(),
+                    protocol: s.protocol,
+                    held: h.hold.map(secs),
+                    threshold: secs(threshold),
+                },
+            },
+            None => match s.front {
+                Some(f) => ClusterReason::FrontFailing {
+                    front: f.name().to_string(),
+                    finding: f.findings.first().map(|e| e.finding.clone()),
+                    waiting: s.waiting,
+                },
+                None => ClusterReason::Jammed,
             },
         },
-        Verdict::Rolling => {
-            let Some(h) = holders.first() else {
-                return "rolling".to_string();
-            };
-            match h.state {
-                NodeState::Settling => format!(
-                    "{} has rolled, {}; the controller has yet to release its permit{behind}",
-                    h.name(),
-                    held(h)
-                ),
-                NodeState::StalePermit => {
-                    format!("{}; the node controller drops it when it runs", stale(h))
-                }
-                _ => format!("{} is rolling, {}{behind}", h.name(), words.held(h)),
-            }
-        }
-        Verdict::Stalled => {
-            let what = match (front, not_done) {
-                (Some(f), _) => format!("the walk's front {} {}", f.name(), front_clause(f)),
-                (None, Some(why)) => format!("the ValkeyCluster reports it is not done ({why})"),
-                (None, None) => "the roll is unfinished".to_string(),
-            };
-            let cause = failover.unwrap_or(
-                "the controller may be down, or deferring a primary without a synced replica",
-            );
-            format!("nothing has moved for {quiet_text}: {what}; {cause}")
-        }
-        Verdict::Waiting => {
-            let waiting = waiting_reason(front, not_done, waiting, &quiet_text, &behind);
-            match failover {
-                Some(f) => format!("{waiting}; {f}"),
-                None => waiting,
-            }
-        }
-        Verdict::Converged => {
-            if total == 0 {
-                "no ValkeyNodes in view".to_string()
-            } else {
-                format!("all {} rolled and healthy", n_nodes(total))
-            }
-        }
-    }
-}
-
-/// The Waiting verdict's sentence: who is next, or why nothing is.
-fn waiting_reason(
-    front: Option<&Judged<'_>>,
-    not_done: Option<&str>,
-    waiting: usize,
-    quiet_text: &str,
-    behind: &str,
-) -> String {
-    match (front, not_done) {
-        (Some(f), _) if f.state == NodeState::Waiting => format!(
-            "a grant is due: {} is next ({} waiting, quiet for {quiet_text})",
-            f.name(),
-            waiting
-        ),
-        (Some(f), _) => format!(
-            "the controller waits for {} to become healthy ({}){behind}, quiet for {quiet_text}",
-            f.name(),
-            f.unhealthy_because.join("; ")
-        ),
-        (None, Some(why)) => {
-            format!("the ValkeyCluster reports it is not done ({why}), quiet for {quiet_text}")
-        }
-        (None, None) => "waiting".to_string(),
+        Verdict::Rolling => match s.holders.first() {
+            None => ClusterReason::Rolling,
+            Some(h) => match h.state {
+                NodeState::Settling => ClusterReason::Settling {
+                    holder: h.name().to_string(),
+                    hold: hold(h),
+                    waiting: s.waiting,
+                },
+                NodeState::StalePermit => ClusterReason::StalePermit {
+                    stale: stale(h),
+                    jammed: false,
+                },
+                _ => ClusterReason::HolderRolling {
+                    holder: h.name().to_string(),
+                    protocol: s.protocol,
+                    hold: hold(h),
+                    waiting: s.waiting,
+                },
+            },
+        },
+        Verdict::Stalled => ClusterReason::Stalled {
+            quiet,
+            what: match (s.front, s.not_done) {
+                (Some(f), _) if f.state == NodeState::Waiting => Unfinished::FrontAsks {
+                    front: f.name().to_string(),
+                },
+                (Some(f), _) => Unfinished::FrontUnhealthy {
+                    front: f.name().to_string(),
+                    why: f.sickness(),
+                },
+                (None, Some(why)) => Unfinished::ClusterNotDone(why),
+                (None, None) => Unfinished::Unknown,
+            },
+            failover: s.failover,
+        },
+        Verdict::Waiting => ClusterReason::Waiting {
+            quiet,
+            waiting: s.waiting,
+            what: match (s.front, s.not_done) {
+                (Some(f), _) if f.state == NodeState::Waiting => WaitingFor::Grant {
+                    front: f.name().to_string(),
+                },
+                (Some(f), _) => WaitingFor::Health {
+                    front: f.name().to_string(),
+                    because: f.unhealthy_because.clone(),
+                },
+                (None, Some(why)) => WaitingFor::ClusterNotDone(why),
+                (None, None) => WaitingFor::Unknown,
+            },
+            failover: s.failover,
+        },
+        Verdict::Converged => ClusterReason::Converged { total: s.total },
     }
 }

@@ -670,6 +670,7 @@ fn kubeconfig_names(global: &GlobalArgs, lookup: Lookup) -> Option<Vec<Candidate
 mod tests {
     use super::*;
     use crate::fixture::sample::{bare_cluster, bare_node};
+    use crate::report::Finding;
     use crate::report::{Evidence, EvidenceKind, Verdict};
 
     fn words(w: &[&str]) -> Vec<String> {
@@ -884,11 +885,15 @@ mod tests {
     fn report() -> Report {
         use NodeState::*;
         let mut jammed_front = node("b-0-1", Blocking, None);
-        jammed_front.evidence.push(Evidence {
-            kind: EvidenceKind::CrashLoopBackOff,
-            message: "crash".into(),
-            last_termination: None,
-        });
+        jammed_front.evidence.push(Evidence::new(
+            EvidenceKind::CrashLoopBackOff,
+            Finding::ContainerWaiting {
+                pod: "valkey-b-0-1-0".into(),
+                container: "server".into(),
+                reason: "CrashLoopBackOff".into(),
+                restarts: 7,
+            },
+        ));
         let mut orphan = cluster(
             "gone",
             Verdict::Waiting,

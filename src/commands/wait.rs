@@ -274,7 +274,7 @@ fn eprint(text: &str) {
 mod tests {
     use super::*;
     use crate::fixture::sample::{bare_cluster, bare_node};
-    use crate::report::NodeReport;
+    use crate::report::{ClusterReason, NodeReport, Protocol};
 
     fn node(name: &str, state: NodeState, held: Option<u64>) -> NodeReport {
         NodeReport {
@@ -287,7 +287,11 @@ mod tests {
 
     fn cluster(name: &str, verdict: Verdict) -> ClusterReport {
         ClusterReport {
-            reason: format!("{name} is {verdict}"),
+            reason: match verdict {
+                Verdict::Converged => ClusterReason::Converged { total: 6 },
+                Verdict::Jammed => ClusterReason::Jammed,
+                _ => ClusterReason::Rolling,
+            },
             total: 6,
             done: Some(4),
             ..bare_cluster(name, verdict, Vec::new())
@@ -468,15 +472,20 @@ mod tests {
     #[test]
     fn final_words_say_why() {
         let mut r = report(&[Verdict::Converged, Verdict::Jammed]);
-        r.clusters[1].reason = "cache-1-1 holds the permit and its pod is CrashLoopBackOff".into();
+        r.clusters[1].reason = ClusterReason::HolderHeldOver {
+            holder: "cache-1-1".into(),
+            protocol: Protocol::P1,
+            held: Some(840),
+            threshold: 600,
+        };
         assert_eq!(
             final_words(&r, Exit::NeedsAttention, None),
-            "prod/c1 needs attention: JAMMED: cache-1-1 holds the permit and its pod is CrashLoopBackOff\n"
+            "prod/c1 needs attention: JAMMED: cache-1-1 holds the permit and has not finished rolling for 14m (stall threshold 10m)\n"
         );
         let r = report(&[Verdict::Rolling]);
         assert_eq!(
             final_words(&r, Exit::TimedOut, Some(std::time::Duration::from_secs(3))),
-            "timed out after 3s\nprod/c0 is still Rolling: c0 is Rolling\n"
+            "timed out after 3s\nprod/c0 is still Rolling: rolling\n"
         );
         assert_eq!(final_words(&r, Exit::Done, None), "");
     }

@@ -15,15 +15,15 @@
 //!   write, so nothing flickers and no frame piles into the scrollback. On
 //!   exit the normal screen comes back and the last report is printed there.
 //! - off a terminal, a full report with a timestamp line is printed only when
-//!   it changes visibly ([`visible_key`]); ticking durations alone are no
-//!   change. The connection state goes to stderr.
+//!   it changes visibly ([`Report::timeless`]); ticking durations alone are
+//!   no change. The connection state goes to stderr.
 
 use super::shared::{in_view, no_clusters_message, render_report};
 use crate::classify::classify;
 use crate::cli::{OutputFormat, StatusArgs};
 use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
-use crate::report::{EvidenceKind, GrantSource, NodeState, Protocol, Report, Verdict};
+use crate::report::Report;
 use crate::source::watch::{Connection, Scope, Update, Watch};
 use crate::source::{Live, live, live_namespace};
 use crate::units::timestamp;
@@ -118,104 +118,6 @@ pub(crate) fn render(report: &Report, ctx: &Ctx, scope: &Scope) -> Result<String
         }
         _ => render_report(report, ctx),
     }
-}
-
-/// What a person sees of a report, without what only ticks: durations, and
-/// the reason texts that quote them. Two reports with the same key look the
-/// same but for their clocks; off a terminal only a new key prints a report.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VisibleKey(Vec<ClusterKey>);
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct ClusterKey {
-    namespace: String,
-    name: String,
-    protocol: Protocol,
-    verdict: Verdict,
-    holders: Vec<String>,
-    front: Option<String>,
-    waiting: usize,
-    blocking: usize,
-    total: usize,
-    done: Option<usize>,
-    state: Option<String>,
-    state_reason: Option<String>,
-    nodes: Vec<NodeKey>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct NodeKey {
-    name: String,
-    shard: Option<u32>,
-    index: Option<u32>,
-    role: Option<String>,
-    state: NodeState,
-    queue_position: Option<usize>,
-    permit: Option<String>,
-    desired_revision: Option<String>,
-    last_rollout_hash: Option<String>,
-    ready: bool,
-    pod: Option<String>,
-    granted_at: Option<Timestamp>,
-    granted_at_source: GrantSource,
-    granted_by: Option<String>,
-    grant_reason: Option<String>,
-    evidence: Vec<EvidenceKind>,
-    /// `-o wide`'s LAST-EXIT: the failing container's last exit code and
-    /// reason.
-    last_exit: Option<(i32, Option<String>)>,
-}
-
-/// The [`VisibleKey`] of a report.
-pub fn visible_key(report: &Report) -> VisibleKey {
-    VisibleKey(
-        report
-            .clusters
-            .iter()
-            .map(|c| ClusterKey {
-                namespace: c.namespace.clone(),
-                name: c.name.clone(),
-                protocol: c.protocol,
-                verdict: c.verdict,
-                holders: c.holders.clone(),
-                front: c.front.clone(),
-                waiting: c.waiting,
-                blocking: c.blocking,
-                total: c.total,
-                done: c.done,
-                state: c.state.clone(),
-                state_reason: c.state_reason.clone(),
-                nodes: c
-                    .nodes
-                    .iter()
-                    .map(|n| NodeKey {
-                        name: n.name.clone(),
-                        shard: n.shard,
-                        index: n.index,
-                        role: n.role.clone(),
-                        state: n.state,
-                        queue_position: n.queue_position,
-                        permit: n.permit.clone(),
-                        desired_revision: n.desired_revision.clone(),
-                        last_rollout_hash: n.last_rollout_hash.clone(),
-                        ready: n.ready,
-                        pod: n.pod.clone(),
-                        granted_at: n.granted_at,
-                        granted_at_source: n.granted_at_source,
-                        granted_by: n.granted_by.clone(),
-                        grant_reason: n.grant_reason.clone(),
-                        evidence: n.evidence.iter().map(|e| e.kind).collect(),
-                        last_exit: n
-                            .facts
-                            .failing_container
-                            .as_ref()
-                            .and_then(|c| c.last.as_ref())
-                            .map(|t| (t.exit_code, t.reason.clone())),
-                    })
-                    .collect(),
-            })
-            .collect(),
-    )
 }
 
 /// The connection state as shown; `Lost` keeps the moment of the next try
@@ -328,7 +230,10 @@ struct Output<'a> {
 
 enum Mode {
     Terminal(Terminal),
-    Log { last: Option<VisibleKey> },
+    /// The [`Report::timeless`] of the report last printed.
+    Log {
+        last: Option<Report>,
+    },
 }
 
 /// The alternate screen, left again when dropped (also on an error).
@@ -400,7 +305,7 @@ impl<'a> Output<'a> {
                 self.redraw(connection)
             }
             Mode::Log { last } => {
-                let key = visible_key(report);
+                let key = report.timeless();
                 if last.as_ref() == Some(&key) {
                     return Ok(());
                 }
@@ -492,7 +397,10 @@ fn write_stdout(text: &str) -> Result<()> {
 mod tests {
     use super::*;
     use crate::fixture::sample::{bare_cluster, bare_node};
-    use crate::report::{ClusterReport, Evidence, NodeReport};
+    use crate::report::{
+        Ahead, ClusterReason, ClusterReport, Evidence, EvidenceKind, Finding, GrantSource, Hold,
+        NodeReason, NodeReport, NodeState, Protocol, RollStep, Verdict,
+    };
 
     fn node(name: &str, state: NodeState) -> NodeReport {
         NodeReport {
@@ -506,7 +414,15 @@ mod tests {
 
     fn cluster(verdict: Verdict, nodes: Vec<NodeReport>) -> ClusterReport {
         ClusterReport {
-            reason: "cache-0-1 holds the permit for 2m".into(),
+            reason: ClusterReason::HolderRolling {
+                holder: "cache-0-1".into(),
+                protocol: Protocol::P1,
+                hold: Hold {
+                    seconds: Some(120),
+                    source: GrantSource::Event,
+                },
+                waiting: 1,
+            },
             done: Some(0),
             quiet_for_seconds: Some(10),
             state: Some("Reconciling".into()),
@@ -515,18 +431,47 @@ mod tests {
         }
     }
 
+    fn unschedulable(for_seconds: u64, restarts: i32) -> Vec<Evidence> {
+        vec![
+            Evidence::new(
+                EvidenceKind::Unschedulable,
+                Finding::Unschedulable {
+                    pod: "valkey-cache-0-1-0".into(),
+                    for_seconds,
+                    message: None,
+                },
+            ),
+            Evidence::new(
+                EvidenceKind::CrashLoopBackOff,
+                Finding::ContainerWaiting {
+                    pod: "valkey-cache-0-1-0".into(),
+                    container: "server".into(),
+                    reason: "CrashLoopBackOff".into(),
+                    restarts,
+                },
+            ),
+        ]
+    }
+
     /// A holder rolling for 2m with a waiting node behind it.
     fn base() -> Report {
         let mut holder = node("cache-0-1", NodeState::Rolling);
         holder.permit = Some("h1".into());
         holder.held_for_seconds = Some(120);
         holder.granted_at_source = GrantSource::Event;
-        holder.reason = "rolling for 2m".into();
+        holder.reason = NodeReason::Rolling(RollStep::PodNotReady {
+            pod: Some("valkey-cache-0-1-0".into()),
+        });
+        holder.evidence = unschedulable(130, 7);
+        holder.facts.resource_version = Some("100".into());
         let mut waiting = node("cache-0-0", NodeState::Waiting);
         waiting.desired_revision = Some("h1".into());
         waiting.queue_position = Some(1);
         waiting.waiting_for_seconds = Some(300);
-        waiting.reason = "queue 1, behind cache-0-1 for 5m".into();
+        waiting.reason = NodeReason::Waiting {
+            queue: 1,
+            ahead: Ahead::Holders(vec!["cache-0-1".into()]),
+        };
         let mut c = cluster(Verdict::Rolling, vec![holder, waiting]);
         c.holders = vec!["cache-0-1".into()];
         c.front = Some("cache-0-0".into());
@@ -535,7 +480,7 @@ mod tests {
     }
 
     #[test]
-    fn visible_key_ignores_ticking_durations_and_sees_every_shown_change() {
+    fn timeless_reports_ignore_ticking_durations_and_see_every_shown_change() {
         type Edit = fn(&mut Report);
         // (case, edit, visible?)
         let cases: &[(&str, Edit, bool)] = &[
@@ -545,22 +490,43 @@ mod tests {
                 |r| {
                     let c = &mut r.clusters[0];
                     c.quiet_for_seconds = Some(70);
-                    c.reason = "cache-0-1 holds the permit for 3m".into();
+                    c.eta_seconds = c.eta_seconds.map(|s| s + 60);
+                    if let ClusterReason::HolderRolling { hold, .. } = &mut c.reason {
+                        hold.seconds = Some(180);
+                    }
                     c.nodes[0].held_for_seconds = Some(180);
-                    c.nodes[0].reason = "rolling for 3m".into();
+                    c.nodes[0].evidence = unschedulable(190, 7);
                     c.nodes[1].waiting_for_seconds = Some(360);
-                    c.nodes[1].reason = "queue 1, behind cache-0-1 for 6m".into();
                 },
                 false,
             ),
             (
-                "evidence message only (restart count)",
+                "a new resource version, nothing shown",
+                |r| r.clusters[0].nodes[0].facts.resource_version = Some("101".into()),
+                false,
+            ),
+            (
+                "the roll's history (not shown by status)",
+                |r| r.clusters[0].history.started_at = Some(crate::fixture::t(0)),
+                false,
+            ),
+            (
+                "a restart (shown in the REASON)",
+                |r| r.clusters[0].nodes[0].evidence = unschedulable(130, 8),
+                true,
+            ),
+            (
+                "evidence goes",
+                |r| r.clusters[0].nodes[0].evidence.clear(),
+                true,
+            ),
+            (
+                "a reason",
                 |r| {
-                    r.clusters[0].nodes[0].evidence = vec![Evidence {
-                        kind: EvidenceKind::CrashLoopBackOff,
-                        message: "restarts 8".into(),
-                        last_termination: None,
-                    }];
+                    r.clusters[0].nodes[1].reason = NodeReason::Waiting {
+                        queue: 1,
+                        ahead: Ahead::Nothing,
+                    }
                 },
                 true,
             ),
@@ -584,6 +550,11 @@ mod tests {
             ("cluster state", |r| r.clusters[0].state_reason = None, true),
             ("progress", |r| r.clusters[0].done = Some(1), true),
             ("ready", |r| r.clusters[0].nodes[1].ready = false, true),
+            (
+                "a duration becomes known",
+                |r| r.clusters[0].nodes[1].waiting_for_seconds = None,
+                true,
+            ),
             (
                 "grant time source",
                 |r| r.clusters[0].nodes[0].granted_at_source = GrantSource::ManagedFields,
@@ -609,32 +580,16 @@ mod tests {
             ),
             ("a cluster goes", |r| r.clusters.clear(), true),
         ];
-        let before = visible_key(&base());
+        let before = base().timeless();
         for (name, edit, visible) in cases {
             let mut report = base();
             edit(&mut report);
             assert_eq!(
-                visible_key(&report) != before,
+                report.timeless() != before,
                 *visible,
                 "{name}: visible change expected {visible}"
             );
         }
-        // A change of evidence kind is visible even when the count stays.
-        let mut a = base();
-        a.clusters[0].nodes[0].evidence = vec![Evidence {
-            kind: EvidenceKind::CrashLoopBackOff,
-            message: "x".into(),
-            last_termination: None,
-        }];
-        let mut b = a.clone();
-        b.clusters[0].nodes[0].evidence[0].kind = EvidenceKind::ImagePullBackOff;
-        assert_ne!(visible_key(&a), visible_key(&b));
-        b.clusters[0].nodes[0].evidence[0] = Evidence {
-            kind: EvidenceKind::CrashLoopBackOff,
-            message: "y (restarts 9)".into(),
-            last_termination: None,
-        };
-        assert_eq!(visible_key(&a), visible_key(&b), "message alone");
     }
 
     #[test]

@@ -191,6 +191,7 @@ fn encode(format: &'static str, err: impl std::fmt::Display) -> Error {
 mod tests {
     use super::*;
     use crate::fixture::sample;
+    use crate::report::{ClusterReason, NodeReason, Protocol, RollStep};
     use serde_json::Value;
     use std::collections::BTreeSet;
 
@@ -367,18 +368,30 @@ mod tests {
     fn yaml_keeps_long_and_odd_strings_on_one_line() {
         let mut report = sample::jammed();
         let long = "x ".repeat(80);
-        report.clusters[0].reason = long.trim_end().to_string();
-        report.clusters[0].nodes[0].reason = "two\nlines: and a # hash".into();
+        report.clusters[0].reason = ClusterReason::HolderHeldOver {
+            holder: long.trim_end().to_string(),
+            protocol: Protocol::P1,
+            held: Some(840),
+            threshold: 600,
+        };
+        report.clusters[0].nodes[0].reason = NodeReason::Rolling(RollStep::PodNotReady {
+            pod: Some("two\nlines: and a # hash".into()),
+        });
         let yaml = to_yaml(&report).unwrap();
         let reason_line = yaml
             .lines()
             .find(|l| l.trim_start().starts_with("reason: x x"))
             .unwrap_or_else(|| panic!("long reason not on one line:\n{yaml}"));
-        assert!(reason_line.ends_with("x x"), "{reason_line}");
+        assert!(
+            reason_line.ends_with(
+                "x x holds the permit and has not finished rolling for 14m (stall threshold 10m)"
+            ),
+            "{reason_line}"
+        );
         let back: Value = serde_saphyr::from_str(&yaml).unwrap();
         assert_eq!(
             back["clusters"][0]["nodes"][0]["reason"],
-            "two\nlines: and a # hash"
+            "pod two\nlines: and a # hash not Ready yet"
         );
     }
 

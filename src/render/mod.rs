@@ -12,6 +12,7 @@ pub mod json;
 pub mod steer;
 pub mod style;
 pub mod table;
+pub mod words;
 
 #[cfg(test)]
 mod classified;

@@ -92,15 +92,13 @@ fn summary(cluster: &ClusterReport) -> String {
                     "holds the permit"
                 }
             );
-            if !holder.reason.is_empty() {
-                line.push_str("; ");
-                line.push_str(&holder.reason);
-            }
+            line.push_str("; ");
+            line.push_str(&holder.reason.to_string());
             line.push_str("; ");
             line.push_str(&held(holder, p2));
             clean(&line)
         }
-        _ => clean(&cluster.reason),
+        _ => clean(&cluster.reason.to_string()),
     }
 }
 
@@ -294,7 +292,7 @@ fn row(node: &NodeReport, opts: TableOptions) -> Vec<Cell> {
             Cell::new(last_exit(node)),
         ]);
     }
-    cells.push(Cell::new(reason_cell(&node.reason)));
+    cells.push(Cell::new(reason_cell(&node.reason.to_string())));
     cells
 }
 
@@ -352,6 +350,7 @@ pub(crate) fn protocol_word(protocol: Protocol) -> String {
 mod tests {
     use super::*;
     use crate::fixture::sample;
+    use crate::report::{ClusterReason, NodeReason, RollStep, Sickness, Unfinished, Unhealthy};
 
     fn plain() -> TableOptions {
         TableOptions {
@@ -436,7 +435,14 @@ mod tests {
 
         let mut stalled = sample::converged().clusters.remove(0);
         stalled.verdict = Verdict::Stalled;
-        stalled.reason = "no holder; the front cache-0-1 is not ready".into();
+        stalled.reason = ClusterReason::Stalled {
+            quiet: Some(1500),
+            what: Unfinished::FrontUnhealthy {
+                front: "cache-0-1".into(),
+                why: Sickness::Status(vec![Unhealthy::NodeNotReady]),
+            },
+            failover: None,
+        };
         stalled.front = Some("cache-0-1".into());
         stalled.blocking = 1;
         stalled.quiet_for_seconds = Some(1500);
@@ -465,7 +471,7 @@ mod tests {
                 "stalled",
                 stalled,
                 &[
-                    "STALLED  no holder; the front cache-0-1 is not ready",
+                    "STALLED  nothing has moved for 25m: the walk's front cache-0-1 is not healthy (node not ready)",
                     "front cache-0-1 · 1 blocking · quiet 25m",
                     "ValkeyCluster not found",
                 ],
@@ -566,7 +572,9 @@ mod tests {
     #[test]
     fn hostile_text_cannot_break_a_row() {
         let mut report = sample::jammed();
-        report.clusters[0].nodes[0].reason = "line one\nline two\u{1b}[2J".into();
+        report.clusters[0].nodes[0].reason = NodeReason::Rolling(RollStep::PodNotReady {
+            pod: Some("line one\nline two\u{1b}[2J".into()),
+        });
         let out = status_table(&report, plain());
         assert!(!out.contains('\u{1b}'));
         assert!(out.contains(r"line one line two\u{1b}[2J"), "{out}");

@@ -218,18 +218,18 @@ fn evidence_words() {
     );
     let n = node(&r, N);
     assert_eq!(
-        n.reason,
+        n.reason.to_string(),
         "pod valkey-cache-0-1-0 superseded (revision rev-old, not Ready 3m)"
     );
     assert!(
-        n.evidence[0].message.contains("delete the pod"),
+        n.evidence[0].finding.to_string().contains("delete the pod"),
         "{}",
-        n.evidence[0].message
+        n.evidence[0].finding.to_string()
     );
     assert!(
-        n.evidence[0].message.contains("rev-new"),
+        n.evidence[0].finding.to_string().contains("rev-new"),
         "{}",
-        n.evidence[0].message
+        n.evidence[0].finding.to_string()
     );
 
     let r = holder_with(
@@ -241,7 +241,7 @@ fn evidence_words() {
             .pod_unschedulable(mins(-5)),
     );
     assert_eq!(
-        node(&r, N).reason,
+        node(&r, N).reason.to_string(),
         "pod valkey-cache-0-1-0 Unschedulable for 5m"
     );
 }
@@ -261,7 +261,7 @@ fn evidence_on_a_node_that_holds_nothing() {
     assert_eq!(kinds(&r), vec![OomKilled]);
     assert_eq!(state(&r, N), NodeState::Blocking);
     assert_eq!(
-        node(&r, N).reason,
+        node(&r, N).reason.to_string(),
         "pod valkey-cache-0-1-0 OOMKilled (restarts 1)"
     );
     assert_eq!(r.verdict, Verdict::Jammed);

@@ -112,7 +112,11 @@ fn builder_roll(r: &mut Replay, who: &str, other_state: NodeState, prefix: &str,
         prime.node(who, |n| n.new_pod().pod_waiting("CrashLoopBackOff", 2));
         let (sx, sy) = states(Stuck);
         let rep = prime.check(&format!("{prefix}9'"), sx, sy, Verdict::Jammed);
-        assert!(rep.reason.contains("CrashLoopBackOff"), "{}", rep.reason);
+        assert!(
+            rep.reason.to_string().contains("CrashLoopBackOff"),
+            "{}",
+            rep.reason
+        );
     }
 
     let at = r.tick();
@@ -310,7 +314,11 @@ fn builder_only_roll_p2() {
                     .not_ready(at)
             });
             let rep = prime.check("5'", Stuck, Waiting, Verdict::Jammed);
-            assert!(rep.reason.contains("ImagePullBackOff"), "{}", rep.reason);
+            assert!(
+                rep.reason.to_string().contains("ImagePullBackOff"),
+                "{}",
+                rep.reason
+            );
         }
 
         let at = r.tick();

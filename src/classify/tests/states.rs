@@ -262,7 +262,7 @@ fn stuck_node_report_reads_like_the_example() {
     let r = one(n, permitted("h1", mins(-14)));
     let got = node(&r, N);
     assert_eq!(
-        got.reason,
+        got.reason.to_string(),
         "pod valkey-cache-0-1-0 CrashLoopBackOff (restarts 7)"
     );
     assert_eq!(got.held_for_seconds, Some(840));
@@ -274,12 +274,15 @@ fn stuck_node_report_reads_like_the_example() {
     assert_eq!(got.pod.as_deref(), Some("valkey-cache-0-1-0"));
     assert_eq!(got.waiting_for_seconds, None);
     assert_eq!(
-        got.evidence[0].message,
+        got.evidence[0].finding.to_string(),
         "container server waiting: CrashLoopBackOff (restarts 7)"
     );
-    assert_eq!(got.evidence[1].message, "held 14m > stall threshold 10m");
     assert_eq!(
-        r.reason,
+        got.evidence[1].finding.to_string(),
+        "held 14m > stall threshold 10m"
+    );
+    assert_eq!(
+        r.reason.to_string(),
         "cache-0-1 holds the permit and its pod is CrashLoopBackOff (restarts 7) for 14m"
     );
     assert!(got.facts.holder && got.facts.cluster_owned && !got.facts.complete);
@@ -304,7 +307,7 @@ fn waiting_time_and_queue() {
         (a.state, a.queue_position, a.waiting_for_seconds),
         (Waiting, Some(1), Some(480))
     );
-    assert_eq!(a.reason, "queue 1, behind cache-0-2");
+    assert_eq!(a.reason.to_string(), "queue 1, behind cache-0-2");
     let b = node(&r, "cache-0-0");
     assert_eq!(
         (b.state, b.queue_position, b.waiting_for_seconds),
@@ -337,7 +340,10 @@ fn facts_are_filled() {
     let f = &node(&r, N).facts;
     assert!(!f.healthy);
     assert_eq!(
-        f.unhealthy_because,
+        f.unhealthy_because
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
         vec![
             "node not ready".to_string(),
             "generation 2 not observed (observed 1)".to_string()
@@ -345,7 +351,7 @@ fn facts_are_filled() {
     );
     assert_eq!(f.waiting_since, Some(mins(-2)));
     assert_eq!(
-        node(&r, N).reason,
+        node(&r, N).reason.to_string(),
         "node not ready; generation 2 not observed (observed 1)"
     );
 }

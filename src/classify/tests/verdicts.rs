@@ -359,7 +359,11 @@ fn reasons_name_who_why_and_how_long() {
     for (name, c, parts) in cases {
         let r = at0(&c);
         for p in parts {
-            assert!(r.reason.contains(p), "{name}: {:?} lacks {p:?}", r.reason);
+            assert!(
+                r.reason.to_string().contains(p),
+                "{name}: {:?} lacks {p:?}",
+                r.reason
+            );
         }
     }
 }
@@ -387,7 +391,10 @@ fn cluster_fields() {
     assert_eq!(r.stall_threshold_seconds, 600);
     assert!(r.cluster_found && !r.unfinished_by_cluster);
     assert_eq!(state(&r, "cache-2-0"), Standalone);
-    assert_eq!(node(&r, "cache-1-0").reason, "queue 2, behind cache-0-1");
+    assert_eq!(
+        node(&r, "cache-1-0").reason.to_string(),
+        "queue 2, behind cache-0-1"
+    );
 }
 
 /// Issue 12 item 4: the operator's `SupersededPodDeleted` (PR #410), on

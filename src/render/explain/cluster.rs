@@ -1,6 +1,7 @@
 //! One cluster's prose: why its queue is or is not moving, and what a
 //! person could do next.
 
+use crate::render::words;
 use crate::report::{ClusterReport, NodeState, Protocol, Verdict};
 use crate::shell::CommandLine;
 use crate::snapshot::ValkeyCluster;
@@ -38,14 +39,7 @@ pub(super) fn cluster_reasoning(
                     "{} holds the permit and is {} ({}); held {held} (grant time from {}). While \
                      it holds, the cluster controller grants no other node: {waiting} behind \
                      it.",
-                    holder.name,
-                    holder.state,
-                    if holder.reason.is_empty() {
-                        "no reason given"
-                    } else {
-                        &holder.reason
-                    },
-                    holder.granted_at_source,
+                    holder.name, holder.state, holder.reason, holder.granted_at_source,
                 ));
             } else if let Some(front) = cluster.front.as_deref().and_then(find) {
                 out.push(format!(
@@ -57,12 +51,12 @@ pub(super) fn cluster_reasoning(
                     front
                         .evidence
                         .iter()
-                        .map(|e| e.message.as_str())
+                        .map(|e| e.finding.to_string())
                         .collect::<Vec<_>>()
                         .join("; ")
                 ));
             } else {
-                out.push(cluster.reason.clone());
+                out.push(cluster.reason.to_string());
             }
         }
         Verdict::Stalled | Verdict::Waiting => {
@@ -76,7 +70,7 @@ pub(super) fn cluster_reasoning(
                     if front.facts.unhealthy_because.is_empty() {
                         "it is not healthy".to_string()
                     } else {
-                        front.facts.unhealthy_because.join("; ")
+                        words::joined(&front.facts.unhealthy_because)
                     }
                 )),
                 Some(front) => out.push(format!(

@@ -75,9 +75,7 @@ pub fn explain_node(
         clean(&format!("{}/{}", cluster.namespace, node.name))
     );
     let _ = writeln!(out, "  {}", clean(&x.place()));
-    if !node.reason.is_empty() {
-        let _ = writeln!(out, "  {}", clean(&node.reason));
-    }
+    let _ = writeln!(out, "  {}", clean(&node.reason.to_string()));
 
     section(&mut out, "Facts", color);
     for (key, value) in x.facts(now) {
@@ -103,7 +101,12 @@ pub fn explain_node(
         let rows = node
             .evidence
             .iter()
-            .map(|e| vec![Cell::new(e.kind.to_string()), Cell::new(clean(&e.message))])
+            .map(|e| {
+                vec![
+                    Cell::new(e.kind.to_string()),
+                    Cell::new(clean(&e.finding.to_string())),
+                ]
+            })
             .collect();
         out.push_str(&borderless(&["KIND", "MESSAGE"], rows, "  ", color));
     }
@@ -201,7 +204,7 @@ pub fn explain_cluster(
                         n.queue_position
                             .map_or_else(|| "-".into(), |q| q.to_string()),
                     ),
-                    Cell::new(reason_cell(&n.reason)),
+                    Cell::new(reason_cell(&n.reason.to_string())),
                 ]
             })
             .collect();
@@ -338,6 +341,7 @@ mod tests {
     use crate::fixture::sample;
     use crate::render::json::to_json;
     use crate::report::{Evidence, EvidenceKind, NodeState, Protocol};
+    use crate::report::{Finding, Unhealthy};
 
     fn jammed() -> ClusterReport {
         sample::jammed().clusters.remove(0)
@@ -407,11 +411,15 @@ mod tests {
     fn state_specific_prose() {
         let cluster = jammed();
         let mut superseded = node(&cluster, "cache-1-1").clone();
-        superseded.evidence.push(Evidence {
-            kind: EvidenceKind::SupersededPod,
-            message: "pod valkey-cache-1-1-0 on revision old, not Ready for 5m".into(),
-            last_termination: None,
-        });
+        superseded.evidence.push(Evidence::new(
+            EvidenceKind::SupersededPod,
+            Finding::SupersededPod {
+                pod: "valkey-cache-1-1-0".into(),
+                not_ready_for: 300,
+                pod_revision: "old".into(),
+                update_revision: "new".into(),
+            },
+        ));
         superseded.facts.pod_superseded_not_ready = true;
         // The predicate without the evidence's two minutes: still offered.
         let mut just_trapped = node(&cluster, "cache-1-1").clone();
@@ -421,7 +429,7 @@ mod tests {
         let mut blocking = node(&cluster, "cache-0-1").clone();
         blocking.state = NodeState::Blocking;
         blocking.facts.healthy = false;
-        blocking.facts.unhealthy_because = vec!["LiveConfigApplied is False".into()];
+        blocking.facts.unhealthy_because = vec![Unhealthy::LiveConfigNotApplied];
         let mut front = cluster.clone();
         front.front = Some("cache-0-1".into());
 
@@ -492,7 +500,7 @@ mod tests {
                 &front,
                 blocking,
                 &[
-                    "LiveConfigApplied is False",
+                    "live config not applied (LiveConfigApplied=False)",
                     "walk stops at the first node that is not healthy",
                     "It is the walk's front: 4 nodes wait behind it",
                 ],
@@ -560,13 +568,15 @@ mod tests {
         cluster.front = Some("sessions-0-1".into());
         cluster.quiet_for_seconds = Some(1800);
         cluster.nodes[0].state = NodeState::Blocking;
-        cluster.nodes[0].facts.unhealthy_because =
-            vec!["status.observedGeneration 3 is behind generation 4".into()];
+        cluster.nodes[0].facts.unhealthy_because = vec![Unhealthy::GenerationNotObserved {
+            generation: 4,
+            observed: 3,
+        }];
         let out = explain_cluster(&cluster, None, &[], sample::now(), false, None);
         for want in [
             "Why the queue is not moving",
             "The walk's front, sessions-0-1, is Blocking",
-            "observedGeneration 3 is behind generation 4",
+            "generation 4 not observed (observed 3)",
             "Nothing has moved for 30m",
             "valkey-roll explain sessions-0-1 -n prod",
         ] {

@@ -3,6 +3,7 @@
 
 use super::cluster::vr;
 use crate::render::table::protocol_word;
+use crate::render::words;
 use crate::report::{ClusterReport, EvidenceKind, GrantSource, NodeReport, NodeState, Protocol};
 use crate::shell::CommandLine;
 use crate::snapshot::{ValkeyNode, WorkloadKind};
@@ -87,7 +88,7 @@ impl NodeView<'_> {
                 } else if f.unhealthy_because.is_empty() {
                     "no".into()
                 } else {
-                    format!("no: {}", f.unhealthy_because.join("; "))
+                    format!("no: {}", words::joined(&f.unhealthy_because))
                 },
             ),
             (
@@ -202,7 +203,7 @@ impl NodeView<'_> {
             .evidence
             .iter()
             .filter(|e| e.kind.is_failure())
-            .map(|e| e.message.clone())
+            .map(|e| e.finding.to_string())
             .collect()
     }
 
@@ -376,7 +377,7 @@ impl NodeView<'_> {
                 let why = if f.unhealthy_because.is_empty() {
                     "it is not healthy".to_string()
                 } else {
-                    f.unhealthy_because.join("; ")
+                    words::joined(&f.unhealthy_because)
                 };
                 out.push(format!(
                     "It holds no permit and asks for nothing, but {why}. The cluster \

@@ -3,7 +3,7 @@
 //! printed for it: what, and why.
 
 use super::Action;
-use crate::report::{NodeReport, NodeState, Protocol};
+use crate::report::{NodeReport, NodeState, Protocol, Unhealthy};
 use crate::units::{human, short_hash};
 use std::fmt;
 
@@ -312,7 +312,10 @@ pub enum Warning {
     /// `--takeover`).
     OtherHolder { holder: HolderInfo, takeover: bool },
     /// The node is not healthy.
-    NotHealthy { node: String, because: Vec<String> },
+    NotHealthy {
+        node: String,
+        because: Vec<Unhealthy>,
+    },
     /// The revision written is not the one the node asks for.
     RevisionDiffers {
         node: String,
@@ -361,6 +364,7 @@ impl fmt::Display for Warning {
             Warning::NotHealthy { node, because } => {
                 write!(f, "{node} is not healthy")?;
                 if !because.is_empty() {
+                    let because: Vec<String> = because.iter().map(ToString::to_string).collect();
                     write!(f, " ({})", because.join("; "))?;
                 }
                 Ok(())

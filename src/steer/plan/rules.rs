@@ -285,7 +285,7 @@ fn pod_unhealthy_because(n: &NodeReport) -> Option<Vec<String>> {
         n.evidence
             .iter()
             .filter(|e| e.kind.is_failure())
-            .map(|e| e.message.clone()),
+            .map(|e| e.finding.to_string()),
     );
     (!because.is_empty()).then_some(because)
 }

@@ -120,12 +120,15 @@ fn grant_values_and_warnings() {
         ),
         (
             "an unhealthy node",
-            Scene::p1(vec![unhealthy(waiting("cache-0-1"), "pod not Ready")]),
+            Scene::p1(vec![unhealthy(
+                waiting("cache-0-1"),
+                Unhealthy::NodeNotReady,
+            )]),
             |_| {},
             H,
             vec![Warning::NotHealthy {
                 node: "cache-0-1".into(),
-                because: vec!["pod not Ready".into()],
+                because: vec![Unhealthy::NodeNotReady],
             }],
         ),
         (

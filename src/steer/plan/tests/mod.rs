@@ -12,7 +12,7 @@ mod undo;
 use super::*;
 use crate::error::Error;
 use crate::fixture::sample::{NEW as H, OLD, bare_cluster, bare_node, now};
-use crate::report::{Evidence, EvidenceKind, NodeFacts, NodeState, Verdict};
+use crate::report::{Evidence, EvidenceKind, Finding, NodeFacts, NodeState, Unhealthy, Verdict};
 use crate::snapshot::{ValkeyNode, keys};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::{Value, json};
@@ -58,21 +58,26 @@ fn primary(mut n: NodeReport) -> NodeReport {
     n
 }
 
-fn unhealthy(mut n: NodeReport, why: &str) -> NodeReport {
+fn unhealthy(mut n: NodeReport, why: Unhealthy) -> NodeReport {
     n.facts.healthy = false;
     n.ready = false;
-    n.facts.unhealthy_because = vec![why.into()];
+    n.facts.unhealthy_because = vec![why];
     n
 }
 
 /// The node's pod is not Ready and crash-loops.
 fn crashing(mut n: NodeReport) -> NodeReport {
-    n = unhealthy(n, "pod not Ready");
+    n = unhealthy(n, Unhealthy::NodeNotReady);
     n.pod = Some(format!("valkey-{}-0", n.name));
     n.facts.pod_ready = Some(false);
     n.evidence.push(Evidence {
         kind: EvidenceKind::CrashLoopBackOff,
-        message: "container server waiting: CrashLoopBackOff (restarts 7)".into(),
+        finding: Finding::ContainerWaiting {
+            pod: format!("valkey-{}-0", n.name),
+            container: "server".into(),
+            reason: "CrashLoopBackOff".into(),
+            restarts: 7,
+        },
         last_termination: None,
     });
     n

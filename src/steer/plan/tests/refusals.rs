@@ -219,7 +219,7 @@ fn the_primary_check_reads_the_node_role() {
             "P1: role primary, not ready",
             Scene::p1(vec![claims_primary(unhealthy(
                 waiting("cache-0-0"),
-                "node not ready",
+                Unhealthy::NodeNotReady,
             ))]),
             grant.clone(),
             true,
@@ -237,7 +237,7 @@ fn the_primary_check_reads_the_node_role() {
             "P2: role primary, not ready",
             Scene::p2(vec![claims_primary(unhealthy(
                 waiting("cache-0-0"),
-                "node not ready",
+                Unhealthy::NodeNotReady,
             ))]),
             grant.clone(),
             true,
@@ -285,7 +285,7 @@ fn the_primary_check_reads_the_node_role() {
     f.allow_primary = true;
     let scene = Scene::p1(vec![claims_primary(unhealthy(
         waiting("cache-0-0"),
-        "node not ready",
+        Unhealthy::NodeNotReady,
     ))]);
     let p = run(&scene, &f);
     assert!(

@@ -76,18 +76,14 @@ fn revoke_patch_undo_and_confirmation() {
 
 #[test]
 fn revoke_asks_when_the_holders_pod_is_unhealthy() {
-    let evidence = |kind: EvidenceKind, message: &str| Evidence {
-        kind,
-        message: message.into(),
-        last_termination: None,
-    };
+    let evidence = Evidence::new;
     // (case, holder, asks confirmation)
     let cases: Vec<(&str, NodeReport, bool)> = vec![
         (
             "Settling: pod Ready, node not ready yet",
             unhealthy(
                 holder("cache-0-1", NodeState::Settling, H, Some(60)),
-                "node status not ready",
+                Unhealthy::NodeNotReady,
             ),
             false,
         ),
@@ -95,7 +91,10 @@ fn revoke_asks_when_the_holders_pod_is_unhealthy() {
             "node generation not observed, pod Ready",
             unhealthy(
                 holder("cache-0-1", NodeState::Rolling, H, Some(60)),
-                "generation 3 not observed (2)",
+                Unhealthy::GenerationNotObserved {
+                    generation: 3,
+                    observed: 2,
+                },
             ),
             false,
         ),
@@ -123,7 +122,10 @@ fn revoke_asks_when_the_holders_pod_is_unhealthy() {
                 let mut n = holder("cache-0-1", NodeState::Stuck, H, Some(60));
                 n.evidence.push(evidence(
                     EvidenceKind::ProgressDeadlineExceeded,
-                    "Deployment valkey-cache-0-1 ProgressDeadlineExceeded",
+                    Finding::ProgressDeadlineExceeded {
+                        deployment: "valkey-cache-0-1".into(),
+                        message: None,
+                    },
                 ));
                 n
             },
@@ -135,7 +137,10 @@ fn revoke_asks_when_the_holders_pod_is_unhealthy() {
                 let mut n = holder("cache-0-1", NodeState::Stuck, H, Some(900));
                 n.evidence.push(evidence(
                     EvidenceKind::HeldOverThreshold,
-                    "held 15m > stall threshold 10m",
+                    Finding::HeldOverThreshold {
+                        held: 900,
+                        threshold: 600,
+                    },
                 ));
                 n
             },

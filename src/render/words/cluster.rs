@@ -1,0 +1,286 @@
+//! The cluster's reason sentence: who, why, for how long.
+
+use super::evidence::joined;
+use super::{Phrase, Short, and_waiting, human_or_zero, nodes};
+use crate::report::{
+    ClusterReason, Failover, Hold, NotDone, Protocol, Stale, Unfinished, WaitingFor,
+};
+use crate::units::{human, short_hash};
+use std::fmt;
+
+/// The protocol's words for a holder: P1's permit is held; in P2 the
+/// cluster controller advanced the node's spec.workloadRevision and the
+/// node is in flight (the operator's own word), so nothing "holds".
+#[derive(Clone, Copy)]
+struct Words {
+    p2: bool,
+}
+
+impl Words {
+    fn of(protocol: Protocol) -> Self {
+        Words {
+            p2: protocol == Protocol::P2,
+        }
+    }
+    /// `holds the permit` / `is in flight`.
+    fn holds(self) -> &'static str {
+        if self.p2 {
+            "is in flight"
+        } else {
+            "holds the permit"
+        }
+    }
+    /// `hold a permit at once` / `are in flight at once`.
+    fn hold_at_once(self) -> &'static str {
+        if self.p2 {
+            "are in flight at once"
+        } else {
+            "hold a permit at once"
+        }
+    }
+    /// `held 14m (event)` / `advanced 14m ago (event)`, or unknown.
+    fn held(self, hold: &Hold) -> String {
+        match (hold.seconds, self.p2) {
+            (Some(d), false) => format!("held {} ({})", human(d), hold.source),
+            (Some(d), true) => format!("advanced {} ago ({})", human(d), hold.source),
+            (None, false) => "held for an unknown time".to_string(),
+            (None, true) => "advanced at an unknown time".to_string(),
+        }
+    }
+}
+
+/// `held 14m (event)` or `held for an unknown time` (P1's words: a stale
+/// permit and a permit not released are P1's).
+fn held(hold: &Hold) -> String {
+    Words::of(Protocol::P1).held(hold)
+}
+
+/// `for 14m`, or `(held for an unknown time)`.
+fn for_how_long(held: Option<u64>) -> String {
+    held.map(|d| format!("for {}", human(d)))
+        .unwrap_or_else(|| "(held for an unknown time)".to_string())
+}
+
+/// `cache-1-1 holds a stale permit 9f2c… while it asks for 41ab…, held 3m (event)`.
+impl fmt::Display for Stale {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} holds a stale permit {} while it asks for {}, {}",
+            self.holder,
+            short_hash(&self.permit),
+            short_hash(&self.asks_for),
+            held(&self.hold)
+        )
+    }
+}
+
+impl fmt::Display for NotDone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotDone::OldGeneration {
+                observed,
+                generation,
+            } => write!(
+                f,
+                "its Ready condition is for generation {observed}, the spec is at generation {generation}"
+            ),
+            NotDone::NotReady { status, reason } => {
+                write!(f, "Ready={status}")?;
+                match reason {
+                    Some(r) => write!(f, ", reason {r}"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Failover {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ago = self
+            .last_ago
+            .map(|d| format!(" {} ago", human(d)))
+            .unwrap_or_default();
+        write!(
+            f,
+            "the controller is trying to fail over the primary {} (initiated {} {}, last {}{ago})",
+            self.primary,
+            self.initiated,
+            if self.initiated == 1 { "time" } else { "times" },
+            self.last
+        )
+    }
+}
+
+impl fmt::Display for Unfinished {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unfinished::FrontAsks { front } => {
+                write!(f, "the walk's front {front} asks for a permit")
+            }
+            Unfinished::FrontUnhealthy { front, why } => {
+                write!(f, "the walk's front {front} is not healthy ({why})")
+            }
+            Unfinished::ClusterNotDone(why) => {
+                write!(f, "the ValkeyCluster reports it is not done ({why})")
+            }
+            Unfinished::Unknown => f.write_str("the roll is unfinished"),
+        }
+    }
+}
+
+/// The Waiting verdict's sentence: who is next, or why nothing is.
+fn waiting_for(what: &WaitingFor, waiting: usize, quiet: &str) -> String {
+    match what {
+        WaitingFor::Grant { front } => {
+            format!("a grant is due: {front} is next ({waiting} waiting, quiet for {quiet})")
+        }
+        WaitingFor::Health { front, because } => format!(
+            "the controller waits for {front} to become healthy ({}){}, quiet for {quiet}",
+            joined(because),
+            and_waiting(waiting)
+        ),
+        WaitingFor::ClusterNotDone(why) => {
+            format!("the ValkeyCluster reports it is not done ({why}), quiet for {quiet}")
+        }
+        WaitingFor::Unknown => "waiting".to_string(),
+    }
+}
+
+impl fmt::Display for ClusterReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClusterReason::Conflict { holders, protocol } => write!(
+                f,
+                "{} {} ({}): the one-at-a-time rule is broken",
+                nodes(holders.len()),
+                Words::of(*protocol).hold_at_once(),
+                holders.join(", ")
+            ),
+            ClusterReason::StalePermit {
+                stale,
+                jammed: true,
+            } => write!(f, "{stale}"),
+            ClusterReason::StalePermit {
+                stale,
+                jammed: false,
+            } => write!(f, "{stale}; the node controller drops it when it runs"),
+            ClusterReason::HolderFailing {
+                holder,
+                protocol,
+                finding,
+                held,
+            } => write!(
+                f,
+                "{holder} {} and {} {}",
+                Words::of(*protocol).holds(),
+                Phrase(finding),
+                for_how_long(*held)
+            ),
+            ClusterReason::HolderNotReleased {
+                holder,
+                rolled_for: Some(d),
+                threshold,
+                ..
+            } => write!(
+                f,
+                "{holder} finished rolling {} ago but still holds the permit (stall threshold {})",
+                human(*d),
+                human(*threshold)
+            ),
+            ClusterReason::HolderNotReleased {
+                holder,
+                rolled_for: None,
+                hold,
+                ..
+            } => write!(
+                f,
+                "{holder} finished rolling but still holds the permit, {}",
+                held(hold)
+            ),
+            ClusterReason::HolderHeldOver {
+                holder,
+                protocol,
+                held,
+                threshold,
+            } => write!(
+                f,
+                "{holder} {} and has not finished rolling {} (stall threshold {})",
+                Words::of(*protocol).holds(),
+                for_how_long(*held),
+                human(*threshold)
+            ),
+            ClusterReason::FrontFailing {
+                front,
+                finding,
+                waiting,
+            } => {
+                write!(
+                    f,
+                    "no node holds a permit; the walk's front {front} is not healthy: "
+                )?;
+                if let Some(finding) = finding {
+                    write!(f, "{}", Short(finding))?;
+                }
+                f.write_str(&and_waiting(*waiting))
+            }
+            ClusterReason::Jammed => f.write_str("jammed"),
+            ClusterReason::Settling {
+                holder,
+                hold,
+                waiting,
+            } => write!(
+                f,
+                "{holder} has rolled, {}; the controller has yet to release its permit{}",
+                held(hold),
+                and_waiting(*waiting)
+            ),
+            ClusterReason::HolderRolling {
+                holder,
+                protocol,
+                hold,
+                waiting,
+            } => write!(
+                f,
+                "{holder} is rolling, {}{}",
+                Words::of(*protocol).held(hold),
+                and_waiting(*waiting)
+            ),
+            ClusterReason::Rolling => f.write_str("rolling"),
+            ClusterReason::Stalled {
+                quiet,
+                what,
+                failover,
+            } => {
+                write!(
+                    f,
+                    "nothing has moved for {}: {what}; ",
+                    human_or_zero(*quiet)
+                )?;
+                match failover {
+                    Some(failover) => write!(f, "{failover}"),
+                    None => f.write_str(
+                        "the controller may be down, or deferring a primary without a synced replica",
+                    ),
+                }
+            }
+            ClusterReason::Waiting {
+                quiet,
+                waiting,
+                what,
+                failover,
+            } => {
+                f.write_str(&waiting_for(what, *waiting, &human_or_zero(*quiet)))?;
+                match failover {
+                    Some(failover) => write!(f, "; {failover}"),
+                    None => Ok(()),
+                }
+            }
+            ClusterReason::Converged { total: 0 } => f.write_str("no ValkeyNodes in view"),
+            ClusterReason::Converged { total } => {
+                write!(f, "all {} rolled and healthy", nodes(*total))
+            }
+        }
+    }
+}

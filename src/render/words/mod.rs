@@ -1,0 +1,58 @@
+//! The words of the classifier's facts (`crate::report::reason`): one
+//! place per kind of thing said. Each fact type's `Display` is its words,
+//! and its `Serialize` writes the same words as a string, so the document's
+//! `reason` and `message` fields, the REASON column and explain's prose
+//! say it alike.
+//!
+//! - [`node`]: a node's REASON;
+//! - [`cluster`]: the cluster's reason sentence, and what it is built of;
+//! - [`evidence`]: failure evidence, worded three ways (the document's
+//!   message, the REASON column's short form, the cluster sentence's
+//!   phrase), and why a node is not healthy.
+
+mod cluster;
+mod evidence;
+mod node;
+
+pub use evidence::{Phrase, Short, joined};
+
+use crate::units::human;
+
+/// Serialize as the `Display` words.
+macro_rules! serialize_as_words {
+    ($($ty:ty),*) => {$(
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )*};
+}
+serialize_as_words!(
+    crate::report::NodeReason,
+    crate::report::ClusterReason,
+    crate::report::Finding
+);
+
+/// `1 node` / `3 nodes`.
+fn nodes(n: usize) -> String {
+    if n == 1 {
+        "1 node".to_string()
+    } else {
+        format!("{n} nodes")
+    }
+}
+
+/// `; 3 waiting`, or nothing when none waits.
+fn and_waiting(waiting: usize) -> String {
+    if waiting > 0 {
+        format!("; {waiting} waiting")
+    } else {
+        String::new()
+    }
+}
+
+/// A duration the report may not know: `14m`, else `0s`.
+fn human_or_zero(seconds: Option<u64>) -> String {
+    seconds.map_or_else(|| "0s".to_string(), human)
+}

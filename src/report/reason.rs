@@ -1,0 +1,390 @@
+//! Why a node is in its state and why a cluster has its verdict, as facts:
+//! which node, which pod and container, how many restarts, which
+//! revisions, how long. The classifier decides them; `render::words` says
+//! them, through the `Display` and `Serialize` of each type here (the
+//! document's `reason` and `message` strings are those words), so a
+//! sentence is written in one place.
+//!
+//! Durations are whole seconds at the moment of judging, as the document's
+//! `*Seconds` fields; [`Report::timeless`](super::Report::timeless) sets
+//! them aside where only the clock moved.
+
+use super::{GrantSource, Protocol};
+
+/// Whole seconds, as the report states durations.
+pub type Seconds = u64;
+
+/// A node's REASON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeReason {
+    Standalone,
+    /// P1: a permit for another revision than the node asks for.
+    StalePermit {
+        permit: String,
+        asks_for: String,
+    },
+    /// Stuck by failure evidence: its first piece.
+    Failing(Finding),
+    /// Stuck: rolled, and the permit still held. `rolled_for` None: Ready
+    /// since an unknown time.
+    NotReleased {
+        rolled_for: Option<Seconds>,
+        held: Seconds,
+    },
+    /// Stuck: held over the stall threshold, not rolled.
+    HeldOverThreshold {
+        held: Seconds,
+        threshold: Seconds,
+    },
+    Settling,
+    Rolling(RollStep),
+    /// In the queue at `queue`, behind `ahead`.
+    Waiting {
+        queue: usize,
+        ahead: Ahead,
+    },
+    Blocking(Sickness),
+    Converged,
+}
+
+/// Where a Rolling holder's roll is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RollStep {
+    /// P1: granted, and the template not applied yet.
+    PermitNotApplied,
+    SpecNotObserved,
+    WorkloadRolling,
+    /// Its pod (by name, when known) is not Ready yet.
+    PodNotReady {
+        pod: Option<String>,
+    },
+    Rolling,
+}
+
+/// Who a Waiting node waits behind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ahead {
+    Holders(Vec<String>),
+    Front {
+        node: String,
+        blocking: bool,
+    },
+    /// It is the front itself.
+    Nothing,
+}
+
+/// Why a node is not healthy, in short: its first piece of failure
+/// evidence, else what its status says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sickness {
+    Failing(Finding),
+    Status(Vec<Unhealthy>),
+}
+
+/// One reason a node is not healthy (PLUGIN.md, Healthy).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unhealthy {
+    NodeNotReady,
+    PodBeingDeleted { pod: String },
+    PodNotReady { pod: String },
+    GenerationNotObserved { generation: i64, observed: i64 },
+    LiveConfigNotApplied,
+}
+
+/// What a piece of evidence found (the document's `message`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    /// A container waiting for one of the failure reasons
+    /// (CrashLoopBackOff, ImagePullBackOff...), as the kubelet spells it.
+    ContainerWaiting {
+        pod: String,
+        container: String,
+        reason: String,
+        restarts: i32,
+    },
+    OomKilled {
+        pod: String,
+        container: String,
+        restarts: i32,
+    },
+    /// Restarting while Running; its last exit code and reason as
+    /// `lastState.terminated` gives them.
+    RestartLoop {
+        pod: String,
+        container: String,
+        restarts: i32,
+        last_exit: Option<(i32, Option<String>)>,
+    },
+    Unschedulable {
+        pod: String,
+        for_seconds: Seconds,
+        message: Option<String>,
+    },
+    /// A StatefulSet pod not Ready on a revision other than the update
+    /// revision (the OrderedReady trap).
+    SupersededPod {
+        pod: String,
+        not_ready_for: Seconds,
+        pod_revision: String,
+        update_revision: String,
+    },
+    ProgressDeadlineExceeded {
+        deployment: String,
+        message: Option<String>,
+    },
+    HeldOverThreshold {
+        held: Seconds,
+        threshold: Seconds,
+    },
+    /// Rolled and Ready (for `ready_for`; None: since an unknown time),
+    /// the permit still held.
+    NotReleased {
+        ready_for: Option<Seconds>,
+        held: Seconds,
+        threshold: Seconds,
+    },
+}
+
+/// How long a holder has held, and how that is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hold {
+    /// None: the grant time is unknown.
+    pub seconds: Option<Seconds>,
+    pub source: GrantSource,
+}
+
+/// A P1 holder whose permit is for another revision than it asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stale {
+    pub holder: String,
+    pub permit: String,
+    pub asks_for: String,
+    pub hold: Hold,
+}
+
+/// Why the ValkeyCluster says its roll is not done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotDone {
+    /// Its Ready condition is for an older generation than its spec's.
+    OldGeneration { observed: i64, generation: i64 },
+    /// Its Ready condition is not True.
+    NotReady {
+        status: String,
+        reason: Option<String>,
+    },
+}
+
+/// The controller keeps trying to fail over the primary at the front.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failover {
+    pub primary: String,
+    /// How often a failover was initiated.
+    pub initiated: u32,
+    /// The reason of the newest failover event, and how long ago it was.
+    pub last: String,
+    pub last_ago: Option<Seconds>,
+}
+
+/// What keeps an unfinished roll with no holder from being done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unfinished {
+    /// The walk's front asks for a permit.
+    FrontAsks {
+        front: String,
+    },
+    /// The walk's front is not healthy.
+    FrontUnhealthy {
+        front: String,
+        why: Sickness,
+    },
+    ClusterNotDone(NotDone),
+    Unknown,
+}
+
+/// Why a Waiting cluster waits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WaitingFor {
+    /// The front asks: the controller is due to grant it.
+    Grant {
+        front: String,
+    },
+    /// The front is not healthy, for these reasons.
+    Health {
+        front: String,
+        because: Vec<Unhealthy>,
+    },
+    ClusterNotDone(NotDone),
+    Unknown,
+}
+
+/// The cluster's reason: who, why, for how long.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClusterReason {
+    /// More than one node holds or is in flight.
+    Conflict {
+        holders: Vec<String>,
+        protocol: Protocol,
+    },
+    /// Jammed, or rolling until the node controller drops it.
+    StalePermit {
+        stale: Stale,
+        jammed: bool,
+    },
+    /// Jammed: the holder has failure evidence.
+    HolderFailing {
+        holder: String,
+        protocol: Protocol,
+        finding: Finding,
+        held: Option<Seconds>,
+    },
+    /// Jammed: the holder rolled and still holds the permit.
+    HolderNotReleased {
+        holder: String,
+        rolled_for: Option<Seconds>,
+        hold: Hold,
+        threshold: Seconds,
+    },
+    /// Jammed: the holder has held over the threshold, not rolled.
+    HolderHeldOver {
+        holder: String,
+        protocol: Protocol,
+        held: Option<Seconds>,
+        threshold: Seconds,
+    },
+    /// Jammed: nothing holds, and the walk's front fails.
+    FrontFailing {
+        front: String,
+        finding: Option<Finding>,
+        waiting: usize,
+    },
+    Jammed,
+    /// The holder rolled; the controller has yet to release it.
+    Settling {
+        holder: String,
+        hold: Hold,
+        waiting: usize,
+    },
+    HolderRolling {
+        holder: String,
+        protocol: Protocol,
+        hold: Hold,
+        waiting: usize,
+    },
+    Rolling,
+    Stalled {
+        quiet: Option<Seconds>,
+        what: Unfinished,
+        failover: Option<Failover>,
+    },
+    Waiting {
+        quiet: Option<Seconds>,
+        waiting: usize,
+        what: WaitingFor,
+        failover: Option<Failover>,
+    },
+    Converged {
+        total: usize,
+    },
+}
+
+impl NodeReason {
+    /// The same reason with its durations at zero.
+    pub(super) fn timeless(&mut self) {
+        match self {
+            NodeReason::Failing(f) => f.timeless(),
+            NodeReason::NotReleased { rolled_for, held } => {
+                zero(rolled_for);
+                *held = 0;
+            }
+            NodeReason::HeldOverThreshold { held, .. } => *held = 0,
+            NodeReason::Blocking(s) => s.timeless(),
+            _ => {}
+        }
+    }
+}
+
+impl Sickness {
+    fn timeless(&mut self) {
+        if let Sickness::Failing(f) = self {
+            f.timeless();
+        }
+    }
+}
+
+impl Finding {
+    /// The same finding with its durations at zero.
+    pub(super) fn timeless(&mut self) {
+        match self {
+            Finding::Unschedulable { for_seconds, .. } => *for_seconds = 0,
+            Finding::SupersededPod { not_ready_for, .. } => *not_ready_for = 0,
+            Finding::HeldOverThreshold { held, .. } => *held = 0,
+            Finding::NotReleased {
+                ready_for, held, ..
+            } => {
+                zero(ready_for);
+                *held = 0;
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Hold {
+    fn timeless(&mut self) {
+        zero(&mut self.seconds);
+    }
+}
+
+impl ClusterReason {
+    /// The same reason with its durations at zero.
+    pub(super) fn timeless(&mut self) {
+        match self {
+            ClusterReason::StalePermit { stale, .. } => stale.hold.timeless(),
+            ClusterReason::HolderFailing { finding, held, .. } => {
+                finding.timeless();
+                zero(held);
+            }
+            ClusterReason::HolderNotReleased {
+                rolled_for, hold, ..
+            } => {
+                zero(rolled_for);
+                hold.timeless();
+            }
+            ClusterReason::HolderHeldOver { held, .. } => zero(held),
+            ClusterReason::FrontFailing {
+                finding: Some(f), ..
+            } => f.timeless(),
+            ClusterReason::Settling { hold, .. } | ClusterReason::HolderRolling { hold, .. } => {
+                hold.timeless()
+            }
+            ClusterReason::Stalled {
+                quiet,
+                what,
+                failover,
+            } => {
+                zero(quiet);
+                if let Unfinished::FrontUnhealthy { why, .. } = what {
+                    why.timeless();
+                }
+                if let Some(f) = failover {
+                    zero(&mut f.last_ago);
+                }
+            }
+            ClusterReason::Waiting {
+                quiet, failover, ..
+            } => {
+                zero(quiet);
+                if let Some(f) = failover {
+                    zero(&mut f.last_ago);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn zero(s: &mut Option<Seconds>) {
+    if s.is_some() {
+        *s = Some(0);
+    }
+}
