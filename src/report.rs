@@ -342,7 +342,7 @@ pub struct NodeFacts {
     /// The start of its wait (Waiting/Blocking), when known.
     pub waiting_since: Option<Timestamp>,
     /// The grant-time sources that were not available, and why.
-    pub unavailable_sources: Vec<String>,
+    pub unavailable_sources: Vec<Unavailable>,
     /// `metadata.resourceVersion` of the ValkeyNode as read.
     pub resource_version: Option<String>,
     /// Behind a Spec-driven edit: the image the node's spec has, and the

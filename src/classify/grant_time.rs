@@ -7,7 +7,7 @@ use super::events;
 use super::index::Index;
 use super::node::NodeView;
 use super::text::hash_in;
-use crate::report::{GrantSource, Protocol};
+use crate::report::{GrantSource, Protocol, Unavailable};
 use crate::snapshot::keys;
 use jiff::Timestamp;
 
@@ -20,7 +20,7 @@ pub(crate) struct Grant {
     pub by: Option<String>,
     pub reason: Option<String>,
     /// Every source that could not give a time, and why.
-    pub unavailable: Vec<String>,
+    pub unavailable: Vec<Unavailable>,
 }
 
 impl Grant {
@@ -35,9 +35,6 @@ impl Grant {
     }
 }
 
-pub(crate) const NO_MANAGED_FIELDS: &str = "no managedFields in this snapshot (kubectl get -o yaml drops them unless --show-managed-fields)";
-const EXPIRE: &str = "events expire after an hour by default";
-
 /// The `fieldsV1` path of the permit: P1's annotation, P2's spec field.
 fn permit_path(protocol: Protocol) -> Vec<String> {
     match protocol {
@@ -47,13 +44,6 @@ fn permit_path(protocol: Protocol) -> Vec<String> {
             "f:annotations".into(),
             format!("f:{}", keys::ANN_PERMIT),
         ],
-    }
-}
-
-fn permit_field(protocol: Protocol) -> String {
-    match protocol {
-        Protocol::P2 => "spec.workloadRevision".to_string(),
-        Protocol::P1 | Protocol::Unknown => format!("the {} annotation", keys::ANN_PERMIT),
     }
 }
 
@@ -96,26 +86,22 @@ fn trace(
     view: &NodeView<'_>,
     protocol: Protocol,
     permit: &str,
-) -> Result<(Timestamp, Option<String>, Option<String>), String> {
+) -> Result<(Timestamp, Option<String>, Option<String>), Unavailable> {
     let node = view.node;
     let Some(at) = node.annotation(keys::ANN_GRANTED_AT) else {
-        return Err(format!(
-            "no {} annotation (the permit was not granted by hand with this plugin)",
-            keys::ANN_GRANTED_AT
-        ));
+        return Err(Unavailable::NoTrace);
     };
     let Ok(at) = at.trim().parse::<Timestamp>() else {
-        return Err(format!(
-            "{} is not an RFC 3339 time: {at:?}",
-            keys::ANN_GRANTED_AT
-        ));
+        return Err(Unavailable::TraceTimeInvalid {
+            value: at.to_string(),
+        });
     };
     let revision = node.annotation(keys::ANN_GRANTED_REVISION).unwrap_or("");
     if revision != permit {
-        return Err(format!(
-            "trace annotations are stale: {} {revision:?} is not the current permit {permit:?}",
-            keys::ANN_GRANTED_REVISION
-        ));
+        return Err(Unavailable::TraceForOtherRevision {
+            revision: revision.to_string(),
+            permit: permit.to_string(),
+        });
     }
     // Where managedFields are present, the permit must have been written by
     // the plugin. When no entry owns the field the check cannot be made, and
@@ -124,13 +110,10 @@ fn trace(
         && !owners.is_empty()
         && !owners.iter().any(|(m, _)| m == keys::FIELD_MANAGER)
     {
-        let managers: Vec<&str> = owners.iter().map(|(m, _)| m.as_str()).collect();
-        return Err(format!(
-            "trace annotations are stale: {} is managed by {}, not {}",
-            permit_field(protocol),
-            managers.join(", "),
-            keys::FIELD_MANAGER
-        ));
+        return Err(Unavailable::TraceNotOurs {
+            protocol,
+            managers: owners.into_iter().map(|(m, _)| m).collect(),
+        });
     }
     let by = node.annotation(keys::ANN_GRANTED_BY).map(str::to_string);
     let reason = node.annotation(keys::ANN_REASON).map(str::to_string);
@@ -145,7 +128,7 @@ fn event(
     view: &NodeView<'_>,
     protocol: Protocol,
     permit: &str,
-) -> Result<Timestamp, String> {
+) -> Result<Timestamp, Unavailable> {
     let (reason, hash_checked) = match protocol {
         Protocol::P2 => (keys::EVENT_NODE_UPDATED, false),
         _ if permit == "*" => (keys::EVENT_NODE_UPDATED, false),
@@ -170,25 +153,23 @@ fn event(
         .filter_map(events::time)
         .filter(|t| applied.is_none_or(|a| *t <= a))
         .max()
-        .ok_or_else(|| format!("no {reason} event for this node ({EXPIRE})"))
+        .ok_or_else(|| Unavailable::NoEvent {
+            reason: reason.to_string(),
+        })
 }
 
-fn managed_fields(view: &NodeView<'_>, protocol: Protocol) -> Result<Timestamp, String> {
+fn managed_fields(view: &NodeView<'_>, protocol: Protocol) -> Result<Timestamp, Unavailable> {
     let Some(owners) = permit_owners(view, protocol) else {
-        return Err(NO_MANAGED_FIELDS.to_string());
+        return Err(Unavailable::NoManagedFields);
     };
     if owners.is_empty() {
-        return Err(format!(
-            "no managedFields entry owns {}",
-            permit_field(protocol)
-        ));
+        return Err(Unavailable::NoFieldOwner { protocol });
     }
-    owners.iter().filter_map(|(_, t)| *t).max().ok_or_else(|| {
-        format!(
-            "the managedFields entry owning {} has no time",
-            permit_field(protocol)
-        )
-    })
+    owners
+        .iter()
+        .filter_map(|(_, t)| *t)
+        .max()
+        .ok_or(Unavailable::OwnerWithoutTime { protocol })
 }
 
 /// The grant time of `permit` on this node, from the best source; every

@@ -388,3 +388,28 @@ fn zero(s: &mut Option<Seconds>) {
         *s = Some(0);
     }
 }
+
+/// Why a grant-time source gave no time (PROTOCOL.md, "When did a permit
+/// start?"): explain lists each as "not available".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unavailable {
+    /// No granted-at trace annotation: not granted by hand with the plugin.
+    NoTrace,
+    /// The granted-at trace annotation does not parse as a time.
+    TraceTimeInvalid { value: String },
+    /// The trace speaks of another revision than the current permit.
+    TraceForOtherRevision { revision: String, permit: String },
+    /// The permit field is managed by others than the plugin.
+    TraceNotOurs {
+        protocol: Protocol,
+        managers: Vec<String>,
+    },
+    /// No grant event (named by its reason) for the node.
+    NoEvent { reason: String },
+    /// The snapshot carries no managedFields.
+    NoManagedFields,
+    /// No managedFields entry owns the permit field.
+    NoFieldOwner { protocol: Protocol },
+    /// The entry owning the permit field has no time.
+    OwnerWithoutTime { protocol: Protocol },
+}

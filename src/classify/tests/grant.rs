@@ -299,7 +299,7 @@ fn trusted_trace_fills_by_and_reason() {
         n.facts
             .unavailable_sources
             .iter()
-            .any(|s| s.contains("stale")),
+            .any(|s| s.to_string().contains("stale")),
         "{:?}",
         n.facts.unavailable_sources
     );
@@ -309,13 +309,18 @@ fn trusted_trace_fills_by_and_reason() {
 fn unavailable_sources_say_why() {
     let c = cluster().node(p1("h1"));
     let r = judge(&c.snapshot(), t(0));
-    let got = &node(&r, N).facts.unavailable_sources;
+    let got: Vec<String> = node(&r, N)
+        .facts
+        .unavailable_sources
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     let want = [
         "no valkey-roll.io/granted-at annotation (the permit was not granted by hand with this plugin)",
         "no WorkloadRollPermitted event for this node (events expire after an hour by default)",
         "no managedFields in this snapshot (kubectl get -o yaml drops them unless --show-managed-fields)",
     ];
-    assert_eq!(got, &want.map(str::to_string).to_vec());
+    assert_eq!(got, want.map(str::to_string).to_vec());
 
     let c = cluster().node(
         healthy(N, 0, 1)
@@ -324,7 +329,12 @@ fn unavailable_sources_say_why() {
             .trace("h0", "x", mins(-90), "r"),
     );
     let r = judge(&c.snapshot(), t(0));
-    let got = &node(&r, N).facts.unavailable_sources;
+    let got: Vec<String> = node(&r, N)
+        .facts
+        .unavailable_sources
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     assert!(
         got.iter()
             .any(|s| s.starts_with("trace annotations are stale")),

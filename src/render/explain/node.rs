@@ -138,7 +138,7 @@ impl NodeView<'_> {
             ));
         }
         for source in &f.unavailable_sources {
-            rows.push(("not available", source.clone()));
+            rows.push(("not available", source.to_string()));
         }
         if let Some(q) = n.queue_position {
             rows.push(("queue position", q.to_string()));

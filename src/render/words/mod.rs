@@ -8,10 +8,12 @@
 //! - [`cluster`]: the cluster's reason sentence, and what it is built of;
 //! - [`evidence`]: failure evidence, worded three ways (the document's
 //!   message, the REASON column's short form, the cluster sentence's
-//!   phrase), and why a node is not healthy.
+//!   phrase), and why a node is not healthy;
+//! - [`grant`]: why a grant-time source gave no time.
 
 mod cluster;
 mod evidence;
+mod grant;
 mod node;
 
 pub use evidence::{Phrase, Short, joined};
