@@ -20,6 +20,11 @@ pub struct Report {
 }
 
 impl Report {
+    /// The earliest [`ClusterReport::next_change`].
+    pub fn next_change(&self) -> Option<Timestamp> {
+        self.clusters.iter().filter_map(|c| c.next_change).min()
+    }
+
     /// The report with what only the clock moves set aside: every duration
     /// at zero (the `*Seconds` fields, those in reasons and evidence), and
     /// what no view shows (resource versions, the roll's history). Two
@@ -34,6 +39,7 @@ impl Report {
             c.per_node_seconds = c.per_node_seconds.map(|_| 0);
             c.reason.timeless();
             c.history = RollHistory::default();
+            c.next_change = None;
             for n in &mut c.nodes {
                 n.held_for_seconds = n.held_for_seconds.map(|_| 0);
                 n.waiting_for_seconds = n.waiting_for_seconds.map(|_| 0);
@@ -234,6 +240,11 @@ pub struct ClusterReport {
     /// The current roll so far, node by node, for `history`.
     #[serde(skip)]
     pub history: RollHistory,
+    /// The earliest later instant at which time alone could change a
+    /// verdict or a node state (a threshold or a grace crossed); None:
+    /// only a change of the objects can.
+    #[serde(skip)]
+    pub next_change: Option<Timestamp>,
 }
 
 /// The current roll so far (`history`): when it began and one row per

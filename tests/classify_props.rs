@@ -8,7 +8,9 @@
 //! - shuffling the List's items and every object's conditions changes
 //!   nothing in the report;
 //! - renaming every namespace and cluster (and so every node, workload,
-//!   pod and event name derived from them) changes only the names.
+//!   pod and event name derived from them) changes only the names;
+//! - time alone changes nothing shown before the report's `next_change`
+//!   (what `status --watch` sleeps until), nor ever when it has none.
 //!
 //! Why here and not in src/classify/tests/ with src/fixture.rs's builders:
 //! the fuzz target (tests/fuzz, a crate of its own) cannot use a
@@ -27,6 +29,7 @@ mod gen_;
 mod invariants;
 
 use gen_::{NAMES, NOW, RENAMED};
+use jiff::{SignedDuration, Timestamp};
 use kubectl_valkey_roll::classify::classify;
 use kubectl_valkey_roll::report::Report;
 use kubectl_valkey_roll::snapshot::Snapshot;
@@ -45,11 +48,15 @@ fn parse(list: &serde_json::Value) -> Snapshot {
 }
 
 fn judge(snapshot: &Snapshot, threshold_seconds: u64) -> Report {
-    classify(
+    judge_at(
         snapshot,
+        threshold_seconds,
         NOW.parse().expect("NOW is a time"),
-        Duration::from_secs(threshold_seconds),
     )
+}
+
+fn judge_at(snapshot: &Snapshot, threshold_seconds: u64, now: Timestamp) -> Report {
+    classify(snapshot, now, Duration::from_secs(threshold_seconds))
 }
 
 fn config() -> ProptestConfig {
@@ -92,6 +99,33 @@ proptest! {
         let report = judge(&parse(&g.list), g.threshold_seconds);
         let shuffled = judge(&parse(&gen_::shuffled(&g.list, &order)), g.threshold_seconds);
         prop_assert_eq!(report, shuffled);
+    }
+
+    #[test]
+    fn time_alone_changes_nothing_shown_before_the_next_change(data in bytes(), late in 0u32..7_200) {
+        let g = gen_::snapshot(&data, NAMES);
+        let snapshot = parse(&g.list);
+        let now: Timestamp = NOW.parse().expect("NOW is a time");
+        let report = judge_at(&snapshot, g.threshold_seconds, now);
+        // Just before the next change, or any time up to three days on
+        // when there is none.
+        let probe = match report.next_change() {
+            Some(next) => {
+                prop_assert!(next > now, "next change {next} not after {now}");
+                next - SignedDuration::from_millis(1)
+            }
+            None => now + SignedDuration::from_secs(i64::from(late) * 36),
+        };
+        if probe > now {
+            let later = judge_at(&snapshot, g.threshold_seconds, probe);
+            prop_assert_eq!(
+                report.timeless(),
+                later.timeless(),
+                "judged at {} and at {}",
+                now,
+                probe
+            );
+        }
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Failure evidence on a node's pod or workload (PLUGIN.md, "Words"): the
 //! signs that a roll will not finish by waiting.
 
+use super::clock::Clock;
 use super::node::NodeView;
 use super::text::{secs, since};
 use crate::report::{Evidence, EvidenceKind, FailingContainer, Finding, Termination};
-use jiff::{SignedDuration, Timestamp};
+use jiff::SignedDuration;
 use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
 
 /// How long a pod may be Unschedulable, or a superseded StatefulSet pod not
@@ -82,7 +83,8 @@ pub(crate) fn failing_container(pod: &Pod) -> Option<FailingContainer> {
 
 /// Every piece of failure evidence on the node's pod and workload, pod
 /// first. A pod being deleted gives none (its workload still may).
-pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Evidence> {
+pub(crate) fn failure_evidence(view: &NodeView<'_>, clock: &Clock) -> Vec<Evidence> {
+    let now = clock.now();
     let mut out = Vec::new();
     if let Some(pod) = view.pod
         && pod.metadata.deletion_timestamp.is_none()
@@ -142,7 +144,7 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Evide
             let last = c.last_state.as_ref().and_then(|s| s.terminated.as_ref());
             let recent = last
                 .and_then(|t| t.finished_at.as_ref())
-                .is_some_and(|t| since(now, t.0) <= RESTART_LOOP_RECENT);
+                .is_some_and(|t| clock.within(t.0, RESTART_LOOP_RECENT));
             if running && !c.ready && c.restart_count >= RESTART_LOOP_MIN && recent {
                 out.push(container_evidence(
                     c,
@@ -167,7 +169,7 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Evide
             });
         if let Some(c) = unschedulable
             && let Some(at) = c.last_transition_time.as_ref().map(|t| t.0)
-            && since(now, at) > GRACE
+            && clock.beyond(at, GRACE)
         {
             out.push(Evidence::new(
                 EvidenceKind::Unschedulable,
@@ -183,7 +185,7 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, now: Timestamp) -> Vec<Evide
             && view.pod_ready() == Some(false)
             && pod_rev != sts_rev
             && let Some(at) = view.pod_not_ready_since()
-            && since(now, at) > GRACE
+            && clock.beyond(at, GRACE)
         {
             out.push(Evidence::new(
                 EvidenceKind::SupersededPod,

@@ -1,11 +1,12 @@
 //! One node's state, decided in PLUGIN.md's order: Standalone,
 //! StalePermit, Stuck, Settling, Rolling, Waiting, Blocking, Converged.
 
+use super::clock::Clock;
 use super::evidence::failure_evidence;
 use super::grant_time::{Grant, grant_time};
 use super::index::Index;
 use super::node::NodeView;
-use super::text::{self, secs, since};
+use super::text::{secs, since};
 use super::walk::Place;
 use crate::report::{Evidence, EvidenceKind, Finding, NodeState, Protocol, Sickness, Unhealthy};
 use crate::snapshot::keys;
@@ -122,9 +123,10 @@ pub(crate) fn judge<'a>(
     place: Place,
     protocol: Protocol,
     cluster: ClusterSide<'_>,
-    now: Timestamp,
+    clock: &Clock,
     threshold: SignedDuration,
 ) -> Judged<'a> {
+    let now = clock.now();
     let cluster_owned = view.cluster_owned();
     let asks = view.asks(protocol);
     let asked_for = view.asked_for(protocol);
@@ -138,7 +140,7 @@ pub(crate) fn judge<'a>(
         && !holder
         && matches!((view.image(), cluster.image), (Some(n), Some(c)) if n != c);
     let unhealthy_because = view.unhealthy_because();
-    let findings = failure_evidence(&view, now);
+    let findings = failure_evidence(&view, clock);
     let lrh = view.last_rollout_hash();
 
     let mut j = Judged {
@@ -193,10 +195,13 @@ pub(crate) fn judge<'a>(
         && asks
         && permit.is_some_and(|p| p != "*" && asked_for.is_some_and(|a| a != p) && lrh != Some(p));
 
-    let over = |d: Option<SignedDuration>| d.is_some_and(|d| text::over(d, threshold));
+    // Over the threshold since `t`: noted on the clock, since time alone
+    // turns these true.
+    let over = |t: Option<Timestamp>| t.is_some_and(|t| clock.over(t, threshold));
     if holder {
         let complete_for = j.complete_since.map(|t| since(now, t));
-        if !j.complete && over(j.hold) {
+        let held_over = !j.complete && over(j.grant.at);
+        if held_over {
             j.hold_evidence.push(Evidence::new(
                 EvidenceKind::HeldOverThreshold,
                 Finding::HeldOverThreshold {
@@ -205,8 +210,8 @@ pub(crate) fn judge<'a>(
                 },
             ));
         }
-        let not_released =
-            j.complete && (over(complete_for) || (complete_for.is_none() && over(j.hold)));
+        let not_released = j.complete
+            && (over(j.complete_since) || (j.complete_since.is_none() && over(j.grant.at)));
         if not_released {
             j.hold_evidence.push(Evidence::new(
                 EvidenceKind::NotReleased,
@@ -219,7 +224,7 @@ pub(crate) fn judge<'a>(
         }
         j.stuck_by = if !j.findings.is_empty() {
             Some(StuckBy::Evidence)
-        } else if !j.complete && over(j.hold) {
+        } else if held_over {
             Some(StuckBy::HeldOverThreshold)
         } else if not_released {
             Some(StuckBy::NotReleased)

@@ -23,6 +23,7 @@
 //! - Failure evidence is listed on every node that has it (a Blocking node
 //!   shows its CrashLoopBackOff), but only decides holders and the front.
 
+mod clock;
 mod events;
 mod evidence;
 mod failover;
@@ -49,6 +50,7 @@ use crate::report::{
     Report, RollStep, Verdict,
 };
 use crate::snapshot::{Snapshot, ValkeyCluster};
+use clock::Clock;
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
 use judge::{ClusterSide, Judged, StuckBy};
@@ -115,6 +117,7 @@ fn classify_cluster(
     now: Timestamp,
     threshold: SignedDuration,
 ) -> ClusterReport {
+    let clock = &Clock::new(now);
     let nodes = index.nodes_of(namespace, name);
     let protocol = match verdict::protocol(nodes) {
         Protocol::Unknown => assumed,
@@ -132,7 +135,7 @@ fn classify_cluster(
         .zip(&places)
         .map(|(n, place)| {
             let view = NodeView::new(index, n);
-            let j = judge::judge(index, view, place.clone(), protocol, side, now, threshold);
+            let j = judge::judge(index, view, place.clone(), protocol, side, clock, threshold);
             Some(j)
         })
         .collect();
@@ -159,15 +162,14 @@ fn classify_cluster(
     let not_done = verdict::cluster_not_done(cluster);
     let unfinished = front.is_some() || not_done.is_some();
 
-    let quiet = if unfinished {
+    let quiet_since = unfinished.then(|| {
         let progress = quiet::newest_progress(index, namespace, name, cluster, &judged);
         let start = quiet::oldest_start(cluster, not_done.is_some(), &judged, now).unwrap_or(now);
-        Some(since(now, quiet::quiet_since(progress, start)))
-    } else {
-        None
-    };
+        quiet::quiet_since(progress, start)
+    });
+    let quiet = quiet_since.map(|t| since(now, t));
     let total = judged.iter().filter(|j| j.cluster_owned).count();
-    let verdict = verdict::verdict(&holders, front, unfinished, quiet, threshold);
+    let verdict = verdict::verdict(&holders, front, quiet_since, clock, threshold);
     // A primary at the front while the controller keeps trying to fail it
     // over: the sentence says so, how often, and the last outcome.
     let failover = front.filter(|f| f.place.is_primary).and_then(|f| {
@@ -242,6 +244,7 @@ fn classify_cluster(
         cluster_found: cluster.is_some(),
         unfinished_by_cluster: unfinished && front.is_none(),
         walk_by_primary: rolling,
+        next_change: clock.next_change(),
         history: roll::history(index, namespace, name, protocol, started, &judged),
     }
 }

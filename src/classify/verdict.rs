@@ -1,6 +1,7 @@
 //! The cluster's protocol, whether its roll is unfinished, its verdict and
 //! the facts of the reason that explains it.
 
+use super::clock::Clock;
 use super::judge::{Judged, StuckBy};
 use super::text::{secs, since};
 use crate::report::{
@@ -61,19 +62,20 @@ pub(crate) fn cluster_not_done(cluster: Option<&ValkeyCluster>) -> Option<NotDon
 /// drops one within seconds when it runs.
 const STALE_GRACE: SignedDuration = SignedDuration::from_secs(60);
 
-/// The verdict, first that matches.
+/// The verdict, first that matches. `quiet_since`: when the unfinished
+/// roll last moved (None: it is finished).
 pub(crate) fn verdict(
     holders: &[&Judged<'_>],
     front: Option<&Judged<'_>>,
-    unfinished: bool,
-    quiet: Option<SignedDuration>,
+    quiet_since: Option<Timestamp>,
+    clock: &Clock,
     threshold: SignedDuration,
 ) -> Verdict {
     match holders {
         [_, _, ..] => Verdict::Conflict,
         [h] => {
-            let stale_jam =
-                h.state == NodeState::StalePermit && h.hold.is_none_or(|d| d > STALE_GRACE);
+            let stale_jam = h.state == NodeState::StalePermit
+                && h.grant.at.is_none_or(|at| clock.beyond(at, STALE_GRACE));
             if h.state == NodeState::Stuck || stale_jam {
                 Verdict::Jammed
             } else {
@@ -83,8 +85,8 @@ pub(crate) fn verdict(
         [] => {
             if front.is_some_and(|f| f.state == NodeState::Blocking && !f.findings.is_empty()) {
                 Verdict::Jammed
-            } else if unfinished {
-                if quiet.is_some_and(|q| super::text::over(q, threshold)) {
+            } else if let Some(quiet_since) = quiet_since {
+                if clock.over(quiet_since, threshold) {
                     Verdict::Stalled
                 } else {
                     Verdict::Waiting

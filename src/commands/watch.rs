@@ -5,10 +5,12 @@
 //! [`Outcome`] with empty stdout when the person presses Ctrl-C, or when
 //! SIGTERM arrives (exit 0 for both, the terminal restored).
 //!
-//! It re-classifies on every change the watch reports and once a second as
-//! well, since time alone changes verdicts (a holder crossing the stall
-//! threshold turns Stuck without any API event). It draws only when what is
-//! shown changes:
+//! It re-classifies on every change the watch reports, and when time alone
+//! can change what is shown ([`next_wake`]): a holder crossing the stall
+//! threshold turns Stuck without any API event, and the report says when
+//! the next such moment is; on a terminal, the durations of a roll in
+//! flight tick every second. Otherwise it sleeps, so an idle view costs
+//! next to nothing. It draws only when what is shown changes:
 //! - on a terminal, the frame (report and a last line "updated 10:16:11 ·
 //!   live") is redrawn in place on the alternate screen: cursor home, each
 //!   line cleared to its end, then the rest of the screen cleared, in one
@@ -31,18 +33,21 @@ use crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, LeaveAlternate
 use jiff::Timestamp;
 use std::io::Write;
 use std::time::Duration;
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 
-/// How often the report is judged again without any change from the API.
+/// How often a terminal frame with ticking durations is judged again.
 pub const TICK: Duration = Duration::from_secs(1);
+
+/// The longest the view goes without judging again: a backstop, should a
+/// time-driven change ever fail to say when it comes.
+pub const MAX_WAIT: Duration = Duration::from_secs(30);
 
 pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let (live, mut watch, scope) = start(ctx, args.cluster.as_deref()).await?;
     let mut out = Output::new(ctx, &scope);
     let mut snapshot = None;
     let mut connection = ConnectionView::Live;
-    let mut tick = tokio::time::interval(TICK);
-    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut wake = Instant::now() + TICK;
     let stop = stop_requested();
     tokio::pin!(stop);
     let mut checked = false;
@@ -56,11 +61,16 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
                     out.connection(&connection)?;
                 }
             },
-            _ = tick.tick() => {}
+            () = tokio::time::sleep_until(wake) => {}
         }
-        let Some(snapshot) = &snapshot else { continue };
+        let Some(snapshot) = &snapshot else {
+            wake = Instant::now() + TICK;
+            continue;
+        };
         let now = ctx.now();
         let report = classify(snapshot, now, ctx.global.stall_threshold);
+        let ticking = out.shows_ticking(&report) || connection != ConnectionView::Live;
+        wake = Instant::now() + next_wake(&report, now, ticking);
         if !checked {
             // A named cluster that is not there is an error, as for `status`;
             // one that goes away later is shown gone.
@@ -70,6 +80,23 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         out.report(&report, now, &connection)?;
     }
     Ok(Outcome::ok(out.finish()))
+}
+
+/// How long to wait before judging `report` (judged at `now`) again when
+/// nothing changes in the API: until its next time-driven change, a second
+/// when `ticking` (a frame showing durations or a countdown), never more
+/// than [`MAX_WAIT`].
+pub(crate) fn next_wake(report: &Report, now: Timestamp, ticking: bool) -> Duration {
+    if ticking {
+        return TICK;
+    }
+    report
+        .next_change()
+        .map_or(MAX_WAIT, |next| {
+            let until = now.duration_until(next);
+            Duration::try_from(until).unwrap_or(Duration::ZERO)
+        })
+        .min(MAX_WAIT)
 }
 
 /// Resolves when Ctrl-C (SIGINT) or SIGTERM asks the view to end: both leave
@@ -316,6 +343,18 @@ impl<'a> Output<'a> {
         }
     }
 
+    /// The view shows durations that tick by the second: a terminal frame
+    /// with a roll unfinished (held, waiting, quiet, the estimate). Off a
+    /// terminal durations are not a change, and a Converged cluster shows
+    /// none.
+    fn shows_ticking(&self, report: &Report) -> bool {
+        matches!(self.mode, Mode::Terminal(_))
+            && report
+                .clusters
+                .iter()
+                .any(|c| c.verdict != crate::report::Verdict::Converged)
+    }
+
     fn connection(&mut self, connection: &ConnectionView) -> Result<()> {
         match &self.mode {
             Mode::Terminal(_) => self.redraw(connection),
@@ -477,6 +516,44 @@ mod tests {
         c.front = Some("cache-0-0".into());
         c.waiting = 1;
         Report { clusters: vec![c] }
+    }
+
+    #[test]
+    fn the_view_wakes_at_the_next_change_a_second_when_ticking_else_at_most_max_wait() {
+        let now = crate::fixture::t(0);
+        let with_next = |next: Option<i64>| {
+            let mut r = base();
+            r.clusters[0].next_change = next.map(crate::fixture::t);
+            r
+        };
+        let s = Duration::from_secs;
+        // (case, report, ticking, wait)
+        let cases = [
+            (
+                "nothing comes by time alone",
+                with_next(None),
+                false,
+                MAX_WAIT,
+            ),
+            ("a threshold in 7s", with_next(Some(7)), false, s(7)),
+            (
+                "a threshold in an hour",
+                with_next(Some(3_600)),
+                false,
+                MAX_WAIT,
+            ),
+            ("durations on a terminal", with_next(Some(7)), true, TICK),
+            ("no clusters", Report { clusters: vec![] }, false, MAX_WAIT),
+        ];
+        for (name, report, ticking, want) in cases {
+            assert_eq!(next_wake(&report, now, ticking), want, "{name}");
+        }
+        // The earliest cluster's change counts.
+        let mut two = with_next(Some(20));
+        let mut other = two.clusters[0].clone();
+        other.next_change = Some(crate::fixture::t(4));
+        two.clusters.push(other);
+        assert_eq!(next_wake(&two, now, false), s(4));
     }
 
     #[test]

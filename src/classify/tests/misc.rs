@@ -12,6 +12,26 @@ use NodeState::*;
 
 const N: &str = "cache-0-1";
 
+/// The report says when time alone next changes it, and at that instant
+/// it does (the stall threshold is 10m).
+#[test]
+fn next_change_is_the_next_threshold_crossed() {
+    // A holder granted at t(0): Stuck once held over 10m, at t(601).
+    let holder = cluster()
+        .node(healthy(N, 0, 1).permit("h1").desired("h1"))
+        .event(event_permitted(NS, CL, N, "h1", t(0)));
+    let s = holder.snapshot();
+    let r = judge(&s, t(100));
+    assert_eq!(r.next_change, Some(t(601)));
+    assert_eq!(state(&r, N), Rolling);
+    assert_eq!(state(&judge(&s, t(601)), N), Stuck);
+    assert_eq!(judge(&s, t(601)).next_change, None, "nothing flips after");
+
+    // At rest, nothing comes by time alone.
+    let rest = cluster().node(healthy(N, 0, 1)).snapshot();
+    assert_eq!(judge(&rest, t(100)).next_change, None);
+}
+
 #[test]
 fn threshold_boundary() {
     // Grant at t(0); judged T later and T+1s later. "Over T" is strictly greater.
