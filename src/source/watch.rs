@@ -33,11 +33,11 @@ use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use futures::StreamExt;
 use kube::api::{Api, DynamicObject};
-use kube::runtime::reflector::{self, Store};
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff};
 use serde_json::Value;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -65,8 +65,9 @@ pub enum Connection {
 /// What the watch hands on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Update {
-    /// The objects in view changed (sorted by [`Snapshot::normalize`]).
-    Snapshot(Snapshot),
+    /// The objects in view changed (sorted by [`Snapshot::normalize`]);
+    /// shared with the watch, which keeps it to tell the next one apart.
+    Snapshot(Arc<Snapshot>),
     Connection(Connection),
 }
 
@@ -93,8 +94,80 @@ enum KindMsg {
     },
 }
 
+/// One kind's objects as the watch last saw them, by namespace and name,
+/// each kept as the compact JSON of its slimmed form: a few hundred bytes
+/// where a parsed JSON value of the same object takes kilobytes (one
+/// allocation per string and map), so a watch of thousands of objects
+/// stays small. Written by the kind's task, read when a snapshot is built.
+#[derive(Clone, Default)]
+struct Store(Arc<Mutex<Objects>>);
+
+type Objects = BTreeMap<(String, String), Box<[u8]>>;
+
+impl Store {
+    /// The objects; a task that panicked while writing leaves them as they
+    /// were, which the next LIST replaces.
+    fn lock(&self) -> MutexGuard<'_, Objects> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Applies the watcher's events to a [`Store`], as kube's reflector does:
+/// a LIST fills a buffer (`Init`, `InitApply`) that replaces the objects
+/// whole at its end (`InitDone`), so the store keeps showing the last known
+/// objects until then.
+struct StoreWriter {
+    store: Store,
+    listing: Option<Objects>,
+}
+
+impl StoreWriter {
+    fn new(store: Store) -> StoreWriter {
+        StoreWriter {
+            store,
+            listing: None,
+        }
+    }
+
+    fn apply(&mut self, event: &watcher::Event<DynamicObject>) {
+        match event {
+            watcher::Event::Apply(o) => {
+                self.store.lock().insert(key(o), compact(o));
+            }
+            watcher::Event::Delete(o) => {
+                self.store.lock().remove(&key(o));
+            }
+            watcher::Event::Init => self.listing = Some(Objects::new()),
+            watcher::Event::InitApply(o) => {
+                self.listing
+                    .get_or_insert_with(Objects::new)
+                    .insert(key(o), compact(o));
+            }
+            watcher::Event::InitDone => {
+                *self.store.lock() = self.listing.take().unwrap_or_default();
+            }
+        }
+    }
+}
+
+fn key(o: &DynamicObject) -> (String, String) {
+    (
+        o.metadata.namespace.clone().unwrap_or_default(),
+        o.metadata.name.clone().unwrap_or_default(),
+    )
+}
+
+/// The object's compact JSON. Writing a parsed object cannot fail; were it
+/// to, the empty bytes fail to read when the snapshot is built, and that
+/// error names the resource.
+fn compact(o: &DynamicObject) -> Box<[u8]> {
+    serde_json::to_vec(o).unwrap_or_default().into_boxed_slice()
+}
+
 /// The six stores the tasks write into, in [`Kind::ALL`] order.
-struct Stores(Vec<(Kind, Store<DynamicObject>)>);
+struct Stores(Vec<(Kind, Store)>);
 
 impl Stores {
     /// Every store's objects, converted exactly as a one-shot LIST's answer
@@ -107,11 +180,12 @@ impl Stores {
         for (kind, store) in &self.0 {
             let ar = kind.api_resource();
             let source_name = format!("the API server's watch of {}", ar.plural);
-            for (at, object) in store.state().iter().enumerate() {
-                let mut value = serde_json::to_value(&**object).map_err(|e| Error::WatchCopy {
-                    resource: ar.plural.clone(),
-                    problem: e.to_string(),
-                })?;
+            for (at, object) in store.lock().values().enumerate() {
+                let mut value: Value =
+                    serde_json::from_slice(object).map_err(|e| Error::WatchCopy {
+                        resource: ar.plural.clone(),
+                        problem: e.to_string(),
+                    })?;
                 // As a typed list's item: the list's kind and version.
                 if let Value::Object(map) = &mut value
                     && !map.contains_key("kind")
@@ -288,15 +362,15 @@ fn spawn_kind(
     scope: &Scope,
     request_timeout: Option<Duration>,
     tx: &mpsc::UnboundedSender<KindMsg>,
-) -> (Store<DynamicObject>, JoinHandle<()>) {
+) -> (Store, JoinHandle<()>) {
     let ar = kind.api_resource();
     let api: Api<DynamicObject> = match &scope.namespace {
         Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
         None => Api::all_with(client.clone(), &ar),
     };
     let config = watcher_config(kind, scope);
-    let mut writer = reflector::store::Writer::<DynamicObject>::new(ar);
-    let reader = writer.as_reader();
+    let reader = Store::default();
+    let mut writer = StoreWriter::new(reader.clone());
     let tx = tx.clone();
     let task = tokio::spawn(async move {
         let mut backoff = DefaultBackoff::default();
@@ -314,7 +388,7 @@ fn spawn_kind(
                         if matches!(event, watcher::Event::InitDone) {
                             listing = false;
                         }
-                        writer.apply_watcher_event(&event);
+                        writer.apply(&event);
                         // `Init` and `InitApply` only fill the writer's buffer;
                         // the store changes at `InitDone`. `Init` comes before
                         // any request, so it says nothing about the server and
@@ -395,7 +469,7 @@ struct Aggregate {
     /// While lost: the retry time last told.
     told_lost: Option<Instant>,
     dirty: bool,
-    last: Option<Snapshot>,
+    last: Option<Arc<Snapshot>>,
 }
 
 impl Aggregate {
@@ -446,13 +520,15 @@ impl Aggregate {
         self.dirty && self.started()
     }
 
-    /// The snapshot to hand on, unless it equals the last one.
-    fn offer(&mut self, snapshot: Snapshot) -> Option<Snapshot> {
+    /// The snapshot to hand on, unless it equals the last one. The last
+    /// one is dropped before it is replaced, so at most two are alive.
+    fn offer(&mut self, snapshot: Snapshot) -> Option<Arc<Snapshot>> {
         self.dirty = false;
-        if self.last.as_ref() == Some(&snapshot) {
+        if self.last.as_deref() == Some(&snapshot) {
             return None;
         }
-        self.last = Some(snapshot.clone());
+        let snapshot = Arc::new(snapshot);
+        self.last = Some(Arc::clone(&snapshot));
         Some(snapshot)
     }
 }
@@ -529,6 +605,42 @@ mod tests {
     }
 
     #[test]
+    fn the_store_keeps_the_last_objects_until_a_list_ends() {
+        let object = |name: &str, v: &str| {
+            let mut o = DynamicObject::new(name, &Kind::Pods.api_resource()).within("prod");
+            o.data = serde_json::json!({"spec": {"v": v}});
+            o
+        };
+        let names = |store: &Store| -> Vec<String> {
+            store
+                .lock()
+                .iter()
+                .map(|((ns, name), bytes)| {
+                    let v: Value = serde_json::from_slice(bytes).unwrap();
+                    format!("{ns}/{name}={}", v["spec"]["v"].as_str().unwrap())
+                })
+                .collect()
+        };
+        let store = Store::default();
+        let mut w = StoreWriter::new(store.clone());
+        w.apply(&watcher::Event::Init);
+        w.apply(&watcher::Event::InitApply(object("a", "1")));
+        assert!(names(&store).is_empty(), "a LIST shows at its end");
+        w.apply(&watcher::Event::InitApply(object("b", "1")));
+        w.apply(&watcher::Event::InitDone);
+        assert_eq!(names(&store), ["prod/a=1", "prod/b=1"]);
+        w.apply(&watcher::Event::Apply(object("a", "2")));
+        w.apply(&watcher::Event::Delete(object("b", "1")));
+        assert_eq!(names(&store), ["prod/a=2"]);
+        // A new LIST replaces the objects whole, and only at its end.
+        w.apply(&watcher::Event::Init);
+        w.apply(&watcher::Event::InitApply(object("c", "1")));
+        assert_eq!(names(&store), ["prod/a=2"]);
+        w.apply(&watcher::Event::InitDone);
+        assert_eq!(names(&store), ["prod/c=1"]);
+    }
+
+    #[test]
     fn first_snapshot_waits_for_every_kind() {
         let mut agg = Aggregate::default();
         agg.changed(Kind::ValkeyNodes);
@@ -536,20 +648,20 @@ mod tests {
         assert!(!agg.wants_snapshot());
         list_all(&mut agg);
         assert!(agg.wants_snapshot());
-        assert_eq!(agg.offer(snap("a")), Some(snap("a")));
+        assert_eq!(agg.offer(snap("a")), Some(Arc::new(snap("a"))));
     }
 
     #[test]
     fn equal_snapshots_are_not_repeated() {
         let mut agg = Aggregate::default();
         list_all(&mut agg);
-        assert_eq!(agg.offer(snap("a")), Some(snap("a")));
+        assert_eq!(agg.offer(snap("a")), Some(Arc::new(snap("a"))));
         assert!(!agg.wants_snapshot(), "nothing changed since");
         agg.changed(Kind::Pods);
         assert!(agg.wants_snapshot());
         assert_eq!(agg.offer(snap("a")), None, "same objects again");
         agg.changed(Kind::Pods);
-        assert_eq!(agg.offer(snap("b")), Some(snap("b")));
+        assert_eq!(agg.offer(snap("b")), Some(Arc::new(snap("b"))));
     }
 
     #[test]
