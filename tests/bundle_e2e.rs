@@ -4,7 +4,7 @@
 //! live at that moment (issue 14, item 1).
 //!
 //! `eval "$(bash testbin/build.sh kube etcd)"; export KUBE_APISERVER KUBECTL ETCD`,
-//! then `cargo test --features test-hooks --test bundle_e2e`.
+//! then `cargo test --features test-hooks,fixture --test bundle_e2e`.
 
 mod harness;
 

@@ -9,7 +9,7 @@
 //! that user name, whatever else the server is doing.
 //!
 //! Build the test binaries first (`bash testbin/build.sh kube etcd`), then
-//! `cargo test --features test-hooks --test request_count_e2e -- --nocapture`
+//! `cargo test --features test-hooks,fixture --test request_count_e2e -- --nocapture`
 //! to see the figures.
 
 mod harness;

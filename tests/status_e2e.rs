@@ -6,7 +6,7 @@
 //! equivalence, issue 3 item 5).
 //!
 //! Build the test binaries first (`bash testbin/build.sh kube etcd`), then
-//! `cargo test --features test-hooks --test status_e2e`.
+//! `cargo test --features test-hooks,fixture --test status_e2e`.
 //!
 //! One test deletes a CRD to see the plugin's message for it; it takes
 //! [`CRDS`] for writing, every other test for reading, so no test runs while

@@ -3,13 +3,13 @@
 //! and the objects are read back from the server.
 //!
 //! Build the test binaries first (`bash testbin/build.sh kube etcd`), then
-//! `cargo test --features test-hooks --test steer_e2e`. The tests that make
+//! `cargo test --features test-hooks,fixture --test steer_e2e`. The tests that make
 //! a write in the window between two of the executor's steps need the
 //! `test-hooks` feature (the binary's pause points); without it they are
 //! left out.
 //!
 //! `race_rounds` (ignored) repeats the 20-process race and prints the
-//! figures: `STEER_RACE_ROUNDS=50 cargo test --features test-hooks --test
+//! figures: `STEER_RACE_ROUNDS=50 cargo test --features test-hooks,fixture --test
 //! steer_e2e race_rounds -- --ignored --nocapture`.
 
 mod harness;

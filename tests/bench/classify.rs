@@ -1,5 +1,5 @@
 //! Figures for reading, judging and rendering clusters of 6, 300, 3000 and 10,000
-//! nodes: `cargo bench --bench classify`.
+//! nodes: `cargo bench --features fixture --bench classify`.
 //!
 //! Each size is a P1 roll under way, as `kubectl get valkeyclusters,
 //! valkeynodes,statefulsets,deployments,pods,events -o yaml
@@ -22,13 +22,14 @@
 mod objects;
 
 use kubectl_valkey_roll::classify::classify;
+use kubectl_valkey_roll::fixture::json::list;
 use kubectl_valkey_roll::render::json::{to_json, to_yaml};
 use kubectl_valkey_roll::render::table::{TableOptions, status_table};
 use kubectl_valkey_roll::report::{Report, Verdict};
 use kubectl_valkey_roll::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
 use kubectl_valkey_roll::source::file::parse_snapshot;
 use kubectl_valkey_roll::source::slim;
-use objects::{NAMESPACE, cluster_items, list, now};
+use objects::{NAMESPACE, cluster_items, now};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::hint::black_box;

@@ -23,6 +23,8 @@
 mod harness;
 mod objects;
 
+use kubectl_valkey_roll::fixture;
+
 use futures::StreamExt;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
@@ -49,7 +51,7 @@ fn main() {
         }
         Some("file") if args.len() == 3 => {
             let n: usize = args[1].parse().expect("nodes");
-            let list = objects::list(objects::cluster_items(objects::NAMESPACE, n));
+            let list = fixture::json::list(objects::cluster_items(objects::NAMESPACE, n));
             let text = serde_json::to_string_pretty(&list).expect("JSON");
             std::fs::write(&args[2], text + "\n").expect("write");
         }
@@ -69,7 +71,7 @@ fn main() {
 /// would make every figure meaningless).
 fn self_check() {
     let items = objects::cluster_items("bench", 3);
-    let text = serde_json::to_vec(&objects::list(items)).expect("JSON");
+    let text = serde_json::to_vec(&fixture::json::list(items)).expect("JSON");
     let snapshot = kubectl_valkey_roll::source::file::parse_snapshot(&text, "generated")
         .unwrap_or_else(|e| panic!("the generated objects do not read: {e}"));
     assert_eq!(

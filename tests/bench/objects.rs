@@ -9,9 +9,16 @@
 //! their WorkloadRollPermitted/WorkloadRollApplied events), one holder
 //! whose new pod crash-loops (the cluster is Jammed), the rest asking.
 
+//!
+//! Hashes, uids, times, conditions, the operator's words, labels, events
+//! and the pod spec are the fixture's (src/fixture, the `fixture` feature);
+//! what is left here is the roll's shape.
+
 #![allow(dead_code)]
 
 use jiff::{SignedDuration, Timestamp};
+use kubectl_valkey_roll::fixture::{self, fmt_time, hash, json::condition, uid, words};
+use kubectl_valkey_roll::snapshot::{VALKEY_API_VERSION, keys};
 use serde_json::{Value, json};
 
 /// The namespace of a single generated cluster.
@@ -23,48 +30,18 @@ pub fn now() -> Timestamp {
     Timestamp::from_second(1_795_947_371).unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
-fn at(ago_secs: i64) -> String {
-    (now() - SignedDuration::from_secs(ago_secs))
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
+fn ago(secs: i64) -> Timestamp {
+    now() - SignedDuration::from_secs(secs)
 }
 
-fn micro(ago_secs: i64) -> String {
-    (now() - SignedDuration::from_secs(ago_secs))
-        .strftime("%Y-%m-%dT%H:%M:%S%.6fZ")
-        .to_string()
+/// `metav1.Time` `secs` before [`now`].
+fn at(secs: i64) -> String {
+    fmt_time(ago(secs))
 }
 
-/// A stand-in for a pod-template sha256: 64 hex digits from a seed.
-pub fn hash(seed: u64) -> String {
-    (0..4u64)
-        .map(|salt| {
-            let mut h = seed ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            h ^= h >> 33;
-            h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-            h ^= h >> 33;
-            format!("{h:016x}")
-        })
-        .collect()
-}
-
-pub fn uid(seed: u64) -> String {
-    let h = hash(seed);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
-}
-
-fn condition(type_: &str, status: &str, reason: &str, message: &str, ago: i64) -> Value {
-    json!({
-        "type": type_, "status": status, "reason": reason, "message": message,
-        "lastTransitionTime": at(ago), "observedGeneration": 2,
-    })
+/// A condition of generation 2, since `secs` before [`now`].
+fn cond(type_: &str, status: &str, (reason, message): (&str, &str), secs: i64) -> Value {
+    condition(type_, status, reason, message, Some(2), &at(secs))
 }
 
 /// Where a node is in the roll.
@@ -79,10 +56,13 @@ enum Stage {
 /// of a kubectl `List`.
 pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
     let shards = nodes.div_ceil(2);
-    let (old, new) = (hash(1), hash(2));
-    let cluster_uid = uid(3);
+    let (old, new) = (hash("bench/old"), hash("bench/new"));
+    let cluster_uid = uid(&format!("bench/{namespace}/{CLUSTER}"));
+    // Bench-only words (no fixture builder says them).
+    let live_config = ("Applied", "Live configuration is applied");
+    let formed = ("ClusterFormed", "All nodes joined the cluster");
     let mut items = vec![json!({
-        "apiVersion": "valkey.io/v1alpha1",
+        "apiVersion": VALKEY_API_VERSION,
         "kind": "ValkeyCluster",
         "metadata": {
             "name": CLUSTER, "namespace": namespace, "uid": cluster_uid,
@@ -92,12 +72,13 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
         "spec": {"image": "valkey/valkey:8.1.4", "shards": shards, "replicas": 1,
                  "workloadType": "StatefulSet"},
         "status": {
-            "state": "Reconciling", "reason": "UpdatingNodes",
+            "state": "Reconciling", "reason": words::UPDATING_NODES.0,
+            "message": words::UPDATING_NODES.1,
             "shards": shards, "readyShards": shards - 1,
             "conditions": [
-                condition("Ready", "False", "UpdatingNodes", "Rolling node workloads one at a time", 1800),
-                condition("Progressing", "True", "UpdatingNodes", "Rolling node workloads one at a time", 1800),
-                condition("ClusterFormed", "True", "ClusterFormed", "All nodes joined the cluster", 6_000_000),
+                cond(keys::COND_READY, "False", words::UPDATING_NODES, 1800),
+                cond(keys::COND_PROGRESSING, "True", words::UPDATING_NODES, 1800),
+                cond("ClusterFormed", "True", formed, 6_000_000),
             ],
         },
     })];
@@ -110,45 +91,35 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
             _ if i == nodes / 3 => Stage::Holder,
             _ => Stage::Asking,
         };
-        let seed = 1000 + i as u64;
-        let node_uid = uid(seed);
+        let seed = format!("bench/{namespace}/{name}");
+        let node_uid = uid(&seed);
         let workload = format!("valkey-{name}");
+        let workload_uid = uid(&format!("{seed}/workload"));
         let pod = format!("{workload}-0");
         let runs = if stage == Stage::Asking { &old } else { &new };
-        let revision = format!("{workload}-{}", &runs[..10]);
-        let ago = 1800 - 60 * (i as i64 % 25);
+        let revision = fixture::sts_revision(&workload, runs);
+        let ago_secs = 1800 - 60 * (i as i64 % 25);
 
         let mut annotations = serde_json::Map::new();
         let mut conditions = vec![
-            condition(
-                "Ready",
-                "True",
-                "NodeReady",
-                "Valkey is serving and in sync",
-                90_000,
-            ),
-            condition(
-                "LiveConfigApplied",
-                "True",
-                "Applied",
-                "Live configuration is applied",
-                90_000,
-            ),
+            cond(keys::COND_READY, "True", words::NODE_READY, 90_000),
+            cond(keys::COND_LIVE_CONFIG, "True", live_config, 90_000),
         ];
         match stage {
             Stage::Asking => {
-                annotations.insert("valkey.io/desired-workload-revision".into(), json!(new));
+                annotations.insert(keys::ANN_DESIRED.into(), json!(new));
                 conditions.push(condition(
-                    "WorkloadDrift",
+                    keys::COND_DRIFT,
                     "True",
-                    "AwaitingRollPermit",
-                    &format!("desired workload template hash {new} awaits cluster roll permit"),
-                    1790,
+                    words::DRIFT_REASON,
+                    &words::drift_message(&new),
+                    Some(2),
+                    &at(1790),
                 ));
             }
             Stage::Holder => {
-                annotations.insert("valkey.io/allow-workload-revision".into(), json!(new));
-                conditions[0] = condition("Ready", "False", "PodNotReady", "pod is not ready", 840);
+                annotations.insert(keys::ANN_PERMIT.into(), json!(new));
+                conditions[0] = cond(keys::COND_READY, "False", words::NODE_NOT_READY, 840);
             }
             Stage::Rolled => {}
         }
@@ -156,33 +127,33 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
         for key in annotations.keys() {
             managed_annotations.insert(format!("f:{key}"), json!({}));
         }
+        // The cluster controller's labels on a node, as the fixture's.
+        let mut node_labels = fixture::recommended_labels(CLUSTER);
+        node_labels.insert(keys::LABEL_CLUSTER.into(), CLUSTER.into());
+        node_labels.insert(keys::LABEL_SHARD_INDEX.into(), shard.to_string());
+        node_labels.insert(keys::LABEL_NODE_INDEX.into(), index.to_string());
         items.push(json!({
-            "apiVersion": "valkey.io/v1alpha1",
+            "apiVersion": VALKEY_API_VERSION,
             "kind": "ValkeyNode",
             "metadata": {
                 "name": name, "namespace": namespace, "uid": node_uid,
                 "generation": 2, "resourceVersion": (48_300_000 + i).to_string(),
                 "creationTimestamp": at(6_000_000),
-                "labels": {
-                    "app.kubernetes.io/managed-by": "valkey-operator",
-                    "valkey.io/cluster": CLUSTER,
-                    "valkey.io/shard-index": shard.to_string(),
-                    "valkey.io/node-index": index.to_string(),
-                },
+                "labels": node_labels,
                 "annotations": annotations,
                 "ownerReferences": [{
-                    "apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyCluster",
+                    "apiVersion": VALKEY_API_VERSION, "kind": "ValkeyCluster",
                     "name": CLUSTER, "uid": cluster_uid,
                     "controller": true, "blockOwnerDeletion": true,
                 }],
                 "managedFields": [
                     {"manager": "manager", "operation": "Update",
-                     "apiVersion": "valkey.io/v1alpha1", "time": at(ago), "fieldsType": "FieldsV1",
+                     "apiVersion": VALKEY_API_VERSION, "time": at(ago_secs), "fieldsType": "FieldsV1",
                      "fieldsV1": {"f:metadata": {"f:annotations": managed_annotations,
                                                  "f:labels": {".": {}, "f:valkey.io/cluster": {}}},
                                   "f:spec": {".": {}, "f:image": {}, "f:workloadType": {}}}},
                     {"manager": "manager", "operation": "Update", "subresource": "status",
-                     "apiVersion": "valkey.io/v1alpha1", "time": at(ago - 5), "fieldsType": "FieldsV1",
+                     "apiVersion": VALKEY_API_VERSION, "time": at(ago_secs - 5), "fieldsType": "FieldsV1",
                      "fieldsV1": {"f:status": {".": {}, "f:conditions": {}, "f:ready": {},
                                                "f:role": {}, "f:lastRolloutHash": {}}}},
                 ],
@@ -199,20 +170,15 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
             },
         }));
 
-        let labels = json!({
-            "app.kubernetes.io/component": "valkey-node",
-            "app.kubernetes.io/instance": name,
-            "app.kubernetes.io/managed-by": "valkey-operator",
-            "app.kubernetes.io/name": "valkey",
-            "app.kubernetes.io/part-of": "valkey",
-            "valkey.io/cluster": CLUSTER,
-            "valkey.io/node-index": index.to_string(),
-            "valkey.io/shard-index": shard.to_string(),
-        });
+        // The node controller's labels on the workload and its pod: the
+        // node's, with app.kubernetes.io/instance the node's name.
+        let mut label_map = node_labels;
+        label_map.insert(keys::LABEL_INSTANCE.into(), name.clone());
+        let labels = json!(label_map);
         let (update_revision, current_revision, ready) = match stage {
             Stage::Holder => (
-                format!("{workload}-{}", &new[..10]),
-                format!("{workload}-{}", &old[..10]),
+                fixture::sts_revision(&workload, &new),
+                fixture::sts_revision(&workload, &old),
                 0,
             ),
             _ => (revision.clone(), revision.clone(), 1),
@@ -221,10 +187,10 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
             "apiVersion": "apps/v1",
             "kind": "StatefulSet",
             "metadata": {
-                "name": workload, "namespace": namespace, "uid": uid(seed + 100_000),
+                "name": workload, "namespace": namespace, "uid": workload_uid,
                 "generation": if stage == Stage::Asking { 1 } else { 2 },
                 "labels": labels,
-                "ownerReferences": [{"apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyNode",
+                "ownerReferences": [{"apiVersion": VALKEY_API_VERSION, "kind": "ValkeyNode",
                                      "name": name, "uid": node_uid, "controller": true}],
             },
             "spec": {
@@ -233,7 +199,7 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
                 "template": {
                     "metadata": {"labels": labels,
                                  "annotations": {"valkey.io/workload-template-hash": runs}},
-                    "spec": pod_spec(&workload, None),
+                    "spec": fixture::operator_pod_spec(CLUSTER, &workload, None),
                 },
                 "podManagementPolicy": "OrderedReady", "revisionHistoryLimit": 10,
                 "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
@@ -248,20 +214,20 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
         }));
 
         let exporter = json!({"name": "metrics-exporter", "image": "oliver006/redis_exporter:v1.80.0",
-            "imageID": "docker.io/oliver006/redis_exporter@sha256:".to_string() + &hash(7),
+            "imageID": "docker.io/oliver006/redis_exporter@sha256:".to_string() + &hash("redis_exporter:v1.80.0"),
             "ready": true, "restartCount": 0, "started": true, "lastState": {},
-            "state": {"running": {"startedAt": at(ago)}}});
+            "state": {"running": {"startedAt": at(ago_secs)}}});
         let container = if stage == Stage::Holder {
-            json!({"name": "server", "image": "valkey/valkey:8.1.4", "ready": false,
+            json!({"name": fixture::CONTAINER, "image": "valkey/valkey:8.1.4", "ready": false,
                    "restartCount": 7, "started": false,
                    "state": {"waiting": {"reason": "CrashLoopBackOff",
                                          "message": "back-off 5m0s restarting failed container"}},
                    "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
                                                 "startedAt": at(120), "finishedAt": at(119)}}})
         } else {
-            json!({"name": "server", "image": "valkey/valkey:8.1.4", "ready": true,
+            json!({"name": fixture::CONTAINER, "image": "valkey/valkey:8.1.4", "ready": true,
                    "restartCount": 0, "started": true,
-                   "state": {"running": {"startedAt": at(ago)}}})
+                   "state": {"running": {"startedAt": at(ago_secs)}}})
         };
         let pod_ready = if stage == Stage::Holder {
             "False"
@@ -269,171 +235,62 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
             "True"
         };
         let mut pod_labels = labels.clone();
-        pod_labels["controller-revision-hash"] = json!(revision);
+        pod_labels[keys::LABEL_CONTROLLER_REVISION] = json!(revision);
         pod_labels["statefulset.kubernetes.io/pod-name"] = json!(pod);
         pod_labels["apps.kubernetes.io/pod-index"] = json!("0");
         items.push(json!({
             "apiVersion": "v1",
             "kind": "Pod",
             "metadata": {
-                "name": pod, "namespace": namespace, "uid": uid(seed + 200_000),
+                "name": pod, "namespace": namespace, "uid": uid(&format!("{seed}/pod")),
                 "labels": pod_labels,
-                "annotations": {"valkey.io/config-hash": hash(seed + 300_000)},
+                "annotations": {"valkey.io/config-hash": hash(&format!("{seed}/config"))},
                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet",
-                                     "name": workload, "uid": uid(seed + 100_000), "controller": true,
+                                     "name": workload, "uid": workload_uid, "controller": true,
                                      "blockOwnerDeletion": true}],
             },
-            "spec": pod_spec(&workload, Some(&pod)),
+            "spec": fixture::operator_pod_spec(CLUSTER, &workload, Some(&pod)),
             "status": {
                 "phase": "Running",
                 "conditions": [
-                    {"type": "Initialized", "status": "True", "lastTransitionTime": at(ago)},
-                    {"type": "Ready", "status": pod_ready, "lastTransitionTime": at(ago - 20)},
-                    {"type": "ContainersReady", "status": pod_ready, "lastTransitionTime": at(ago - 20)},
-                    {"type": "PodScheduled", "status": "True", "lastTransitionTime": at(ago)},
+                    {"type": "Initialized", "status": "True", "lastTransitionTime": at(ago_secs)},
+                    {"type": "Ready", "status": pod_ready, "lastTransitionTime": at(ago_secs - 20)},
+                    {"type": "ContainersReady", "status": pod_ready, "lastTransitionTime": at(ago_secs - 20)},
+                    {"type": "PodScheduled", "status": "True", "lastTransitionTime": at(ago_secs)},
                 ],
                 "containerStatuses": [container, exporter],
                 "hostIP": "127.0.0.1",
                 "podIP": pod_ip(i),
                 "podIPs": [{"ip": pod_ip(i)}],
                 "qosClass": "BestEffort",
-                "startTime": at(ago),
+                "startTime": at(ago_secs),
             },
         }));
 
         if stage != Stage::Asking {
-            let mut event = |reason: &str, regarding: Value, note: String, ago: i64| {
-                events.push(json!({
-                    "apiVersion": "v1",
-                    "kind": "Event",
-                    "metadata": {"name": format!("{name}.{:x}", seed * 10 + events.len() as u64),
-                                 "namespace": namespace},
-                    "involvedObject": regarding,
-                    "reason": reason, "message": note, "type": "Normal",
-                    "eventTime": micro(ago),
-                    "reportingComponent": "valkey-operator",
-                    "reportingInstance": "valkey-operator-controller-manager-6c9d7f-x2k4q",
-                    "action": reason,
-                    "firstTimestamp": null, "lastTimestamp": null,
-                }));
-            };
-            event(
-                "WorkloadRollPermitted",
-                json!({"apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyCluster",
-                       "namespace": namespace, "name": CLUSTER, "uid": cluster_uid}),
-                format!("Granted workload roll permit for {name} (hash {new})"),
-                ago,
-            );
-            event(
-                "WorkloadRollApplied",
-                json!({"apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyNode",
-                       "namespace": namespace, "name": name, "uid": node_uid}),
-                format!("Applied pod template update (hash {new})"),
-                ago - 1,
-            );
+            // The fixture's events, with this cluster's uids and a name
+            // unique in the namespace (the fixture names them by time).
+            let permitted =
+                fixture::event_permitted(namespace, CLUSTER, &name, &new, ago(ago_secs));
+            let applied = fixture::event_applied(namespace, &name, &new, ago(ago_secs - 1));
+            for mut e in [permitted, applied] {
+                e.metadata.name = Some(format!("{name}.{:x}", events.len()));
+                for r in std::iter::once(&mut e.involved_object).chain(e.related.as_mut()) {
+                    r.uid = Some(if r.kind.as_deref() == Some("ValkeyCluster") {
+                        cluster_uid.clone()
+                    } else {
+                        node_uid.clone()
+                    });
+                }
+                events.push(fixture::json::item(&e, "v1", "Event"));
+            }
         }
     }
     items.extend(events);
     items
 }
 
-/// The List as kubectl prints it.
-pub fn list(items: Vec<Value>) -> Value {
-    json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items})
-}
-
 /// A fake pod IP: in 127.0.1.0/24, never dialled.
 fn pod_ip(i: usize) -> String {
     format!("127.0.1.{}", i % 250 + 2)
-}
-
-/// A pod spec as the operator builds it: the server with its three probes,
-/// env from the downward API and secrets, four volume mounts; a metrics
-/// exporter beside it. `pod`: the pod's own name (hostname), for a pod;
-/// `None` in a workload's template.
-pub fn pod_spec(workload: &str, pod: Option<&str>) -> Value {
-    let passwords = format!("internal-{CLUSTER}-system-passwords");
-    let exec = |script: &str, timeout: i64, failures: i64| {
-        json!({"exec": {"command": ["/bin/sh", "-c", script]}, "failureThreshold": failures,
-               "initialDelaySeconds": 5, "periodSeconds": 5, "successThreshold": 1,
-               "timeoutSeconds": timeout})
-    };
-    let http = |delay: i64, period: i64| {
-        json!({"httpGet": {"path": "/health", "port": 9121, "scheme": "HTTP"}, "failureThreshold": 3,
-               "initialDelaySeconds": delay, "periodSeconds": period, "successThreshold": 1,
-               "timeoutSeconds": 3})
-    };
-    let mut spec = json!({
-        "containers": [
-            {
-                "name": "server",
-                "image": "valkey/valkey:8.1.4",
-                "imagePullPolicy": "IfNotPresent",
-                "command": ["valkey-server", "/config/valkey.conf", "--cluster-announce-ip", "$(POD_IP)",
-                            "--primaryuser", "_replication", "--primaryauth", "$(PRIMARY_AUTH)"],
-                "env": [
-                    {"name": "POD_IP", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "status.podIP"}}},
-                    {"name": "PRIMARY_AUTH", "valueFrom": {"secretKeyRef": {"key": "_replication", "name": passwords}}},
-                    {"name": "VALKEY_USER", "value": "_operator"},
-                    {"name": "VALKEYCLI_AUTH", "valueFrom": {"secretKeyRef": {"key": "_operator", "name": passwords, "optional": true}}},
-                ],
-                "ports": [
-                    {"containerPort": 6379, "name": "client", "protocol": "TCP"},
-                    {"containerPort": 16379, "name": "cluster-bus", "protocol": "TCP"},
-                ],
-                "livenessProbe": exec("/scripts/liveness-check.sh", 5, 5),
-                "readinessProbe": exec("/scripts/readiness-check.sh", 2, 5),
-                "startupProbe": exec("/scripts/liveness-check.sh", 5, 20),
-                "resources": {},
-                "terminationMessagePath": "/dev/termination-log",
-                "terminationMessagePolicy": "File",
-                "volumeMounts": [
-                    {"mountPath": "/scripts", "name": "scripts"},
-                    {"mountPath": "/config", "name": "valkey-conf", "readOnly": true},
-                    {"mountPath": "/data", "name": "data"},
-                    {"mountPath": "/config/users", "name": "users-acl", "readOnly": true},
-                ],
-            },
-            {
-                "name": "metrics-exporter",
-                "image": "oliver006/redis_exporter:v1.80.0",
-                "imagePullPolicy": "IfNotPresent",
-                "env": [
-                    {"name": "REDIS_ADDR", "value": "redis://localhost:6379"},
-                    {"name": "REDIS_USER", "value": "_exporter"},
-                    {"name": "REDIS_PASSWORD", "valueFrom": {"secretKeyRef": {"key": "_exporter", "name": passwords}}},
-                ],
-                "ports": [{"containerPort": 9121, "name": "metrics", "protocol": "TCP"}],
-                "livenessProbe": http(10, 10),
-                "readinessProbe": http(5, 1),
-                "resources": {},
-                "terminationMessagePath": "/dev/termination-log",
-                "terminationMessagePolicy": "File",
-            },
-        ],
-        "dnsPolicy": "ClusterFirst",
-        "enableServiceLinks": true,
-        "restartPolicy": "Always",
-        "schedulerName": "default-scheduler",
-        "securityContext": {},
-        "terminationGracePeriodSeconds": 30,
-        "volumes": [
-            {"name": "scripts", "configMap": {"defaultMode": 493, "name": format!("valkey-{CLUSTER}")}},
-            {"name": "valkey-conf", "configMap": {"defaultMode": 420, "name": format!("valkey-{CLUSTER}")}},
-            {"name": "users-acl", "secret": {"defaultMode": 420, "secretName": format!("internal-{CLUSTER}-acl")}},
-            {"name": "data", "emptyDir": {}},
-        ],
-    });
-    if let Some(pod) = pod {
-        spec["hostname"] = json!(pod);
-        spec["subdomain"] = json!(workload);
-        spec["nodeName"] = json!("kwok-node-0");
-        spec["priority"] = json!(0);
-        spec["preemptionPolicy"] = json!("PreemptLowerPriority");
-        spec["tolerations"] = json!([
-            {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists", "tolerationSeconds": 300},
-            {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable", "operator": "Exists", "tolerationSeconds": 300},
-        ]);
-    }
-    spec
 }

@@ -68,11 +68,14 @@
 #![allow(dead_code)]
 
 pub mod controlplane;
+// Both say the fixture's words (src/fixture): only with that feature.
+#[cfg(feature = "fixture")]
 pub mod operator;
 pub mod pki;
 pub mod plugin;
 pub mod procs;
 pub mod pty;
+#[cfg(feature = "fixture")]
 pub mod sim;
 
 use std::fs;

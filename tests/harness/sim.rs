@@ -20,6 +20,10 @@
 //! does. Times (condition transitions, event times, container starts) come
 //! from the sim's clock: the real clock, or a fixed one (`set_now`,
 //! `advance`) for tests that pass the same `--now` to the plugin.
+//!
+//! Hashes, times, JSON conditions and the operator's words are the
+//! fixture's (src/fixture, the `fixture` feature), so a unit test and an
+//! end-to-end test say the same thing the same way.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,7 +34,16 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::GroupVersionKind;
+use kubectl_valkey_roll::fixture::json::upsert_condition;
+use kubectl_valkey_roll::fixture::words;
+use kubectl_valkey_roll::snapshot::keys;
 use serde_json::{Map, Value, json};
+
+pub use kubectl_valkey_roll::fixture::json::{remove_condition, set_condition};
+pub use kubectl_valkey_roll::fixture::words::{CLUSTER_CONTROLLER, NODE_CONTROLLER};
+pub use kubectl_valkey_roll::fixture::{
+    CONTAINER, fmt_micro, fmt_time, hash, pod_template_hash, sts_revision,
+};
 
 /// The field manager of the operator's writes (controller-runtime's default
 /// for a binary named `manager`).
@@ -38,58 +51,15 @@ pub const MANAGER: &str = "manager";
 /// The field manager of a person's edit (`kubectl edit`).
 pub const PERSON: &str = "kubectl-edit";
 
-pub const ANN_DESIRED: &str = "valkey.io/desired-workload-revision";
-pub const ANN_ALLOW: &str = "valkey.io/allow-workload-revision";
-pub const LABEL_CLUSTER: &str = "valkey.io/cluster";
-pub const LABEL_SHARD: &str = "valkey.io/shard-index";
-pub const LABEL_NODE: &str = "valkey.io/node-index";
-pub const LABEL_INSTANCE: &str = "app.kubernetes.io/instance";
+pub use keys::{
+    ANN_DESIRED, ANN_PERMIT as ANN_ALLOW, LABEL_CLUSTER, LABEL_INSTANCE,
+    LABEL_NODE_INDEX as LABEL_NODE, LABEL_SHARD_INDEX as LABEL_SHARD,
+};
 /// The pod-template annotation that carries the template's revision hash.
 pub const ANN_TEMPLATE_HASH: &str = "valkey.io/workload-template-hash";
 /// Every simulated pod carries this finalizer, so that a deleted pod stays
 /// visible (with `metadata.deletionTimestamp`) until `finish_delete`.
 pub const POD_FINALIZER: &str = "test.valkey-roll.io/hold";
-pub const CONTAINER: &str = "server";
-
-pub const CLUSTER_CONTROLLER: &str = "valkeycluster-controller";
-pub const NODE_CONTROLLER: &str = "valkeynode-controller";
-
-/// A deterministic stand-in for a pod-template sha256: 64 hex digits.
-pub fn hash(seed: &str) -> String {
-    let mut out = String::with_capacity(64);
-    for salt in 0u64..4 {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        for b in seed.bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        out.push_str(&format!("{h:016x}"));
-    }
-    out
-}
-
-/// `metav1.Time`: RFC 3339, seconds.
-pub fn fmt_time(t: Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
-}
-
-/// `metav1.MicroTime`: RFC 3339, microseconds.
-pub fn fmt_micro(t: Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
-}
-
-/// The StatefulSet controller-revision name for a template hash.
-pub fn sts_revision(workload: &str, h: &str) -> String {
-    format!("{workload}-{}", &h[..10.min(h.len())])
-}
-
-/// The Deployment pod-template-hash label for a template hash.
-pub fn pod_template_hash(h: &str) -> String {
-    h[..10.min(h.len())].to_string()
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Protocol {
@@ -186,32 +156,6 @@ pub fn merge(target: &mut Value, patch: &Value) {
         }
         other => *target = other.clone(),
     }
-}
-
-/// Sets a `metav1.Condition` in a list the way apimachinery's
-/// `meta.SetStatusCondition` does: the transition time moves only when the
-/// status changes.
-pub fn set_condition(
-    conditions: &mut Vec<Value>,
-    type_: &str,
-    status: &str,
-    reason: &str,
-    message: &str,
-    observed_generation: Option<i64>,
-    now: &str,
-) {
-    let mut c = json!({
-        "type": type_, "status": status, "reason": reason, "message": message,
-        "lastTransitionTime": now,
-    });
-    if let Some(g) = observed_generation {
-        c["observedGeneration"] = json!(g);
-    }
-    upsert_condition(conditions, c);
-}
-
-pub fn remove_condition(conditions: &mut Vec<Value>, type_: &str) {
-    conditions.retain(|c| c["type"] != type_);
 }
 
 fn conditions_of(obj: &Value) -> Vec<Value> {
@@ -501,19 +445,20 @@ impl Sim {
     /// The cluster controller's word that the cluster is Ready for its
     /// current generation (one write).
     pub async fn cluster_ready(&self) -> DynamicObject {
+        let (healthy, healthy_message) = words::CLUSTER_HEALTHY;
         self.cluster_conditions(
             "Ready",
-            "ClusterHealthy",
-            "Cluster is healthy",
+            healthy,
+            healthy_message,
             &[
-                ("Ready", "True", "ClusterHealthy", "Cluster is healthy"),
+                ("Ready", "True", healthy, healthy_message),
                 (
                     "Progressing",
                     "False",
-                    "ReconcileComplete",
+                    words::RECONCILE_COMPLETE,
                     "No changes in progress",
                 ),
-                ("Degraded", "False", "ClusterHealthy", "Cluster is healthy"),
+                ("Degraded", "False", healthy, healthy_message),
                 (
                     "ClusterFormed",
                     "True",
@@ -633,9 +578,9 @@ impl Sim {
             reg,
             Some(rel),
             "Normal",
-            "WorkloadRollPermitted",
-            "PermitWorkloadRoll",
-            &format!("Granted workload roll permit for {node} (hash {h})"),
+            keys::EVENT_PERMITTED,
+            words::action(keys::EVENT_PERMITTED),
+            &words::permitted_note(node, h),
         )
         .await
     }
@@ -648,9 +593,9 @@ impl Sim {
             reg,
             None,
             "Normal",
-            "WorkloadRollApplied",
-            "ApplyWorkloadRoll",
-            &format!("Applied pod template update (hash {h})"),
+            keys::EVENT_APPLIED,
+            words::action(keys::EVENT_APPLIED),
+            &words::applied_note(h),
         )
         .await
     }
@@ -664,9 +609,9 @@ impl Sim {
             reg,
             Some(rel),
             "Normal",
-            "ValkeyNodeUpdated",
-            "UpdateValkeyNode",
-            &format!("Updated ValkeyNode {node}"),
+            keys::EVENT_NODE_UPDATED,
+            words::action(keys::EVENT_NODE_UPDATED),
+            &words::node_updated_note(node),
         )
         .await
     }
@@ -680,8 +625,10 @@ impl Sim {
             reg,
             None,
             "Normal",
-            "WorkloadRollDeferred",
-            "GateWorkloadRoll",
+            keys::EVENT_DEFERRED,
+            words::action(keys::EVENT_DEFERRED),
+            // Not the fixture's P1 wording (`words::deferred_p1_note`):
+            // the e2e tests were written against this one.
             &format!("Deferred pod template update (hash {h}); waiting for cluster roll permit"),
         )
         .await
@@ -695,9 +642,9 @@ impl Sim {
             reg,
             None,
             "Normal",
-            "WorkloadRollDeferred",
-            "GateWorkloadRoll",
-            &format!("Deferred pod template update (hash {h}); waiting for Spec.WorkloadRevision"),
+            keys::EVENT_DEFERRED,
+            words::action(keys::EVENT_DEFERRED),
+            &words::deferred_note(h),
         )
         .await
     }
@@ -911,17 +858,17 @@ impl<'a> NodeSim<'a> {
     /// P1, node controller, step 1: `WorkloadDrift=True`.
     pub async fn set_drift(&self, h: &str) -> DynamicObject {
         self.set_condition(
-            "WorkloadDrift",
+            keys::COND_DRIFT,
             "True",
-            "AwaitingRollPermit",
-            &format!("desired workload template hash {h} awaits cluster roll permit"),
+            words::DRIFT_REASON,
+            &words::drift_message(h),
         )
         .await
     }
 
     /// P1, node controller, step 3: `WorkloadDrift` removed.
     pub async fn clear_drift(&self) -> DynamicObject {
-        self.remove_condition("WorkloadDrift").await
+        self.remove_condition(keys::COND_DRIFT).await
     }
 
     /// P2, node controller: `WorkloadRollPending=True`; the message quotes
@@ -933,10 +880,10 @@ impl<'a> NodeSim<'a> {
             let mut conds = conditions_of(obj);
             set_condition(
                 &mut conds,
-                "WorkloadRollPending",
+                keys::COND_PENDING,
                 "True",
-                "AwaitingWorkloadRevision",
-                &format!("desired workload template hash {h} awaits Spec.WorkloadRevision (have {have:?})"),
+                words::PENDING_REASON,
+                &words::pending_message(h, have),
                 obj["metadata"]["generation"].as_i64(),
                 &now,
             );
@@ -947,7 +894,7 @@ impl<'a> NodeSim<'a> {
 
     /// P2, node controller: `WorkloadRollPending` removed.
     pub async fn clear_pending(&self) -> DynamicObject {
-        self.remove_condition("WorkloadRollPending").await
+        self.remove_condition(keys::COND_PENDING).await
     }
 
     /// Node controller: `status.observedGeneration = metadata.generation`.
@@ -968,25 +915,11 @@ impl<'a> NodeSim<'a> {
             let mut conds = conditions_of(obj);
             let g = obj["metadata"]["generation"].as_i64();
             if ready {
-                set_condition(
-                    &mut conds,
-                    "Ready",
-                    "True",
-                    "PodRunning",
-                    "Pod is running and ready",
-                    g,
-                    &now,
-                );
+                let (reason, message) = words::NODE_READY;
+                set_condition(&mut conds, "Ready", "True", reason, message, g, &now);
             } else {
-                set_condition(
-                    &mut conds,
-                    "Ready",
-                    "False",
-                    "PodNotReady",
-                    "Pod is not ready",
-                    g,
-                    &now,
-                );
+                let (reason, message) = words::NODE_NOT_READY;
+                set_condition(&mut conds, "Ready", "False", reason, message, g, &now);
             }
             st.insert("ready".into(), json!(ready));
             st.insert("conditions".into(), json!(conds));
@@ -1008,15 +941,8 @@ impl<'a> NodeSim<'a> {
         self.update_status(|obj, st| {
             let g = obj["metadata"]["generation"].as_i64();
             let mut conds = conditions_of(obj);
-            set_condition(
-                &mut conds,
-                "Ready",
-                "True",
-                "PodRunning",
-                "Pod is running and ready",
-                g,
-                &now,
-            );
+            let (reason, message) = words::NODE_READY;
+            set_condition(&mut conds, "Ready", "True", reason, message, g, &now);
             set_condition(
                 &mut conds,
                 "LiveConfigApplied",
@@ -1626,19 +1552,6 @@ fn set_pod_condition(
         c["message"] = json!(message);
     }
     upsert_condition(conds, c);
-}
-
-/// Puts condition `c` in place of the one of its type (keeping that one's
-/// lastTransitionTime when the status is unchanged), or adds it.
-fn upsert_condition(conditions: &mut Vec<Value>, mut c: Value) {
-    if let Some(old) = conditions.iter_mut().find(|o| o["type"] == c["type"]) {
-        if old["status"] == c["status"] {
-            c["lastTransitionTime"] = old["lastTransitionTime"].clone();
-        }
-        *old = c;
-    } else {
-        conditions.push(c);
-    }
 }
 
 /// The API resource of one of the six kinds the plugin reads, by an

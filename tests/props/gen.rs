@@ -100,7 +100,7 @@ fn time(offset_seconds: i64) -> String {
     let t = now
         .checked_sub(jiff::SignedDuration::from_secs(offset_seconds))
         .expect("in range");
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    kubectl_valkey_roll::fixture::fmt_time(t)
 }
 
 impl Bytes<'_> {
@@ -112,6 +112,8 @@ impl Bytes<'_> {
     }
 }
 
+/// The fixture's JSON condition, its time before its generation as this
+/// generator's calls have it.
 fn condition(
     type_: &str,
     status: &str,
@@ -120,14 +122,7 @@ fn condition(
     at: &str,
     gen_: Option<i64>,
 ) -> Value {
-    let mut c = json!({
-        "type": type_, "status": status, "reason": reason, "message": message,
-        "lastTransitionTime": at,
-    });
-    if let Some(g) = gen_ {
-        c["observedGeneration"] = json!(g);
-    }
-    c
+    kubectl_valkey_roll::fixture::json::condition(type_, status, reason, message, gen_, at)
 }
 
 /// Which protocol a cluster's nodes speak.
@@ -183,7 +178,7 @@ pub fn snapshot(bytes: &[u8], names: Names) -> Generated {
         }
     }
     Generated {
-        list: json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}),
+        list: kubectl_valkey_roll::fixture::json::list(items),
         threshold_seconds,
     }
 }
