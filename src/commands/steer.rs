@@ -15,7 +15,7 @@ use crate::snapshot::Snapshot;
 use crate::source;
 use crate::steer::Steered;
 use crate::steer::exec::{self, Confirm, Options};
-use crate::steer::plan::{self, Action, Connection, Decision, DryRun, Request};
+use crate::steer::plan::{self, Action, Confirmation, Connection, Decision, DryRun, Request};
 
 pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
     let request = Request {
@@ -226,12 +226,12 @@ pub struct Terminal {
 }
 
 impl Confirm for Terminal {
-    async fn ask(&mut self, planned: &Steered, question: &str) -> bool {
+    async fn ask(&mut self, planned: &Steered, question: &Confirmation) -> bool {
         // The plan text is rendered (cleaned); the question names nodes.
         let prompt = format!(
             "{}\n{}\nProceed? [y/N] ",
             render::steer::text(planned, self.color),
-            render::style::clean(question)
+            render::style::clean(&render::steer::confirmation(question))
         );
         // Reading stdin blocks: keep it off the async workers.
         let answer = tokio::task::spawn_blocking(move || {

@@ -448,7 +448,7 @@ mod tests {
         let now: Timestamp = "2026-11-29T10:00:30Z".parse().unwrap();
         let r = held_refusal(&lease(Some("2026-11-29T10:00:20Z"), None, Some(30)), now);
         assert_eq!(
-            r.to_string(),
+            crate::render::steer::refusal(&r),
             "another steering command holds the Lease valkey-roll.cache: alice@box/42 (expires in 20s unless renewed); try again when it is done"
         );
     }
@@ -502,7 +502,7 @@ mod tests {
             ),
         ];
         for (name, current, want) in cases {
-            let text = lost_refusal("valkey-roll.cache", current).to_string();
+            let text = crate::render::steer::refusal(&lost_refusal("valkey-roll.cache", current));
             assert!(text.starts_with(want), "{name}: {text}");
             assert!(
                 text.ends_with("run the command again when it is done"),
