@@ -98,9 +98,8 @@ pub fn expired(lease: &Lease, now: Timestamp) -> bool {
 
 fn held_refusal(lease: &Lease, now: Timestamp) -> Refusal {
     let name = lease.metadata.name.clone().unwrap_or_default();
-    let holder = holder_of(lease).unwrap_or("an unnamed holder").to_string();
-    let expires_in_seconds = expires_at(lease)
-        .map(|at| u64::try_from(at.as_second().saturating_sub(now.as_second())).unwrap_or(0));
+    let holder = holder_of(lease).map(str::to_string);
+    let expires_in_seconds = expires_at(lease).map(|at| crate::units::seconds_since(now, at));
     Refusal::LeaseHeld {
         lease: name,
         holder,

@@ -97,7 +97,10 @@ pub fn refusal(r: &Refusal) -> String {
             holder,
             expires_in_seconds,
         } => {
-            let mut s = format!("another steering command holds the Lease {lease}: {holder}");
+            let mut s = format!(
+                "another steering command holds the Lease {lease}: {}",
+                holder.as_deref().unwrap_or("an unnamed holder")
+            );
             if let Some(secs) = expires_in_seconds {
                 let _ = write!(s, " (expires in {} unless renewed)", human(*secs));
             }

@@ -79,10 +79,11 @@ pub enum Refusal {
         /// Boxed: a question is large, and refusals travel in `Result`s.
         question: Box<Confirmation>,
     },
-    /// Another steering command holds the cluster's Lease.
+    /// Another steering command holds the cluster's Lease (`holder`: its
+    /// `holderIdentity`, when it has one).
     LeaseHeld {
         lease: String,
-        holder: String,
+        holder: Option<String>,
         expires_in_seconds: Option<u64>,
     },
     /// The cluster's Lease stopped being this command's before it was done
