@@ -110,3 +110,131 @@ fn new_pod(p: &NewPod) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::NodeState;
+    use crate::steer::plan::Change;
+
+    fn sent(node: &str, effect: PatchEffect) -> SentPatch {
+        SentPatch {
+            node: node.into(),
+            effect,
+        }
+    }
+
+    /// Each note reads as the executor spelt it before it handed over
+    /// facts.
+    #[test]
+    fn every_note_reads_as_before() {
+        let changed = Change::Revision {
+            node: "cache-0-1".into(),
+            now: Some("41ab77c0e1f2aa".into()),
+            was: None,
+        };
+        let cases: Vec<(Note, &str)> = vec![
+            (
+                Note::LeaseNotReleased {
+                    lease: "prod/valkey-roll.cache".into(),
+                    error: "connection refused".into(),
+                    expires_after_seconds: 30,
+                },
+                "the Lease prod/valkey-roll.cache could not be released (connection refused); it expires 30s after it was last renewed",
+            ),
+            (
+                Note::Reread {
+                    what: changed.clone(),
+                },
+                "re-read under the Lease: cache-0-1 would now get 41ab77c0e1f2 instead of nothing",
+            ),
+            (
+                Note::Conflict {
+                    node: "cache-0-2".into(),
+                },
+                "cache-0-2 changed after it was read (409 Conflict); re-read and re-planned",
+            ),
+            (
+                Note::AfterConflict { what: changed },
+                "after the conflict: cache-0-1 would now get 41ab77c0e1f2 instead of nothing",
+            ),
+            (
+                Note::DeleteAccepted {
+                    pod: "p-0".into(),
+                    uid: "u1".into(),
+                },
+                "the API server accepted the delete of pod p-0 (uid u1) with dryRun=All: nothing was deleted",
+            ),
+            (
+                Note::NewPod(NewPod::Recreated {
+                    stateful_set: "s".into(),
+                    pod: "p-0".into(),
+                    uid: None,
+                    revision: None,
+                }),
+                "StatefulSet s recreated pod p-0 (uid unknown, revision not labelled yet)",
+            ),
+            (
+                Note::NewPod(NewPod::Unreadable {
+                    pod: "p-0".into(),
+                    error: "forbidden".into(),
+                }),
+                "pod p-0 was deleted; whether it came back could not be read: forbidden",
+            ),
+            (
+                Note::NewPod(NewPod::NotYet {
+                    pod: "p-0".into(),
+                    namespace: "prod".into(),
+                    wait_seconds: 10,
+                }),
+                "pod p-0 was deleted; no new pod came within 10s (the StatefulSet recreates it; see `kubectl get pod p-0 -n prod`)",
+            ),
+            (
+                Note::AcceptedBeforeStop {
+                    action: Action::Force,
+                    sent: vec![
+                        sent("cache-0-2", PatchEffect::Revoke),
+                        sent("cache-0-1", PatchEffect::Grant),
+                    ],
+                },
+                "accepted with dryRun=All before the stop (nothing stored): the revoke of cache-0-2, the force of cache-0-1",
+            ),
+            (
+                Note::StoppedPartWay {
+                    action: Action::Force,
+                    cause: StopCause::Refused(Refusal::ConflictAgain {
+                        node: "cache-0-1".into(),
+                    }),
+                    written: vec![sent("cache-0-2", PatchEffect::Revoke)],
+                    not_written: Vec::new(),
+                },
+                "stopped part-way: cache-0-1 changed again while it was being written (a second conflict). Written: the revoke of cache-0-2. Not written: nothing else. Check `status` before running anything again",
+            ),
+            (
+                Note::CheckFailed {
+                    error: "timed out".into(),
+                },
+                "written; the check after the write could not run: timed out. See whether another node holds a permit with `status`",
+            ),
+            (
+                Note::HolderAppeared {
+                    holder: "cache-0-2".into(),
+                    state: NodeState::Rolling,
+                    node: "cache-0-1".into(),
+                },
+                "after the write, cache-0-2 holds a permit too (Rolling): it appeared while cache-0-1 was being granted, so two nodes may roll at once; revoke one of them",
+            ),
+            (
+                Note::EventNotRecorded {
+                    reason: "ManualRollPermitGranted",
+                    node: "cache-0-1".into(),
+                    error: "forbidden".into(),
+                },
+                "the Event ManualRollPermitGranted on cache-0-1 could not be recorded: forbidden",
+            ),
+        ];
+        for (n, want) in cases {
+            assert_eq!(note(&n), want, "{n:?}");
+        }
+    }
+}

@@ -217,3 +217,68 @@ pub fn change(c: &Change) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The refusals whose facts are not finished strings any more read as
+    /// they did when the planner spelt them.
+    #[test]
+    fn typed_refusal_details_read_as_before() {
+        let unknown = |missing| Refusal::PodRevisionUnknown {
+            node: "cache-0-1".into(),
+            pod: "p-0".into(),
+            missing,
+        };
+        let cases: Vec<(Refusal, &str)> = vec![
+            (
+                Refusal::LeaseHeld {
+                    lease: "valkey-roll.cache".into(),
+                    holder: None,
+                    expires_in_seconds: None,
+                },
+                "another steering command holds the Lease valkey-roll.cache: an unnamed holder; try again when it is done",
+            ),
+            (
+                unknown(Missing::StatefulSet {
+                    stateful_set: "s".into(),
+                }),
+                "cache-0-1's pod p-0 cannot be told superseded (StatefulSet s not found): nothing is deleted without knowing",
+            ),
+            (
+                unknown(Missing::UpdateRevision {
+                    stateful_set: "s".into(),
+                }),
+                "cache-0-1's pod p-0 cannot be told superseded (StatefulSet s has no status.updateRevision): nothing is deleted without knowing",
+            ),
+            (
+                unknown(Missing::RevisionLabel { pod: "p-0".into() }),
+                "cache-0-1's pod p-0 cannot be told superseded (pod p-0 has no controller-revision-hash label): nothing is deleted without knowing",
+            ),
+            (
+                unknown(Missing::Identity { pod: "p-0".into() }),
+                "cache-0-1's pod p-0 cannot be told superseded (pod p-0 has no metadata.uid or metadata.resourceVersion to delete it on): nothing is deleted without knowing",
+            ),
+            (
+                Refusal::PodChanged {
+                    pod: "p-0".into(),
+                    what: PodMoved::Gone,
+                },
+                "pod p-0 changed after it was read, so the API server refused the delete (it is gone); nothing was deleted: run the command again",
+            ),
+            (
+                Refusal::Changed {
+                    what: Change::OtherHolders {
+                        now: vec!["a".into(), "b".into()],
+                        was: Vec::new(),
+                    },
+                },
+                "the cluster changed after the plan was made (the other holders are now [a, b], were []); nothing was written: run the command again",
+            ),
+        ];
+        for (r, want) in cases {
+            assert_eq!(refusal(&r), want, "{r:?}");
+        }
+    }
+}
