@@ -25,7 +25,7 @@ pub use warning::warning;
 use crate::render::style::{Tone, clean, paint, strong};
 use crate::steer::Steered;
 use crate::steer::plan::DryRun;
-use crate::steer::plan::{Action, Decision, EventObject, EventType};
+use crate::steer::plan::{Action, Confirmation, Decision, EventObject, EventType};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -165,6 +165,25 @@ pub fn document(s: &Steered) -> SteerDocument {
             .collect(),
         exit_code: s.exit.code(),
     }
+}
+
+/// What a terminal shows before it reads the answer: the plan, the
+/// question, and `Proceed? [y/N] `. The plan text is cleaned by [`text`];
+/// the question names nodes, so it is cleaned here.
+pub fn prompt(planned: &Steered, question: &Confirmation, color: bool) -> String {
+    format!(
+        "{}\n{}\nProceed? [y/N] ",
+        text(planned, color),
+        clean(&confirmation(question))
+    )
+}
+
+/// A node name given without `-n` that is found in several namespaces.
+pub fn several_namespaces(node: &str, namespaces: &[&str]) -> String {
+    format!(
+        "ValkeyNode {node} exists in several namespaces ({}): say which with -n",
+        namespaces.join(", ")
+    )
 }
 
 /// The result for people: the decision, the reasons, the warnings, each
