@@ -15,7 +15,7 @@ use crate::snapshot::Snapshot;
 use crate::source;
 use crate::steer::Steered;
 use crate::steer::exec::{self, Confirm, Options};
-use crate::steer::plan::{self, Action, Connection, Decision, DryRun, Request};
+use crate::steer::plan::{self, Action, Confirmation, Connection, Decision, DryRun, Request};
 
 pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
     let request = Request {
@@ -183,10 +183,7 @@ fn namespace_of(snapshot: &Snapshot, in_view: Option<&str>, node: &str) -> Resul
                 nearest: plan::nearest(node, &names),
             })
         }
-        many => Err(Error::Usage(format!(
-            "ValkeyNode {node} exists in several namespaces ({}): say which with -n",
-            many.join(", ")
-        ))),
+        many => Err(Error::Usage(render::steer::several_namespaces(node, many))),
     }
 }
 
@@ -226,13 +223,8 @@ pub struct Terminal {
 }
 
 impl Confirm for Terminal {
-    async fn ask(&mut self, planned: &Steered, question: &str) -> bool {
-        // The plan text is rendered (cleaned); the question names nodes.
-        let prompt = format!(
-            "{}\n{}\nProceed? [y/N] ",
-            render::steer::text(planned, self.color),
-            render::style::clean(question)
-        );
+    async fn ask(&mut self, planned: &Steered, question: &Confirmation) -> bool {
+        let prompt = render::steer::prompt(planned, question, self.color);
         // Reading stdin blocks: keep it off the async workers.
         let answer = tokio::task::spawn_blocking(move || {
             use std::io::Write;

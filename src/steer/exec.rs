@@ -14,10 +14,11 @@ use crate::source::live::{self, Live};
 use crate::steer::Steered;
 use crate::steer::hooks::{self, Point};
 use crate::steer::lease;
+use crate::steer::note::{NewPod, Note, SentPatch, StopCause};
 use crate::steer::plan::DryRun;
 use crate::steer::plan::{
-    self, Action, Decision, EventObject, EventPlan, EventType, NodePatch, PatchEffect, Plan,
-    Refusal, Request,
+    self, Action, Change, Confirmation, Decision, EventObject, EventPlan, EventType, NodePatch,
+    PatchEffect, Plan, PodMoved, Refusal, Request,
 };
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference, Pod};
@@ -28,9 +29,13 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 /// Asks a person to confirm; `true` to go ahead. Given the plan as it
-/// stands (the caller words it) and the question, which names nodes.
+/// stands and the question, both facts that the caller words.
 pub trait Confirm {
-    fn ask(&mut self, planned: &Steered, question: &str) -> impl Future<Output = bool> + Send;
+    fn ask(
+        &mut self,
+        planned: &Steered,
+        question: &Confirmation,
+    ) -> impl Future<Output = bool> + Send;
 }
 
 /// The report a request is planned from: a cluster whose nodes show no
@@ -128,10 +133,11 @@ pub async fn execute<C: Confirm>(
     match (result, released) {
         (Ok(s), Ok(())) => Ok(s),
         (Ok(mut s), Err(e)) => {
-            s.notes.push(format!(
-                "the Lease {lease_name} could not be released ({e}); it expires {}s after it was last renewed",
-                lease::DURATION_SECONDS
-            ));
+            s.notes.push(Note::LeaseNotReleased {
+                lease: lease_name,
+                error: e.to_string(),
+                expires_after_seconds: u64::from(lease::DURATION_SECONDS.unsigned_abs()),
+            });
             Ok(s)
         }
         // Every error out of `under_lease` comes before the first patch was
@@ -174,7 +180,7 @@ enum Step {
     /// Nothing to confirm, or `--yes`.
     Go,
     /// On a terminal: ask this.
-    Ask(String),
+    Ask(Confirmation),
     /// Off a terminal without `--yes`: refused (exit 4).
     Refuse,
 }
@@ -190,12 +196,12 @@ pub fn predict_confirmation(mut plan: Plan, dry_run: DryRun, yes: bool, interact
     if dry_run != DryRun::None
         && !plan.is_refused()
         && confirmation_step(&plan, yes, interactive) == Step::Refuse
+        && let Some(question) = plan.confirmation.clone()
     {
-        let question = plan.confirmation.clone().unwrap_or_default();
         plan.refuse(Refusal::WouldNeedConfirmation {
             action: plan.action,
             node: plan.node.clone(),
-            question,
+            question: Box::new(question),
         });
     }
     plan
@@ -235,7 +241,7 @@ async fn under_lease(
     let state = reread(live, &before, request, opts).await?;
     let mut again = plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)?;
     if let Some(what) = again.changed_from(&before, &[]) {
-        let note = format!("re-read under the Lease: {what}");
+        let note = Note::Reread { what: what.clone() };
         if !again.is_refused() {
             again.refuse(Refusal::Changed { what });
         }
@@ -283,7 +289,7 @@ async fn send(
 struct Writes {
     current: Plan,
     written: Vec<(NodePatch, ValkeyNode)>,
-    notes: Vec<String>,
+    notes: Vec<Note>,
     stopped: Option<Stop>,
 }
 
@@ -307,7 +313,7 @@ async fn write_patches(
     }
     let original = current.clone();
     let mut written: Vec<(NodePatch, ValkeyNode)> = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
+    let mut notes: Vec<Note> = Vec::new();
     let mut retried = false;
     let mut queue: VecDeque<NodePatch> = current.patches.iter().cloned().collect();
     let stopped = 'writes: {
@@ -342,9 +348,7 @@ async fn write_patches(
                         break 'writes Some(Stop::Refused(Refusal::ConflictAgain { node: name }));
                     }
                     retried = true;
-                    notes.push(format!(
-                        "{name} changed after it was read (409 Conflict); re-read and re-planned"
-                    ));
+                    notes.push(Note::Conflict { node: name });
                     let conflict = Conflict {
                         current: &current,
                         original: &original,
@@ -356,7 +360,7 @@ async fn write_patches(
                             current = again;
                         }
                         Replanned::Changed(again, what) => {
-                            notes.push(format!("after the conflict: {what}"));
+                            notes.push(Note::AfterConflict { what: what.clone() });
                             current = again;
                             break 'writes Some(Stop::Refused(Refusal::Changed { what }));
                         }
@@ -396,7 +400,7 @@ enum Replanned {
     /// send (those not written yet).
     GoOn(Plan, VecDeque<NodePatch>),
     /// The decision changed: the new plan, and what changed.
-    Changed(Plan, String),
+    Changed(Plan, Change),
     Failed(Error),
 }
 
@@ -480,24 +484,25 @@ async fn check_other_holders(
     result: &Plan,
     request: &Request,
     opts: &Options,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) -> Exit {
     let after = match reread(live, result, request, opts).await {
         Ok(after) => after,
         Err(e) => {
-            notes.push(format!(
-                "written; the check after the write could not run: {e}. See whether another node holds a permit with `status`"
-            ));
+            notes.push(Note::CheckFailed {
+                error: e.to_string(),
+            });
             return Exit::Error;
         }
     };
     let mut exit = Exit::Done;
     for n in other_holders_after(&after.report, result) {
         exit = Exit::OtherHolder;
-        notes.push(format!(
-            "after the write, {} holds a permit too ({}): it appeared while {} was being granted, so two nodes may roll at once; revoke one of them",
-            n.name, n.state, result.node
-        ));
+        notes.push(Note::HolderAppeared {
+            holder: n.name.clone(),
+            state: n.state,
+            node: result.node.clone(),
+        });
     }
     exit
 }
@@ -545,9 +550,11 @@ async fn send_delete(
         Ok(_) => {}
         Err(kube::Error::Api(s)) if s.is_conflict() || s.is_not_found() => {
             let what = if s.is_not_found() {
-                "it is gone".to_string()
+                PodMoved::Gone
             } else {
-                s.message.clone()
+                PodMoved::Conflict {
+                    message: s.message.clone(),
+                }
             };
             current.refuse(Refusal::PodChanged {
                 pod: d.pod.clone(),
@@ -559,10 +566,10 @@ async fn send_delete(
     }
     let mut notes = Vec::new();
     if dry {
-        notes.push(format!(
-            "the API server accepted the delete of pod {} (uid {}) with dryRun=All: nothing was deleted",
-            d.pod, d.uid
-        ));
+        notes.push(Note::DeleteAccepted {
+            pod: d.pod.clone(),
+            uid: d.uid.clone(),
+        });
         return Ok(Steered {
             plan: current,
             exit: Exit::Done,
@@ -574,7 +581,9 @@ async fn send_delete(
         record_event(live, &current.namespace, &ev, None, &mut notes).await;
     }
     hooks::pause(Point::AfterPatch).await;
-    notes.push(new_pod(&api, &d, &request.namespace, NEW_POD_WAIT).await);
+    notes.push(Note::NewPod(
+        new_pod(&api, &d, &request.namespace, NEW_POD_WAIT).await,
+    ));
     Ok(Steered {
         plan: current,
         exit: Exit::Done,
@@ -585,7 +594,7 @@ async fn send_delete(
 /// What came after the delete: the pod recreated under the same name with
 /// another UID (and its revision), or that none came within `wait` (not an
 /// error: the StatefulSet may be slow).
-async fn new_pod(api: &Api<Pod>, d: &plan::PodDelete, namespace: &str, wait: Duration) -> String {
+async fn new_pod(api: &Api<Pod>, d: &plan::PodDelete, namespace: &str, wait: Duration) -> NewPod {
     let deadline = std::time::Instant::now() + wait;
     loop {
         match api.get_opt(&d.pod).await {
@@ -595,31 +604,28 @@ async fn new_pod(api: &Api<Pod>, d: &plan::PodDelete, namespace: &str, wait: Dur
                     .labels
                     .as_ref()
                     .and_then(|l| l.get(keys::LABEL_CONTROLLER_REVISION))
-                    .map_or("not labelled yet", String::as_str)
-                    .to_string();
-                return format!(
-                    "StatefulSet {} recreated pod {} (uid {}, revision {revision})",
-                    d.stateful_set,
-                    d.pod,
-                    p.metadata.uid.as_deref().unwrap_or("unknown"),
-                );
+                    .cloned();
+                return NewPod::Recreated {
+                    stateful_set: d.stateful_set.clone(),
+                    pod: d.pod.clone(),
+                    uid: p.metadata.uid.clone(),
+                    revision,
+                };
             }
             Ok(_) => {}
             Err(e) => {
-                return format!(
-                    "pod {} was deleted; whether it came back could not be read: {e}",
-                    d.pod
-                );
+                return NewPod::Unreadable {
+                    pod: d.pod.clone(),
+                    error: e.to_string(),
+                };
             }
         }
         if std::time::Instant::now() >= deadline {
-            return format!(
-                "pod {} was deleted; no new pod came within {}s (the StatefulSet recreates it; see `kubectl get pod {} -n {}`)",
-                d.pod,
-                wait.as_secs(),
-                d.pod,
-                namespace
-            );
+            return NewPod::NotYet {
+                pod: d.pod.clone(),
+                namespace: namespace.to_string(),
+                wait_seconds: wait.as_secs(),
+            };
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
@@ -666,18 +672,13 @@ enum Stop {
 }
 
 impl Stop {
-    /// The cause, in words that stay true when part of the command is
-    /// written (a refusal's own text says nothing was).
-    fn cause(&self) -> String {
+    /// The cause, for a note of a command stopped part-way.
+    fn cause(&self) -> StopCause {
         match self {
-            Stop::Refused(Refusal::Changed { what }) => {
-                format!("the cluster changed while it was being written ({what})")
-            }
-            Stop::Refused(Refusal::ConflictAgain { node }) => {
-                format!("{node} changed again while it was being written (a second conflict)")
-            }
-            Stop::Refused(r) => r.to_string(),
-            Stop::Failed(e) => e.to_string(),
+            Stop::Refused(r) => StopCause::Refused(r.clone()),
+            Stop::Failed(e) => StopCause::Failed {
+                error: e.to_string(),
+            },
         }
     }
 }
@@ -690,7 +691,7 @@ async fn finish_stopped(
     live: &Live,
     at_stop: Plan,
     stop: Stop,
-    mut notes: Vec<String>,
+    mut notes: Vec<Note>,
     written: Vec<(NodePatch, ValkeyNode)>,
     original: &Plan,
     request: &Request,
@@ -707,10 +708,10 @@ async fn finish_stopped(
         }
         if !sent.is_empty() {
             // A server dry run: accepted, not stored.
-            notes.push(format!(
-                "accepted with dryRun=All before the stop (nothing stored): {}",
-                describe(request.action, &sent)
-            ));
+            notes.push(Note::AcceptedBeforeStop {
+                action: request.action,
+                sent: sent_patches(&sent),
+            });
         }
         let exit = p.exit();
         return Ok(Steered {
@@ -719,7 +720,7 @@ async fn finish_stopped(
             notes,
         });
     }
-    let (result, note) = partly_written(original, &at_stop, &stop.cause(), &sent, request);
+    let (result, note) = partly_written(original, &at_stop, stop.cause(), &sent, request);
     notes.push(note);
     record_events(live, &result, &written, &mut notes).await;
     Ok(Steered {
@@ -735,10 +736,10 @@ async fn finish_stopped(
 fn partly_written(
     original: &Plan,
     at_stop: &Plan,
-    cause: &str,
+    cause: StopCause,
     sent: &[NodePatch],
     request: &Request,
-) -> (Plan, String) {
+) -> (Plan, Note) {
     let is_sent = |x: &NodePatch| {
         sent.iter()
             .any(|s| s.name == x.name && s.effect == x.effect)
@@ -777,19 +778,29 @@ fn partly_written(
     result.patches = sent.to_vec();
     result.events = events_for(original, original, sent);
     result.undo = plan::undo_of(request, sent, &holding);
-    let note = format!(
-        "stopped part-way: {cause}. Written: {}. Not written: {}. Check `status` before running anything again",
-        describe(request.action, sent),
-        if unsent.is_empty() {
-            "nothing else".to_string()
-        } else {
-            describe(request.action, &unsent)
-        }
-    );
+    let note = Note::StoppedPartWay {
+        action: request.action,
+        cause,
+        written: sent_patches(sent),
+        not_written: sent_patches(&unsent),
+    };
     (result, note)
 }
 
-/// `the revoke of cache-0-2, the force of cache-0-1`
+/// Which node each patch is for, and what it does there.
+fn sent_patches(patches: &[NodePatch]) -> Vec<SentPatch> {
+    patches
+        .iter()
+        .map(|x| SentPatch {
+            node: x.name.clone(),
+            effect: x.effect,
+        })
+        .collect()
+}
+
+/// `the revoke of cache-0-2, the force of cache-0-1`: what an error that
+/// stopped the command before its first write did not send. Errors word
+/// themselves (`crate::error`), so this list is spelt here for one.
 fn describe(action: Action, patches: &[NodePatch]) -> String {
     patches
         .iter()
@@ -807,7 +818,7 @@ async fn record_events(
     live: &Live,
     plan: &Plan,
     written: &[(NodePatch, ValkeyNode)],
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) {
     for (patch, node) in written {
         let Some(ev) = plan.events.iter().find(|e| e.node() == patch.name) else {
@@ -832,7 +843,7 @@ async fn record_event(
     namespace: &str,
     ev: &EventPlan,
     resource_version: Option<String>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) {
     let api: Api<Event> = Api::namespaced(live.client.clone(), namespace);
     let event = event_body(
@@ -844,11 +855,11 @@ async fn record_event(
     );
     if let Err(e) = api.create(&PostParams::default(), &event).await {
         let err = live.error(e, "create", "events", Some(namespace));
-        notes.push(format!(
-            "the Event {} on {} could not be recorded: {err}",
-            ev.reason,
-            ev.node()
-        ));
+        notes.push(Note::EventNotRecorded {
+            reason: ev.reason,
+            node: ev.node().to_string(),
+            error: err.to_string(),
+        });
     }
 }
 
@@ -903,9 +914,19 @@ fn event_body(
 mod tests {
     use super::*;
 
+    /// The question of the tests' plans that ask one.
+    fn question() -> Confirmation {
+        Confirmation::Force {
+            node: "cache-0-1".into(),
+            value: "h1".into(),
+            overridden: Vec::new(),
+        }
+    }
+
+    /// A force plan that asks ([`question`]) when `confirmation` is given.
     fn plan_with(confirmation: Option<&str>) -> Plan {
         let mut p = crate::fixture::sample::plan(Action::Force, "cache-0-1");
-        p.confirmation = confirmation.map(str::to_string);
+        p.confirmation = confirmation.map(|_| question());
         p
     }
 
@@ -1052,13 +1073,19 @@ mod tests {
             let mut at_stop = original.clone();
             at_stop.other_holders = holders;
             at_stop.refuse(Refusal::Changed {
-                what: "the other holders are now [cache-0-3, cache-0-0], were [cache-0-3]".into(),
+                what: Change::OtherHolders {
+                    now: vec!["cache-0-3".into(), "cache-0-0".into()],
+                    was: vec!["cache-0-3".into()],
+                },
             });
             let cause = Stop::Refused(Refusal::Changed {
-                what: "the other holders changed".into(),
+                what: Change::OtherHolders {
+                    now: vec!["cache-0-3".into(), "cache-0-0".into()],
+                    was: vec!["cache-0-3".into()],
+                },
             })
             .cause();
-            let (result, note) = partly_written(&original, &at_stop, &cause, &sent, &request);
+            let (result, note) = partly_written(&original, &at_stop, cause, &sent, &request);
             assert_eq!(result.decision, Decision::Written, "{name}");
             assert!(result.reasons.is_empty(), "{name}: {:?}", result.reasons);
             assert_eq!(result.patches, sent, "{name}");
@@ -1066,8 +1093,8 @@ mod tests {
             assert_eq!(events, vec!["cache-0-2"], "{name}");
             assert_eq!(result.undo.as_deref(), Some(undo.as_str()), "{name}");
             assert_eq!(
-                note,
-                "stopped part-way: the cluster changed while it was being written (the other holders changed). Written: the revoke of cache-0-2. Not written: the revoke of cache-0-3, the force of cache-0-1. Check `status` before running anything again",
+                crate::render::steer::note(&note),
+                "stopped part-way: the cluster changed while it was being written (the other holders are now [cache-0-3, cache-0-0], were [cache-0-3]). Written: the revoke of cache-0-2. Not written: the revoke of cache-0-3, the force of cache-0-1. Check `status` before running anything again",
                 "{name}"
             );
             let steered = Steered {
@@ -1093,7 +1120,7 @@ mod tests {
             ("nothing to confirm", None, false, false, Step::Go),
             ("--yes", Some("q"), true, false, Step::Go),
             ("--yes on a terminal", Some("q"), true, true, Step::Go),
-            ("a terminal", Some("q"), false, true, Step::Ask("q".into())),
+            ("a terminal", Some("q"), false, true, Step::Ask(question())),
             ("off a terminal", Some("q"), false, false, Step::Refuse),
         ];
         for (name, confirmation, yes, terminal, want) in cases {
@@ -1170,13 +1197,17 @@ mod tests {
                 "{name}"
             );
             if *refused {
-                let text = p.reasons[0].to_string();
+                let text = crate::render::steer::refusal(&p.reasons[0]);
                 assert!(
                     text.contains("a real run would ask first"),
                     "{name}: {text}"
                 );
                 assert!(text.contains("add --yes"), "{name}: {text}");
-                assert!(text.ends_with("It would ask: q"), "{name}: {text}");
+                let q = crate::render::steer::confirmation(&question());
+                assert!(
+                    text.ends_with(&format!("It would ask: {q}")),
+                    "{name}: {text}"
+                );
                 assert!(p.patches.is_empty() && p.undo.is_none(), "{name}");
             }
         }

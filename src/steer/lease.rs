@@ -98,9 +98,8 @@ pub fn expired(lease: &Lease, now: Timestamp) -> bool {
 
 fn held_refusal(lease: &Lease, now: Timestamp) -> Refusal {
     let name = lease.metadata.name.clone().unwrap_or_default();
-    let holder = holder_of(lease).unwrap_or("an unnamed holder").to_string();
-    let expires_in_seconds = expires_at(lease)
-        .map(|at| u64::try_from(at.as_second().saturating_sub(now.as_second())).unwrap_or(0));
+    let holder = holder_of(lease).map(str::to_string);
+    let expires_in_seconds = expires_at(lease).map(|at| crate::units::seconds_since(now, at));
     Refusal::LeaseHeld {
         lease: name,
         holder,
@@ -448,7 +447,7 @@ mod tests {
         let now: Timestamp = "2026-11-29T10:00:30Z".parse().unwrap();
         let r = held_refusal(&lease(Some("2026-11-29T10:00:20Z"), None, Some(30)), now);
         assert_eq!(
-            r.to_string(),
+            crate::render::steer::refusal(&r),
             "another steering command holds the Lease valkey-roll.cache: alice@box/42 (expires in 20s unless renewed); try again when it is done"
         );
     }
@@ -502,7 +501,7 @@ mod tests {
             ),
         ];
         for (name, current, want) in cases {
-            let text = lost_refusal("valkey-roll.cache", current).to_string();
+            let text = crate::render::steer::refusal(&lost_refusal("valkey-roll.cache", current));
             assert!(text.starts_with(want), "{name}: {text}");
             assert!(
                 text.ends_with("run the command again when it is done"),

@@ -6,14 +6,17 @@
 //!   the Events.
 //! - [`lease`]: the `coordination.k8s.io/v1` Lease that serialises manual
 //!   steering of one cluster.
+//! - [`note`]: what happened on the way, as facts ([`Note`]).
 //! - [`hooks`]: pause points for end-to-end tests (compiled in only with the
 //!   `test-hooks` feature).
 
 pub mod exec;
 pub mod hooks;
 pub mod lease;
+pub mod note;
 pub mod plan;
 
+pub use note::Note;
 pub use plan::{Action, Decision, Plan, Refusal, Request, Warning, plan};
 
 use crate::error::Exit;
@@ -26,7 +29,7 @@ use crate::error::Exit;
 pub struct Steered {
     pub plan: Plan,
     pub exit: Exit,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 impl Steered {

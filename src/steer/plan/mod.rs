@@ -4,14 +4,22 @@
 //! the write. No client, no printing, no clock of its own.
 //!
 //! The rules are PLUGIN.md's (`grant`, `revoke`, `force`); every refusal is
-//! a [`Refusal`] whose `Display` says what and why, every caution a
-//! [`Warning`].
+//! a [`Refusal`], every caution a [`Warning`], every question a
+//! [`Confirmation`], every difference on a re-plan a [`Change`]: facts
+//! (which node, holder, revision, protocol, how long), worded for people
+//! by render (`render::steer`), in one place per kind.
+//!
+//! Three things here are data, not words for people, and stay spelt in
+//! the plan: the patch bodies, the Events' notes and reasons (written to
+//! the API as they are, and shown by `--dry-run=client` as what will be
+//! sent), and the undo command (a shell line to paste, whose `--reason` is
+//! written to the node).
 //!
 //! Here: the request, the plan and [`plan()`], which finds the node and its
 //! cluster, settles the protocol and hands over to the per-action rules.
 //! - `rules`: grant (P1, P2), revoke and force, and the checks they share.
-//! - `refusal`: [`Refusal`] and [`Warning`], with the words a person reads.
-//! - `patch`: the merge patches and the Events' messages.
+//! - `refusal`: [`Refusal`], [`Warning`], [`Confirmation`] and [`Change`].
+//! - `patch`: the merge patches, the pod delete and the Events' messages.
 //! - `undo`: the command that undoes what was written.
 //! - `lookup`: the node by name, or the nearest names.
 
@@ -26,15 +34,15 @@ mod undo;
 mod tests;
 
 pub use lookup::nearest;
-pub use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect};
-pub use refusal::{HolderInfo, Refusal, Warning};
-pub use replace::PodDelete;
+pub use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect, PodDelete};
+pub use refusal::{
+    Change, Confirmation, HolderInfo, Missing, Overridden, PodMoved, PodTrouble, Refusal, Warning,
+};
 pub use undo::undo_of;
 
 use crate::error::{Exit, Result};
 use crate::report::{ClusterReport, NodeReport, Protocol, Report};
 use crate::snapshot::Snapshot;
-use crate::units::short_hash;
 use jiff::Timestamp;
 use lookup::find_node;
 use rules::{force_p1, grant_p1, grant_p2, revoke_p1};
@@ -150,7 +158,7 @@ pub struct Plan {
     pub undo: Option<String>,
     /// What will happen, said before asking; `Some` when the command must
     /// be confirmed (on a terminal, or with `--yes`).
-    pub confirmation: Option<String>,
+    pub confirmation: Option<Confirmation>,
     /// The permit value written to the node (grant, force).
     pub revision: Option<String>,
     /// Holders other than the node when the plan was made.
@@ -194,28 +202,27 @@ impl Plan {
     /// same. `revoked`: holders this command has already revoked (a
     /// takeover interrupted by a conflict), which the later plan no longer
     /// sees as holders.
-    pub fn changed_from(&self, before: &Plan, revoked: &[String]) -> Option<String> {
+    pub fn changed_from(&self, before: &Plan, revoked: &[String]) -> Option<Change> {
         if self.decision != before.decision {
-            return Some(format!(
-                "the decision is now {}: {}",
-                self.decision,
-                join(&self.reasons)
-            ));
+            return Some(Change::Decision {
+                decision: self.decision,
+                reasons: self.reasons.clone(),
+            });
         }
         if self.revision != before.revision {
-            return Some(format!(
-                "{} would now get {} instead of {}",
-                self.node,
-                self.revision.as_deref().map_or("nothing", short_hash),
-                before.revision.as_deref().map_or("nothing", short_hash),
-            ));
+            return Some(Change::Revision {
+                node: self.node.clone(),
+                now: self.revision.clone(),
+                was: before.revision.clone(),
+            });
         }
         // What was not asked about must not be written without asking.
         if let (Some(question), None) = (&self.confirmation, &before.confirmation) {
-            return Some(format!(
-                "{} {} now needs confirmation: {question}",
-                self.action, self.node
-            ));
+            return Some(Change::NeedsConfirmation {
+                action: self.action,
+                node: self.node.clone(),
+                question: Box::new(question.clone()),
+            });
         }
         // replace-pod deletes one pod: another pod (a new UID) or the same
         // pod changed is not what was shown.
@@ -226,30 +233,20 @@ impl Plan {
         if self.action == Action::Revoke {
             return None;
         }
-        let was: Vec<&String> = before
+        let was: Vec<String> = before
             .other_holders
             .iter()
             .filter(|h| !revoked.contains(h))
+            .cloned()
             .collect();
-        let now: Vec<&String> = self.other_holders.iter().collect();
-        if now != was {
-            let list = |v: &[&String]| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
-            return Some(format!(
-                "the other holders are now [{}], were [{}]",
-                list(&now),
-                list(&was)
-            ));
+        if self.other_holders != was {
+            return Some(Change::OtherHolders {
+                now: self.other_holders.clone(),
+                was,
+            });
         }
         None
     }
-}
-
-fn join<T: fmt::Display>(items: &[T]) -> String {
-    items
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// Makes the plan from `report`, which the caller judged with the

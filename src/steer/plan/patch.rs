@@ -1,5 +1,6 @@
 //! What a plan writes: one JSON merge patch per ValkeyNode, carrying the
-//! resourceVersion it was decided on, and the Event recorded after it.
+//! resourceVersion it was decided on (or replace-pod's pod delete, with
+//! its preconditions), and the Event recorded after it.
 
 use super::Ctx;
 use crate::report::{NodeReport, Protocol};
@@ -32,6 +33,21 @@ pub struct NodePatch {
     /// The node's `status.role` is `primary` (an undo's grant needs
     /// `--allow-primary`).
     pub primary: bool,
+}
+
+/// The pod delete a plan sends, with the preconditions it was decided on:
+/// the API server deletes nothing when the pod's UID or resourceVersion
+/// moved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodDelete {
+    pub pod: String,
+    pub uid: String,
+    pub resource_version: String,
+    /// The pod's `controller-revision-hash`.
+    pub revision: String,
+    /// The StatefulSet and its `status.updateRevision`.
+    pub stateful_set: String,
+    pub update_revision: String,
 }
 
 /// `Normal` or `Warning`, as a `v1` Event spells its type.
@@ -200,6 +216,9 @@ pub(super) fn revoke_patch(node: &NodeReport, rv: Option<String>) -> NodePatch {
 }
 
 /// `alice granted the roll permit for 9f2c41ab03de by hand: reason`
+///
+/// The Event's note is data written to the API (and shown as it will be
+/// sent by `--dry-run=client`), so it is spelt here, not in render.
 pub(super) fn event_message(
     c: &Ctx<'_>,
     what: &str,

@@ -6,27 +6,11 @@
 //! StatefulSet's `status.updateRevision`. Everything else is a typed
 //! refusal saying why.
 
-use super::patch::{EventObject, EventType};
+use super::patch::{EventObject, EventType, PodDelete};
+use super::refusal::{Change, Confirmation, Missing, Refusal};
 use super::{EventPlan, Plan, Request};
 use crate::classify::NodePod;
 use crate::snapshot::keys;
-
-use super::Refusal;
-
-/// The pod delete a plan sends, with the preconditions it was decided on:
-/// the API server deletes nothing when the pod's UID or resourceVersion
-/// moved.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PodDelete {
-    pub pod: String,
-    pub uid: String,
-    pub resource_version: String,
-    /// The pod's `controller-revision-hash`.
-    pub revision: String,
-    /// The StatefulSet and its `status.updateRevision`.
-    pub stateful_set: String,
-    pub update_revision: String,
-}
 
 /// Fills `plan` for `replace-pod` from the node's pod (`None`: the node is
 /// not in the snapshot, which `plan()` has already refused).
@@ -40,7 +24,10 @@ pub(super) fn plan_replace(
     match decide(&request.node, found) {
         Err(refusal) => plan.refuse(refusal),
         Ok(delete) => {
-            plan.confirmation = Some(confirmation(&request.node, &delete));
+            plan.confirmation = Some(Confirmation::ReplacePod {
+                node: request.node.clone(),
+                delete: delete.clone(),
+            });
             let mut event = EventPlan::about_node(
                 EventType::Warning,
                 &request.node,
@@ -92,25 +79,27 @@ pub(super) fn decide(node: &str, found: Option<&NodePod>) -> Result<PodDelete, R
         return Err(Refusal::PodRevisionUnknown {
             node: node_s,
             pod: pod_name,
-            missing: format!("StatefulSet {} not found", np.workload),
+            missing: Missing::StatefulSet {
+                stateful_set: np.workload.clone(),
+            },
         });
     }
     let Some(update) = np.update_revision.clone() else {
         return Err(Refusal::PodRevisionUnknown {
             node: node_s,
             pod: pod_name,
-            missing: format!("StatefulSet {} has no status.updateRevision", np.workload),
+            missing: Missing::UpdateRevision {
+                stateful_set: np.workload.clone(),
+            },
         });
     };
     let Some(revision) = pod.revision.clone() else {
         return Err(Refusal::PodRevisionUnknown {
             node: node_s,
             pod: pod_name,
-            missing: format!(
-                "pod {} has no {} label",
-                pod.name,
-                keys::LABEL_CONTROLLER_REVISION
-            ),
+            missing: Missing::RevisionLabel {
+                pod: pod.name.clone(),
+            },
         });
     };
     if revision == update {
@@ -124,10 +113,9 @@ pub(super) fn decide(node: &str, found: Option<&NodePod>) -> Result<PodDelete, R
         return Err(Refusal::PodRevisionUnknown {
             node: node_s,
             pod: pod_name,
-            missing: format!(
-                "pod {} has no metadata.uid or metadata.resourceVersion to delete it on",
-                pod.name
-            ),
+            missing: Missing::Identity {
+                pod: pod.name.clone(),
+            },
         });
     };
     Ok(PodDelete {
@@ -140,13 +128,8 @@ pub(super) fn decide(node: &str, found: Option<&NodePod>) -> Result<PodDelete, R
     })
 }
 
-fn confirmation(node: &str, d: &PodDelete) -> String {
-    format!(
-        "replace-pod {node} deletes pod {} (revision {}, not Ready); StatefulSet {} recreates it from its current revision ({}). The node's data on an emptyDir volume is lost; persistent volumes stay.",
-        d.pod, d.revision, d.stateful_set, d.update_revision,
-    )
-}
-
+/// The Event's note: data written to the API (and shown by
+/// `--dry-run=client`), so spelt here rather than in render.
 fn event_message(actor: &str, d: &PodDelete, reason: Option<&str>) -> String {
     let mut m = format!(
         "{actor} deleted the superseded pod {} (revision {}, not Ready; StatefulSet {} wants {}) by hand (kubectl valkey-roll)",
@@ -160,19 +143,23 @@ fn event_message(actor: &str, d: &PodDelete, reason: Option<&str>) -> String {
 }
 
 /// What changed between the pod delete shown and the one planned again.
-pub(super) fn changed(now: Option<&PodDelete>, before: Option<&PodDelete>) -> Option<String> {
+pub(super) fn changed(now: Option<&PodDelete>, before: Option<&PodDelete>) -> Option<Change> {
     match (now, before) {
-        (Some(a), Some(b)) if a.uid != b.uid => Some(format!(
-            "pod {} is now another pod (uid {}, was {})",
-            a.pod, a.uid, b.uid
-        )),
+        (Some(a), Some(b)) if a.uid != b.uid => Some(Change::PodReplaced {
+            pod: a.pod.clone(),
+            uid: a.uid.clone(),
+            was_uid: b.uid.clone(),
+        }),
         (Some(a), Some(b))
             if a.revision != b.revision || a.update_revision != b.update_revision =>
         {
-            Some(format!(
-                "pod {} now runs {} against update revision {} (was {} against {})",
-                a.pod, a.revision, a.update_revision, b.revision, b.update_revision
-            ))
+            Some(Change::PodRevisions {
+                pod: a.pod.clone(),
+                revision: a.revision.clone(),
+                update_revision: a.update_revision.clone(),
+                was_revision: b.revision.clone(),
+                was_update_revision: b.update_revision.clone(),
+            })
         }
         _ => None,
     }
@@ -277,7 +264,7 @@ mod tests {
                     assert_eq!(d.resource_version, "77", "{name}");
                 }
                 (Err(r), Some(part)) => {
-                    let text = r.to_string();
+                    let text = crate::render::steer::refusal(&r);
                     assert!(text.contains(part), "{name}: {text}");
                     assert!(text.contains("cache-0-1"), "{name}: {text}");
                 }
@@ -293,6 +280,7 @@ mod tests {
         let mut other = d.clone();
         other.uid = "uid-2".into();
         let what = changed(Some(&other), Some(&d)).expect("new uid");
+        let what = crate::render::steer::change(&what);
         assert!(what.contains("uid uid-2, was uid-1"), "{what}");
         let mut moved = d.clone();
         moved.update_revision = "valkey-cache-0-1-newer".into();
@@ -302,7 +290,10 @@ mod tests {
     #[test]
     fn confirmation_and_event_say_what_happens_and_who() {
         let d = decide("cache-0-1", Some(&trapped())).expect("trap");
-        let q = confirmation("cache-0-1", &d);
+        let q = crate::render::steer::confirmation(&Confirmation::ReplacePod {
+            node: "cache-0-1".into(),
+            delete: d.clone(),
+        });
         for want in [
             "deletes pod valkey-cache-0-1-0",
             "recreates it from its current revision",

@@ -5,12 +5,11 @@
 use super::patch::{
     EventType, claims_primary_role, event_message, grant_patch, node_event, node_rv, revoke_patch,
 };
-use super::refusal::{HolderInfo, Refusal, Warning};
+use super::refusal::{Confirmation, HolderInfo, Overridden, PodTrouble, Refusal, Warning};
 use super::undo::undo_of;
 use super::{Ctx, Plan};
 use crate::report::{NodeReport, Protocol};
 use crate::snapshot::keys;
-use crate::units::short_hash;
 
 /// The value a grant or force writes: `--revision`, `*` for `--any`, else
 /// the asked-for revision. Refuses when there is none.
@@ -159,12 +158,11 @@ pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
     // PLUGIN.md asks before revoking a holder whose *pod* is unhealthy; a
     // Settling holder (pod Ready, node status not ready yet) goes ahead.
     if let Some(because) = pod_unhealthy_because(c.node) {
-        plan.confirmation = Some(format!(
-            "{node} holds the permit for {h} and its pod is not healthy ({because}). Revoking does not roll its pod back, and the controller keeps waiting for {node} to become Ready before it moves on (it walks the nodes in order), so {node} stays a block until it is fixed (revert the template; delete a superseded pod) or a permit is forced elsewhere.",
-            node = c.node.name,
-            h = short_hash(&old),
-            because = because.join("; "),
-        ));
+        plan.confirmation = Some(Confirmation::Revoke {
+            node: c.node.name.clone(),
+            permit: old.clone(),
+            because,
+        });
     }
     plan.patches.push(revoke_patch(c.node, c.rv.clone()));
     plan.events.push(node_event(
@@ -188,13 +186,12 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     };
     // Force goes past the checks grant would refuse on; each one becomes a
     // warning, and the confirmation repeats them.
-    let mut overridden: Vec<String> = Vec::new();
+    let mut overridden: Vec<Overridden> = Vec::new();
     for o in c.others {
         let holder = HolderInfo::of(o);
-        overridden.push(if c.request.takeover {
-            format!("{holder} loses its permit (its pod is not rolled back)")
-        } else {
-            format!("{holder} keeps its permit, so two nodes may roll at once")
+        overridden.push(Overridden::Holder {
+            holder: holder.clone(),
+            takeover: c.request.takeover,
         });
         plan.warnings.push(Warning::OtherHolder {
             holder,
@@ -202,10 +199,9 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
         });
     }
     if claims_primary_role(c.node) {
-        overridden.push(format!(
-            "{} is its shard's primary, and the controller's proactive failover does not run for a permit given by hand",
-            c.node.name
-        ));
+        overridden.push(Overridden::Primary {
+            node: c.node.name.clone(),
+        });
         plan.warnings.push(Warning::Primary {
             node: c.node.name.clone(),
         });
@@ -213,10 +209,10 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     if let Some(front) = c.cluster.front.as_deref()
         && front != c.node.name
     {
-        overridden.push(format!(
-            "{} is not the walk's front ({front} is)",
-            c.node.name
-        ));
+        overridden.push(Overridden::NotFront {
+            node: c.node.name.clone(),
+            front: front.to_string(),
+        });
     }
     not_front_warning(c, plan);
     common_grant_warnings(c, plan, &value, Protocol::P1);
@@ -254,38 +250,29 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     holding.push(c.node.name.clone());
     plan.undo = undo_of(c.request, &plan.patches, &holding);
 
-    let mut text = format!(
-        "This forces the permit for {} onto {}, past the safety checks",
-        short_hash(&value),
-        c.node.name
-    );
-    if overridden.is_empty() {
-        text.push_str(" (none of them refuses it now).");
-    } else {
-        text.push_str(": ");
-        text.push_str(&overridden.join("; "));
-        text.push('.');
-    }
-    plan.confirmation = Some(text);
+    plan.confirmation = Some(Confirmation::Force {
+        node: c.node.name.clone(),
+        value: value.clone(),
+        overridden,
+    });
     plan.revision = Some(value);
 }
 
 /// Why the node's pod (or its workload) is unhealthy, or `None` when its
 /// pod is Ready and neither shows failure evidence. A pod that cannot be
 /// found counts as unhealthy: nothing says it runs.
-fn pod_unhealthy_because(n: &NodeReport) -> Option<Vec<String>> {
+fn pod_unhealthy_because(n: &NodeReport) -> Option<Vec<PodTrouble>> {
     let mut because = Vec::new();
-    match (n.facts.pod_ready, n.pod.as_deref()) {
-        (Some(true), _) => {}
-        (Some(false), Some(pod)) => because.push(format!("pod {pod} not Ready")),
-        (Some(false), None) => because.push("pod not Ready".to_string()),
-        (None, _) => because.push("its pod is not found".to_string()),
+    match n.facts.pod_ready {
+        Some(true) => {}
+        Some(false) => because.push(PodTrouble::NotReady { pod: n.pod.clone() }),
+        None => because.push(PodTrouble::NotFound),
     }
     because.extend(
         n.evidence
             .iter()
             .filter(|e| e.kind.is_failure())
-            .map(|e| e.finding.to_string()),
+            .map(|e| PodTrouble::Evidence(e.finding.clone())),
     );
     (!because.is_empty()).then_some(because)
 }

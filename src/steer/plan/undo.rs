@@ -1,6 +1,9 @@
 //! The command that undoes a P1 write, as one shell line a person can
 //! paste: it reaches the same cluster as the same user, and each step is a
 //! command that is not refused at that point.
+//!
+//! The line is data, not a sentence: a command to paste, whose `--reason`
+//! is written to the nodes. So it is spelt here; render only prints it.
 
 use super::patch::{NodePatch, PatchEffect};
 use super::{Action, Connection, Request};

@@ -36,7 +36,7 @@ fn force_names_holders_keeps_them_or_takes_over() {
         kept.undo.as_deref(),
         Some("kubectl valkey-roll revoke cache-0-0 -n prod")
     );
-    let text = kept.confirmation.clone().unwrap_or_default();
+    let text = asked(&kept);
     assert!(
         text.contains("cache-1-1 (Stuck, permit 9f2c41ab03de, held 14m) keeps its permit, so two nodes may roll at once"),
         "{text}"
@@ -80,11 +80,7 @@ fn force_names_holders_keeps_them_or_takes_over() {
             "kubectl valkey-roll revoke cache-0-0 -n prod && kubectl valkey-roll grant cache-1-1 -n prod --protocol P1 --revision 9f2c41ab03de55aa66bb77cc88dd99ee"
         )
     );
-    assert!(
-        took.confirmation
-            .unwrap_or_default()
-            .contains("loses its permit (its pod is not rolled back)")
-    );
+    assert!(asked(&took).contains("loses its permit (its pod is not rolled back)"));
 }
 
 #[test]
@@ -93,9 +89,5 @@ fn force_without_anything_to_override_still_asks() {
     r.reason = Some("x".into());
     let p = run(&Scene::p1(vec![waiting("cache-0-1")]), &r);
     assert_eq!(p.decision, Decision::Planned);
-    assert!(
-        p.confirmation
-            .unwrap_or_default()
-            .ends_with("past the safety checks (none of them refuses it now).")
-    );
+    assert!(asked(&p).ends_with("past the safety checks (none of them refuses it now)."));
 }

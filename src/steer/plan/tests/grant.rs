@@ -221,8 +221,7 @@ fn p2_grant_writes_the_spec_and_has_no_undo() {
         }]
     );
     assert!(
-        p.warnings[0]
-            .to_string()
+        crate::render::steer::warning(&p.warnings[0])
             .contains("the cluster controller owns cache-0-1's spec.workloadRevision")
     );
     assert_eq!(p.events[0].reason, "ManualRollPermitGranted");

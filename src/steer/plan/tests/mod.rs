@@ -19,6 +19,19 @@ use serde_json::{Value, json};
 
 const NS: &str = "prod";
 
+/// What the plan would ask, as a person reads it (empty when nothing).
+fn asked(p: &Plan) -> String {
+    p.confirmation
+        .as_ref()
+        .map(crate::render::steer::confirmation)
+        .unwrap_or_default()
+}
+
+/// A change, as a person reads it.
+fn change(c: Change) -> String {
+    crate::render::steer::change(&c)
+}
+
 /// A healthy cluster-owned replica whose pod is Ready.
 fn node(name: &str, state: NodeState) -> NodeReport {
     NodeReport {

@@ -295,7 +295,7 @@ fn the_primary_check_reads_the_node_role() {
         "{:?}",
         p.warnings
     );
-    let text = p.confirmation.unwrap_or_default();
+    let text = asked(&p);
     assert!(text.contains("cache-0-0 is its shard's primary"), "{text}");
     let p = run(
         &Scene::p1(vec![claims_primary(holder(
@@ -365,7 +365,7 @@ fn refusal_texts_say_what_and_why() {
         ),
     ];
     for (refusal, want) in cases {
-        let text = refusal.to_string();
+        let text = crate::render::steer::refusal(&refusal);
         assert!(text.contains(want), "{want:?} not in {text:?}");
     }
 }

@@ -19,7 +19,7 @@ fn changed_decisions_are_told_apart() {
         holder("cache-0-2", NodeState::Rolling, H, Some(1)),
     ]);
     let after = run(&granted, &req(Action::Grant, "cache-0-1"));
-    let what = after.changed_from(&before, &[]).expect("changed");
+    let what = change(after.changed_from(&before, &[]).expect("changed"));
     assert!(
         what.starts_with("the decision is now refused: cache-0-2 (Rolling"),
         "{what}"
@@ -27,9 +27,11 @@ fn changed_decisions_are_told_apart() {
     // The node asks for a new revision now.
     let mut moved = Scene::p1(vec![waiting("cache-0-1")]);
     moved.nodes[0].desired_revision = Some(OLD.into());
-    let what = run(&moved, &req(Action::Grant, "cache-0-1"))
-        .changed_from(&before, &[])
-        .expect("changed");
+    let what = change(
+        run(&moved, &req(Action::Grant, "cache-0-1"))
+            .changed_from(&before, &[])
+            .expect("changed"),
+    );
     assert_eq!(
         what,
         "cache-0-1 would now get 41ab77c0e1f2 instead of 9f2c41ab03de"
@@ -83,7 +85,7 @@ fn a_newly_needed_confirmation_is_a_change() {
     for (name, before, now, changed) in cases {
         let what = now.changed_from(before, &[]);
         assert_eq!(what.is_some(), changed, "{name}: {what:?}");
-        if let Some(what) = what {
+        if let Some(what) = what.map(change) {
             assert!(
                 what.starts_with(
                     "revoke cache-0-1 now needs confirmation: cache-0-1 holds the permit"

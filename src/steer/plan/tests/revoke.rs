@@ -63,7 +63,7 @@ fn revoke_patch_undo_and_confirmation() {
         ))]),
         &req(Action::Revoke, "cache-0-1"),
     );
-    let text = p.confirmation.unwrap_or_default();
+    let text = asked(&p);
     for want in [
         "cache-0-1 holds the permit for 9f2c41ab03de and its pod is not healthy (pod valkey-cache-0-1-0 not Ready; container server waiting: CrashLoopBackOff (restarts 7))",
         "Revoking does not roll its pod back",

@@ -1,10 +1,31 @@
 //! The result of `grant`, `revoke`, `force` and `replace-pod`: text for people, and the
 //! steering document of PLUGIN.md for `-o json|yaml`.
+//!
+//! Every word a person reads about steering is here, one file per kind of
+//! thing said; the planner and the executor hand over facts.
+//! - `refusal`: why nothing is written ([`refusal()`]), and what changed
+//!   between two plans ([`change()`]).
+//! - `warning`: what to know about a plan that goes ahead ([`warning()`]).
+//! - `confirmation`: what a command says before it asks ([`confirmation()`]).
+//! - `note`: what happened on the way ([`note()`]).
+//! - `holder`: a holder of a permit, as all of them name it.
+
+mod confirmation;
+mod holder;
+mod note;
+mod refusal;
+mod warning;
+
+pub use confirmation::confirmation;
+pub use holder::holder;
+pub use note::note;
+pub use refusal::{change, refusal};
+pub use warning::warning;
 
 use crate::render::style::{Tone, clean, paint, strong};
 use crate::steer::Steered;
 use crate::steer::plan::DryRun;
-use crate::steer::plan::{Action, Decision, EventObject, EventType};
+use crate::steer::plan::{Action, Confirmation, Decision, EventObject, EventType};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -104,12 +125,12 @@ pub fn document(s: &Steered) -> SteerDocument {
         node: p.node.clone(),
         dry_run: dry_run_word(p.dry_run),
         decision: p.decision,
-        reasons: p.reasons.iter().map(ToString::to_string).collect(),
+        reasons: p.reasons.iter().map(refusal).collect(),
         warnings: p
             .warnings
             .iter()
-            .map(ToString::to_string)
-            .chain(s.notes.iter().cloned())
+            .map(warning)
+            .chain(s.notes.iter().map(note))
             .collect(),
         patches: p
             .patches
@@ -146,6 +167,25 @@ pub fn document(s: &Steered) -> SteerDocument {
     }
 }
 
+/// What a terminal shows before it reads the answer: the plan, the
+/// question, and `Proceed? [y/N] `. The plan text is cleaned by [`text`];
+/// the question names nodes, so it is cleaned here.
+pub fn prompt(planned: &Steered, question: &Confirmation, color: bool) -> String {
+    format!(
+        "{}\n{}\nProceed? [y/N] ",
+        text(planned, color),
+        clean(&confirmation(question))
+    )
+}
+
+/// A node name given without `-n` that is found in several namespaces.
+pub fn several_namespaces(node: &str, namespaces: &[&str]) -> String {
+    format!(
+        "ValkeyNode {node} exists in several namespaces ({}): say which with -n",
+        namespaces.join(", ")
+    )
+}
+
 /// The result for people: the decision, the reasons, the warnings, each
 /// patch, the Events and the undo command.
 pub fn text(s: &Steered, color: bool) -> String {
@@ -175,20 +215,20 @@ pub fn text(s: &Steered, color: bool) -> String {
         paint(word, tone, true, color)
     ));
     for r in &p.reasons {
-        out.push_str(&format!("  - {}\n", clean(&r.to_string())));
+        out.push_str(&format!("  - {}\n", clean(&refusal(r))));
     }
-    for note in &s.notes {
+    for n in &s.notes {
         out.push_str(&format!(
             "{} {}\n",
             paint("note:", Tone::Warn, true, color),
-            clean(note)
+            clean(&note(n))
         ));
     }
     for w in &p.warnings {
         out.push_str(&format!(
             "{} {}\n",
             paint("warning:", Tone::Warn, true, color),
-            clean(&w.to_string())
+            clean(&warning(w))
         ));
     }
     let sent = match (p.decision, p.dry_run) {
@@ -232,7 +272,10 @@ pub fn text(s: &Steered, color: bool) -> String {
     if let Some(confirm) = &p.confirmation
         && p.decision == Decision::Planned
     {
-        out.push_str(&format!("a real run asks first: {}\n", clean(confirm)));
+        out.push_str(&format!(
+            "a real run asks first: {}\n",
+            clean(&confirmation(confirm))
+        ));
     }
     if let Some(undo) = &p.undo {
         let label = if p.decision == Decision::Written {
@@ -351,14 +394,21 @@ mod tests {
         let s = Steered {
             plan: p,
             exit: Exit::OtherHolder,
-            notes: vec!["cache-0-2 holds a permit too".into()],
+            notes: vec![crate::steer::Note::HolderAppeared {
+                holder: "cache-0-2".into(),
+                state: crate::report::NodeState::Rolling,
+                node: "cache-0-1".into(),
+            }],
         };
         let doc = serde_json::to_value(document(&s)).unwrap();
         assert_eq!(doc["exitCode"], 6);
         assert_eq!(doc["warnings"].as_array().map(Vec::len), Some(2));
         let t = text(&s, false);
         assert!(t.contains("WRITTEN, but check below"), "{t}");
-        assert!(t.contains("note: cache-0-2 holds a permit too"), "{t}");
+        assert!(
+            t.contains("note: after the write, cache-0-2 holds a permit too (Rolling)"),
+            "{t}"
+        );
         assert!(
             t.contains("undo with: kubectl valkey-roll revoke cache-0-1 -n prod"),
             "{t}"

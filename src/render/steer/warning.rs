@@ -1,0 +1,84 @@
+//! The words of a [`Warning`]: what a person should know about a plan that
+//! goes ahead.
+
+use super::holder::holder;
+use crate::report::Protocol;
+use crate::steer::plan::Warning;
+use crate::units::short_hash;
+use std::fmt::Write;
+
+pub fn warning(w: &Warning) -> String {
+    match w {
+        Warning::NotFront { node, front } => {
+            let mut s = format!("{node} is not the walk's front");
+            match front {
+                Some(front) => {
+                    let _ = write!(
+                        s,
+                        " ({front} is): the controller still waits at {front} and may grant it as soon as {node}'s permit is gone"
+                    );
+                }
+                None => s.push_str(" (no node is waiting at the front)"),
+            }
+            s
+        }
+        Warning::Primary { node } => format!(
+            "{node} is its shard's primary: the controller's proactive failover does not run for a permit given by hand; fail over first if you can"
+        ),
+        Warning::OtherHolder {
+            holder: h,
+            takeover,
+        } => {
+            if *takeover {
+                format!(
+                    "{} holds a permit: --takeover revokes it in the same command (its pod is not rolled back)",
+                    holder(h)
+                )
+            } else {
+                format!(
+                    "{} holds a permit and keeps it: two nodes may roll at once (add --takeover to revoke it)",
+                    holder(h)
+                )
+            }
+        }
+        Warning::NotHealthy { node, because } => {
+            let mut s = format!("{node} is not healthy");
+            if !because.is_empty() {
+                let _ = write!(s, " ({})", crate::render::words::joined(because));
+            }
+            s
+        }
+        Warning::RevisionDiffers {
+            node,
+            written,
+            asked,
+            protocol,
+        } => {
+            let mut s = format!("{node} gets {} but ", short_hash(written));
+            match asked {
+                Some(a) => {
+                    let _ = write!(s, "asks for {}", short_hash(a));
+                }
+                None => s.push_str("asks for no revision"),
+            }
+            s.push_str(match protocol {
+                Protocol::P2 => {
+                    ": the node rolls only when its template hashes to spec.workloadRevision"
+                }
+                _ => {
+                    ": the node controller drops a permit that is neither `*` nor its desired revision"
+                }
+            });
+            s
+        }
+        Warning::ReplacesPermit { node, old } => {
+            format!("{node}'s permit {} is replaced", short_hash(old))
+        }
+        Warning::RevokeDoesNotRollBack { node } => format!(
+            "revoking does not roll {node}'s pod back, and the controller keeps waiting for {node} to become Ready before it moves on (it walks the nodes in order): a broken node stays a block until it is fixed (revert the template; delete a superseded pod) or a permit is forced elsewhere"
+        ),
+        Warning::NoUndoInP2 { node } => format!(
+            "there is no undo: the cluster controller owns {node}'s spec.workloadRevision (it rewrites the whole spec)"
+        ),
+    }
+}
