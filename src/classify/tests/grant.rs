@@ -305,16 +305,20 @@ fn trusted_trace_fills_by_and_reason() {
     );
 }
 
+/// The node's grant-time sources that gave no time, in words.
+fn sources(n: &NodeReport) -> Vec<String> {
+    n.facts
+        .unavailable_sources
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
 #[test]
 fn unavailable_sources_say_why() {
     let c = cluster().node(p1("h1"));
     let r = judge(&c.snapshot(), t(0));
-    let got: Vec<String> = node(&r, N)
-        .facts
-        .unavailable_sources
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let got = sources(node(&r, N));
     let want = [
         "no valkey-roll.io/granted-at annotation (the permit was not granted by hand with this plugin)",
         "no WorkloadRollPermitted event for this node (events expire after an hour by default)",
@@ -329,12 +333,7 @@ fn unavailable_sources_say_why() {
             .trace("h0", "x", mins(-90), "r"),
     );
     let r = judge(&c.snapshot(), t(0));
-    let got: Vec<String> = node(&r, N)
-        .facts
-        .unavailable_sources
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let got = sources(node(&r, N));
     assert!(
         got.iter()
             .any(|s| s.starts_with("trace annotations are stale")),

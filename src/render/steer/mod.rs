@@ -25,7 +25,7 @@ pub use warning::warning;
 use crate::render::style::{Tone, clean, paint, strong};
 use crate::steer::Steered;
 use crate::steer::plan::DryRun;
-use crate::steer::plan::{Action, Confirmation, Decision, EventObject, EventType};
+use crate::steer::plan::{Action, Confirmation, Decision, EventObject, EventType, PodDelete};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -46,7 +46,7 @@ pub struct SteerDocument {
     pub undo: Option<String>,
     /// replace-pod: the pod delete and its preconditions.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pod_delete: Option<PodDeleteDocument>,
+    pub pod_delete: Option<PodDelete>,
     /// The `v1` Events the plan records (or recorded), whole.
     pub events: Vec<EventDocument>,
     pub exit_code: u8,
@@ -85,17 +85,6 @@ impl EventObjectDocument {
             uid: o.uid.clone(),
         }
     }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PodDeleteDocument {
-    pub pod: String,
-    pub uid: String,
-    pub resource_version: String,
-    pub revision: String,
-    pub stateful_set: String,
-    pub update_revision: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -143,14 +132,7 @@ pub fn document(s: &Steered) -> SteerDocument {
             })
             .collect(),
         undo: p.undo.clone(),
-        pod_delete: p.pod_delete.as_ref().map(|d| PodDeleteDocument {
-            pod: d.pod.clone(),
-            uid: d.uid.clone(),
-            resource_version: d.resource_version.clone(),
-            revision: d.revision.clone(),
-            stateful_set: d.stateful_set.clone(),
-            update_revision: d.update_revision.clone(),
-        }),
+        pod_delete: p.pod_delete.clone(),
         events: p
             .events
             .iter()

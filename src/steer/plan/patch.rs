@@ -37,8 +37,9 @@ pub struct NodePatch {
 
 /// The pod delete a plan sends, with the preconditions it was decided on:
 /// the API server deletes nothing when the pod's UID or resourceVersion
-/// moved.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// moved. Serialized as the steering document's `podDelete`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PodDelete {
     pub pod: String,
     pub uid: String,
