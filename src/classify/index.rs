@@ -9,7 +9,7 @@ use crate::snapshot::{Snapshot, ValkeyNode, keys};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Event, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// (namespace, name): a missing namespace reads as "".
 type Key<'a> = (&'a str, &'a str);
@@ -98,15 +98,11 @@ impl<'a> Index<'a> {
         // characters only are found among the note's words, any other name
         // (none in a real cluster) by asking every event of its namespace.
         let plain = |name: &str| name.chars().all(is_name_char);
-        let node_keys: HashSet<Key<'a>> = snapshot
-            .nodes
-            .iter()
-            .map(|n| (n.namespace(), n.name()))
-            .collect();
+        let node_keys = || snapshot.nodes.iter().map(|n| (n.namespace(), n.name()));
         // Every node has its entry, empty when no event names it: a missing
         // entry means a name that is not a node of the snapshot.
         let mut events_by_node: HashMap<Key<'a>, Vec<&'a Event>> =
-            node_keys.iter().map(|&k| (k, Vec::new())).collect();
+            node_keys().map(|k| (k, Vec::new())).collect();
         for e in &snapshot.events {
             let ns = events::namespace(e);
             for name in named_in(e, ns) {
@@ -117,7 +113,7 @@ impl<'a> Index<'a> {
                 }
             }
         }
-        for &(ns, name) in node_keys.iter().filter(|(_, name)| !plain(name)) {
+        for (ns, name) in node_keys().filter(|(_, name)| !plain(name)) {
             let naming = events_by_namespace
                 .get(ns)
                 .into_iter()
@@ -169,6 +165,15 @@ impl<'a> Index<'a> {
     pub fn events_in(&self, namespace: &str) -> &[&'a Event] {
         self.events_by_namespace
             .get(namespace)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The events that name a ValkeyNode of the snapshot
+    /// ([`events::names_node`]): what [`Index::events_naming`] gives for it,
+    /// as every node of the snapshot has its entry.
+    pub fn events_of<'s>(&'s self, node: &'s ValkeyNode) -> &'s [&'a Event] {
+        self.events_by_node
+            .get(&(node.namespace(), node.name()))
             .map_or(&[], Vec::as_slice)
     }
 

@@ -28,7 +28,7 @@ pub(crate) enum StuckBy {
 #[derive(Clone, Debug)]
 pub(crate) struct Judged<'a> {
     pub view: NodeView<'a>,
-    pub place: Place,
+    pub place: Place<'a>,
     pub cluster_owned: bool,
     pub asks: bool,
     pub asked_for: Option<&'a str>,
@@ -120,7 +120,7 @@ fn p2_holder(
 pub(crate) fn judge<'a>(
     index: &Index<'a>,
     view: NodeView<'a>,
-    place: Place,
+    place: Place<'a>,
     protocol: Protocol,
     cluster: ClusterSide<'_>,
     clock: &Clock,

@@ -135,7 +135,7 @@ fn classify_cluster(
         .zip(&places)
         .map(|(n, place)| {
             let view = NodeView::new(index, n);
-            let j = judge::judge(index, view, place.clone(), protocol, side, clock, threshold);
+            let j = judge::judge(index, view, *place, protocol, side, clock, threshold);
             Some(j)
         })
         .collect();
@@ -201,12 +201,12 @@ fn classify_cluster(
     );
     // The current roll's start, told once: progress, the estimate and the
     // history all count from it.
-    let started = roll::start(index, cluster, protocol, &judged);
-    let done = roll::done(index, started, unfinished, &judged);
+    let started = roll::start(cluster, protocol, &judged);
+    let done = roll::done(started, unfinished, &judged);
     // An estimate only while the roll moves, or waits with nothing broken.
     let wants_estimate = matches!(verdict, Verdict::Rolling | Verdict::Waiting)
         || (verdict == Verdict::Stalled && blocking == 0);
-    let estimate = wants_estimate.then(|| roll::estimate(index, started, &judged, now));
+    let estimate = wants_estimate.then(|| roll::estimate(started, &judged, now));
 
     let mut queue = 0;
     let node_reports = judged
@@ -372,7 +372,7 @@ fn node_report(
             unavailable_sources: j.grant.unavailable.clone(),
             resource_version: v.node.metadata.resource_version.clone(),
             cluster_by_owner: v.node.in_cluster_by_owner(),
-            pod_superseded_not_ready: v.node_pod().superseded_not_ready(),
+            pod_superseded_not_ready: v.pod_superseded_not_ready(),
             failing_container: v
                 .pod
                 .filter(|_| j.findings.iter().any(|e| e.kind.is_failure()))

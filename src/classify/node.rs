@@ -8,7 +8,7 @@ use crate::report::{Protocol, Unhealthy};
 use crate::snapshot::{ValkeyNode, WorkloadKind, keys};
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Event, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// A ValkeyNode with the objects found for it in the snapshot.
@@ -18,6 +18,10 @@ pub(crate) struct NodeView<'a> {
     pub pod: Option<&'a Pod>,
     pub sts: Option<&'a StatefulSet>,
     pub deployment: Option<&'a Deployment>,
+    /// The events that name the node ([`Index::events_naming`]), looked up
+    /// once: progress, the roll's start, the estimate and the history each
+    /// read them.
+    pub events: &'a [&'a Event],
 }
 
 fn label<'a>(m: &'a ObjectMeta, key: &str) -> Option<&'a str> {
@@ -34,7 +38,7 @@ impl<'a> NodeView<'a> {
     /// its pod: `status.podName` when set and present; otherwise the pod
     /// labelled `app.kubernetes.io/instance=<node>`, preferring one that is
     /// not being deleted, then the newest.
-    pub fn new(index: &Index<'a>, node: &'a ValkeyNode) -> Self {
+    pub fn new(index: &'a Index<'a>, node: &'a ValkeyNode) -> Self {
         let ns = node.namespace();
         let workload = node.workload_name();
         let (sts, deployment) = match node.workload_kind() {
@@ -64,11 +68,17 @@ impl<'a> NodeView<'a> {
             pod,
             sts,
             deployment,
+            events: index.events_of(node),
         }
     }
 
     pub fn name(&self) -> &'a str {
         self.node.name()
+    }
+
+    /// The events that name the node, as [`Index::events_naming`] gives them.
+    pub fn events_naming(&self) -> impl Iterator<Item = &'a Event> + use<'a> {
+        self.events.iter().copied()
     }
 
     pub fn namespace(&self) -> &'a str {
@@ -393,22 +403,58 @@ pub struct PodFacts {
     pub revision: Option<String>,
 }
 
+/// The predicate of the operator's PR #410: a StatefulSet pod that is not
+/// Ready and whose `controller-revision-hash` differs from the
+/// StatefulSet's `status.updateRevision` (a pod already being deleted is on
+/// its way out and does not count).
+fn superseded_not_ready(
+    deployment: bool,
+    workload_found: bool,
+    pod: Option<(bool, bool, Option<&str>)>,
+    update_revision: Option<&str>,
+) -> bool {
+    let Some((ready, being_deleted, revision)) = pod else {
+        return false;
+    };
+    !deployment
+        && workload_found
+        && !ready
+        && !being_deleted
+        && matches!((revision, update_revision), (Some(r), Some(u)) if r != u)
+}
+
 impl NodePod {
-    /// The predicate of the operator's PR #410: a StatefulSet pod that is
-    /// not Ready and whose `controller-revision-hash` differs from the
-    /// StatefulSet's `status.updateRevision` (a pod already being deleted
-    /// is on its way out and does not count).
+    /// [`superseded_not_ready`] of this pod.
     pub fn superseded_not_ready(&self) -> bool {
-        let Some(p) = &self.pod else { return false };
-        !self.deployment
-            && self.workload_found
-            && !p.ready
-            && !p.being_deleted
-            && matches!((&p.revision, &self.update_revision), (Some(r), Some(u)) if r != u)
+        superseded_not_ready(
+            self.deployment,
+            self.workload_found,
+            self.pod
+                .as_ref()
+                .map(|p| (p.ready, p.being_deleted, p.revision.as_deref())),
+            self.update_revision.as_deref(),
+        )
     }
 }
 
 impl NodeView<'_> {
+    /// `self.node_pod().superseded_not_ready()` without copying the pod's
+    /// strings: the report asks it of every node.
+    pub fn pod_superseded_not_ready(&self) -> bool {
+        superseded_not_ready(
+            self.node.workload_kind() == WorkloadKind::Deployment,
+            self.sts.is_some() || self.deployment.is_some(),
+            self.pod.map(|p| {
+                (
+                    self.pod_ready() == Some(true),
+                    p.metadata.deletion_timestamp.is_some(),
+                    self.pod_revision(),
+                )
+            }),
+            self.update_revision(),
+        )
+    }
+
     pub fn node_pod(&self) -> NodePod {
         NodePod {
             deployment: self.node.workload_kind() == WorkloadKind::Deployment,

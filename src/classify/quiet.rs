@@ -42,9 +42,7 @@ pub(crate) fn newest_progress(
         .iter()
         .copied()
         .filter(|e| events::is_about(e, namespace, "ValkeyCluster", cluster_name));
-    let naming_nodes = nodes
-        .iter()
-        .flat_map(|j| index.events_naming(namespace, j.name()));
+    let naming_nodes = nodes.iter().flat_map(|j| j.view.events_naming());
     let from_events = about_cluster
         .chain(naming_nodes)
         .filter(|e| PROGRESS_EVENTS.contains(&events::reason(e)))

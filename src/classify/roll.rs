@@ -72,7 +72,7 @@ pub(crate) fn spec_edited_at(cluster: &ValkeyCluster) -> Option<Timestamp> {
 /// When the node first asked for `hash`: its roll condition's transition
 /// (while it asks for that hash) and the first `WorkloadRollDeferred`
 /// event naming it with that hash, the earlier of the two.
-fn asked_since(index: &Index<'_>, j: &Judged<'_>, hash: &str) -> Option<Timestamp> {
+fn asked_since(j: &Judged<'_>, hash: &str) -> Option<Timestamp> {
     let node = j.view.node;
     let condition = (j.asks && j.asked_for == Some(hash))
         .then(|| {
@@ -84,8 +84,9 @@ fn asked_since(index: &Index<'_>, j: &Judged<'_>, hash: &str) -> Option<Timestam
                 .min()
         })
         .flatten();
-    let deferred = index
-        .events_naming(j.view.namespace(), j.name())
+    let deferred = j
+        .view
+        .events_naming()
         .filter(|e| events::reason(e) == keys::EVENT_DEFERRED)
         .filter(|e| hash_in(events::note(e)) == Some(hash))
         .filter_map(events::first_time)
@@ -95,13 +96,13 @@ fn asked_since(index: &Index<'_>, j: &Judged<'_>, hash: &str) -> Option<Timestam
 
 /// The revision a node at rest now runs: P2 its `spec.workloadRevision`;
 /// P1 its lastRolloutHash, else the hash of its newest WorkloadRollApplied.
-fn running_revision<'a>(index: &Index<'a>, j: &Judged<'a>, protocol: Protocol) -> Option<&'a str> {
+fn running_revision<'a>(j: &Judged<'a>, protocol: Protocol) -> Option<&'a str> {
     if protocol == Protocol::P2 {
         return j.permit;
     }
     j.view.last_rollout_hash().or_else(|| {
-        index
-            .events_naming(j.view.namespace(), j.name())
+        j.view
+            .events_naming()
             .filter(|e| events::reason(e) == keys::EVENT_APPLIED)
             .max_by_key(|e| events::time(e))
             .and_then(|e| hash_in(events::note(e)))
@@ -109,9 +110,9 @@ fn running_revision<'a>(index: &Index<'a>, j: &Judged<'a>, protocol: Protocol) -
 }
 
 /// The newest advance of the node: a grant by hand or an advance event.
-pub(crate) fn advanced_at(index: &Index<'_>, j: &Judged<'_>) -> Option<Timestamp> {
-    index
-        .events_naming(j.view.namespace(), j.name())
+pub(crate) fn advanced_at(j: &Judged<'_>) -> Option<Timestamp> {
+    j.view
+        .events_naming()
         .filter(|e| ADVANCE_EVENTS.contains(&events::reason(e)))
         .filter_map(events::time)
         .chain(hand_grant_time(&j.view))
@@ -120,7 +121,6 @@ pub(crate) fn advanced_at(index: &Index<'_>, j: &Judged<'_>) -> Option<Timestamp
 
 /// When the current roll began (see the module docs); None: not told.
 pub(crate) fn start(
-    index: &Index<'_>,
     cluster: Option<&ValkeyCluster>,
     protocol: Protocol,
     nodes: &[Judged<'_>],
@@ -128,32 +128,30 @@ pub(crate) fn start(
     let owned = || nodes.iter().filter(|j| j.cluster_owned);
     let spec_edit = cluster.and_then(spec_edited_at);
     let holders_ask = || {
-        owned().filter(|j| j.holder).filter_map(|j| {
-            j.permit
-                .and_then(|p| asked_since(index, j, p))
-                .or(j.grant.at)
-        })
+        owned()
+            .filter(|j| j.holder)
+            .filter_map(|j| j.permit.and_then(|p| asked_since(j, p)).or(j.grant.at))
     };
     if owned().any(|j| j.asks) {
         let asks = owned()
             .filter(|j| j.asks && !j.holder)
-            .filter_map(|j| j.asked_for.and_then(|h| asked_since(index, j, h)));
+            .filter_map(|j| j.asked_for.and_then(|h| asked_since(j, h)));
         return asks.chain(holders_ask()).min();
     }
     if owned().any(|j| j.behind) {
         return spec_edit.or_else(|| {
             owned()
                 .filter(|j| !j.behind)
-                .filter_map(|j| advanced_at(index, j))
+                .filter_map(|j| advanced_at(j))
                 .min()
         });
     }
     if let Some(h) = owned().find(|j| j.holder) {
-        let asked = h.permit.and_then(|p| asked_since(index, h, p));
+        let asked = h.permit.and_then(|p| asked_since(h, p));
         return asked.or(spec_edit).or(h.grant.at);
     }
     let newest_ask = owned()
-        .filter_map(|j| running_revision(index, j, protocol).and_then(|r| asked_since(index, j, r)))
+        .filter_map(|j| running_revision(j, protocol).and_then(|r| asked_since(j, r)))
         .max();
     newest_ask.into_iter().chain(spec_edit).max()
 }
@@ -162,7 +160,6 @@ pub(crate) fn start(
 /// unfinished) every Converged node has rolled; otherwise the Converged
 /// nodes advanced in the current roll, and `?` when its start is not told.
 pub(crate) fn done(
-    index: &Index<'_>,
     started: Option<Timestamp>,
     unfinished: bool,
     nodes: &[Judged<'_>],
@@ -178,7 +175,7 @@ pub(crate) fn done(
             .iter()
             .filter(converged)
             .filter(|j| !j.asks && !j.behind)
-            .filter(|j| advanced_at(index, j).is_some_and(|t| t >= since))
+            .filter(|j| advanced_at(j).is_some_and(|t| t >= since))
             .count(),
     )
 }
@@ -200,9 +197,9 @@ pub(crate) struct Estimate {
 /// When the node's turn in the roll began: its first advance since `since`
 /// (a grant by hand, or an advance event), else its grant time when that
 /// is no older than `since` (P2's managedFields time outlives the events).
-fn turn_began(index: &Index<'_>, j: &Judged<'_>, since: Timestamp) -> Option<Timestamp> {
-    index
-        .events_naming(j.view.namespace(), j.name())
+fn turn_began(j: &Judged<'_>, since: Timestamp) -> Option<Timestamp> {
+    j.view
+        .events_naming()
         .filter(|e| ADVANCE_EVENTS.contains(&events::reason(e)))
         .filter_map(events::time)
         .chain(hand_grant_time(&j.view))
@@ -240,7 +237,6 @@ fn median(mut d: Vec<SignedDuration>) -> Option<SignedDuration> {
 /// nodes that still ask or are behind. The holder adds what is left of one
 /// node's time (all of it when its turn's start is unknown).
 pub(crate) fn estimate(
-    index: &Index<'_>,
     started: Option<Timestamp>,
     nodes: &[Judged<'_>],
     now: Timestamp,
@@ -253,7 +249,7 @@ pub(crate) fn estimate(
     let took: Vec<SignedDuration> = owned()
         .filter(|j| j.state == NodeState::Converged && !j.asks && !j.behind && !j.holder)
         .filter_map(|j| {
-            let began = turn_began(index, j, since)?;
+            let began = turn_began(j, since)?;
             took(began, j.view.pod_ready_since()?)
         })
         .collect();
@@ -278,7 +274,7 @@ pub(crate) fn estimate(
     let holder_left: SignedDuration = owned()
         .filter(|j| j.holder)
         .map(|j| {
-            let began = turn_began(index, j, since).or(j.grant.at);
+            let began = turn_began(j, since).or(j.grant.at);
             let spent = began.map_or(SignedDuration::ZERO, |b| now.duration_since(b));
             (per_node - spent).max(SignedDuration::ZERO)
         })
@@ -319,16 +315,14 @@ pub(crate) fn history(
         .iter()
         .filter(|e| events::is_about(e, namespace, "ValkeyCluster", cluster_name))
         .filter_map(|e| events::first_time(e));
-    let about_nodes = nodes.iter().flat_map(|j| {
-        index
-            .events_naming(j.view.namespace(), j.name())
-            .filter_map(events::first_time)
-    });
+    let about_nodes = nodes
+        .iter()
+        .flat_map(|j| j.view.events_naming().filter_map(events::first_time));
     let oldest_event = about_cluster.chain(about_nodes).min();
     let rows = nodes
         .iter()
         .map(|j| {
-            let advanced_at = since.and_then(|s| turn_began(index, j, s));
+            let advanced_at = since.and_then(|s| turn_began(j, s));
             let by_hand = hand_grant_time(&j.view).is_some_and(|h| Some(h) == advanced_at);
             let advanced_by = advanced_at.map(|_| {
                 if by_hand {
@@ -343,8 +337,8 @@ pub(crate) fn history(
                 }
             });
             let applied_at = since.and_then(|s| {
-                index
-                    .events_naming(j.view.namespace(), j.name())
+                j.view
+                    .events_naming()
                     .filter(|e| events::reason(e) == keys::EVENT_APPLIED)
                     .filter_map(events::time)
                     .filter(|t| *t >= s)

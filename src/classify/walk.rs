@@ -5,11 +5,12 @@ use crate::snapshot::{ValkeyNode, keys};
 use std::collections::BTreeMap;
 
 /// A node's place in the walk.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Place {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place<'a> {
     pub shard: Option<u32>,
     pub index: Option<u32>,
-    pub name: String,
+    /// Borrowed from the node: a place is made and copied for every node.
+    pub name: &'a str,
     /// The node is its shard's primary (exactly one ready `primary`).
     pub is_primary: bool,
 }
@@ -40,7 +41,7 @@ fn is_ready_primary(node: &ValkeyNode) -> bool {
 /// Places every node (same order as `nodes`) and marks each shard's
 /// primary: the one node of the shard whose role is `primary` and whose
 /// `status.ready` is true; none when there is no such node or more than one.
-pub(crate) fn place(nodes: &[&ValkeyNode], cluster: &str) -> Vec<Place> {
+pub(crate) fn place<'a>(nodes: &[&'a ValkeyNode], cluster: &str) -> Vec<Place<'a>> {
     let mut places: Vec<Place> = nodes
         .iter()
         .map(|n| {
@@ -48,7 +49,7 @@ pub(crate) fn place(nodes: &[&ValkeyNode], cluster: &str) -> Vec<Place> {
             Place {
                 shard,
                 index,
-                name: n.name().to_string(),
+                name: n.name(),
                 is_primary: false,
             }
         })
@@ -77,7 +78,7 @@ pub(crate) fn place(nodes: &[&ValkeyNode], cluster: &str) -> Vec<Place> {
 /// topology and walks node index descending in every shard, primary or
 /// not. Nodes without both indices come last, by name. Ties break by name
 /// so the order is total.
-pub(crate) fn order(places: &[Place], rolling: bool) -> Vec<usize> {
+pub(crate) fn order(places: &[Place<'_>], rolling: bool) -> Vec<usize> {
     let mut shards: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut loose: Vec<usize> = Vec::new();
     for (i, p) in places.iter().enumerate() {
@@ -97,12 +98,12 @@ pub(crate) fn order(places: &[Place], rolling: bool) -> Vec<usize> {
         } else {
             members.sort_by(|&a, &b| {
                 let (pa, pb) = (&places[a], &places[b]);
-                pb.index.cmp(&pa.index).then_with(|| pa.name.cmp(&pb.name))
+                pb.index.cmp(&pa.index).then_with(|| pa.name.cmp(pb.name))
             });
         }
         out.extend(members.iter().copied());
     }
-    loose.sort_by(|&a, &b| places[a].name.cmp(&places[b].name));
+    loose.sort_by(|&a, &b| places[a].name.cmp(places[b].name));
     out.extend(loose);
     out
 }
