@@ -112,14 +112,15 @@ pub enum Error {
     /// A steering command that took the Lease and then failed before it
     /// wrote anything: what was not sent, and whether the Lease is left.
     #[error(
-        "{cause}. Nothing was written: {not_sent} not sent. {}",
+        "{cause}. Nothing was written: {} not sent. {}",
+        unsent_words(.not_sent),
         lease_words(.lease, *.lease_left)
     )]
     SteeringStopped {
         #[source]
         cause: Box<Error>,
-        /// `the grant of cache-0-1` (every patch of the plan).
-        not_sent: String,
+        /// Every patch of the plan.
+        not_sent: Vec<Unsent>,
         /// `prod/valkey-roll.cache`
         lease: String,
         /// The Lease could not be released.
@@ -187,6 +188,24 @@ fn nearest_hint(nearest: &[String]) -> String {
     } else {
         format!("; did you mean {}?", nearest.join(", "))
     }
+}
+
+/// A patch a steering command did not send: what it would have done, to
+/// which node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsent {
+    /// `grant`, `force`, `revoke`.
+    pub verb: &'static str,
+    pub node: String,
+}
+
+/// `the revoke of cache-0-2, the force of cache-0-1`.
+fn unsent_words(unsent: &[Unsent]) -> String {
+    unsent
+        .iter()
+        .map(|u| format!("the {} of {}", u.verb, u.node))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn lease_words(lease: &str, left: bool) -> String {
@@ -268,7 +287,10 @@ mod tests {
                 problem: "connection refused".into(),
                 source: None,
             }),
-            not_sent: "the grant of cache-0-1".into(),
+            not_sent: vec![Unsent {
+                verb: "grant",
+                node: "cache-0-1".into(),
+            }],
             lease: "prod/valkey-roll.cache".into(),
             lease_left,
         };

@@ -7,7 +7,7 @@
 //! release the Lease, also on error. A 409 re-reads and re-plans once.
 
 use crate::classify::classify_with_protocol;
-use crate::error::{Error, Exit, Result};
+use crate::error::{Error, Exit, Result, Unsent};
 use crate::report::{Protocol, Report};
 use crate::snapshot::{Snapshot, ValkeyNode, keys};
 use crate::source::live::{self, Live};
@@ -125,7 +125,7 @@ pub async fn execute<C: Confirm>(
         }
     };
     let lease_name = format!("{}/{}", request.namespace, lease::name(&planned.cluster));
-    let not_sent = describe(request.action, &planned.patches);
+    let not_sent = unsent(request.action, &planned.patches);
     let result = under_lease(live, planned, request, opts, &actor, &mut guard).await;
     // The Lease goes whatever happened; when it cannot be (the server went
     // away), the person is told it is left and for how long.
@@ -798,18 +798,19 @@ fn sent_patches(patches: &[NodePatch]) -> Vec<SentPatch> {
         .collect()
 }
 
-/// `the revoke of cache-0-2, the force of cache-0-1`: what an error that
-/// stopped the command before its first write did not send. Errors word
-/// themselves (`crate::error`), so this list is spelt here for one.
-fn describe(action: Action, patches: &[NodePatch]) -> String {
+/// What an error that stopped the command before its first write did not
+/// send: each patch, by what it would have done.
+fn unsent(action: Action, patches: &[NodePatch]) -> Vec<Unsent> {
     patches
         .iter()
-        .map(|x| match x.effect {
-            PatchEffect::Revoke => format!("the revoke of {}", x.name),
-            PatchEffect::Grant => format!("the {action} of {}", x.name),
+        .map(|x| Unsent {
+            verb: match x.effect {
+                PatchEffect::Revoke => Action::Revoke.as_str(),
+                PatchEffect::Grant => action.as_str(),
+            },
+            node: x.name.clone(),
         })
-        .collect::<Vec<_>>()
-        .join(", ")
+        .collect()
 }
 
 /// Records one `v1` Event per written patch on its ValkeyNode. A failure
