@@ -17,7 +17,9 @@ for path in sorted(glob.glob(os.path.join(here, "results-*.tsv")), key=os.path.g
             continue
         label, n, metric, med, lo, hi, unit = parts[:7]
         runs.setdefault(label, {})[(n, metric)] = (med, lo, hi, unit)
-labels = list(runs)
+# Oldest run first, by the date each run recorded (file times are not kept
+# by a clone).
+labels = sorted(runs, key=lambda l: runs[l].get(("-", "machine.date"), ("",))[0])
 sizes = []
 for r in runs.values():
     for n, _ in r:
