@@ -1,11 +1,11 @@
 //! The cluster's reason sentence: who, why, for how long.
 
 use super::evidence::joined;
-use super::{Phrase, Short, and_waiting, human_or_zero, nodes};
+use super::{Phrase, Short, and_waiting, nodes};
 use crate::report::{
     ClusterReason, Failover, Hold, NotDone, Protocol, Stale, Unfinished, WaitingFor,
 };
-use crate::units::{human, short_hash};
+use crate::units::{human, human_or, short_hash};
 use std::fmt;
 
 /// The protocol's words for a holder: P1's permit is held; in P2 the
@@ -256,7 +256,7 @@ impl fmt::Display for ClusterReason {
                 write!(
                     f,
                     "nothing has moved for {}: {what}; ",
-                    human_or_zero(*quiet)
+                    human_or(*quiet, "0s")
                 )?;
                 match failover {
                     Some(failover) => write!(f, "{failover}"),
@@ -271,7 +271,7 @@ impl fmt::Display for ClusterReason {
                 what,
                 failover,
             } => {
-                f.write_str(&waiting_for(what, *waiting, &human_or_zero(*quiet)))?;
+                f.write_str(&waiting_for(what, *waiting, &human_or(*quiet, "0s")))?;
                 match failover {
                     Some(failover) => write!(f, "; {failover}"),
                     None => Ok(()),

@@ -18,8 +18,6 @@ mod node;
 
 pub use evidence::{Phrase, Short, joined};
 
-use crate::units::human;
-
 /// Serialize as the `Display` words.
 macro_rules! serialize_as_words {
     ($($ty:ty),*) => {$(
@@ -52,9 +50,4 @@ fn and_waiting(waiting: usize) -> String {
     } else {
         String::new()
     }
-}
-
-/// A duration the report may not know: `14m`, else `0s`.
-fn human_or_zero(seconds: Option<u64>) -> String {
-    seconds.map_or_else(|| "0s".to_string(), human)
 }
