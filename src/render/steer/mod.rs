@@ -25,7 +25,7 @@ pub use warning::warning;
 use crate::render::style::{Tone, clean, paint, strong};
 use crate::steer::Steered;
 use crate::steer::plan::DryRun;
-use crate::steer::plan::{Action, Confirmation, Decision, EventObject, EventType, PodDelete};
+use crate::steer::plan::{Action, Confirmation, Decision, EventPlan, PodDelete};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -47,44 +47,10 @@ pub struct SteerDocument {
     /// replace-pod: the pod delete and its preconditions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_delete: Option<PodDelete>,
-    /// The `v1` Events the plan records (or recorded), whole.
-    pub events: Vec<EventDocument>,
+    /// The `v1` Events the plan records (or recorded): what is sent, but
+    /// the time, the host and the node's resourceVersion after its write.
+    pub events: Vec<EventPlan>,
     pub exit_code: u8,
-}
-
-/// One planned Event: what is sent, but the time, the host and the node's
-/// resourceVersion after its write.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EventDocument {
-    #[serde(rename = "type")]
-    pub type_: EventType,
-    pub reason: &'static str,
-    pub note: String,
-    pub regarding: EventObjectDocument,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub related: Option<EventObjectDocument>,
-    pub reporting_component: &'static str,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EventObjectDocument {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub name: String,
-    pub uid: Option<String>,
-}
-
-impl EventObjectDocument {
-    fn of(o: &EventObject) -> Self {
-        EventObjectDocument {
-            api_version: o.api_version,
-            kind: o.kind,
-            name: o.name.clone(),
-            uid: o.uid.clone(),
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -133,18 +99,7 @@ pub fn document(s: &Steered) -> SteerDocument {
             .collect(),
         undo: p.undo.clone(),
         pod_delete: p.pod_delete.clone(),
-        events: p
-            .events
-            .iter()
-            .map(|e| EventDocument {
-                type_: e.type_,
-                reason: e.reason,
-                note: e.note.clone(),
-                regarding: EventObjectDocument::of(&e.regarding),
-                related: e.related.as_ref().map(EventObjectDocument::of),
-                reporting_component: e.reporting_component,
-            })
-            .collect(),
+        events: p.events.clone(),
         exit_code: s.exit.code(),
     }
 }
@@ -274,7 +229,9 @@ pub fn text(s: &Steered, color: bool) -> String {
 mod tests {
     use super::*;
     use crate::error::Exit;
-    use crate::steer::plan::{EventPlan, NodePatch, PatchEffect, Plan, Refusal, Warning};
+    use crate::steer::plan::{
+        EventPlan, EventType, NodePatch, PatchEffect, Plan, Refusal, Warning,
+    };
     use serde_json::json;
     use std::collections::BTreeSet;
 

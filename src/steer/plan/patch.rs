@@ -63,7 +63,8 @@ pub enum EventType {
 
 /// An object an Event names: `regarding` (the ValkeyNode) or `related`
 /// (the pod replace-pod deletes).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EventObject {
     pub api_version: &'static str,
     pub kind: &'static str,
@@ -74,16 +75,20 @@ pub struct EventObject {
 /// The whole `v1` Event a plan records (in the plan's namespace) once its
 /// write is done: shown by `--dry-run=client`, sent as it is. What only
 /// the write can tell (the time, the node's resourceVersion after it) the
-/// executor adds.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// executor adds. Serialized as an entry of the steering document's
+/// `events` (fields in that order).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EventPlan {
+    #[serde(rename = "type")]
     pub type_: EventType,
-    /// The ValkeyNode: `involvedObject`.
-    pub regarding: EventObject,
-    pub related: Option<EventObject>,
     pub reason: &'static str,
     /// The Event's message.
     pub note: String,
+    /// The ValkeyNode: `involvedObject`.
+    pub regarding: EventObject,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related: Option<EventObject>,
     /// `source.component` and `reportingComponent`.
     pub reporting_component: &'static str,
 }
