@@ -265,16 +265,11 @@ fn node_reason(
             permit: j.permit.unwrap_or("").to_string(),
             asks_for: j.asked_for.unwrap_or("").to_string(),
         },
-        NodeState::Stuck => match j.stuck_by {
-            Some(StuckBy::Evidence) => match j.findings.first() {
-                Some(e) => NodeReason::Failing(e.finding.clone()),
-                // Stuck by evidence has a first piece; never empty.
-                None => NodeReason::HeldOverThreshold {
-                    held: held(),
-                    threshold: secs(threshold),
-                },
-            },
-            Some(StuckBy::NotReleased) => NodeReason::NotReleased {
+        // Stuck by evidence always has a first piece; the cluster's reason
+        // (verdict::reason) reads it the same way.
+        NodeState::Stuck => match (j.stuck_by, j.findings.first()) {
+            (Some(StuckBy::Evidence), Some(e)) => NodeReason::Failing(e.finding.clone()),
+            (Some(StuckBy::NotReleased), _) => NodeReason::NotReleased {
                 rolled_for: j.complete_since.map(|t| secs(since(now, t))),
                 held: held(),
             },
