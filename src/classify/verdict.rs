@@ -59,7 +59,8 @@ pub(crate) fn cluster_not_done(cluster: Option<&ValkeyCluster>) -> Option<NotDon
 }
 
 /// How long a stale permit may sit before it jams: the node controller
-/// drops one within seconds when it runs.
+/// drops one within seconds when it runs. Over it on the whole seconds the
+/// report shows (`heldForSeconds`), as the stall threshold is.
 const STALE_GRACE: SignedDuration = SignedDuration::from_secs(60);
 
 /// The verdict, first that matches. `quiet_since`: when the unfinished
@@ -75,7 +76,7 @@ pub(crate) fn verdict(
         [_, _, ..] => Verdict::Conflict,
         [h] => {
             let stale_jam = h.state == NodeState::StalePermit
-                && h.grant.at.is_none_or(|at| clock.beyond(at, STALE_GRACE));
+                && h.grant.at.is_none_or(|at| clock.over(at, STALE_GRACE));
             if h.state == NodeState::Stuck || stale_jam {
                 Verdict::Jammed
             } else {

@@ -62,6 +62,21 @@ fn verdict_table() {
             Verdict::Rolling,
         ),
         (
+            // The report says held 60 s: over 1 minute only on whole
+            // seconds, as the document shows it (classify_props found it).
+            "Rolling: StalePermit held 1 minute and half a second",
+            cluster()
+                .node(healthy("cache-0-1", 0, 1).permit("h-old").desired("h-new"))
+                .event(event_permitted(
+                    NS,
+                    CL,
+                    "cache-0-1",
+                    "h-old",
+                    t(-60) - jiff::SignedDuration::from_millis(500),
+                )),
+            Verdict::Rolling,
+        ),
+        (
             "Jammed: no holder, the front is Blocking with failure evidence",
             cluster()
                 .node(
