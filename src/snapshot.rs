@@ -2,15 +2,20 @@
 //!
 //! Both sources (a live cluster, a `kubectl get -o yaml` file) end in one
 //! [`Snapshot`], so the classifier, the planner and the renderers never know
-//! where the objects came from. Workloads, pods and events are the upstream
-//! `k8s-openapi` types, slimmed to what the plugin reads as they are read
-//! (`source::slim`: no managedFields, no pod spec but container names and
-//! images); the two valkey.io kinds are typed here with only the fields the
-//! plugin reads (unknown fields are ignored, so a newer operator's extra
-//! fields do not break reading).
+//! where the objects came from. Pods and workloads are the plugin's own
+//! slim forms of them ([`objects`]); events are the upstream `k8s-openapi`
+//! type without managedFields; the two valkey.io kinds are typed here with
+//! only the fields the plugin reads (unknown fields are ignored, so a newer
+//! operator's extra fields do not break reading).
 
-use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{Event, Pod};
+mod objects;
+
+pub use objects::{
+    ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Pod,
+    PodCondition, PodStatus, StatefulSet, StatefulSetStatus,
+};
+
+use k8s_openapi::api::core::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -183,22 +188,21 @@ impl Snapshot {
     pub fn normalize(&mut self) {
         // Compared on borrowed keys: a watch sorts again on every change, so
         // no string is cloned for a comparison.
-        fn key<T: kube::Resource>(o: &T) -> (&str, &str) {
-            let m = o.meta();
+        fn key(m: &ObjectMeta) -> (&str, &str) {
             (
                 m.namespace.as_deref().unwrap_or_default(),
                 m.name.as_deref().unwrap_or_default(),
             )
         }
-        fn sort<T: kube::Resource>(list: &mut [T]) {
-            list.sort_by(|a, b| key(a).cmp(&key(b)));
+        fn sort<T>(list: &mut [T], meta: impl Fn(&T) -> &ObjectMeta) {
+            list.sort_by(|a, b| key(meta(a)).cmp(&key(meta(b))));
         }
-        sort(&mut self.clusters);
-        sort(&mut self.nodes);
-        sort(&mut self.stateful_sets);
-        sort(&mut self.deployments);
-        sort(&mut self.pods);
-        sort(&mut self.events);
+        sort(&mut self.clusters, |o| &o.metadata);
+        sort(&mut self.nodes, |o| &o.metadata);
+        sort(&mut self.stateful_sets, |o| &o.metadata);
+        sort(&mut self.deployments, |o| &o.metadata);
+        sort(&mut self.pods, |o| &o.metadata);
+        sort(&mut self.events, |o| &o.metadata);
     }
 
     /// Appends every object of `other` (not sorted again).

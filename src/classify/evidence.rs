@@ -5,8 +5,8 @@ use super::clock::Clock;
 use super::node::NodeView;
 use super::text::{secs, since};
 use crate::report::{Evidence, EvidenceKind, FailingContainer, Finding, Termination};
+use crate::snapshot::{ContainerState, ContainerStatus, Pod};
 use jiff::SignedDuration;
-use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
 
 /// How long a pod may be Unschedulable, or a superseded StatefulSet pod not
 /// Ready, before it counts (shorter is often an autoscaler at work).
@@ -122,7 +122,7 @@ pub(crate) fn failure_evidence(view: &NodeView<'_>, clock: &Clock) -> Vec<Eviden
             }
         }
         for c in &containers {
-            let terminated = |s: Option<&k8s_openapi::api::core::v1::ContainerState>| {
+            let terminated = |s: Option<&ContainerState>| {
                 s.and_then(|s| s.terminated.as_ref())
                     .and_then(|t| t.reason.as_deref())
                     == Some("OOMKilled")

@@ -5,9 +5,8 @@
 
 use super::events;
 use super::text::{is_name_char, whole_words};
-use crate::snapshot::{Snapshot, ValkeyNode, keys};
-use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{Event, Pod};
+use crate::snapshot::{Deployment, Pod, Snapshot, StatefulSet, ValkeyNode, keys};
+use k8s_openapi::api::core::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::HashMap;
 

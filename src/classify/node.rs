@@ -5,10 +5,9 @@
 use super::index::Index;
 use super::text::hash_in;
 use crate::report::{Protocol, Unhealthy};
-use crate::snapshot::{ValkeyNode, WorkloadKind, keys};
+use crate::snapshot::{Deployment, Pod, PodCondition, StatefulSet, ValkeyNode, WorkloadKind, keys};
 use jiff::Timestamp;
-use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{Event, Pod};
+use k8s_openapi::api::core::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// A ValkeyNode with the objects found for it in the snapshot.
@@ -169,7 +168,7 @@ impl<'a> NodeView<'a> {
         })
     }
 
-    fn pod_ready_condition(&self) -> Option<&'a k8s_openapi::api::core::v1::PodCondition> {
+    fn pod_ready_condition(&self) -> Option<&'a PodCondition> {
         self.pod?
             .status
             .as_ref()?

@@ -972,25 +972,16 @@ fn add_value_at(
             snapshot.nodes.push(node);
         }
         Known::StatefulSet => {
-            let mut sts = typed(value).map_err(bad)?;
-            if slim {
-                super::slim::stateful_set(&mut sts);
-            }
-            snapshot.stateful_sets.push(sts);
+            let sts: k8s_openapi::api::apps::v1::StatefulSet = typed(value).map_err(bad)?;
+            snapshot.stateful_sets.push(sts.into());
         }
         Known::Deployment => {
-            let mut deployment = typed(value).map_err(bad)?;
-            if slim {
-                super::slim::deployment(&mut deployment);
-            }
-            snapshot.deployments.push(deployment);
+            let deployment: k8s_openapi::api::apps::v1::Deployment = typed(value).map_err(bad)?;
+            snapshot.deployments.push(deployment.into());
         }
         Known::Pod => {
-            let mut pod = typed(value).map_err(bad)?;
-            if slim {
-                super::slim::pod(&mut pod);
-            }
-            snapshot.pods.push(pod);
+            let pod: k8s_openapi::api::core::v1::Pod = typed(value).map_err(bad)?;
+            snapshot.pods.push(pod.into());
         }
         Known::CoreEvent => {
             let mut event: Event = typed(value).map_err(bad)?;

@@ -8,76 +8,28 @@
 //!   plugin reads), managedFields included: grant times and spec edits are
 //!   read from them. A ValkeyNode's entries keep, of the fields they own,
 //!   only the permit's ([`node`]).
-//! - StatefulSet, Deployment: metadata without managedFields, `spec.replicas`,
-//!   the whole status.
-//! - Pod: metadata without managedFields, the name and image of each
-//!   container and init container, the whole status (container states,
-//!   restarts, last terminations).
+//! - Pod, StatefulSet, Deployment: the snapshot's own slim forms
+//!   ([`crate::snapshot::Pod`] and the others say what they keep), made
+//!   from the k8s-openapi objects by `From`.
 //! - Event: everything but managedFields.
 //!
-//! Two ways lead to the same objects: [`pod`], [`stateful_set`],
-//! [`deployment`] and [`event`] slim a whole object in place (a file, the
-//! watch, and every fallback), and [`read_page`] reads a LIST page straight
-//! from the response bytes into the slim objects, never building what is
-//! not kept (the live one-shot read). Both give equal snapshots; where the
-//! direct reading cannot be sure of that (a time past the latest one the
-//! plugin can hold, or anything it cannot read), it says so and the caller
-//! reads the page the whole way, which also names a broken field as before.
+//! Two ways lead to the same objects: a whole object is read into its
+//! k8s-openapi type and slimmed ([`node`], [`event`], the `From`s: a file,
+//! the watch, and every fallback), and [`read_page`] reads a LIST page
+//! straight from the response bytes into the slim objects, never building
+//! what is not kept (the live one-shot read). Both give equal snapshots;
+//! where the direct reading cannot be sure of that (a time past the latest
+//! one the plugin can hold, or anything it cannot read), it says so and the
+//! caller reads the page the whole way, which also names a broken field as
+//! before. [`value`] slims the JSON the watch stores to the same fields.
 
-use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
-use k8s_openapi::api::apps::v1::{
-    Deployment, DeploymentSpec, DeploymentStatus, StatefulSet, StatefulSetSpec, StatefulSetStatus,
-};
-use k8s_openapi::api::core::v1::{Container, Event, Pod, PodSpec, PodStatus};
+use crate::snapshot::{self, Snapshot, ValkeyCluster, ValkeyNode};
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus, StatefulSet, StatefulSetStatus};
+use k8s_openapi::api::core::v1::{Event, Pod, PodStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
-
-/// Only a container's name and image are read.
-fn container(c: Container) -> Container {
-    Container {
-        name: c.name,
-        image: c.image,
-        ..Container::default()
-    }
-}
-
-/// A pod, slimmed in place (see the module docs).
-pub fn pod(p: &mut Pod) {
-    p.metadata.managed_fields = None;
-    if let Some(spec) = p.spec.take() {
-        p.spec = Some(PodSpec {
-            containers: spec.containers.into_iter().map(container).collect(),
-            init_containers: spec
-                .init_containers
-                .map(|cs| cs.into_iter().map(container).collect()),
-            ..PodSpec::default()
-        });
-    }
-}
-
-/// A StatefulSet, slimmed in place.
-pub fn stateful_set(s: &mut StatefulSet) {
-    s.metadata.managed_fields = None;
-    if let Some(spec) = s.spec.take() {
-        s.spec = Some(StatefulSetSpec {
-            replicas: spec.replicas,
-            ..StatefulSetSpec::default()
-        });
-    }
-}
-
-/// A Deployment, slimmed in place.
-pub fn deployment(d: &mut Deployment) {
-    d.metadata.managed_fields = None;
-    if let Some(spec) = d.spec.take() {
-        d.spec = Some(DeploymentSpec {
-            replicas: spec.replicas,
-            ..DeploymentSpec::default()
-        });
-    }
-}
 
 /// A ValkeyNode, slimmed in place: each managedFields entry keeps its
 /// manager, time and the rest, but of the fields it owns only the two the
@@ -134,23 +86,38 @@ pub fn value(kind: &str, object: &mut serde_json::Value) {
     if let Some(Value::Object(meta)) = map.get_mut("metadata") {
         meta.remove("managedFields");
     }
-    let Some(Value::Object(spec)) = map.get_mut("spec") else {
-        return;
-    };
     match kind {
         "Pod" => {
-            spec.retain(|k, _| k == "containers" || k == "initContainers");
-            for list in spec.values_mut() {
-                if let Value::Array(items) = list {
-                    for c in items.iter_mut() {
-                        if let Value::Object(c) = c {
-                            c.retain(|k, _| k == "name" || k == "image");
+            map.remove("spec");
+            if let Some(Value::Object(status)) = map.get_mut("status") {
+                status.retain(|k, _| {
+                    matches!(
+                        k.as_str(),
+                        "conditions" | "containerStatuses" | "initContainerStatuses"
+                    )
+                });
+                for list in ["containerStatuses", "initContainerStatuses"] {
+                    if let Some(Value::Array(items)) = status.get_mut(list) {
+                        for c in items.iter_mut().filter_map(Value::as_object_mut) {
+                            c.retain(|k, _| {
+                                matches!(
+                                    k.as_str(),
+                                    "name" | "ready" | "restartCount" | "state" | "lastState"
+                                )
+                            });
                         }
                     }
                 }
             }
         }
-        "StatefulSet" | "Deployment" => spec.retain(|k, _| k == "replicas"),
+        "StatefulSet" => {
+            map.remove("spec");
+        }
+        "Deployment" => {
+            if let Some(Value::Object(spec)) = map.get_mut("spec") {
+                spec.retain(|k, _| k == "replicas");
+            }
+        }
         _ => {}
     }
 }
@@ -198,35 +165,10 @@ impl From<Meta> for ObjectMeta {
     }
 }
 
-#[derive(Deserialize)]
-pub(crate) struct WireContainer {
-    #[serde(default)]
-    name: String,
-    image: Option<String>,
-}
-
-impl From<WireContainer> for Container {
-    fn from(c: WireContainer) -> Container {
-        Container {
-            name: c.name,
-            image: c.image,
-            ..Container::default()
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct WirePodSpec {
-    #[serde(default)]
-    containers: Vec<WireContainer>,
-    init_containers: Option<Vec<WireContainer>>,
-}
-
+/// A Pod's item on the wire: its spec is skipped unread.
 #[derive(Deserialize)]
 pub(crate) struct WirePod {
     metadata: Option<Meta>,
-    spec: Option<WirePodSpec>,
     status: Option<PodStatus>,
 }
 
@@ -235,127 +177,130 @@ pub(crate) struct WireReplicas {
     replicas: Option<i32>,
 }
 
+/// A StatefulSet's item on the wire: its spec is skipped unread.
 #[derive(Deserialize)]
-pub(crate) struct WireWorkload<S> {
+pub(crate) struct WireStatefulSet {
+    metadata: Option<Meta>,
+    status: Option<StatefulSetStatus>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct WireDeployment {
     metadata: Option<Meta>,
     spec: Option<WireReplicas>,
-    status: Option<S>,
+    status: Option<DeploymentStatus>,
 }
 
 fn meta(m: Option<Meta>) -> ObjectMeta {
     m.map(ObjectMeta::from).unwrap_or_default()
 }
 
-/// The kinds a LIST page can be read of straight into the snapshot.
-pub(crate) trait Direct: Sized {
+/// The kinds a LIST page can be read of straight into the snapshot: the
+/// API's kinds, each read as its `Wire` form and kept as its `Kept` one.
+pub(crate) trait Direct {
     type Wire: DeserializeOwned;
-    fn from_wire(wire: Self::Wire) -> Self;
-    fn meta_mut(&mut self) -> &mut ObjectMeta;
-    fn push(self, snapshot: &mut Snapshot);
+    type Kept;
+    fn keep(wire: Self::Wire) -> Self::Kept;
+    fn meta_mut(kept: &mut Self::Kept) -> &mut ObjectMeta;
+    fn push(kept: Self::Kept, snapshot: &mut Snapshot);
 }
 
 impl Direct for ValkeyCluster {
     type Wire = ValkeyCluster;
-    fn from_wire(wire: ValkeyCluster) -> Self {
+    type Kept = ValkeyCluster;
+    fn keep(wire: ValkeyCluster) -> ValkeyCluster {
         wire
     }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
+    fn meta_mut(kept: &mut ValkeyCluster) -> &mut ObjectMeta {
+        &mut kept.metadata
     }
-    fn push(self, snapshot: &mut Snapshot) {
-        snapshot.clusters.push(self);
+    fn push(kept: ValkeyCluster, snapshot: &mut Snapshot) {
+        snapshot.clusters.push(kept);
     }
 }
 
 impl Direct for ValkeyNode {
     type Wire = ValkeyNode;
-    fn from_wire(mut wire: ValkeyNode) -> Self {
+    type Kept = ValkeyNode;
+    fn keep(mut wire: ValkeyNode) -> ValkeyNode {
         node(&mut wire);
         wire
     }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
+    fn meta_mut(kept: &mut ValkeyNode) -> &mut ObjectMeta {
+        &mut kept.metadata
     }
-    fn push(self, snapshot: &mut Snapshot) {
-        snapshot.nodes.push(self);
+    fn push(kept: ValkeyNode, snapshot: &mut Snapshot) {
+        snapshot.nodes.push(kept);
     }
 }
 
 impl Direct for StatefulSet {
-    type Wire = WireWorkload<StatefulSetStatus>;
-    fn from_wire(w: Self::Wire) -> Self {
-        StatefulSet {
+    type Wire = WireStatefulSet;
+    type Kept = snapshot::StatefulSet;
+    fn keep(w: WireStatefulSet) -> snapshot::StatefulSet {
+        snapshot::StatefulSet {
             metadata: meta(w.metadata),
-            spec: w.spec.map(|s| StatefulSetSpec {
-                replicas: s.replicas,
-                ..StatefulSetSpec::default()
-            }),
             status: w.status,
         }
     }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
+    fn meta_mut(kept: &mut snapshot::StatefulSet) -> &mut ObjectMeta {
+        &mut kept.metadata
     }
-    fn push(self, snapshot: &mut Snapshot) {
-        snapshot.stateful_sets.push(self);
+    fn push(kept: snapshot::StatefulSet, snapshot: &mut Snapshot) {
+        snapshot.stateful_sets.push(kept);
     }
 }
 
 impl Direct for Deployment {
-    type Wire = WireWorkload<DeploymentStatus>;
-    fn from_wire(w: Self::Wire) -> Self {
-        Deployment {
+    type Wire = WireDeployment;
+    type Kept = snapshot::Deployment;
+    fn keep(w: WireDeployment) -> snapshot::Deployment {
+        snapshot::Deployment {
             metadata: meta(w.metadata),
-            spec: w.spec.map(|s| DeploymentSpec {
+            spec: w.spec.map(|s| snapshot::DeploymentSpec {
                 replicas: s.replicas,
-                ..DeploymentSpec::default()
             }),
             status: w.status,
         }
     }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
+    fn meta_mut(kept: &mut snapshot::Deployment) -> &mut ObjectMeta {
+        &mut kept.metadata
     }
-    fn push(self, snapshot: &mut Snapshot) {
-        snapshot.deployments.push(self);
+    fn push(kept: snapshot::Deployment, snapshot: &mut Snapshot) {
+        snapshot.deployments.push(kept);
     }
 }
 
 impl Direct for Pod {
     type Wire = WirePod;
-    fn from_wire(w: WirePod) -> Self {
-        Pod {
+    type Kept = snapshot::Pod;
+    fn keep(w: WirePod) -> snapshot::Pod {
+        snapshot::Pod {
             metadata: meta(w.metadata),
-            spec: w.spec.map(|s| PodSpec {
-                containers: s.containers.into_iter().map(Container::from).collect(),
-                init_containers: s
-                    .init_containers
-                    .map(|cs| cs.into_iter().map(Container::from).collect()),
-                ..PodSpec::default()
-            }),
-            status: w.status,
+            status: w.status.map(snapshot::PodStatus::from),
         }
     }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
+    fn meta_mut(kept: &mut snapshot::Pod) -> &mut ObjectMeta {
+        &mut kept.metadata
     }
-    fn push(self, snapshot: &mut Snapshot) {
-        snapshot.pods.push(self);
+    fn push(kept: snapshot::Pod, snapshot: &mut Snapshot) {
+        snapshot.pods.push(kept);
     }
 }
 
 impl Direct for Event {
     type Wire = Event;
-    fn from_wire(mut e: Event) -> Self {
+    type Kept = Event;
+    fn keep(mut e: Event) -> Event {
         event(&mut e);
         super::tidy_event(&mut e);
         e
     }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
+    fn meta_mut(kept: &mut Event) -> &mut ObjectMeta {
+        &mut kept.metadata
     }
-    fn push(self, snapshot: &mut Snapshot) {
-        snapshot.events.push(self);
+    fn push(kept: Event, snapshot: &mut Snapshot) {
+        snapshot.events.push(kept);
     }
 }
 
@@ -386,15 +331,15 @@ pub(crate) fn read_page<K: Direct>(body: &[u8]) -> Option<(Snapshot, Option<Stri
     let page: Page<K::Wire> = serde_json::from_slice(body).ok()?;
     let mut snapshot = Snapshot::default();
     for wire in page.items {
-        let mut object = K::from_wire(wire);
-        let meta = object.meta_mut();
+        let mut object = K::keep(wire);
+        let meta = K::meta_mut(&mut object);
         if meta.name.as_deref().is_none_or(str::is_empty) {
             return None;
         }
         if meta.namespace.as_deref().is_none_or(str::is_empty) {
             meta.namespace = Some("default".into());
         }
-        object.push(&mut snapshot);
+        K::push(object, &mut snapshot);
     }
     let token = page.metadata.continue_.filter(|t| !t.is_empty());
     Some((snapshot, token))
@@ -543,32 +488,48 @@ mod tests {
     #[test]
     fn slimming_drops_what_is_not_read_and_keeps_what_is() {
         let pages = pages();
-        let pod_page = &pages[0].2;
-        let whole = whole_way(pod_page, true);
-        let slim = whole_way(pod_page, false);
-        let (w, s) = (&whole.pods[0], &slim.pods[0]);
-        assert!(w.metadata.managed_fields.is_some());
+        let item = |i: usize| pages[i].2["items"][0].clone();
+        let whole: Pod = serde_json::from_value(item(0)).expect("a pod");
+        let slim = whole_way(&pages[0].2, false);
+        let s = &slim.pods[0];
+        assert!(whole.metadata.managed_fields.is_some());
         assert_eq!(s.metadata.managed_fields, None);
-        let spec = s.spec.as_ref().expect("spec");
-        assert_eq!(spec.volumes, None);
-        assert_eq!(spec.node_name, None);
-        assert_eq!(
-            spec.containers
-                .iter()
-                .map(|c| (c.name.as_str(), c.image.as_deref(), c.env.is_none()))
-                .collect::<Vec<_>>(),
-            [
-                ("server", Some("valkey/valkey:8.1.4"), true),
-                ("metrics-exporter", Some("valkey/valkey:8.1.4"), true)
-            ]
-        );
-        assert_eq!(spec.init_containers.as_ref().map(Vec::len), Some(1));
-        // Status and metadata otherwise whole: container states and last
-        // terminations are evidence.
-        assert_eq!(s.status, w.status);
-        let mut meta = w.metadata.clone();
+        // Metadata otherwise whole; of the status, the conditions and the
+        // containers' states and last terminations (the evidence).
+        let mut meta = whole.metadata.clone();
         meta.managed_fields = None;
         assert_eq!(s.metadata, meta);
+        let status = whole.status.clone().expect("status");
+        let kept = s.status.as_ref().expect("status");
+        assert_eq!(kept.conditions, status.conditions);
+        let statuses = status.container_statuses.expect("containers");
+        let kept_statuses = kept.container_statuses.as_ref().expect("containers");
+        assert_eq!(
+            kept_statuses
+                .iter()
+                .map(|c| (&c.name, c.ready, c.restart_count, &c.state, &c.last_state))
+                .collect::<Vec<_>>(),
+            statuses
+                .iter()
+                .map(|c| (&c.name, c.ready, c.restart_count, &c.state, &c.last_state))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(kept_statuses[0].restart_count, 7);
+        let sts: StatefulSet = serde_json::from_value(item(1)).expect("a StatefulSet");
+        let kept = whole_way(&pages[1].2, false);
+        assert_eq!(kept.stateful_sets[0].status, sts.status);
+        assert_eq!(
+            kept.stateful_sets[0]
+                .status
+                .as_ref()
+                .and_then(|s| s.update_revision.as_deref()),
+            Some("b")
+        );
+        let kept = whole_way(&pages[2].2, false);
+        assert_eq!(
+            kept.deployments[0].spec.as_ref().and_then(|s| s.replicas),
+            Some(2)
+        );
         // The valkey.io kinds keep their managedFields (grant times); a
         // node's entries only the permit's paths.
         let mut page = pages[4].2.clone();
@@ -609,10 +570,6 @@ mod tests {
                 .map(Vec::len),
             Some(2)
         );
-        let sts = whole_way(&pages[1].2, false);
-        let spec = sts.stateful_sets[0].spec.as_ref().expect("spec");
-        assert_eq!(spec.replicas, Some(1));
-        assert_eq!(spec.template, Default::default());
     }
 
     #[test]

@@ -45,7 +45,8 @@ fn typed<T: DeserializeOwned>(item: &Value) -> T {
 }
 
 /// The snapshot straight from the generated objects, through the crate's
-/// snapshot types, slimmed as every reader slims them.
+/// snapshot types, slimmed as every reader slims them (pods and
+/// StatefulSets into the snapshot's own forms).
 fn built_snapshot(items: &[Value]) -> Snapshot {
     let mut s = Snapshot::default();
     for item in items {
@@ -56,16 +57,12 @@ fn built_snapshot(items: &[Value]) -> Snapshot {
                 slim::node(&mut node);
                 s.nodes.push(node);
             }
-            Some("StatefulSet") => {
-                let mut sts = typed(item);
-                slim::stateful_set(&mut sts);
-                s.stateful_sets.push(sts);
-            }
-            Some("Pod") => {
-                let mut pod = typed(item);
-                slim::pod(&mut pod);
-                s.pods.push(pod);
-            }
+            Some("StatefulSet") => s
+                .stateful_sets
+                .push(typed::<k8s_openapi::api::apps::v1::StatefulSet>(item).into()),
+            Some("Pod") => s
+                .pods
+                .push(typed::<k8s_openapi::api::core::v1::Pod>(item).into()),
             Some("Event") => {
                 let mut event = typed(item);
                 slim::event(&mut event);

@@ -1,0 +1,155 @@
+//! The snapshot's own forms of the built-in kinds it reads: only the fields
+//! the classifier, `explain` and `history` read, so that a snapshot of a
+//! few thousand nodes is small. A k8s-openapi `Pod` holds a whole `PodSpec`
+//! inline (about 1.5 KB before any string, 2 KB more per container) and a
+//! `StatefulSet` a whole pod template, none of which is read.
+//!
+//! Each is made from the k8s-openapi object (`From`), which the readers
+//! parse first wherever an object's every field must be checked (a file,
+//! the watch, a LIST page that cannot be read directly): so what is
+//! accepted, and how a broken field is named, does not change.
+//!
+//! Kept, per kind:
+//! - Pod: metadata without managedFields; of its status the conditions and
+//!   each container's (and init container's) name, readiness, restarts,
+//!   state and last state. Not its spec: nothing reads it.
+//! - StatefulSet: metadata without managedFields and its whole status.
+//! - Deployment: metadata without managedFields, `spec.replicas` and its
+//!   whole status.
+//!
+//! Each serializes as the API writes the fields it keeps (a test writes a
+//! built snapshot out as a file to read back).
+
+use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::Serialize;
+
+pub use apps::{DeploymentStatus, StatefulSetStatus};
+pub use core::{ContainerState, PodCondition};
+
+/// A Pod, as far as it is read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pod {
+    pub metadata: ObjectMeta,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<PodStatus>,
+}
+
+/// `status` of a Pod: its conditions and its containers' states.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodStatus {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Vec<PodCondition>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container_statuses: Option<Vec<ContainerStatus>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init_container_statuses: Option<Vec<ContainerStatus>>,
+}
+
+/// One entry of `status.containerStatuses` (or `initContainerStatuses`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStatus {
+    pub name: String,
+    pub ready: bool,
+    pub restart_count: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<ContainerState>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_state: Option<ContainerState>,
+}
+
+/// A StatefulSet, as far as it is read: its status.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatefulSet {
+    pub metadata: ObjectMeta,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<StatefulSetStatus>,
+}
+
+/// A Deployment, as far as it is read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Deployment {
+    pub metadata: ObjectMeta,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec: Option<DeploymentSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<DeploymentStatus>,
+}
+
+/// `spec` of a Deployment: how many replicas it wants.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+}
+
+/// Metadata as the snapshot keeps it: all but managedFields, which only
+/// the valkey.io kinds' grant times are read from.
+pub(crate) fn meta(m: ObjectMeta) -> ObjectMeta {
+    ObjectMeta {
+        managed_fields: None,
+        ..m
+    }
+}
+
+impl From<core::Pod> for Pod {
+    fn from(p: core::Pod) -> Pod {
+        Pod {
+            metadata: meta(p.metadata),
+            status: p.status.map(PodStatus::from),
+        }
+    }
+}
+
+impl From<core::PodStatus> for PodStatus {
+    fn from(s: core::PodStatus) -> PodStatus {
+        let containers = |cs: Option<Vec<core::ContainerStatus>>| {
+            cs.map(|cs| cs.into_iter().map(ContainerStatus::from).collect())
+        };
+        PodStatus {
+            conditions: s.conditions,
+            container_statuses: containers(s.container_statuses),
+            init_container_statuses: containers(s.init_container_statuses),
+        }
+    }
+}
+
+impl From<core::ContainerStatus> for ContainerStatus {
+    fn from(c: core::ContainerStatus) -> ContainerStatus {
+        ContainerStatus {
+            name: c.name,
+            ready: c.ready,
+            restart_count: c.restart_count,
+            state: c.state,
+            last_state: c.last_state,
+        }
+    }
+}
+
+impl From<apps::StatefulSet> for StatefulSet {
+    fn from(s: apps::StatefulSet) -> StatefulSet {
+        StatefulSet {
+            metadata: meta(s.metadata),
+            status: s.status,
+        }
+    }
+}
+
+impl From<apps::Deployment> for Deployment {
+    fn from(d: apps::Deployment) -> Deployment {
+        Deployment {
+            metadata: meta(d.metadata),
+            spec: d.spec.map(|s| DeploymentSpec {
+                replicas: s.replicas,
+            }),
+            status: d.status,
+        }
+    }
+}
