@@ -29,7 +29,27 @@ pub async fn run(cli: Cli, ctx: Ctx) -> Result<Outcome> {
 
 /// The whole program, shared by both binary names (`kubectl-valkey-roll`
 /// and `kubectl-valkey_roll`, the name kubectl looks up).
+/// glibc's malloc raises its mmap threshold each time a large block is
+/// freed, up to 32 MiB, after which the LIST pages (several MB each), the
+/// parsed objects between them and the rendered output all come from the
+/// heap and leave it fragmented: `status` on 3000 nodes held 86 MiB
+/// resident for a 53 MiB peak of live data. A fixed threshold (glibc's
+/// starting one, 128 KiB) keeps every large buffer in its own mapping,
+/// returned whole when freed. A `MALLOC_MMAP_THRESHOLD_` the user set
+/// wins. Nothing to do on other C libraries.
+fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_none() {
+        // SAFETY: mallopt only sets a parameter of the allocator; it is
+        // called before any other thread exists.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+        }
+    }
+}
+
 pub fn main() -> ExitCode {
+    tune_allocator();
     let cli = match Cli::try_parse().and_then(|cli| cli.validate().map(|()| cli)) {
         Ok(cli) => cli,
         Err(err) => {
