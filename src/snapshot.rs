@@ -10,6 +10,7 @@
 
 mod objects;
 
+pub(crate) use objects::meta as kept_meta;
 pub use objects::{
     ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Pod,
     PodCondition, PodStatus, StatefulSet, StatefulSetStatus,

@@ -14,9 +14,12 @@ use crate::source;
 use crate::source::watch::Scope;
 
 pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
-    let loaded = source::load_partial(&ctx.global, args.cluster.as_deref()).await?;
+    let mut loaded = source::load_partial(&ctx.global, args.cluster.as_deref()).await?;
     let partial = source::partial_warning(&loaded.unread);
     let mut report = classify(&loaded.snapshot, ctx.now(), ctx.global.stall_threshold);
+    // The report owns all it shows: the objects go before it is rendered,
+    // so the two are never held at once with the output.
+    drop(std::mem::take(&mut loaded.snapshot));
     if let Some(name) = &args.cluster
         && let Err(err) = keep_cluster(&mut report, name, loaded.namespace.as_deref())
     {

@@ -9,17 +9,17 @@
 //! the watch, a LIST page that cannot be read directly): so what is
 //! accepted, and how a broken field is named, does not change.
 //!
-//! Kept, per kind:
-//! - Pod: metadata without managedFields; of its status the conditions and
+//! Kept, per kind (metadata as [`meta`] keeps it):
+//! - Pod: metadata; of its status the conditions and
 //!   each container's (and init container's) name, readiness, restarts,
 //!   state and last state. Not its spec: nothing reads it.
-//! - StatefulSet: metadata without managedFields and its whole status.
-//! - Deployment: metadata without managedFields, `spec.replicas` and its
-//!   whole status.
+//! - StatefulSet: metadata and its whole status.
+//! - Deployment: metadata, `spec.replicas` and its whole status.
 //!
 //! Each serializes as the API writes the fields it keeps (a test writes a
 //! built snapshot out as a file to read back).
 
+use super::keys;
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -90,12 +90,35 @@ pub struct DeploymentSpec {
     pub replicas: Option<i32>,
 }
 
-/// Metadata as the snapshot keeps it: all but managedFields, which only
-/// the valkey.io kinds' grant times are read from.
+/// The labels read of a pod or a workload: its cluster (`bundle`), its
+/// node (a pod found by label) and its StatefulSet revision.
+const LABELS_READ: [&str; 3] = [
+    keys::LABEL_CLUSTER,
+    keys::LABEL_INSTANCE,
+    keys::LABEL_CONTROLLER_REVISION,
+];
+
+/// Metadata of a pod or a workload as the snapshot keeps it: its name,
+/// namespace, uid and resourceVersion (the preconditions of a delete),
+/// generation, creation and deletion times, and of its labels those in
+/// [`LABELS_READ`]. Annotations, owner references, finalizers and
+/// managedFields are not read.
 pub(crate) fn meta(m: ObjectMeta) -> ObjectMeta {
     ObjectMeta {
-        managed_fields: None,
-        ..m
+        name: m.name,
+        namespace: m.namespace,
+        uid: m.uid,
+        resource_version: m.resource_version,
+        generation: m.generation,
+        creation_timestamp: m.creation_timestamp,
+        deletion_timestamp: m.deletion_timestamp,
+        labels: m.labels.map(|labels| {
+            labels
+                .into_iter()
+                .filter(|(k, _)| LABELS_READ.contains(&k.as_str()))
+                .collect()
+        }),
+        ..ObjectMeta::default()
     }
 }
 

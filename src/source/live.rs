@@ -679,7 +679,7 @@ async fn list<K>(
     keep_raw: bool,
 ) -> Result<(Snapshot, Vec<Value>)>
 where
-    K: Resource<DynamicType = ()> + super::slim::Direct,
+    K: Resource<DynamicType = ()> + super::slim::Direct + 'static,
 {
     let paged = ListParams {
         limit: Some(PAGE_SIZE),
@@ -700,7 +700,7 @@ async fn list_pages<K>(
     keep_raw: bool,
 ) -> Result<(Snapshot, Vec<Value>)>
 where
-    K: Resource<DynamicType = ()> + super::slim::Direct,
+    K: Resource<DynamicType = ()> + super::slim::Direct + 'static,
 {
     let resource = K::plural(&()).to_string();
     let url = K::url_path(&(), namespace);
@@ -708,21 +708,36 @@ where
     let mut snapshot = Snapshot::default();
     let mut raw = Vec::new();
     for page in 1usize.. {
-        let request = kube::core::Request::new(url.clone())
-            .list(&params)
-            .map_err(|e| Error::ListRequest {
-                resource: resource.clone(),
-                problem: e.to_string(),
-            })?;
-        let text = live
-            .client
-            .request_text(request)
-            .await
-            .map_err(|e| live.error(e, "list", &resource, namespace))?;
+        let request = || {
+            kube::core::Request::new(url.clone())
+                .list(&params)
+                .map_err(|e| Error::ListRequest {
+                    resource: resource.clone(),
+                    problem: e.to_string(),
+                })
+        };
+        let failed = |e| live.error(e, "list", &resource, namespace);
+        // Read as it streams in; only a page the direct reading gives up
+        // (rare: see super::slim::read_page) is asked for again, whole.
         let direct = if keep_raw {
             None
         } else {
-            super::slim::read_page::<K>(text.as_bytes())
+            let stream = live
+                .client
+                .request_stream(request()?)
+                .await
+                .map_err(failed)?;
+            stream_page::<K>(stream)
+                .await
+                .map_err(|e| e.map_kube(failed))?
+        };
+        let body = match direct {
+            Some(_) => Vec::new(),
+            None => match live.client.request_stream(request()?).await {
+                Ok(stream) => read_body(stream).await,
+                Err(e) => Err(e),
+            }
+            .map_err(failed)?,
         };
         let token = match direct {
             Some((part, token)) => {
@@ -730,14 +745,14 @@ where
                 token
             }
             None => {
-                let mut value: Value = serde_json::from_str(&text).map_err(|e| Error::Api {
+                let mut value: Value = serde_json::from_slice(&body).map_err(|e| Error::Api {
                     verb: "list".into(),
                     resource: resource.clone(),
                     status: Some(200),
                     message: format!("the answer is not JSON: {e}"),
                     source: None,
                 })?;
-                drop(text);
+                drop(body);
                 file::add_value(&mut snapshot, &value, &page.to_string(), &source_name)?;
                 let token = value
                     .pointer("/metadata/continue")
@@ -765,6 +780,111 @@ where
         }
     }
     Ok((snapshot, raw))
+}
+
+/// How reading a page as it streams can fail.
+enum StreamFailure {
+    Kube(kube::Error),
+    Task(Error),
+}
+
+impl StreamFailure {
+    fn map_kube(self, f: impl FnOnce(kube::Error) -> Error) -> Error {
+        match self {
+            StreamFailure::Kube(e) => f(e),
+            StreamFailure::Task(e) => e,
+        }
+    }
+}
+
+/// A page's body as a blocking reader, fed chunk by chunk from the answer
+/// as it arrives (a channel of a few chunks: memory holds those, not the
+/// page).
+struct Chunks {
+    rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl std::io::Read for Chunks {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.rx.blocking_recv() {
+                Some(chunk) => {
+                    self.chunk = chunk;
+                    self.at = 0;
+                }
+                // The answer ended (or failed: the caller has the error).
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// One LIST page of `K` read straight from the answer as it streams in
+/// ([`super::slim::read_page`], on a blocking thread beside the one that
+/// receives it), so that a page of several MB is never held whole: the
+/// objects kept are all that grow. `None`: the page must be read the
+/// whole way.
+async fn stream_page<K>(
+    mut stream: impl futures::AsyncBufRead + Unpin,
+) -> std::result::Result<Option<(Snapshot, Option<String>)>, StreamFailure>
+where
+    K: super::slim::Direct + 'static,
+{
+    use futures::AsyncBufReadExt;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
+    let parse = tokio::task::spawn_blocking(move || {
+        let chunks = Chunks {
+            rx,
+            chunk: Vec::new(),
+            at: 0,
+        };
+        super::slim::read_page::<K>(std::io::BufReader::with_capacity(64 * 1024, chunks))
+    });
+    let pump = async move {
+        loop {
+            let chunk = match stream.fill_buf().await {
+                Ok([]) => return Ok(()),
+                Ok(bytes) => bytes.to_vec(),
+                Err(e) => return Err(e),
+            };
+            stream.consume_unpin(chunk.len());
+            // The reader stopped early: it has its answer (it gives up).
+            if tx.send(chunk).await.is_err() {
+                return Ok(());
+            }
+        }
+    };
+    let (pumped, parsed) = tokio::join!(pump, parse);
+    pumped.map_err(|e| StreamFailure::Kube(kube::Error::ReadEvents(e)))?;
+    parsed.map_err(|e| {
+        StreamFailure::Task(Error::Task {
+            what: "the LIST page reader failed",
+            problem: Some(e.to_string()),
+        })
+    })
+}
+
+/// An answer's body, read into one buffer as it streams in. kube's
+/// `request_text` gathers the chunks, copies them into one buffer and that
+/// into a `String`: three copies of a page of several MB at once, where
+/// this holds one. A failure while the body is read is a failure to reach
+/// the server, as a failed `send` is ([`map_error`]).
+async fn read_body(
+    mut stream: impl futures::AsyncBufRead + Unpin,
+) -> std::result::Result<Vec<u8>, kube::Error> {
+    use futures::AsyncReadExt;
+    let mut body = Vec::new();
+    stream
+        .read_to_end(&mut body)
+        .await
+        .map_err(kube::Error::ReadEvents)?;
+    Ok(body)
 }
 
 /// The user the API server knows (a SelfSubjectReview), else the
@@ -860,7 +980,7 @@ fn map_error(
                 source: Some(Box::new(err)),
             }
         }
-        kube::Error::HyperError(_) | kube::Error::Service(_) => {
+        kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_) => {
             let timed_out = source_chain(&err as &(dyn std::error::Error + 'static)).any(|e| {
                 e.downcast_ref::<std::io::Error>()
                     .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)

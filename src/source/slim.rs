@@ -85,6 +85,22 @@ pub fn value(kind: &str, object: &mut serde_json::Value) {
     }
     if let Some(Value::Object(meta)) = map.get_mut("metadata") {
         meta.remove("managedFields");
+        // Of a pod's or a workload's metadata, what `kept_meta` keeps.
+        if kind != "Event" {
+            meta.retain(|k, _| {
+                matches!(
+                    k.as_str(),
+                    "name"
+                        | "namespace"
+                        | "uid"
+                        | "resourceVersion"
+                        | "generation"
+                        | "creationTimestamp"
+                        | "deletionTimestamp"
+                        | "labels"
+                )
+            });
+        }
     }
     match kind {
         "Pod" => {
@@ -239,7 +255,7 @@ impl Direct for StatefulSet {
     type Kept = snapshot::StatefulSet;
     fn keep(w: WireStatefulSet) -> snapshot::StatefulSet {
         snapshot::StatefulSet {
-            metadata: meta(w.metadata),
+            metadata: snapshot::kept_meta(meta(w.metadata)),
             status: w.status,
         }
     }
@@ -256,7 +272,7 @@ impl Direct for Deployment {
     type Kept = snapshot::Deployment;
     fn keep(w: WireDeployment) -> snapshot::Deployment {
         snapshot::Deployment {
-            metadata: meta(w.metadata),
+            metadata: snapshot::kept_meta(meta(w.metadata)),
             spec: w.spec.map(|s| snapshot::DeploymentSpec {
                 replicas: s.replicas,
             }),
@@ -276,7 +292,7 @@ impl Direct for Pod {
     type Kept = snapshot::Pod;
     fn keep(w: WirePod) -> snapshot::Pod {
         snapshot::Pod {
-            metadata: meta(w.metadata),
+            metadata: snapshot::kept_meta(meta(w.metadata)),
             status: w.status.map(snapshot::PodStatus::from),
         }
     }
@@ -304,44 +320,190 @@ impl Direct for Event {
     }
 }
 
-/// A LIST answer, as far as it is read.
-#[derive(Deserialize)]
-struct Page<W> {
-    #[serde(default)]
-    metadata: PageMeta,
-    items: Vec<W>,
-}
-
 #[derive(Default, Deserialize)]
 struct PageMeta {
     #[serde(rename = "continue")]
     continue_: Option<String>,
 }
 
-/// One LIST page of `K`, read straight from the answer's bytes into a
-/// snapshot of slim objects; with the page's `continue` token. `None` when
-/// the page must be read the whole way instead (see the module docs): it
-/// does not parse into the slim types, an object has no name, or some text
-/// in it is a time past [`crate::snapshot::LATEST`].
-pub(crate) fn read_page<K: Direct>(body: &[u8]) -> Option<(Snapshot, Option<String>)> {
-    // The whole reading rewrites such times wherever they are.
-    if body.windows(8).any(|w| w == b"9999-12-") {
+/// What the direct reading looks for to give a page up: the start of a
+/// time past [`crate::snapshot::LATEST`], which the whole reading rewrites
+/// wherever it is.
+const LATE: &[u8; 8] = b"9999-12-";
+
+/// The bytes of one JSON value at a time, read from a LIST answer as it
+/// arrives. Only the structure is followed here (strings, escapes and
+/// nesting, to find where a value ends); serde_json parses each value.
+struct Values<R> {
+    body: R,
+    /// The value being read.
+    value: Vec<u8>,
+}
+
+impl<R: std::io::BufRead> Values<R> {
+    /// The next byte that is not white space, not consumed. None at the
+    /// end of the answer (or when it cannot be read).
+    fn peek(&mut self) -> Option<u8> {
+        loop {
+            let buf = self.body.fill_buf().ok()?;
+            let first = *buf.first()?;
+            if first.is_ascii_whitespace() {
+                self.body.consume(1);
+            } else {
+                return Some(first);
+            }
+        }
+    }
+
+    /// Consumes `byte`, the next one that is not white space.
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.body.consume(1))
+    }
+
+    /// After a member: true when a `,` follows (consumed, and another
+    /// member must come), false when `close` does (left for the caller).
+    /// None for anything else.
+    fn separator(&mut self, close: u8) -> Option<bool> {
+        match self.peek()? {
+            b',' => {
+                self.body.consume(1);
+                (self.peek()? != close).then_some(true)
+            }
+            b if b == close => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Reads one whole value into `self.value`: an object or array to its
+    /// matching end, a string to its closing quote, anything else to the
+    /// next delimiter. A malformed value is read as far as it goes and left
+    /// for serde_json to refuse.
+    fn next_value(&mut self) -> Option<&[u8]> {
+        self.value.clear();
+        let first = self.peek()?;
+        let mut depth = 0usize;
+        let mut in_string = false;
+        let mut escaped = false;
+        let scalar = !matches!(first, b'{' | b'[' | b'"');
+        loop {
+            let buf = self.body.fill_buf().ok()?;
+            if buf.is_empty() {
+                // The answer ended: only a scalar may end with it.
+                return scalar.then_some(self.value.as_slice());
+            }
+            let mut end = None;
+            for (i, &b) in buf.iter().enumerate() {
+                if scalar {
+                    if matches!(b, b',' | b']' | b'}') || b.is_ascii_whitespace() {
+                        end = Some(i);
+                        break;
+                    }
+                } else if in_string {
+                    if escaped {
+                        escaped = false;
+                    } else if b == b'\\' {
+                        escaped = true;
+                    } else if b == b'"' {
+                        in_string = false;
+                        if depth == 0 {
+                            end = Some(i + 1);
+                            break;
+                        }
+                    }
+                } else {
+                    match b {
+                        b'"' => in_string = true,
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth = depth.saturating_sub(1);
+                            if depth == 0 {
+                                end = Some(i + 1);
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            let taken = end.unwrap_or(buf.len());
+            self.value.extend_from_slice(&buf[..taken]);
+            self.body.consume(taken);
+            if end.is_some() {
+                return Some(self.value.as_slice());
+            }
+        }
+    }
+}
+
+/// One LIST page of `K`, read straight from the answer as it arrives
+/// (never held whole: one item at a time) into a snapshot of slim
+/// objects; with the page's `continue` token. `None` when the page must be
+/// read the whole way instead (see the module docs): it does not parse into
+/// the slim types, an object has no name, or some text in it is a time
+/// past [`crate::snapshot::LATEST`].
+pub(crate) fn read_page<K: Direct>(
+    body: impl std::io::BufRead,
+) -> Option<(Snapshot, Option<String>)> {
+    let late = |bytes: &[u8]| bytes.windows(LATE.len()).any(|w| w == LATE);
+    let mut values = Values {
+        body,
+        value: Vec::new(),
+    };
+    let mut snapshot = Snapshot::default();
+    let mut meta: Option<PageMeta> = None;
+    let mut items_read = false;
+    values.expect(b'{')?;
+    let mut more = values.peek()? != b'}';
+    while more {
+        let key: String = serde_json::from_slice(values.next_value()?).ok()?;
+        values.expect(b':')?;
+        match key.as_str() {
+            // A key twice is refused, as the typed reading refuses it.
+            "items" if !items_read => {
+                items_read = true;
+                values.expect(b'[')?;
+                let mut more_items = values.peek()? != b']';
+                while more_items {
+                    let item = values.next_value()?;
+                    if late(item) {
+                        return None;
+                    }
+                    let mut object = K::keep(serde_json::from_slice::<K::Wire>(item).ok()?);
+                    let m = K::meta_mut(&mut object);
+                    if m.name.as_deref().is_none_or(str::is_empty) {
+                        return None;
+                    }
+                    if m.namespace.as_deref().is_none_or(str::is_empty) {
+                        m.namespace = Some("default".into());
+                    }
+                    K::push(object, &mut snapshot);
+                    more_items = values.separator(b']')?;
+                }
+                values.expect(b']')?;
+            }
+            "metadata" if meta.is_none() => {
+                let value = values.next_value()?;
+                if late(value) {
+                    return None;
+                }
+                meta = Some(serde_json::from_slice(value).ok()?);
+            }
+            "items" | "metadata" => return None,
+            _ => {
+                let value = values.next_value()?;
+                if late(value) || serde_json::from_slice::<serde::de::IgnoredAny>(value).is_err() {
+                    return None;
+                }
+            }
+        }
+        more = values.separator(b'}')?;
+    }
+    values.expect(b'}')?;
+    // Nothing may follow the answer but white space.
+    if values.peek().is_some() || !items_read {
         return None;
     }
-    let page: Page<K::Wire> = serde_json::from_slice(body).ok()?;
-    let mut snapshot = Snapshot::default();
-    for wire in page.items {
-        let mut object = K::keep(wire);
-        let meta = K::meta_mut(&mut object);
-        if meta.name.as_deref().is_none_or(str::is_empty) {
-            return None;
-        }
-        if meta.namespace.as_deref().is_none_or(str::is_empty) {
-            meta.namespace = Some("default".into());
-        }
-        K::push(object, &mut snapshot);
-    }
-    let token = page.metadata.continue_.filter(|t| !t.is_empty());
+    let token = meta.and_then(|m| m.continue_).filter(|t| !t.is_empty());
     Some((snapshot, token))
 }
 
@@ -494,11 +656,31 @@ mod tests {
         let s = &slim.pods[0];
         assert!(whole.metadata.managed_fields.is_some());
         assert_eq!(s.metadata.managed_fields, None);
-        // Metadata otherwise whole; of the status, the conditions and the
+        // Of the metadata, what is read: name, uid, resourceVersion,
+        // times, the labels read; of the status, the conditions and the
         // containers' states and last terminations (the evidence).
-        let mut meta = whole.metadata.clone();
-        meta.managed_fields = None;
-        assert_eq!(s.metadata, meta);
+        let w = &whole.metadata;
+        assert_eq!(
+            (&s.metadata.name, &s.metadata.namespace, &s.metadata.uid),
+            (&w.name, &w.namespace, &w.uid)
+        );
+        assert_eq!(s.metadata.resource_version.as_deref(), Some("4711"));
+        assert_eq!(s.metadata.generation, w.generation);
+        assert_eq!(s.metadata.creation_timestamp, w.creation_timestamp);
+        let labels = s.metadata.labels.clone().unwrap_or_default();
+        assert_eq!(
+            labels.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["controller-revision-hash", "valkey.io/cluster"]
+        );
+        assert!(w.annotations.is_some() && w.owner_references.is_some() && w.finalizers.is_some());
+        assert_eq!(
+            (
+                &s.metadata.annotations,
+                &s.metadata.owner_references,
+                &s.metadata.finalizers
+            ),
+            (&None, &None, &None)
+        );
         let status = whole.status.clone().expect("status");
         let kept = s.status.as_ref().expect("status");
         assert_eq!(kept.conditions, status.conditions);
@@ -604,10 +786,111 @@ mod tests {
             ),
             ("items null", variant(&|p| p["items"] = Value::Null)),
             ("not JSON", b"{\"items\": [".to_vec()),
+            ("no items", b"{\"metadata\": {}}".to_vec()),
+            ("an item not an object", b"{\"items\": [7]}".to_vec()),
+            ("a comma left over", b"{\"items\": [],}".to_vec()),
+            ("items twice", b"{\"items\": [], \"items\": []}".to_vec()),
+            ("something after", b"{\"items\": []} {}".to_vec()),
+            ("a key not a string", b"{items: []}".to_vec()),
         ];
+        let item = serde_json::to_string(&pod["items"][0]).expect("JSON");
+        let two = |sep: &str| format!("{{\"items\": [{item}{sep}{item}]}}").into_bytes();
+        let cases: Vec<(&str, Vec<u8>)> = cases
+            .into_iter()
+            .chain([
+                ("items not apart", two("")),
+                ("an item left out", two(",,")),
+                (
+                    "a comma before the end",
+                    format!("{{\"items\": [{item},]}}").into_bytes(),
+                ),
+            ])
+            .collect();
+        // The same items, well apart, read.
+        assert_eq!(
+            read_page::<Pod>(&two(" ,\n ")[..]).map(|(s, _)| s.pods.len()),
+            Some(2)
+        );
         for (name, body) in cases {
-            assert!(read_page::<Pod>(&body).is_none(), "{name}");
+            assert!(read_page::<Pod>(&body[..]).is_none(), "{name}");
+            assert!(
+                read_page::<Pod>(Trickle(&body[..], 3)).is_none(),
+                "{name}: in pieces"
+            );
         }
+    }
+
+    /// A reader that hands out at most `.1` bytes a read, as an answer
+    /// that arrives in small chunks does.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.1).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    impl std::io::BufRead for Trickle<'_> {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            Ok(&self.0[..self.1.min(self.0.len())])
+        }
+        fn consume(&mut self, n: usize) {
+            self.0 = &self.0[n..];
+        }
+    }
+
+    #[test]
+    fn a_page_read_in_pieces_is_the_page_read_at_once() {
+        for (kind, _, mut page) in pages() {
+            // Quotes, escapes and brackets inside strings end no value.
+            page["items"][0]["metadata"]["labels"]["x"] = json!("a \"}]\\\" {[ \\");
+            let body = serde_json::to_vec(&page).expect("JSON");
+            let whole = direct(kind, &body).unwrap_or_else(|| panic!("{kind}: read"));
+            assert_eq!(whole.0, whole_way(&page, false), "{kind}");
+            for piece in [1, 2, 7, 8, 9, 4096] {
+                let pieces = match kind {
+                    "Pod" => read_page::<Pod>(Trickle(&body, piece)),
+                    "Event" => read_page::<Event>(Trickle(&body, piece)),
+                    "ValkeyNode" => read_page::<ValkeyNode>(Trickle(&body, piece)),
+                    _ => continue,
+                };
+                assert_eq!(
+                    pieces.as_ref(),
+                    Some(&whole),
+                    "{kind}, {piece} bytes a read"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_late_time_is_found_wherever_the_reads_split_it() {
+        let pages = pages();
+        let mut page = pages[0].2.clone();
+        page["items"][0]["metadata"]["labels"]["x"] = json!("9999-12-31");
+        let body = serde_json::to_vec(&page).expect("JSON");
+        let at = body
+            .windows(LATE.len())
+            .position(|w| w == LATE)
+            .expect("the text is there");
+        // Every split of the marker between two reads, and reads shorter
+        // than it.
+        for piece in 1..=LATE.len() + 1 {
+            for skew in 0..piece {
+                let (head, rest) = body.split_at(at - skew.min(at));
+                let reader = std::io::Read::chain(head, Trickle(rest, piece));
+                assert!(
+                    read_page::<Pod>(reader).is_none(),
+                    "{piece} bytes a read, {skew} before the marker"
+                );
+            }
+        }
+        // Without the marker the same page reads.
+        let clean = serde_json::to_vec(&pages[0].2).expect("JSON");
+        assert!(read_page::<Pod>(Trickle(&clean, 3)).is_some());
     }
 
     #[test]
