@@ -71,9 +71,16 @@ pub fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<Node
 
 /// Judges every ValkeyCluster in the snapshot (and every cluster that a
 /// node's `valkey.io/cluster` label names), sorted by namespace and name,
-/// nodes in walk order.
+/// nodes in walk order. Each cluster's `history` is left empty: only
+/// [`classify_with_history`] builds it.
 pub fn classify(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Report {
-    classify_with_protocol(snapshot, now, threshold, Protocol::Unknown)
+    judge_all(snapshot, now, threshold, Protocol::Unknown, false)
+}
+
+/// [`classify`], with each cluster's roll history (`history`): a row of
+/// times per node, which nothing else shows.
+pub fn classify_with_history(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Report {
+    judge_all(snapshot, now, threshold, Protocol::Unknown, true)
 }
 
 /// [`classify`], except that a cluster whose nodes show no protocol is
@@ -88,7 +95,21 @@ pub fn classify_with_protocol(
     threshold: Duration,
     assumed: Protocol,
 ) -> Report {
+    judge_all(snapshot, now, threshold, assumed, false)
+}
+
+fn judge_all(
+    snapshot: &Snapshot,
+    now: Timestamp,
+    threshold: Duration,
+    assumed: Protocol,
+    with_history: bool,
+) -> Report {
     let threshold = SignedDuration::try_from(threshold).unwrap_or(SignedDuration::MAX);
+    let asked = Asked {
+        assumed,
+        with_history,
+    };
     let mut clusters: BTreeMap<(&str, &str), Option<&ValkeyCluster>> = BTreeMap::new();
     for c in &snapshot.clusters {
         clusters.insert((c.namespace(), c.name()), Some(c));
@@ -103,9 +124,18 @@ pub fn classify_with_protocol(
     Report {
         clusters: clusters
             .into_iter()
-            .map(|((ns, name), c)| classify_cluster(&index, ns, name, c, assumed, now, threshold))
+            .map(|((ns, name), c)| classify_cluster(&index, ns, name, c, asked, now, threshold))
             .collect(),
     }
+}
+
+/// What the caller asks of a cluster's judgement beyond the snapshot.
+#[derive(Clone, Copy)]
+struct Asked {
+    /// The protocol to judge by when the nodes show none.
+    assumed: Protocol,
+    /// Build the roll history (only `history` shows it).
+    with_history: bool,
 }
 
 fn classify_cluster(
@@ -113,14 +143,14 @@ fn classify_cluster(
     namespace: &str,
     name: &str,
     cluster: Option<&ValkeyCluster>,
-    assumed: Protocol,
+    asked: Asked,
     now: Timestamp,
     threshold: SignedDuration,
 ) -> ClusterReport {
     let clock = &Clock::new(now);
     let nodes = index.nodes_of(namespace, name);
     let protocol = match verdict::protocol(nodes) {
-        Protocol::Unknown => assumed,
+        Protocol::Unknown => asked.assumed,
         shown => shown,
     };
     let places = walk::place(nodes, name);
@@ -245,7 +275,11 @@ fn classify_cluster(
         unfinished_by_cluster: unfinished && front.is_none(),
         walk_by_primary: rolling,
         next_change: clock.next_change(),
-        history: roll::history(index, namespace, name, protocol, started, &judged),
+        history: if asked.with_history {
+            roll::history(index, namespace, name, protocol, started, &judged)
+        } else {
+            crate::report::RollHistory::default()
+        },
     }
 }
 

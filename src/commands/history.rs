@@ -3,7 +3,7 @@
 //! when its pod became Ready, how long it took, how it ended). Live or
 //! with `-f`; from what `status` reads.
 
-use crate::classify::classify;
+use crate::classify::classify_with_history;
 use crate::cli::{HistoryArgs, OutputFormat};
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
@@ -14,7 +14,7 @@ use crate::source;
 pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
     let loaded = source::load(&ctx.global, args.cluster.as_deref()).await?;
     let now = ctx.now();
-    let mut report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
+    let mut report = classify_with_history(&loaded.snapshot, now, ctx.global.stall_threshold);
     if let Some(name) = &args.cluster {
         super::shared::keep_cluster(&mut report, name, loaded.namespace.as_deref())?;
     }

@@ -558,3 +558,27 @@ fn a_pod_ready_in_the_advances_own_second_counts() {
     assert_eq!((row.ready_at, row.took_seconds), (Some(t(10)), Some(0)));
     assert_eq!(r.eta_basis, Some(1));
 }
+
+#[test]
+fn only_history_builds_the_roll_history_and_nothing_else_differs() {
+    let adv = t(10);
+    let c = cluster()
+        .node(waiting("cache-0-0", 0))
+        .node(
+            healthy("cache-0-1", 0, 1)
+                .last_rollout_hash(H)
+                .pod_ready_since(t(12)),
+        )
+        .event(event_permitted(NS, CL, "cache-0-1", H, adv));
+    let s = c.snapshot();
+    let mut with = super::super::classify_with_history(&s, t(20), T);
+    let without = classify(&s, t(20), T);
+    assert_eq!(with.clusters[0].history.rows.len(), 2, "a row per node");
+    assert!(with.clusters[0].history.started_at.is_some());
+    assert_eq!(
+        without.clusters[0].history,
+        crate::report::RollHistory::default()
+    );
+    with.clusters[0].history = crate::report::RollHistory::default();
+    assert_eq!(with, without);
+}

@@ -40,9 +40,10 @@ pub(super) fn cluster() -> ClusterBuilder {
     fixture::cluster(NS, CL).ready_for_generation()
 }
 
-/// The one cluster of a snapshot, classified at `now` with [`T`].
+/// The one cluster of a snapshot, classified at `now` with [`T`] (with
+/// its history).
 pub(super) fn judge(s: &Snapshot, now: Timestamp) -> ClusterReport {
-    let mut r = classify(s, now, T);
+    let mut r = super::classify_with_history(s, now, T);
     assert_eq!(r.clusters.len(), 1, "one cluster expected");
     r.clusters.remove(0)
 }
