@@ -8,7 +8,10 @@ use super::text::{is_name_char, whole_words};
 use crate::snapshot::{Deployment, Pod, Snapshot, StatefulSet, ValkeyNode, keys};
 use k8s_openapi::api::core::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use std::collections::HashMap;
+// foldhash (hashbrown's own hasher, randomly seeded per run) instead of
+// SipHash: hashing the (namespace, name) keys was the largest part of
+// building the index.
+use foldhash::HashMap;
 
 /// (namespace, name): a missing namespace reads as "".
 type Key<'a> = (&'a str, &'a str);
@@ -38,7 +41,7 @@ fn first_by_name<'a, T>(
     items: &'a [T],
     meta: impl Fn(&'a T) -> &'a ObjectMeta,
 ) -> HashMap<Key<'a>, &'a T> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for item in items {
         if let Some(k) = key(meta(item)) {
             out.entry(k).or_insert(item);
@@ -67,13 +70,13 @@ fn named_in<'e>(e: &'e Event, ns: &str) -> Vec<&'e str> {
 
 impl<'a> Index<'a> {
     pub fn new(snapshot: &'a Snapshot) -> Self {
-        let mut nodes_by_cluster: HashMap<Key<'a>, Vec<&'a ValkeyNode>> = HashMap::new();
+        let mut nodes_by_cluster: HashMap<Key<'a>, Vec<&'a ValkeyNode>> = HashMap::default();
         for n in &snapshot.nodes {
             if let (Some(ns), Some(cluster)) = (n.metadata.namespace.as_deref(), n.cluster_name()) {
                 nodes_by_cluster.entry((ns, cluster)).or_default().push(n);
             }
         }
-        let mut pods_by_instance: HashMap<Key<'a>, Vec<&'a Pod>> = HashMap::new();
+        let mut pods_by_instance: HashMap<Key<'a>, Vec<&'a Pod>> = HashMap::default();
         for p in &snapshot.pods {
             let instance = p
                 .metadata
@@ -85,7 +88,7 @@ impl<'a> Index<'a> {
                 pods_by_instance.entry((ns, instance)).or_default().push(p);
             }
         }
-        let mut events_by_namespace: HashMap<&'a str, Vec<&'a Event>> = HashMap::new();
+        let mut events_by_namespace: HashMap<&'a str, Vec<&'a Event>> = HashMap::default();
         for e in &snapshot.events {
             events_by_namespace
                 .entry(events::namespace(e))
