@@ -540,19 +540,23 @@ fn history_rows_by_case() {
     }
 }
 
-#[test]
-fn a_pod_ready_in_the_advances_own_second_counts() {
-    // Event times carry microseconds, condition times whole seconds.
-    let adv = t(10) + jiff::SignedDuration::from_millis(600);
-    let c = cluster()
+/// cache-0-1 advanced at `adv` and Ready since `ready`; cache-0-0 waits.
+fn one_rolled(adv: Timestamp, ready: Timestamp) -> ClusterBuilder {
+    cluster()
         .node(waiting("cache-0-0", 0))
         .node(
             healthy("cache-0-1", 0, 1)
                 .last_rollout_hash(H)
-                .pod_ready_since(t(10)),
+                .pod_ready_since(ready),
         )
-        .event(event_permitted(NS, CL, "cache-0-1", H, adv));
-    let r = judge(&c.snapshot(), t(20));
+        .event(event_permitted(NS, CL, "cache-0-1", H, adv))
+}
+
+#[test]
+fn a_pod_ready_in_the_advances_own_second_counts() {
+    // Event times carry microseconds, condition times whole seconds.
+    let adv = t(10) + jiff::SignedDuration::from_millis(600);
+    let r = judge(&one_rolled(adv, t(10)).snapshot(), t(20));
     let row = &r.history.rows[0];
     assert_eq!(row.node, "cache-0-1");
     assert_eq!((row.ready_at, row.took_seconds), (Some(t(10)), Some(0)));
@@ -561,16 +565,7 @@ fn a_pod_ready_in_the_advances_own_second_counts() {
 
 #[test]
 fn only_history_builds_the_roll_history_and_nothing_else_differs() {
-    let adv = t(10);
-    let c = cluster()
-        .node(waiting("cache-0-0", 0))
-        .node(
-            healthy("cache-0-1", 0, 1)
-                .last_rollout_hash(H)
-                .pod_ready_since(t(12)),
-        )
-        .event(event_permitted(NS, CL, "cache-0-1", H, adv));
-    let s = c.snapshot();
+    let s = one_rolled(t(10), t(12)).snapshot();
     let mut with = super::super::classify_with_history(&s, t(20), T);
     let without = classify(&s, t(20), T);
     assert_eq!(with.clusters[0].history.rows.len(), 2, "a row per node");
