@@ -27,8 +27,6 @@ pub async fn run(cli: Cli, ctx: Ctx) -> Result<Outcome> {
     }
 }
 
-/// The whole program, shared by both binary names (`kubectl-valkey-roll`
-/// and `kubectl-valkey_roll`, the name kubectl looks up).
 /// glibc's malloc raises its mmap threshold each time a large block is
 /// freed, up to 32 MiB, after which the LIST pages (several MB each), the
 /// parsed objects between them and the rendered output all come from the
@@ -48,6 +46,8 @@ fn tune_allocator() {
     }
 }
 
+/// The whole program, shared by both binary names (`kubectl-valkey-roll`
+/// and `kubectl-valkey_roll`, the name kubectl looks up).
 pub fn main() -> ExitCode {
     tune_allocator();
     let cli = match Cli::try_parse().and_then(|cli| cli.validate().map(|()| cli)) {

@@ -1006,8 +1006,10 @@ fn add_value_at(
 
 #[cfg(test)]
 thread_local! {
-    /// Tests only: read objects whole, as before they were slimmed, so a
-    /// test can compare both readings (the parser thread inherits it).
+    /// Tests only: read ValkeyNodes and Events whole, as before they were
+    /// slimmed, so a test can compare both readings (the parser thread
+    /// inherits it). Pods and workloads are always the snapshot's own slim
+    /// types.
     pub(crate) static KEEP_WHOLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 

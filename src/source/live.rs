@@ -731,20 +731,17 @@ where
                 .await
                 .map_err(|e| e.map_kube(failed))?
         };
-        let body = match direct {
-            Some(_) => Vec::new(),
-            None => match live.client.request_stream(request()?).await {
-                Ok(stream) => read_body(stream).await,
-                Err(e) => Err(e),
-            }
-            .map_err(failed)?,
-        };
         let token = match direct {
             Some((part, token)) => {
                 snapshot.extend(part);
                 token
             }
             None => {
+                let body = match live.client.request_stream(request()?).await {
+                    Ok(stream) => read_body(stream).await,
+                    Err(e) => Err(e),
+                }
+                .map_err(failed)?;
                 let mut value: Value = serde_json::from_slice(&body).map_err(|e| Error::Api {
                     verb: "list".into(),
                     resource: resource.clone(),
