@@ -40,6 +40,9 @@ impl Report {
             c.reason.timeless();
             c.history = RollHistory::default();
             c.next_change = None;
+            if let Some(o) = &mut c.operator {
+                o.quiet_for_seconds = 0;
+            }
             for n in &mut c.nodes {
                 n.held_for_seconds = n.held_for_seconds.map(|_| 0);
                 n.waiting_for_seconds = n.waiting_for_seconds.map(|_| 0);
@@ -217,6 +220,17 @@ pub struct ClusterReport {
     /// How many finished nodes the estimate rests on; null when no estimate
     /// is wanted (Jammed, Conflict, Converged, Stalled with a Blocking node).
     pub eta_basis: Option<usize>,
+    /// A failover under way in the cluster (PLUGIN.md, "Roles, failovers
+    /// and a silent operator"); null when none is.
+    pub failover: Option<FailoverUnderWay>,
+    /// The operator has not acted on a node in flight for longer than it
+    /// ever takes when it runs; null otherwise.
+    pub operator: Option<OperatorSilence>,
+    /// Shards at risk right now (a primary with no Ready replica).
+    pub risks: Vec<Risk>,
+    /// A scale asked for while a roll is in flight: the operator applies
+    /// it only after the roll. Null when none waits.
+    pub pending_scale: Option<PendingScale>,
     /// The ValkeyCluster's `status.state` and `status.reason`.
     pub state: Option<String>,
     pub state_reason: Option<String>,
@@ -265,7 +279,7 @@ pub struct HistoryRow {
     pub node: String,
     pub shard: Option<u32>,
     pub index: Option<u32>,
-    pub role: Option<String>,
+    pub role: Option<Role>,
     /// Its first advance in this roll (a grant by hand, a `*` permit or a
     /// revision change: the grant-time sources).
     pub advanced_at: Option<Timestamp>,
@@ -309,7 +323,13 @@ pub struct NodeReport {
     pub name: String,
     pub shard: Option<u32>,
     pub index: Option<u32>,
-    pub role: Option<String>,
+    /// The judged role (PLUGIN.md, "Judged role"); null when unknown.
+    pub role: Option<Role>,
+    /// Where the role came from; null when it is unknown.
+    pub role_source: Option<RoleSource>,
+    /// For people: why the role is unsure, or unknown. Null when the
+    /// evidence agrees.
+    pub role_note: Option<RoleNote>,
     pub state: NodeState,
     pub queue_position: Option<usize>,
     /// P1: the permit annotation; P2: `spec.workloadRevision`.
@@ -330,6 +350,115 @@ pub struct NodeReport {
     /// Facts the classifier derived, for explain and steering.
     #[serde(skip)]
     pub facts: NodeFacts,
+}
+
+impl NodeReport {
+    /// The role is shown with a `?`: the evidence does not settle it.
+    pub fn role_unsure(&self) -> bool {
+        self.role_note.is_some()
+    }
+}
+
+/// A node's role in its shard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Primary,
+    Replica,
+}
+
+/// Where a judged role came from, newest evidence first: the operator's
+/// `valkey.io/observed-role` annotation, its events that name pod IPs
+/// (PrimaryCreated, FailoverCompleted), `status.role`, or what follows from
+/// them (a replaced pod restarts as a replica; at creation node index 0
+/// gets the slots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RoleSource {
+    Annotation,
+    Event,
+    Status,
+    Inferred,
+}
+
+/// A failover under way: a FailoverInitiated about the cluster (or a newer
+/// occurrence of it in its events.k8s.io series) with no later
+/// FailoverCompleted, FailoverFailed or FailoverTimeout.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailoverUnderWay {
+    /// The shard index; null when it cannot be told.
+    pub shard: Option<u32>,
+    /// The primary being failed over, and the replica promoted (node
+    /// names; null when unknown).
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// When it was initiated.
+    pub since: Option<Timestamp>,
+    /// How it is known.
+    pub source: FailoverSource,
+}
+
+/// How a failover under way is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FailoverSource {
+    /// A FailoverInitiated event whose note names the shard's pod IPs.
+    Event,
+    /// A newer occurrence in the series of an earlier FailoverInitiated
+    /// (its note names the first shard's IPs): the shard is the walk's.
+    Series,
+}
+
+/// Evidence that nobody drives the roll: a node in flight whose pod has
+/// been Ready on its new revision for longer than
+/// [`OPERATOR_GRACE`](crate::classify::OPERATOR_GRACE) while its status has
+/// not followed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorSilence {
+    pub quiet_for_seconds: u64,
+    pub node: String,
+    /// The operator's leader-election Lease, where it was read (`explain`
+    /// reads it; `status` does not).
+    pub lease: Option<OperatorLease>,
+}
+
+/// The operator's leader-election Lease, as read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorLease {
+    pub namespace: String,
+    pub holder: Option<String>,
+    pub renewed_at: Option<Timestamp>,
+}
+
+/// A shard at risk right now. The verdict does not change for it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Risk {
+    pub kind: RiskKind,
+    pub shard: u32,
+    /// The shard's (judged) primary; null when unknown.
+    pub primary: Option<String>,
+    /// Since when, where known.
+    pub since: Option<Timestamp>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum RiskKind {
+    /// The shard's primary has no Ready replica: losing it now loses
+    /// writes.
+    NoReadyReplica,
+}
+
+/// A scale asked for that waits for the roll: the ValkeyCluster's
+/// `spec.shards` and `spec.replicas` as asked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingScale {
+    pub shards: Option<u32>,
+    pub replicas: Option<u32>,
 }
 
 /// What the classifier found out about a node, beyond the document.
@@ -405,6 +534,26 @@ impl fmt::Display for Protocol {
             Protocol::P1 => "P1",
             Protocol::P2 => "P2",
             Protocol::Unknown => "unknown",
+        })
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Primary => "primary",
+            Role::Replica => "replica",
+        })
+    }
+}
+
+impl fmt::Display for RoleSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RoleSource::Annotation => "annotation",
+            RoleSource::Event => "event",
+            RoleSource::Status => "status",
+            RoleSource::Inferred => "inferred",
         })
     }
 }

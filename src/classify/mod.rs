@@ -47,7 +47,7 @@ pub use timeline::{cluster_timeline, timeline};
 
 use crate::report::{
     Ahead, Behind, ClusterReport, Failover, NodeFacts, NodeReason, NodeReport, NodeState, Protocol,
-    Report, RollStep, Verdict,
+    Report, RoleSource, RollStep, Verdict,
 };
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use clock::Clock;
@@ -267,6 +267,10 @@ fn classify_cluster(
         per_node_seconds: estimate.and_then(|e| e.per_node).map(secs),
         eta_seconds: estimate.and_then(|e| e.eta).map(secs),
         eta_basis: estimate.map(|e| e.basis),
+        failover: None,
+        operator: None,
+        risks: Vec::new(),
+        pending_scale: None,
         state: status.and_then(|s| s.state.clone()),
         state_reason: status.and_then(|s| s.reason.clone()),
         nodes: node_reports,
@@ -369,7 +373,9 @@ fn node_report(
         name: j.name().to_string(),
         shard: j.place.shard,
         index: j.place.index,
-        role: v.role().map(str::to_string),
+        role: v.status_role(),
+        role_source: v.status_role().map(|_| RoleSource::Status),
+        role_note: None,
         state: j.state,
         queue_position: position,
         permit: j.permit.map(str::to_string),

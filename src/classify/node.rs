@@ -4,7 +4,7 @@
 
 use super::index::Index;
 use super::text::hash_in;
-use crate::report::{Protocol, Unhealthy};
+use crate::report::{Protocol, Role, Unhealthy};
 use crate::snapshot::{Deployment, Pod, PodCondition, StatefulSet, ValkeyNode, WorkloadKind, keys};
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Event;
@@ -136,6 +136,16 @@ impl<'a> NodeView<'a> {
 
     pub fn role(&self) -> Option<&'a str> {
         non_empty(self.node.status.as_ref()?.role.as_deref())
+    }
+
+    /// `status.role` as a role (anything but `primary` or `replica`, such
+    /// as an empty string, is none).
+    pub fn status_role(&self) -> Option<Role> {
+        match self.role()? {
+            "primary" => Some(Role::Primary),
+            "replica" => Some(Role::Replica),
+            _ => None,
+        }
     }
 
     /// `status.ready` is true.

@@ -373,7 +373,7 @@ pub(crate) fn history(
                 node: j.name().to_string(),
                 shard: j.place.shard,
                 index: j.place.index,
-                role: j.view.role().map(str::to_string),
+                role: j.view.status_role(),
                 advanced_at,
                 advanced_by,
                 applied_at,

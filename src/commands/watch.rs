@@ -445,7 +445,7 @@ mod tests {
         NodeReport {
             shard: Some(0),
             index: Some(1),
-            role: Some("replica".into()),
+            role: Some(crate::report::Role::Replica),
             pod: Some(format!("valkey-{name}-0")),
             ..bare_node(name, state)
         }

@@ -104,7 +104,7 @@ pub fn table(report: &Report, now: Timestamp, color: bool) -> String {
                 vec![
                     Cell::new(format!("{}{mark}", clean(&r.node))),
                     Cell::new(r.shard.map_or_else(|| "-".into(), |s| s.to_string())),
-                    Cell::new(clean_or_dash(r.role.as_deref())),
+                    Cell::new(r.role.map_or_else(|| "-".to_string(), |r| r.to_string())),
                     Cell::new(when(r.advanced_at)),
                     Cell::new(clean_or_dash(r.advanced_by.as_deref())),
                     Cell::new(when(r.applied_at)),
@@ -156,7 +156,7 @@ mod tests {
             node: node.into(),
             shard: Some(0),
             index: Some(1),
-            role: Some("replica".into()),
+            role: Some(crate::report::Role::Replica),
             advanced_at: Some(t("2026-11-29T10:00:00Z")),
             advanced_by: Some("controller".into()),
             applied_at: None,

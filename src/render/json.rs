@@ -202,10 +202,10 @@ mod tests {
     "namespace": "prod", "name": "cache", "protocol": "P1",
     "verdict": "Jammed", "reason": "cache-1-1 holds the permit and its pod is CrashLoopBackOff (restarts 7) for 14m",
     "holders": ["cache-1-1"], "front": "cache-0-0", "waiting": 4, "blocking": 0, "total": 6, "done": 1,
-    "quietForSeconds": 840,
+    "quietForSeconds": 840, "failover": null, "operator": null, "risks": [], "pendingScale": null,
     "state": "Reconciling", "stateReason": "UpdatingNodes",
     "nodes": [{
-      "name": "cache-1-1", "shard": 1, "index": 1, "role": "replica",
+      "name": "cache-1-1", "shard": 1, "index": 1, "role": "replica", "roleSource": "event", "roleNote": null,
       "state": "Stuck", "queuePosition": null,
       "permit": "9f2c…", "desiredRevision": null, "lastRolloutHash": "41ab…",
       "ready": false, "pod": "valkey-cache-1-1-0",

@@ -269,7 +269,7 @@ fn row(node: &NodeReport, opts: TableOptions) -> Vec<Cell> {
     let mut cells = vec![
         Cell::new(clean(&node.name)),
         Cell::new(node.shard.map_or_else(|| "-".into(), |s| s.to_string())),
-        Cell::new(text(&node.role)),
+        Cell::new(crate::render::words::role_cell(node)),
         state,
         Cell::new(hash(&node.permit)),
         Cell::new(hash(&node.desired_revision)),

@@ -413,3 +413,39 @@ pub enum Unavailable {
     /// The entry owning the permit field has no time.
     OwnerWithoutTime { protocol: Protocol },
 }
+
+/// Why a node's judged role is unsure, or unknown (the document's
+/// `roleNote`). Times are when the evidence was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RoleNote {
+    /// More than one node of the shard claims `primary` and nothing newer
+    /// picks one: these are the other claimants.
+    Claimants { others: Vec<String> },
+    /// `status.role` says `status`, but a newer operator event promoted
+    /// another pod of the shard (`ip`, at `at`).
+    StatusContradicted {
+        status: super::Role,
+        ip: Option<String>,
+        at: Option<jiff::Timestamp>,
+    },
+    /// A failover of its shard is under way: the role is about to change.
+    FailoverUnderWay,
+    /// A failover whose events do not name the promoted node made one of
+    /// `candidates` the primary at `at`.
+    PromotedOneOf {
+        candidates: Vec<String>,
+        at: Option<jiff::Timestamp>,
+    },
+    /// The shard's primary (by the events) had its pod replaced at `at`
+    /// with no failover recorded since: which node took over is not in
+    /// the objects.
+    PrimaryReplaced {
+        primary: String,
+        at: Option<jiff::Timestamp>,
+    },
+    /// Its role rests on the walk: a failover written only as a repeat of
+    /// an earlier event (events.k8s.io series) names no pod of this shard.
+    FromTheWalk { at: Option<jiff::Timestamp> },
+    /// Nothing in view tells its role (no `status.role`, no event).
+    NoEvidence,
+}

@@ -49,7 +49,10 @@ impl NodeView<'_> {
             (Some(s), None) => parts.push(format!("shard {s}")),
             _ => {}
         }
-        let role = n.role.clone().unwrap_or_else(|| "no role reported".into());
+        let role = match n.role {
+            Some(_) => crate::render::words::role_cell(n),
+            None => "role unknown".to_string(),
+        };
         parts.push(if n.facts.is_primary {
             format!("{role} (the shard's primary)")
         } else {

@@ -15,8 +15,10 @@ mod cluster;
 mod evidence;
 mod grant;
 mod node;
+mod role;
 
 pub use evidence::{Phrase, Short, joined};
+pub use role::role_cell;
 
 /// Serialize as the `Display` words.
 macro_rules! serialize_as_words {
@@ -31,7 +33,8 @@ macro_rules! serialize_as_words {
 serialize_as_words!(
     crate::report::NodeReason,
     crate::report::ClusterReason,
-    crate::report::Finding
+    crate::report::Finding,
+    crate::report::RoleNote
 );
 
 /// `1 node` / `3 nodes`.

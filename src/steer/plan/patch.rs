@@ -247,5 +247,5 @@ pub(super) fn event_message(
 /// (PLUGIN.md), not the shard's one ready primary the walk uses, so a primary
 /// that is not ready, or one of two nodes claiming the role, counts too.
 pub(super) fn claims_primary_role(n: &NodeReport) -> bool {
-    n.role.as_deref() == Some("primary")
+    n.role == Some(crate::report::Role::Primary)
 }

@@ -35,7 +35,7 @@ fn change(c: Change) -> String {
 /// A healthy cluster-owned replica whose pod is Ready.
 fn node(name: &str, state: NodeState) -> NodeReport {
     NodeReport {
-        role: Some("replica".into()),
+        role: Some(crate::report::Role::Replica),
         facts: NodeFacts {
             cluster_owned: true,
             healthy: true,
@@ -66,7 +66,7 @@ fn holder(name: &str, state: NodeState, permit: &str, held: Option<u64>) -> Node
 }
 
 fn primary(mut n: NodeReport) -> NodeReport {
-    n.role = Some("primary".into());
+    n.role = Some(crate::report::Role::Primary);
     n.facts.is_primary = true;
     n
 }
@@ -190,7 +190,7 @@ fn stuck_holder() -> NodeReport {
 }
 
 fn claims_primary(mut n: NodeReport) -> NodeReport {
-    n.role = Some("primary".into());
+    n.role = Some(crate::report::Role::Primary);
     n.facts.is_primary = false;
     n
 }

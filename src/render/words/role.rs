@@ -1,0 +1,63 @@
+//! Why a judged role is unsure or unknown (the document's `roleNote`).
+
+use crate::report::RoleNote;
+use crate::units;
+use std::fmt;
+
+/// A time of day as the notes give it (`10:02:11`), or "an unknown time".
+fn at(t: &Option<jiff::Timestamp>) -> String {
+    t.map_or_else(|| "an unknown time".to_string(), units::timestamp)
+}
+
+impl fmt::Display for RoleNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RoleNote::Claimants { others } => write!(
+                f,
+                "status.role says primary, as it does for {}; nothing newer picks one",
+                others.join(", ")
+            ),
+            RoleNote::StatusContradicted { status, ip, at: t } => match ip {
+                Some(ip) => write!(
+                    f,
+                    "status.role says {status}, but {ip} was promoted at {}",
+                    at(t)
+                ),
+                None => write!(
+                    f,
+                    "status.role says {status}, but its shard failed over at {}",
+                    at(t)
+                ),
+            },
+            RoleNote::FailoverUnderWay => f.write_str("a failover of its shard is under way"),
+            RoleNote::PromotedOneOf { candidates, at: t } => write!(
+                f,
+                "one of {} was promoted at {}; the events do not say which",
+                candidates.join(", "),
+                at(t)
+            ),
+            RoleNote::PrimaryReplaced { primary, at: t } => write!(
+                f,
+                "the primary {primary}'s pod was replaced at {} with no failover recorded",
+                at(t)
+            ),
+            RoleNote::FromTheWalk { at: t } => write!(
+                f,
+                "taken from the walk: the failover at {} is written as a repeat of an earlier event",
+                at(t)
+            ),
+            RoleNote::NoEvidence => f.write_str("no status.role and no operator event about it"),
+        }
+    }
+}
+
+/// The ROLE column: the judged role, `?` after one the evidence does not
+/// settle, `?` alone for an unknown role with a note, `-` for none.
+pub fn role_cell(n: &crate::report::NodeReport) -> String {
+    match (n.role, n.role_unsure()) {
+        (Some(r), false) => r.to_string(),
+        (Some(r), true) => format!("{r}?"),
+        (None, true) => "?".to_string(),
+        (None, false) => "-".to_string(),
+    }
+}
