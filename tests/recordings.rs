@@ -2,15 +2,26 @@
 //! beside the checkout; CI has it there too), replayed offline exactly as
 //! the recordings' README says
 //! (`zcat FILE | kubectl-valkey-roll status -f - --now NOW -o json`) and
-//! compared with the true state in each scenario's expected.json:
+//! compared with the true state in each scenario's expected.json
+//! ([`check`] holds every rule; [`the_checks_can_fail`] shows each one
+//! failing on a report that breaks it):
 //! - the holders are exactly the nodes truly in flight (so no Conflict
 //!   unless two are);
+//! - Converged exactly when the truth says `converged` (recordings with
+//!   real Valkey, f-j), Jammed whenever a holder crash-loops;
 //! - `done` is the true count wherever the truth gives one;
 //! - a node the operator has yet to advance never reads Converged, and a
 //!   node not ready never does either;
 //! - a node whose pod is Ready on the new revision before its node status
 //!   catches up (`podready`) is Blocking;
-//! - a crash-looping holder makes the cluster Jammed.
+//! - no node's role is contradicted by its live server's role (`roles`;
+//!   nodes with no server, fresh empty masters and the two nodes of a
+//!   failover under way are not judged), and at least
+//!   [`MIN_DEFINITE_RIGHT`] of the judged nodes of each scenario have a
+//!   definite (no `?`), right role;
+//! - `failover` is named only while one is truly under way, with its
+//!   nodes right, and always while the objects show one (a
+//!   FailoverInitiated occurrence newer than any outcome).
 //!
 //! Moments before a scenario's first recorded write show nothing of the
 //! roll yet (the truth there looks ahead): only the holders and Conflict
@@ -21,13 +32,22 @@
 
 mod recorded;
 
-use serde_json::Value;
-use std::collections::BTreeSet;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
+
+/// The share of judged nodes whose role must be definite and right, per
+/// scenario (issue 20: at least 90 %).
+const MIN_DEFINITE_RIGHT: f64 = 0.9;
+
+/// How long after its last occurrence a FailoverInitiated with no outcome
+/// still counts as shown under way by the objects (the operator's own
+/// proactive-failover timeout is 10 s, then it writes FailoverTimeout).
+const FAILOVER_SHOWN_FOR_SECONDS: i64 = 30;
 
 /// The scenarios: every folder with an expected.json.
 fn scenarios(root: &Path) -> Vec<PathBuf> {
@@ -94,11 +114,239 @@ fn true_done(truth: &str) -> Option<u64> {
         .and_then(|n| n.trim().parse().ok())
 }
 
+fn time(v: &Value) -> Option<jiff::Timestamp> {
+    v.as_str()?.parse().ok()
+}
+
+/// The objects show a failover under way at `now`: the newest
+/// FailoverInitiated occurrence (its `eventTime`, or its series'
+/// `lastObservedTime`) is newer than every FailoverCompleted, -Failed and
+/// -Timeout occurrence, and recent.
+fn api_shows_failover(list: &Value, now: jiff::Timestamp) -> bool {
+    let mut initiated = None;
+    let mut outcome = None;
+    for item in list["items"].as_array().into_iter().flatten() {
+        if item["kind"] != "Event" {
+            continue;
+        }
+        let newest = [
+            time(&item["eventTime"]),
+            time(&item["series"]["lastObservedTime"]),
+            time(&item["lastTimestamp"]),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|t| *t <= now)
+        .max();
+        let slot = match item["reason"].as_str() {
+            Some("FailoverInitiated") => &mut initiated,
+            Some("FailoverCompleted" | "FailoverFailed" | "FailoverTimeout") => &mut outcome,
+            _ => continue,
+        };
+        *slot = (*slot).max(newest);
+    }
+    match initiated {
+        Some(i) => {
+            outcome.is_none_or(|o| i > o)
+                && now.duration_since(i).as_secs() <= FAILOVER_SHOWN_FOR_SECONDS
+        }
+        None => false,
+    }
+}
+
+/// One recorded moment, as the checks read it.
+struct Moment<'a> {
+    truth: &'a Value,
+    /// Before the scenario's first recorded write.
+    before_first_write: bool,
+    /// The objects show a failover under way ([`api_shows_failover`]).
+    api_failover: bool,
+    /// The nodes whose objects show they are still to be advanced
+    /// ([`shows_behind`]).
+    shows_behind: BTreeSet<String>,
+}
+
+/// The ValkeyNodes that show a roll is still to reach them: a True
+/// WorkloadRollPending condition, or a `spec.image` other than their
+/// ValkeyCluster's.
+fn shows_behind(list: &Value) -> BTreeSet<String> {
+    let items: Vec<&Value> = list["items"].as_array().into_iter().flatten().collect();
+    let image = items
+        .iter()
+        .find(|i| i["kind"] == "ValkeyCluster")
+        .map(|c| c["spec"]["image"].clone())
+        .unwrap_or(Value::Null);
+    items
+        .iter()
+        .filter(|i| i["kind"] == "ValkeyNode")
+        .filter(|n| {
+            let pending = n["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["type"] == "WorkloadRollPending" && c["status"] == "True");
+            pending || (!image.is_null() && n["spec"]["image"] != image)
+        })
+        .filter_map(|n| n["metadata"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Roles judged in one scenario.
+#[derive(Default)]
+struct RoleCount {
+    judged: usize,
+    definite_right: usize,
+}
+
+/// Every rule of this file on one moment: what reads wrong, in words.
+fn check(c: Option<&Value>, m: &Moment<'_>, roles: &mut RoleCount) -> Vec<String> {
+    let mut fails = Vec::new();
+    let truth = m.truth;
+    let words = truth["truth"].as_str().unwrap_or("");
+    let want_holders = recorded::names(&truth["holders"]);
+    let Some(c) = c else {
+        if !want_holders.is_empty() {
+            fails.push(format!(
+                "no cluster in view, but {want_holders:?} in flight"
+            ));
+        }
+        return fails;
+    };
+    let node = |name: &str| -> Option<&Value> {
+        c["nodes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|n| n["name"] == name)
+    };
+    let state_of = |name: &str| -> String {
+        node(name)
+            .and_then(|n| n["state"].as_str())
+            .unwrap_or("(absent)")
+            .to_string()
+    };
+
+    let holders = recorded::names(&c["holders"]);
+    if holders != want_holders {
+        fails.push(format!(
+            "holders {holders:?}, truly in flight {want_holders:?}"
+        ));
+    }
+    if c["verdict"] == "Conflict" && want_holders.len() < 2 {
+        fails.push(format!("Conflict: {}", c["reason"]));
+    }
+    if truth["crashLooping"] == true && c["verdict"] != "Jammed" {
+        fails.push(format!("a holder crash-loops, verdict {}", c["verdict"]));
+    }
+    if let Some(converged) = truth["converged"].as_bool()
+        && converged != (c["verdict"] == "Converged")
+    {
+        fails.push(format!(
+            "truly {}converged, verdict {}: {}",
+            if converged { "" } else { "not " },
+            c["verdict"],
+            c["reason"]
+        ));
+    }
+    if m.before_first_write {
+        return fails;
+    }
+
+    if let Some(done) = true_done(words)
+        && c["done"].as_u64() != Some(done)
+    {
+        fails.push(format!("done {}, truly {done}", c["done"]));
+    }
+    // A node the operator has yet to advance, and that shows it (it asks,
+    // or its spec is behind its cluster's), waits its turn.
+    for n in recorded::names(&truth["stillToAdvance"]) {
+        if m.shows_behind.contains(&n) && state_of(&n) == "Converged" {
+            fails.push(format!("{n} is still to be advanced but reads Converged"));
+        }
+    }
+    for n in listed(words, "not ready:") {
+        if state_of(&n) == "Converged" {
+            fails.push(format!("{n} is not ready but reads Converged"));
+        }
+    }
+    if let Some(pod_ready) = words
+        .split("in flight:")
+        .nth(1)
+        .and_then(|r| r.split(';').next())
+        .filter(|r| r.contains("(podready)"))
+        .and_then(|r| r.split_whitespace().next())
+        && state_of(pod_ready) != "Blocking"
+    {
+        fails.push(format!(
+            "{pod_ready}'s pod is Ready before its node status: Blocking, reads {}",
+            state_of(pod_ready)
+        ));
+    }
+
+    // Roles, against each live server's.
+    let failover_pair: BTreeSet<&str> = truth["failover"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|f| [f["from"].as_str(), f["to"].as_str()])
+        .flatten()
+        .collect();
+    let no_server = recorded::names(&truth["noServer"]);
+    for (name, live) in truth["roles"].as_object().into_iter().flatten() {
+        let live = live.as_str().unwrap_or("");
+        if !matches!(live, "primary" | "replica")
+            || no_server.contains(name)
+            || failover_pair.contains(name.as_str())
+        {
+            continue;
+        }
+        let Some(n) = node(name) else { continue };
+        roles.judged += 1;
+        let role = n["role"].as_str();
+        let sure = n["roleNote"].is_null();
+        match role {
+            Some(r) if r != live => fails.push(format!(
+                "{name} reads {r}{} ({}), its server is a {live}",
+                if sure { "" } else { "?" },
+                n["roleSource"]
+            )),
+            Some(_) if sure => roles.definite_right += 1,
+            _ => {}
+        }
+    }
+
+    // Failovers.
+    let truly: Vec<&Value> = truth["failover"].as_array().into_iter().flatten().collect();
+    let named = &c["failover"];
+    if named.is_null() {
+        let shown = truly.iter().any(|f| f["seen"] == "event");
+        if m.api_failover && shown {
+            fails.push(format!(
+                "a failover is under way ({}) and the objects show it, but none is named",
+                json!(truly)
+            ));
+        }
+    } else if truly.is_empty() {
+        fails.push(format!("failover {named} named, but none is under way"));
+    } else {
+        let matches = truly.iter().any(|f| {
+            ["from", "to"]
+                .iter()
+                .all(|k| named[*k].is_null() || named[*k] == f[*k])
+        });
+        if !matches {
+            fails.push(format!("failover {named} named, truly {}", json!(truly)));
+        }
+    }
+    fails
+}
+
 #[test]
 fn every_recorded_moment_reads_true() {
     let root = recorded::root();
     let mut failures = Vec::new();
     let mut checked = 0;
+    let mut summary = Vec::new();
     let dirs = scenarios(&root);
     assert!(
         dirs.len() >= 3,
@@ -122,85 +370,45 @@ fn every_recorded_moment_reads_true() {
             .expect("a recorded write")
             .to_string();
         let mut in_scenario = 0;
+        let mut roles = RoleCount::default();
         for (file, truth) in moments {
             let now = truth["now"].as_str().expect("now");
-            let words = truth["truth"].as_str().unwrap_or("");
-            let report = status(&recorded::gunzip(&dir.join(file)), now);
-            let mut fail =
-                |what: String| failures.push(format!("{scenario}/{file} @ {now}: {what}"));
-            let want_holders = recorded::names(&truth["holders"]);
-            let Some(c) = report else {
-                if !want_holders.is_empty() {
-                    fail(format!(
-                        "no cluster in view, but {want_holders:?} in flight"
-                    ));
-                }
-                in_scenario += 1;
-                continue;
+            let bytes = recorded::gunzip(&dir.join(file));
+            let list: Value = serde_json::from_slice(&bytes).expect("a recorded List is JSON");
+            let report = status(&bytes, now);
+            let moment = Moment {
+                truth,
+                before_first_write: now < first_write.as_str(),
+                api_failover: api_shows_failover(&list, now.parse().expect("now is a time")),
+                shows_behind: shows_behind(&list),
             };
-            let state_of = |name: &str| -> String {
-                c["nodes"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .find(|n| n["name"] == name)
-                    .and_then(|n| n["state"].as_str())
-                    .unwrap_or("(absent)")
-                    .to_string()
-            };
-            let holders = recorded::names(&c["holders"]);
-            if holders != want_holders {
-                fail(format!(
-                    "holders {holders:?}, truly in flight {want_holders:?}"
-                ));
-            }
-            if c["verdict"] == "Conflict" && want_holders.len() < 2 {
-                fail(format!("Conflict: {}", c["reason"]));
-            }
-            if truth["crashLooping"] == true && c["verdict"] != "Jammed" {
-                fail(format!("a holder crash-loops, verdict {}", c["verdict"]));
-            }
-            if now >= first_write.as_str() {
-                if let Some(done) = true_done(words)
-                    && c["done"].as_u64() != Some(done)
-                {
-                    fail(format!("done {}, truly {done}", c["done"]));
-                }
-                for n in recorded::names(&truth["stillToAdvance"]) {
-                    if scenario.contains("spec") && state_of(&n) != "Waiting" {
-                        fail(format!(
-                            "{n} is still to be advanced but reads {}",
-                            state_of(&n)
-                        ));
-                    }
-                }
-                for n in listed(words, "not ready:") {
-                    if state_of(&n) == "Converged" {
-                        fail(format!("{n} is not ready but reads Converged"));
-                    }
-                }
-                if let Some(pod_ready) = words
-                    .split("in flight:")
-                    .nth(1)
-                    .and_then(|r| r.split(';').next())
-                    .filter(|r| r.contains("(podready)"))
-                    .and_then(|r| r.split_whitespace().next())
-                    && state_of(pod_ready) != "Blocking"
-                {
-                    fail(format!(
-                        "{pod_ready}'s pod is Ready before its node status: Blocking, reads {}",
-                        state_of(pod_ready)
-                    ));
-                }
+            for what in check(report.as_ref(), &moment, &mut roles) {
+                failures.push(format!("{scenario}/{file} @ {now}: {what}"));
             }
             in_scenario += 1;
         }
         assert!(in_scenario > 0, "{scenario}: no moment checked");
+        if roles.judged > 0 {
+            let share = roles.definite_right as f64 / roles.judged as f64;
+            summary.push(format!(
+                "{scenario}: {}/{} judged roles definite and right ({:.0} %)",
+                roles.definite_right,
+                roles.judged,
+                share * 100.0
+            ));
+            if share < MIN_DEFINITE_RIGHT {
+                failures.push(format!(
+                    "{scenario}: only {}/{} judged roles are definite and right",
+                    roles.definite_right, roles.judged
+                ));
+            }
+        }
         checked += in_scenario;
     }
+    eprintln!("{}", summary.join("\n"));
     assert!(
         failures.is_empty(),
-        "{} of {checked} recorded moments read wrong:\n{}",
+        "{} findings over {checked} recorded moments:\n{}",
         failures.len(),
         failures.join("\n")
     );
@@ -217,4 +425,157 @@ fn truth_parsing() {
     assert_eq!(listed(t, "still to advance:"), BTreeSet::new());
     assert_eq!(true_done(t), Some(3));
     assert_eq!(true_done("in flight: none; not ready: -"), None);
+}
+
+/// A recorded-like moment in the middle of a roll: rig-0-0 in flight and
+/// crash-looping, rig-0-1 promoted from it a moment ago; and the report
+/// that reads it right.
+fn sample() -> (Value, Value) {
+    let truth = json!({
+        "now": "2026-12-02T01:38:14Z",
+        "truth": "in flight: rig-0-0 (rolling); not ready: rig-0-0; done 1",
+        "holders": ["rig-0-0"], "crashLooping": true, "converged": false,
+        "stillToAdvance": ["rig-1-0"],
+        "roles": {"rig-0-1": "primary", "rig-1-0": "primary", "rig-1-1": "replica"},
+        "noServer": ["rig-0-0"],
+        "failover": [{"from": "rig-2-0", "to": "rig-2-1", "seen": "event"}],
+    });
+    let node = |name: &str, role: &str, state: &str| json!({"name": name, "role": role, "roleSource": "event", "roleNote": null, "state": state});
+    let report = json!({
+        "verdict": "Jammed", "reason": "", "holders": ["rig-0-0"], "done": 1,
+        "failover": {"shard": 2, "from": "rig-2-0", "to": "rig-2-1"},
+        "nodes": [
+            node("rig-0-0", "replica", "Stuck"),
+            node("rig-0-1", "primary", "Converged"),
+            node("rig-1-0", "primary", "Waiting"),
+            node("rig-1-1", "replica", "Converged"),
+        ],
+    });
+    (truth, report)
+}
+
+/// Each check fails on a report that breaks the rule it holds, and the
+/// report that reads the moment right passes them all.
+#[test]
+fn the_checks_can_fail() {
+    let (truth, right) = sample();
+    let moment = Moment {
+        truth: &truth,
+        before_first_write: false,
+        api_failover: true,
+        shows_behind: BTreeSet::from(["rig-1-0".to_string()]),
+    };
+    let fails = |report: &Value| check(Some(report), &moment, &mut RoleCount::default());
+    assert_eq!(fails(&right), Vec::<String>::new());
+
+    type Break = fn(&mut Value);
+    let cases: &[(&str, Break)] = &[
+        ("holders", |r| r["holders"] = json!([])),
+        ("Conflict", |r| r["verdict"] = json!("Conflict")),
+        ("crash-loops", |r| r["verdict"] = json!("Rolling")),
+        ("converged", |r| r["verdict"] = json!("Converged")),
+        ("done", |r| r["done"] = json!(2)),
+        ("not ready", |r| r["nodes"][0]["state"] = json!("Converged")),
+        ("still to be advanced", |r| {
+            r["nodes"][2]["state"] = json!("Converged")
+        }),
+        ("its server is a replica", |r| {
+            r["nodes"][3]["role"] = json!("primary")
+        }),
+        ("its server is a replica", |r| {
+            r["nodes"][3]["role"] = json!("primary");
+            r["nodes"][3]["roleNote"] = json!("unsure")
+        }),
+        ("none is named", |r| r["failover"] = Value::Null),
+        ("failover", |r| r["failover"]["from"] = json!("rig-0-1")),
+    ];
+    for (want, break_it) in cases {
+        let mut report = right.clone();
+        break_it(&mut report);
+        let got = fails(&report);
+        assert!(
+            got.iter().any(|f| f.contains(want)),
+            "breaking {want:?} went unseen: {got:?}"
+        );
+    }
+
+    // A failover named while none is under way.
+    let mut calm = truth.clone();
+    calm["failover"] = json!([]);
+    let calm_moment = Moment {
+        truth: &calm,
+        before_first_write: false,
+        api_failover: false,
+        shows_behind: BTreeSet::new(),
+    };
+    let got = check(Some(&right), &calm_moment, &mut RoleCount::default());
+    assert!(
+        got.iter().any(|f| f.contains("none is under way")),
+        "{got:?}"
+    );
+
+    // Roles: an unsure right role is judged but not definite; a missing
+    // role is neither wrong nor definite.
+    let mut counted = RoleCount::default();
+    let mut unsure = right.clone();
+    unsure["nodes"][1]["roleNote"] = json!("unsure");
+    unsure["nodes"][2]["role"] = Value::Null;
+    assert_eq!(
+        check(Some(&unsure), &moment, &mut counted),
+        Vec::<String>::new()
+    );
+    assert_eq!((counted.judged, counted.definite_right), (3, 1));
+}
+
+#[test]
+fn a_failover_is_shown_until_its_outcome() {
+    let event = |reason: &str, first: &str, last: Option<&str>| {
+        let mut e = json!({"kind": "Event", "reason": reason, "eventTime": first});
+        if let Some(last) = last {
+            e["series"] = json!({"count": 2, "lastObservedTime": last});
+        }
+        e
+    };
+    let at = |s: &str| -> jiff::Timestamp { s.parse().unwrap() };
+    let list = |items: Vec<Value>| json!({"items": items});
+    let first = event("FailoverInitiated", "2026-12-02T01:38:12Z", None);
+    let done = event("FailoverCompleted", "2026-12-02T01:38:13Z", None);
+    let again = event(
+        "FailoverInitiated",
+        "2026-12-02T01:38:12Z",
+        Some("2026-12-02T01:38:37Z"),
+    );
+    let cases: BTreeMap<&str, (Value, &str, bool)> = BTreeMap::from([
+        (
+            "initiated",
+            (list(vec![first.clone()]), "2026-12-02T01:38:12.5Z", true),
+        ),
+        (
+            "completed",
+            (
+                list(vec![first.clone(), done.clone()]),
+                "2026-12-02T01:38:14Z",
+                false,
+            ),
+        ),
+        (
+            "repeated",
+            (
+                list(vec![again.clone(), done.clone()]),
+                "2026-12-02T01:38:38Z",
+                true,
+            ),
+        ),
+        (
+            "not yet",
+            (list(vec![again, done]), "2026-12-02T01:38:30Z", false),
+        ),
+        (
+            "long ago",
+            (list(vec![first]), "2026-12-02T01:40:00Z", false),
+        ),
+    ]);
+    for (name, (l, now, want)) in cases {
+        assert_eq!(api_shows_failover(&l, at(now)), want, "{name}");
+    }
 }
