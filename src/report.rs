@@ -419,6 +419,9 @@ pub enum FailoverSource {
 pub struct OperatorSilence {
     pub quiet_for_seconds: u64,
     pub node: String,
+    /// What it has not acted on (the reason says it).
+    #[serde(skip)]
+    pub after: SilentAfter,
     /// The operator's leader-election Lease, where it was read (`explain`
     /// reads it; `status` does not).
     pub lease: Option<OperatorLease>,

@@ -128,6 +128,9 @@ pub mod keys {
     pub const ANN_DESIRED: &str = "valkey.io/desired-workload-revision";
     /// P1: the permit itself (a revision hash or `*`).
     pub const ANN_PERMIT: &str = "valkey.io/allow-workload-revision";
+    /// The role the operator read from the node's own server (its later
+    /// versions, valkey-operator #320): `primary` or `replica`.
+    pub const ANN_OBSERVED_ROLE: &str = "valkey.io/observed-role";
 
     /// The plugin's own trace of a grant by hand.
     pub const ANN_GRANTED_REVISION: &str = "valkey-roll.io/granted-revision";
@@ -160,6 +163,12 @@ pub mod keys {
     pub const EVENT_FAILOVER_COMPLETED: &str = "FailoverCompleted";
     pub const EVENT_FAILOVER_FAILED: &str = "FailoverFailed";
     pub const EVENT_FAILOVER_TIMEOUT: &str = "FailoverTimeout";
+    /// The cluster controller gave a new primary its slots ("Created
+    /// primary IP with slots ...").
+    pub const EVENT_PRIMARY_CREATED: &str = "PrimaryCreated";
+    /// A later operator holds a primary's roll back while no replica of
+    /// its shard is synced (a condition reason and an event reason).
+    pub const ROLL_DEFERRED: &str = "RollDeferred";
     /// The controller MEETs and REPLICATEs a rolled replica.
     pub const EVENT_REPLICA_CREATED: &str = "ReplicaCreated";
     pub const EVENT_CLUSTER_MEET_BATCH: &str = "ClusterMeetBatch";
@@ -303,6 +312,12 @@ pub struct ValkeyCluster {
 pub struct ValkeyClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// Shards asked for, and replicas per shard: a cluster with fewer
+    /// nodes is being created, or scaled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -137,21 +137,26 @@ fn event(
     let naming = || index.events_naming(view.namespace(), view.name());
     // P2: ValkeyNodeUpdated fires on every Update of the node (labels,
     // config-only edits), so it dates the advance only when it agrees with
-    // the revision change: not after the node applied its current revision.
+    // the revision change: not after the node last applied its current
+    // revision (give or take a second: the recorder writes asynchronously,
+    // so an advance's event can land just after the node applied it). A
+    // re-advance (after a revert) is applied anew, so it is the newest: it
+    // restarts the clock.
     let applied = (protocol == Protocol::P2)
         .then(|| {
             naming()
                 .filter(|e| events::reason(e) == keys::EVENT_APPLIED)
                 .filter(|e| hash_in(events::note(e)) == Some(permit))
                 .filter_map(events::time)
-                .min()
+                .max()
         })
         .flatten();
+    let slack = jiff::SignedDuration::from_secs(1);
     naming()
         .filter(|e| events::reason(e) == reason)
         .filter(|e| !hash_checked || hash_in(events::note(e)).is_none_or(|h| h == permit))
         .filter_map(events::time)
-        .filter(|t| applied.is_none_or(|a| *t <= a))
+        .filter(|t| applied.is_none_or(|a| *t <= a + slack))
         .max()
         .ok_or_else(|| Unavailable::NoEvent {
             reason: reason.to_string(),

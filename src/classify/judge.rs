@@ -51,6 +51,8 @@ pub(crate) struct Judged<'a> {
     pub state: NodeState,
     /// The start of its wait (Waiting and Blocking nodes), when known.
     pub waiting_since: Option<Timestamp>,
+    /// Its judged role ([`super::role`]), set by the caller.
+    pub role: super::role::JudgedRole,
 }
 
 impl Judged<'_> {
@@ -97,8 +99,12 @@ pub(crate) struct ClusterSide<'a> {
 
 /// P2 holder (PLUGIN.md, Holder): advanced and not yet applied; or, asking
 /// nothing, its new spec not observed, its workload rolling, or its
-/// StatefulSet pod on another revision or being replaced. A node whose
-/// workload was never observed is being created, not rolled: never a holder.
+/// StatefulSet pod on another revision or being replaced; or not ready
+/// since it was advanced while its pod is not yet Ready on a rolled-out
+/// workload (a Deployment counts the new pod as updated while it starts,
+/// and after a revert a StatefulSet's revisions read equal while the
+/// replacement starts). A node whose workload was never observed is being
+/// created, not rolled: never a holder.
 fn p2_holder(
     view: &NodeView<'_>,
     asks: bool,
@@ -115,6 +121,8 @@ fn p2_holder(
         || view.template_roll_in_progress() == Some(true)
         || view.pod_superseded()
         || view.pod_being_replaced()
+        || (view.not_ready_since_advance()
+            && !(view.pod_ready() == Some(true) && view.rolled_out() == Some(true)))
 }
 
 pub(crate) fn judge<'a>(
@@ -162,6 +170,7 @@ pub(crate) fn judge<'a>(
         hold_evidence: Vec::new(),
         state: NodeState::Converged,
         waiting_since: None,
+        role: Default::default(),
     };
 
     if !cluster_owned {

@@ -24,6 +24,7 @@
 //!   shows its CrashLoopBackOff), but only decides holders and the front.
 
 mod clock;
+mod deferred;
 mod events;
 mod evidence;
 mod failover;
@@ -32,7 +33,11 @@ mod index;
 mod judge;
 mod node;
 mod quiet;
+mod risk;
+mod role;
 mod roll;
+mod scale;
+mod silence;
 mod text;
 mod timeline;
 mod verdict;
@@ -42,12 +47,13 @@ mod walk;
 mod tests;
 
 pub use evidence::RESTART_LOOP_MIN;
+pub use silence::OPERATOR_GRACE;
 pub use node::{NodePod, PodFacts};
 pub use timeline::{cluster_timeline, timeline};
 
 use crate::report::{
     Ahead, Behind, ClusterReport, Failover, NodeFacts, NodeReason, NodeReport, NodeState, Protocol,
-    Report, RoleSource, RollStep, Verdict,
+    Report, RollStep, Verdict,
 };
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use clock::Clock;
@@ -153,19 +159,22 @@ fn classify_cluster(
         Protocol::Unknown => asked.assumed,
         shown => shown,
     };
-    let places = walk::place(nodes, name);
     let side = ClusterSide {
         image: cluster.and_then(|c| c.spec.image.as_deref()),
         spec_edited_at: cluster.and_then(roll::spec_edited_at),
     };
+    let views: Vec<NodeView<'_>> = nodes.iter().map(|n| NodeView::new(index, n)).collect();
+    let roles = judge_roles(index, namespace, name, cluster, &views, protocol, side, clock);
+    let places = walk::place(nodes, name, &roles.nodes);
     // Judged first, ordered after: the walk order depends on whether any
     // node asks, holds or is behind.
-    let mut by_place: Vec<Option<Judged<'_>>> = nodes
+    let mut by_place: Vec<Option<Judged<'_>>> = views
         .iter()
         .zip(&places)
-        .map(|(n, place)| {
-            let view = NodeView::new(index, n);
-            let j = judge::judge(index, view, *place, protocol, side, clock, threshold);
+        .zip(roles.nodes)
+        .map(|((view, place), role)| {
+            let mut j = judge::judge(index, *view, *place, protocol, side, clock, threshold);
+            j.role = role;
             Some(j)
         })
         .collect();
@@ -179,8 +188,15 @@ fn classify_cluster(
         .collect();
 
     let holders: Vec<&Judged<'_>> = judged.iter().filter(|j| j.holder).collect();
+    let cluster_events = cluster_events(index, namespace, name);
+    let deferred = deferred::deferred(cluster, &cluster_events, &judged);
     let is_queue = |j: &&Judged<'_>| matches!(j.state, NodeState::Waiting | NodeState::Blocking);
-    let front = judged.iter().find(is_queue);
+    // A primary held back is the front the operator names.
+    let held_back = deferred
+        .as_ref()
+        .and_then(|d| d.primary.as_deref())
+        .and_then(|p| judged.iter().filter(is_queue).find(|j| j.name() == p));
+    let front = held_back.or_else(|| judged.iter().find(is_queue));
     let waiting = judged
         .iter()
         .filter(|j| j.state == NodeState::Waiting)
@@ -190,11 +206,19 @@ fn classify_cluster(
         .filter(|j| j.state == NodeState::Blocking)
         .count();
     let not_done = verdict::cluster_not_done(cluster);
-    let unfinished = front.is_some() || not_done.is_some();
+    let ready_for_generation = cluster.is_some_and(verdict::ready_for_generation);
+    let creating = scale::creating(cluster, ready_for_generation, &judged);
+    let unfinished = front.is_some() || not_done.is_some() || creating.is_some();
 
     let quiet_since = unfinished.then(|| {
         let progress = quiet::newest_progress(index, namespace, name, cluster, &judged);
-        let start = quiet::oldest_start(cluster, not_done.is_some(), &judged, now).unwrap_or(now);
+        let start = quiet::oldest_start(
+            cluster,
+            not_done.is_some() || creating.is_some(),
+            &judged,
+            now,
+        )
+        .unwrap_or(now);
         quiet::quiet_since(progress, start)
     });
     let quiet = quiet_since.map(|t| since(now, t));
@@ -214,6 +238,7 @@ fn classify_cluster(
             last_ago: a.last_at.map(|t| secs(since(now, t))),
         })
     });
+    let silence = silence::silence(&judged, clock);
     let reason = verdict::reason(
         verdict::Said {
             verdict,
@@ -222,9 +247,12 @@ fn classify_cluster(
             waiting,
             total,
             not_done,
+            creating,
+            deferred,
             quiet,
             failover,
             protocol,
+            silence: silence.as_ref(),
         },
         threshold,
         now,
@@ -236,6 +264,8 @@ fn classify_cluster(
     // An estimate only while the roll moves, or waits with nothing broken.
     let wants_estimate = matches!(verdict, Verdict::Rolling | Verdict::Waiting)
         || (verdict == Verdict::Stalled && blocking == 0);
+    // Nobody drives a roll whose operator is silent: no estimate then.
+    let wants_estimate = wants_estimate && silence.is_none();
     let estimate = wants_estimate.then(|| roll::estimate(started, &judged, now));
 
     let mut queue = 0;
@@ -267,10 +297,10 @@ fn classify_cluster(
         per_node_seconds: estimate.and_then(|e| e.per_node).map(secs),
         eta_seconds: estimate.and_then(|e| e.eta).map(secs),
         eta_basis: estimate.map(|e| e.basis),
-        failover: None,
-        operator: None,
-        risks: Vec::new(),
-        pending_scale: None,
+        failover: roles.failover,
+        operator: silence,
+        risks: risk::risks(&judged),
+        pending_scale: scale::pending(cluster, &judged),
         state: status.and_then(|s| s.state.clone()),
         state_reason: status.and_then(|s| s.reason.clone()),
         nodes: node_reports,
@@ -285,6 +315,71 @@ fn classify_cluster(
             crate::report::RollHistory::default()
         },
     }
+}
+
+/// The events about the ValkeyCluster `namespace/name`.
+fn cluster_events<'a>(
+    index: &Index<'a>,
+    namespace: &str,
+    name: &str,
+) -> Vec<&'a k8s_openapi::api::core::v1::Event> {
+    index
+        .events_in(namespace)
+        .iter()
+        .copied()
+        .filter(|e| events::is_about(e, namespace, "ValkeyCluster", name))
+        .collect()
+}
+
+/// The judged role of every node (in `views`' order), and the failover
+/// under way ([`role`]).
+#[allow(clippy::too_many_arguments)]
+fn judge_roles(
+    index: &Index<'_>,
+    namespace: &str,
+    name: &str,
+    cluster: Option<&ValkeyCluster>,
+    views: &[NodeView<'_>],
+    protocol: Protocol,
+    side: ClusterSide<'_>,
+    clock: &Clock,
+) -> role::Roles {
+    let members: Vec<role::Member<'_, '_>> = views
+        .iter()
+        .map(|v| {
+            let (shard, index) = walk::indices(v.node, name);
+            role::Member {
+                view: v,
+                shard,
+                index,
+            }
+        })
+        .collect();
+    let cluster_events = cluster_events(index, namespace, name);
+    let replicas = match cluster.and_then(|c| c.spec.replicas) {
+        Some(r) => r > 0,
+        None => members.iter().any(|m| m.index.is_some_and(|i| i > 0)),
+    };
+    // The walk rolls shards in order: the lowest with a node that asks or
+    // is behind its cluster's spec is the one being rolled.
+    let rolling_shard = members
+        .iter()
+        .filter(|m| m.view.cluster_owned())
+        .filter(|m| {
+            m.view.asks(protocol)
+                || matches!((m.view.image(), side.image), (Some(n), Some(c)) if n != c)
+        })
+        .filter_map(|m| m.shard)
+        .min();
+    role::judge(
+        &role::Ctx {
+            members: &members,
+            cluster_events: &cluster_events,
+            replicas,
+            rolling_shard,
+        },
+        clock,
+    )
 }
 
 /// The node's REASON: short and specific.
@@ -373,9 +468,9 @@ fn node_report(
         name: j.name().to_string(),
         shard: j.place.shard,
         index: j.place.index,
-        role: v.status_role(),
-        role_source: v.status_role().map(|_| RoleSource::Status),
-        role_note: None,
+        role: j.role.role,
+        role_source: j.role.source,
+        role_note: j.role.note.clone(),
         state: j.state,
         queue_position: position,
         permit: j.permit.map(str::to_string),

@@ -10,6 +10,16 @@ use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+/// How long after an advance the node controller marks the node not ready
+/// (in the recordings, within the second; an operator under load takes
+/// longer).
+const NOT_READY_AFTER_ADVANCE: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
+
+/// Condition times have whole seconds, event times microseconds, and the
+/// event recorder writes asynchronously: an event can land after the
+/// write it tells of.
+const ADVANCE_SLACK: jiff::SignedDuration = jiff::SignedDuration::from_secs(2);
+
 /// A ValkeyNode with the objects found for it in the snapshot.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NodeView<'a> {
@@ -148,6 +158,12 @@ impl<'a> NodeView<'a> {
         }
     }
 
+    /// The address of the node's server: `status.podIP`, else its pod's IP.
+    pub fn pod_ip(&self) -> Option<&'a str> {
+        let from_node = self.node.status.as_ref().and_then(|s| non_empty(s.pod_ip.as_deref()));
+        from_node.or_else(|| non_empty(self.pod?.status.as_ref()?.pod_ip.as_deref()))
+    }
+
     /// `status.ready` is true.
     pub fn node_ready(&self) -> bool {
         self.node.status.as_ref().and_then(|s| s.ready) == Some(true)
@@ -220,6 +236,45 @@ impl<'a> NodeView<'a> {
             return None;
         }
         c.last_transition_time.as_ref().map(|t| t.0)
+    }
+
+    /// The times the node was advanced, as far as its events tell: each
+    /// occurrence of a ValkeyNodeUpdated or WorkloadRollApplied naming it
+    /// (the first, and a series' last).
+    pub fn advance_times(&self) -> impl Iterator<Item = Timestamp> + use<'a> {
+        self.events_naming()
+            .filter(|e| {
+                matches!(
+                    super::events::reason(e),
+                    keys::EVENT_NODE_UPDATED | keys::EVENT_APPLIED
+                )
+            })
+            .flat_map(|e| [super::events::first_time(e), super::events::time(e)])
+            .flatten()
+    }
+
+    /// Not ready since an advance: its status is not ready for its
+    /// generation, and its Ready condition turned False when it was
+    /// advanced (the node controller marks a node not ready in the pass
+    /// that applies its new template). A node that went not ready on its
+    /// own, long after its last advance, is not rolling.
+    pub fn not_ready_since_advance(&self) -> bool {
+        if self.node_ready() && self.generation_observed() {
+            return false;
+        }
+        let Some(turned) = self
+            .node
+            .condition(keys::COND_READY)
+            .filter(|c| c.is_false())
+            .and_then(|c| c.last_transition_time.as_ref())
+            .map(|t| t.0)
+        else {
+            return false;
+        };
+        self.advance_times().any(|a| {
+            let d = turned.duration_since(a);
+            d >= -ADVANCE_SLACK && d <= NOT_READY_AFTER_ADVANCE
+        })
     }
 
     /// Healthy (PLUGIN.md), and the reasons it is not.

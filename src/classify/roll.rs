@@ -156,28 +156,30 @@ pub(crate) fn start(
     newest_ask.into_iter().chain(spec_edit).max()
 }
 
-/// Progress `done` (None: the headline shows `?`). At rest (the roll not
-/// unfinished) every Converged node has rolled; otherwise the Converged
-/// nodes advanced in the current roll, and `?` when its start is not told.
+/// Progress `done` (None: the headline shows `?`): the Converged nodes
+/// advanced in the current roll, and `?` when its start is not told. At
+/// rest, the same where the roll's advances are still in view (after a
+/// revert only the nodes moved back count: the others never left the
+/// target); where none is (its events expired), every Converged node.
 pub(crate) fn done(
     started: Option<Timestamp>,
     unfinished: bool,
     nodes: &[Judged<'_>],
 ) -> Option<usize> {
     let converged = |j: &&Judged<'_>| j.cluster_owned && j.state == NodeState::Converged;
-    if !unfinished {
-        return Some(nodes.iter().filter(converged).count());
-    }
-    let since = started?;
-    let since = since.checked_sub(SAME_ROLL).unwrap_or(since);
-    Some(
+    let advanced = started.map(|since| {
+        let since = since.checked_sub(SAME_ROLL).unwrap_or(since);
         nodes
             .iter()
             .filter(converged)
             .filter(|j| !j.asks && !j.behind)
             .filter(|j| advanced_at(j).is_some_and(|t| t >= since))
-            .count(),
-    )
+            .count()
+    });
+    if !unfinished && advanced.is_none_or(|n| n == 0) {
+        return Some(nodes.iter().filter(converged).count());
+    }
+    advanced
 }
 
 /// How long a node of the current roll takes, and when the roll should end

@@ -5,8 +5,8 @@ use super::clock::Clock;
 use super::judge::{Judged, StuckBy};
 use super::text::{secs, since};
 use crate::report::{
-    ClusterReason, Failover, Hold, NodeState, NotDone, Protocol, Stale, Unfinished, Verdict,
-    WaitingFor,
+    ClusterReason, Creating, Deferred, Failover, Hold, NodeState, NotDone, OperatorSilence,
+    Protocol, Silence, Stale, Unfinished, Verdict, WaitingFor,
 };
 use crate::snapshot::{ValkeyCluster, ValkeyNode, condition, keys};
 use jiff::{SignedDuration, Timestamp};
@@ -58,6 +58,12 @@ pub(crate) fn cluster_not_done(cluster: Option<&ValkeyCluster>) -> Option<NotDon
     None
 }
 
+/// The ValkeyCluster's Ready condition is True for its current generation.
+pub(crate) fn ready_for_generation(cluster: &ValkeyCluster) -> bool {
+    condition(cluster.conditions(), keys::COND_READY)
+        .is_some_and(|r| r.is_true() && r.is_for_generation(cluster.metadata.generation))
+}
+
 /// How long a stale permit may sit before it jams: the node controller
 /// drops one within seconds when it runs. Over it on the whole seconds the
 /// report shows (`heldForSeconds`), as the stall threshold is.
@@ -107,9 +113,12 @@ pub(crate) struct Said<'j, 'a> {
     pub waiting: usize,
     pub total: usize,
     pub not_done: Option<NotDone>,
+    pub creating: Option<Creating>,
+    pub deferred: Option<Deferred>,
     pub quiet: Option<SignedDuration>,
     pub failover: Option<Failover>,
     pub protocol: Protocol,
+    pub silence: Option<&'j OperatorSilence>,
 }
 
 /// How long `j` has held, and how that is known.
@@ -129,8 +138,25 @@ fn stale(h: &Judged<'_>) -> Stale {
     }
 }
 
-/// The cluster's reason: who, why, for how long.
+/// The cluster's reason: who, why, for how long; and that the operator is
+/// silent, where it is.
 pub(crate) fn reason(s: Said<'_, '_>, threshold: SignedDuration, now: Timestamp) -> ClusterReason {
+    let silence = s.silence.map(|o| Silence {
+        node: o.node.clone(),
+        quiet: o.quiet_for_seconds,
+        after: o.after,
+    });
+    let then = verdict_reason(s, threshold, now);
+    match silence {
+        Some(silence) => ClusterReason::OperatorSilent {
+            then: Box::new(then),
+            silence,
+        },
+        None => then,
+    }
+}
+
+fn verdict_reason(s: Said<'_, '_>, threshold: SignedDuration, now: Timestamp) -> ClusterReason {
     let quiet = s.quiet.map(secs);
     match s.verdict {
         Verdict::Conflict => ClusterReason::Conflict {
@@ -194,6 +220,8 @@ pub(crate) fn reason(s: Said<'_, '_>, threshold: SignedDuration, now: Timestamp)
         Verdict::Stalled => ClusterReason::Stalled {
             quiet,
             what: match (s.front, s.not_done) {
+                _ if let Some(d) = &s.deferred => Unfinished::Deferred(d.clone()),
+                _ if let Some(c) = s.creating => Unfinished::Creating(c),
                 (Some(f), _) if f.state == NodeState::Waiting => Unfinished::FrontAsks {
                     front: f.name().to_string(),
                 },
@@ -210,6 +238,8 @@ pub(crate) fn reason(s: Said<'_, '_>, threshold: SignedDuration, now: Timestamp)
             quiet,
             waiting: s.waiting,
             what: match (s.front, s.not_done) {
+                _ if let Some(d) = &s.deferred => WaitingFor::Deferred(d.clone()),
+                _ if let Some(c) = s.creating => WaitingFor::Creating(c),
                 (Some(f), _) if f.state == NodeState::Waiting => WaitingFor::Grant {
                     front: f.name().to_string(),
                 },

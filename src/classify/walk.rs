@@ -1,6 +1,8 @@
 //! The cluster controller's walk: where each node stands, which node is its
 //! shard's primary, and the order the controller visits them.
 
+use super::role::JudgedRole;
+use crate::report::Role;
 use crate::snapshot::{ValkeyNode, keys};
 use std::collections::BTreeMap;
 
@@ -32,16 +34,21 @@ pub(crate) fn indices(node: &ValkeyNode, cluster: &str) -> (Option<u32>, Option<
     )
 }
 
-/// The role a node reports; an empty role counts as a replica.
-fn is_ready_primary(node: &ValkeyNode) -> bool {
-    let st = node.status.as_ref();
-    st.and_then(|s| s.role.as_deref()) == Some("primary") && st.and_then(|s| s.ready) == Some(true)
+/// Judged a primary (PLUGIN.md, Judged role) and `status.ready`.
+fn is_ready_primary(node: &ValkeyNode, role: Option<&JudgedRole>) -> bool {
+    role.is_some_and(|r| r.role == Some(Role::Primary))
+        && node.status.as_ref().and_then(|s| s.ready) == Some(true)
 }
 
 /// Places every node (same order as `nodes`) and marks each shard's
-/// primary: the one node of the shard whose role is `primary` and whose
-/// `status.ready` is true; none when there is no such node or more than one.
-pub(crate) fn place<'a>(nodes: &[&'a ValkeyNode], cluster: &str) -> Vec<Place<'a>> {
+/// primary: the one node of the shard whose judged role (`roles`, in the
+/// same order) is `primary` and whose `status.ready` is true; none when
+/// there is no such node or more than one.
+pub(crate) fn place<'a>(
+    nodes: &[&'a ValkeyNode],
+    cluster: &str,
+    roles: &[JudgedRole],
+) -> Vec<Place<'a>> {
     let mut places: Vec<Place> = nodes
         .iter()
         .map(|n| {
@@ -57,7 +64,7 @@ pub(crate) fn place<'a>(nodes: &[&'a ValkeyNode], cluster: &str) -> Vec<Place<'a
     let mut candidates: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (i, n) in nodes.iter().enumerate() {
         if let Some(shard) = places[i].shard
-            && is_ready_primary(n)
+            && is_ready_primary(n, roles.get(i))
         {
             candidates.entry(shard).or_default().push(i);
         }

@@ -198,7 +198,50 @@ pub enum Unfinished {
         why: Sickness,
     },
     ClusterNotDone(NotDone),
+    /// The cluster is being created: fewer nodes than its spec asks for.
+    Creating(Creating),
+    /// The operator holds the front's roll back (its RollDeferred).
+    Deferred(Deferred),
     Unknown,
+}
+
+/// A cluster that has fewer cluster-owned nodes than its spec asks for,
+/// while it is not Ready for its generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Creating {
+    pub have: usize,
+    pub want: usize,
+}
+
+/// A primary whose roll the operator holds back (a later operator's
+/// `RollDeferred` condition or event: "Roll of shard N primary NODE
+/// deferred: CAUSE").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deferred {
+    pub shard: Option<u32>,
+    /// The primary held back; None when the message does not name one.
+    pub primary: Option<String>,
+    /// The operator's words after "deferred:" (the whole message when it
+    /// has another form).
+    pub cause: String,
+}
+
+/// Nobody drives the roll: the node in flight whose status has not
+/// followed its pod (or its new spec) for this long.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Silence {
+    pub node: String,
+    pub quiet: Seconds,
+    pub after: SilentAfter,
+}
+
+/// What the operator has not acted on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SilentAfter {
+    /// The node's pod became Ready on its new revision.
+    PodReady,
+    /// The node was advanced (its new spec is not observed).
+    Advanced,
 }
 
 /// Why a Waiting cluster waits.
@@ -214,6 +257,8 @@ pub enum WaitingFor {
         because: Vec<Unhealthy>,
     },
     ClusterNotDone(NotDone),
+    Creating(Creating),
+    Deferred(Deferred),
     Unknown,
 }
 
@@ -284,6 +329,12 @@ pub enum ClusterReason {
     },
     Converged {
         total: usize,
+    },
+    /// The verdict's own reason, and that the operator is silent (the
+    /// verdict stays what the nodes say).
+    OperatorSilent {
+        then: Box<ClusterReason>,
+        silence: Silence,
     },
 }
 
@@ -377,6 +428,10 @@ impl ClusterReason {
                 if let Some(f) = failover {
                     zero(&mut f.last_ago);
                 }
+            }
+            ClusterReason::OperatorSilent { then, silence } => {
+                then.timeless();
+                silence.quiet = 0;
             }
             _ => {}
         }

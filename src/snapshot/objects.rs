@@ -41,6 +41,9 @@ pub struct Pod {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodStatus {
+    /// The pod's IP: the operator's events name servers by it.
+    #[serde(rename = "podIP", skip_serializing_if = "Option::is_none")]
+    pub pod_ip: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<PodCondition>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -137,6 +140,7 @@ impl From<core::PodStatus> for PodStatus {
             cs.map(|cs| cs.into_iter().map(ContainerStatus::from).collect())
         };
         PodStatus {
+            pod_ip: s.pod_ip,
             conditions: s.conditions,
             container_statuses: containers(s.container_statuses),
             init_container_statuses: containers(s.init_container_statuses),

@@ -109,7 +109,7 @@ pub fn value(kind: &str, object: &mut serde_json::Value) {
                 status.retain(|k, _| {
                     matches!(
                         k.as_str(),
-                        "conditions" | "containerStatuses" | "initContainerStatuses"
+                        "podIP" | "conditions" | "containerStatuses" | "initContainerStatuses"
                     )
                 });
                 for list in ["containerStatuses", "initContainerStatuses"] {

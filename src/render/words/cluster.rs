@@ -3,7 +3,8 @@
 use super::evidence::joined;
 use super::{Phrase, Short, and_waiting, nodes};
 use crate::report::{
-    ClusterReason, Failover, Hold, NotDone, Protocol, Stale, Unfinished, WaitingFor,
+    ClusterReason, Creating, Deferred, Failover, Hold, NotDone, Protocol, SilentAfter, Silence,
+    Stale, Unfinished, WaitingFor,
 };
 use crate::units::{human, human_or, short_hash};
 use std::fmt;
@@ -113,6 +114,45 @@ impl fmt::Display for Failover {
     }
 }
 
+/// `creating: 2 of 6 nodes`.
+impl fmt::Display for Creating {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "creating: {} of {}", self.have, nodes(self.want))
+    }
+}
+
+/// `the operator holds back shard 1's primary cache-1-0: primary has no
+/// synced replicas`.
+impl fmt::Display for Deferred {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the operator holds back ")?;
+        match (self.shard, &self.primary) {
+            (Some(s), Some(p)) => write!(f, "shard {s}'s primary {p}")?,
+            (None, Some(p)) => write!(f, "the primary {p}")?,
+            (Some(s), None) => write!(f, "shard {s}'s primary")?,
+            (None, None) => f.write_str("a primary")?,
+        }
+        write!(f, ": {}", self.cause)
+    }
+}
+
+/// `the operator has not acted on cache-1-0 for 53s since its pod became
+/// Ready: is it running?`.
+impl fmt::Display for Silence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.after {
+            SilentAfter::PodReady => "since its pod became Ready",
+            SilentAfter::Advanced => "since it was advanced",
+        };
+        write!(
+            f,
+            "the operator has not acted on {} for {} {what}: is it running?",
+            self.node,
+            human(self.quiet)
+        )
+    }
+}
+
 impl fmt::Display for Unfinished {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -125,6 +165,8 @@ impl fmt::Display for Unfinished {
             Unfinished::ClusterNotDone(why) => {
                 write!(f, "the ValkeyCluster reports it is not done ({why})")
             }
+            Unfinished::Creating(c) => write!(f, "{c}"),
+            Unfinished::Deferred(d) => write!(f, "{d}"),
             Unfinished::Unknown => f.write_str("the roll is unfinished"),
         }
     }
@@ -144,6 +186,8 @@ fn waiting_for(what: &WaitingFor, waiting: usize, quiet: &str) -> String {
         WaitingFor::ClusterNotDone(why) => {
             format!("the ValkeyCluster reports it is not done ({why}), quiet for {quiet}")
         }
+        WaitingFor::Creating(c) => format!("{c}, quiet for {quiet}"),
+        WaitingFor::Deferred(d) => format!("{d}{}, quiet for {quiet}", and_waiting(waiting)),
         WaitingFor::Unknown => "waiting".to_string(),
     }
 }
@@ -258,9 +302,11 @@ impl fmt::Display for ClusterReason {
                     "nothing has moved for {}: {what}; ",
                     human_or(*quiet, "0s")
                 )?;
-                match failover {
-                    Some(failover) => write!(f, "{failover}"),
-                    None => f.write_str(
+                match (failover, what) {
+                    (Some(failover), _) => write!(f, "{failover}"),
+                    // The operator said why: nothing to guess.
+                    (None, Unfinished::Deferred(_)) => f.write_str("it waits for the cause to clear"),
+                    (None, _) => f.write_str(
                         "the controller may be down, or deferring a primary without a synced replica",
                     ),
                 }
@@ -281,6 +327,7 @@ impl fmt::Display for ClusterReason {
             ClusterReason::Converged { total } => {
                 write!(f, "all {} rolled and healthy", nodes(*total))
             }
+            ClusterReason::OperatorSilent { then, silence } => write!(f, "{then}; {silence}"),
         }
     }
 }

@@ -1,0 +1,726 @@
+//! Judged roles and a failover under way (PLUGIN.md, "Roles, failovers and
+//! a silent operator").
+//!
+//! The operator's `status.role` is not the truth: it writes `primary` for a
+//! fresh server that is still an empty master and does not read the role
+//! again after CLUSTER REPLICATE or a failover. So a node's role is judged
+//! from the newest evidence the objects hold, replayed in time order per
+//! shard:
+//! - the operator's events about the ValkeyCluster that name pod IPs
+//!   (mapped to nodes through `status.podIP`, else the pod's IP):
+//!   PrimaryCreated ("Created primary IP with slots ...") and
+//!   FailoverCompleted ("Failover completed: IP is now primary ...");
+//! - what follows from its events and the walk: at creation the shard's
+//!   node index 0 gets the slots (the operator collects "node index 0 =
+//!   primary"); the operator never advances a primary for a roll without
+//!   failing it over first (with replicas), so a primary advanced was
+//!   failed over, even when no event says so (a repeat of an earlier
+//!   event is written only as its series, or not at all); a node whose pod
+//!   was (re)created restarts empty and joins as a replica;
+//! - the `valkey.io/observed-role` annotation (the operator's later
+//!   versions, #320, read it from the node's own server on every pass):
+//!   taken as the newest word;
+//! - `status.role`, the oldest word: used only where nothing else speaks.
+//!
+//! A role that newer evidence contradicts is never shown as fact; where
+//! the evidence does not settle it the role is unknown (or shown with a
+//! note, the table's `?`), never guessed.
+
+use super::clock::Clock;
+use super::events;
+use super::node::NodeView;
+use crate::report::{FailoverSource, FailoverUnderWay, Role, RoleNote, RoleSource};
+use crate::snapshot::keys;
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::core::v1::Event;
+use std::collections::BTreeMap;
+
+/// How long a FailoverInitiated with no outcome counts as under way: the
+/// operator gives a proactive failover 10 s, then writes FailoverTimeout;
+/// past this, nobody is failing over (the operator may be gone).
+pub(crate) const FAILOVER_WINDOW: SignedDuration = SignedDuration::from_secs(30);
+
+/// A node's ValkeyNodeUpdated counts as an advance for a roll when its
+/// WorkloadRollApplied follows within this (in the recordings, within
+/// 20 ms; an operator under load, seconds).
+const APPLIED_WITHIN: SignedDuration = SignedDuration::from_secs(120);
+
+/// A repeated FailoverCompleted is followed by the advance of the primary
+/// it failed over within this (in the recordings, 15 ms).
+const ADVANCE_WITHIN: SignedDuration = SignedDuration::from_secs(10);
+
+/// One node's judged role.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct JudgedRole {
+    pub role: Option<Role>,
+    pub source: Option<RoleSource>,
+    /// Why it is unsure or unknown (the table's `?`); None: settled.
+    pub note: Option<RoleNote>,
+}
+
+/// The roles of a cluster's nodes, in the order given, and the failover
+/// under way, if any.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Roles {
+    pub nodes: Vec<JudgedRole>,
+    pub failover: Option<FailoverUnderWay>,
+}
+
+/// A node of the cluster as role judging sees it.
+pub(crate) struct Member<'v, 'a> {
+    pub view: &'v NodeView<'a>,
+    pub shard: Option<u32>,
+    pub index: Option<u32>,
+}
+
+/// What the cluster says that role judging needs.
+pub(crate) struct Ctx<'e, 'v, 'a> {
+    pub members: &'v [Member<'v, 'a>],
+    /// The events about the ValkeyCluster.
+    pub cluster_events: &'e [&'a Event],
+    /// The shards run replicas (`spec.replicas` > 0; without the spec, a
+    /// shard of more than one node): only then does the operator fail a
+    /// primary over before rolling it.
+    pub replicas: bool,
+    /// The shard the walk is rolling: the lowest shard with a node that
+    /// asks or is behind. A failover written only as a repeat of an
+    /// earlier event is taken to be in it.
+    pub rolling_shard: Option<u32>,
+}
+
+/// One piece of evidence, at its time.
+#[derive(Clone, Debug, PartialEq)]
+enum Fact {
+    /// The shard's primary is `node` (`ip`: the address the event named).
+    Primary {
+        shard: u32,
+        node: usize,
+        source: RoleSource,
+        ip: Option<String>,
+        walk: bool,
+    },
+    /// The shard failed over away from `from` (None: its primary then) to
+    /// a node no event names.
+    FailedOver {
+        shard: u32,
+        from: Option<usize>,
+        walk: bool,
+    },
+    /// `node` was advanced for a roll: it was not the primary then.
+    Advanced { node: usize },
+    /// `node`'s pod was created: its server starts empty.
+    PodCreated { node: usize },
+}
+
+impl Fact {
+    /// At one instant, what the shard says comes first.
+    fn rank(&self) -> u8 {
+        match self {
+            Fact::Primary { .. } | Fact::FailedOver { .. } => 0,
+            Fact::Advanced { .. } => 1,
+            Fact::PodCreated { .. } => 2,
+        }
+    }
+}
+
+/// What the facts so far say of a shard's primary.
+#[derive(Clone, Debug, PartialEq)]
+enum Belief {
+    Primary {
+        node: usize,
+        source: RoleSource,
+        at: Timestamp,
+        ip: Option<String>,
+        walk: bool,
+    },
+    /// One of these was promoted; the events do not say which.
+    OneOf { candidates: Vec<usize>, at: Timestamp },
+    /// The primary's pod was replaced with no failover recorded.
+    Lost { primary: usize, at: Timestamp },
+}
+
+/// Addresses a note names (`127.0.1.6`, `127.0.1.6:6379`, `[::1]:6379`),
+/// without their ports, in order.
+fn addresses(note: &str) -> Vec<String> {
+    note.split_whitespace()
+        .filter_map(|w| {
+            let w = w.trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')' | '"' | '\''));
+            let w = w.strip_suffix('.').unwrap_or(w);
+            if let Ok(ip) = w.parse::<std::net::IpAddr>() {
+                return Some(ip.to_string());
+            }
+            w.parse::<std::net::SocketAddr>()
+                .ok()
+                .map(|s| s.ip().to_string())
+        })
+        .collect()
+}
+
+/// The occurrences of an event: its first, and its series' last when that
+/// is later (the ones between are not in the API).
+fn occurrences(e: &Event) -> Vec<(Timestamp, bool)> {
+    let first = events::first_time(e);
+    let last = events::time(e);
+    let mut out: Vec<(Timestamp, bool)> = first.into_iter().map(|t| (t, true)).collect();
+    if let Some(l) = last
+        && first.is_none_or(|f| l > f)
+    {
+        out.push((l, false));
+    }
+    out
+}
+
+impl Ctx<'_, '_, '_> {
+    /// The node whose pod has `ip`, when exactly one has.
+    fn node_at(&self, ip: &str) -> Option<usize> {
+        let mut found = self
+            .members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.view.pod_ip().is_some_and(|p| p == ip));
+        let (i, _) = found.next()?;
+        found.next().is_none().then_some(i)
+    }
+
+    fn shard_of(&self, node: usize) -> Option<u32> {
+        self.members.get(node)?.shard
+    }
+
+    /// The nodes of a shard.
+    fn in_shard(&self, shard: u32) -> impl Iterator<Item = usize> + '_ {
+        self.members
+            .iter()
+            .enumerate()
+            .filter(move |(_, m)| m.shard == Some(shard))
+            .map(|(i, _)| i)
+    }
+
+    /// The shard's node index 0.
+    fn index_zero(&self, shard: u32) -> Option<usize> {
+        self.in_shard(shard)
+            .find(|&i| self.members[i].index == Some(0))
+    }
+
+    fn events_about_cluster(&self, reason: &str) -> impl Iterator<Item = &Event> + '_ {
+        let reason = reason.to_string();
+        self.cluster_events
+            .iter()
+            .copied()
+            .filter(move |e| events::reason(e) == reason)
+    }
+
+    /// The promoted node of a failover note whose address maps to no node:
+    /// the other node of the shard its FailoverInitiated names as `from`,
+    /// when that shard has exactly one other node without a known address.
+    fn promoted_by_pairing(&self, to_ip: &str) -> Option<usize> {
+        let from = self
+            .events_about_cluster(keys::EVENT_FAILOVER_INITIATED)
+            .map(|e| addresses(events::note(e)))
+            .find(|a| a.get(1).is_some_and(|t| t == to_ip))
+            .and_then(|a| self.node_at(a.first()?))?;
+        let shard = self.shard_of(from)?;
+        let mut others = self
+            .in_shard(shard)
+            .filter(|&i| i != from && self.members[i].view.pod_ip().is_none());
+        let only = others.next()?;
+        others.next().is_none().then_some(only)
+    }
+
+    /// Every fact the objects hold, oldest first.
+    fn facts(&self, now: Timestamp) -> Vec<(Timestamp, Fact)> {
+        let mut facts = Vec::new();
+        // PrimaryCreated: the note names one address; every shard's node
+        // index 0 gets the slots when the cluster is created. A repeat
+        // (only its series: a scale-out, later) speaks for the shards
+        // created since the first only, whose index 0 got slots then.
+        let shards: std::collections::BTreeSet<u32> =
+            self.members.iter().filter_map(|m| m.shard).collect();
+        for e in self.events_about_cluster(keys::EVENT_PRIMARY_CREATED) {
+            let named = addresses(events::note(e))
+                .into_iter()
+                .next()
+                .and_then(|ip| Some((self.node_at(&ip)?, ip)));
+            let first_at = events::first_time(e);
+            for (at, first) in occurrences(e) {
+                for &shard in &shards {
+                    if let Some((node, ip)) = &named
+                        && first
+                        && self.shard_of(*node) == Some(shard)
+                    {
+                        facts.push((
+                            at,
+                            Fact::Primary {
+                                shard,
+                                node: *node,
+                                source: RoleSource::Event,
+                                ip: Some(ip.clone()),
+                                walk: false,
+                            },
+                        ));
+                        continue;
+                    }
+                    let Some(zero) = self.index_zero(shard) else {
+                        continue;
+                    };
+                    let created = self.members[zero]
+                        .view
+                        .node
+                        .metadata
+                        .creation_timestamp
+                        .as_ref()
+                        .map(|c| c.0);
+                    let speaks = if first {
+                        created.is_none_or(|c| c <= at)
+                    } else {
+                        created.is_some_and(|c| c <= at && first_at.is_some_and(|f| c > f))
+                    };
+                    if speaks {
+                        facts.push((
+                            at,
+                            Fact::Primary {
+                                shard,
+                                node: zero,
+                                source: RoleSource::Inferred,
+                                ip: None,
+                                walk: false,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        // Advances for a roll: a ValkeyNodeUpdated followed by the node's
+        // WorkloadRollApplied; and a node whose new spec is not observed
+        // yet (advanced a moment ago).
+        let mut advances: Vec<(Timestamp, usize)> = Vec::new();
+        for (i, m) in self.members.iter().enumerate() {
+            let of = |reason: &str| -> Vec<Timestamp> {
+                m.view
+                    .events_naming()
+                    .filter(|e| events::reason(e) == reason)
+                    .flat_map(occurrences)
+                    .map(|(t, _)| t)
+                    .collect()
+            };
+            let applied = of(keys::EVENT_APPLIED);
+            for t in of(keys::EVENT_NODE_UPDATED) {
+                let followed = applied.iter().any(|a| {
+                    *a >= t - SignedDuration::from_secs(2) && a.duration_since(t) <= APPLIED_WITHIN
+                });
+                if followed {
+                    advances.push((t, i));
+                }
+            }
+            if !m.view.generation_observed() {
+                advances.push((now, i));
+            }
+            if let Some(created) = m
+                .view
+                .pod
+                .and_then(|p| p.metadata.creation_timestamp.as_ref())
+            {
+                facts.push((created.0, Fact::PodCreated { node: i }));
+            }
+        }
+        if self.replicas {
+            facts.extend(
+                advances
+                    .iter()
+                    .map(|&(t, node)| (t, Fact::Advanced { node })),
+            );
+        }
+        // FailoverCompleted: the first names the promoted address; a
+        // repeat names none of its own: the advance that follows it says
+        // which shard, else the walk's.
+        for e in self.events_about_cluster(keys::EVENT_FAILOVER_COMPLETED) {
+            for (at, first) in occurrences(e) {
+                if first {
+                    let Some(ip) = addresses(events::note(e)).into_iter().next() else {
+                        continue;
+                    };
+                    let Some(node) = self
+                        .node_at(&ip)
+                        .or_else(|| self.promoted_by_pairing(&ip))
+                    else {
+                        continue;
+                    };
+                    let Some(shard) = self.shard_of(node) else {
+                        continue;
+                    };
+                    facts.push((
+                        at,
+                        Fact::Primary {
+                            shard,
+                            node,
+                            source: RoleSource::Event,
+                            ip: Some(ip),
+                            walk: false,
+                        },
+                    ));
+                } else {
+                    let advanced_after = advances
+                        .iter()
+                        .any(|(t, _)| *t >= at && t.duration_since(at) <= ADVANCE_WITHIN);
+                    if let (false, Some(shard)) = (advanced_after, self.rolling_shard) {
+                        facts.push((
+                            at,
+                            Fact::FailedOver {
+                                shard,
+                                from: None,
+                                walk: true,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        facts.retain(|(t, _)| *t <= now);
+        facts.sort_by(|a, b| (a.0, a.1.rank()).cmp(&(b.0, b.1.rank())));
+        facts
+    }
+}
+
+/// The beliefs about each shard's primary after every fact, and when each
+/// node's pod last restarted after them.
+struct Replay {
+    beliefs: BTreeMap<u32, Belief>,
+    /// Per node: its pod was created after the shard's belief was formed.
+    restarted: Vec<bool>,
+}
+
+fn failed_over(ctx: &Ctx<'_, '_, '_>, shard: u32, from: Option<usize>, at: Timestamp, walk: bool, r: &mut Replay) {
+    let from = from.or(match r.beliefs.get(&shard) {
+        Some(Belief::Primary { node, .. }) => Some(*node),
+        _ => None,
+    });
+    let candidates: Vec<usize> = ctx.in_shard(shard).filter(|&i| Some(i) != from).collect();
+    let belief = match candidates.as_slice() {
+        [only] => Belief::Primary {
+            node: *only,
+            source: RoleSource::Inferred,
+            at,
+            ip: None,
+            walk,
+        },
+        _ => Belief::OneOf { candidates, at },
+    };
+    for i in ctx.in_shard(shard) {
+        r.restarted[i] = false;
+    }
+    r.beliefs.insert(shard, belief);
+}
+
+fn replay(ctx: &Ctx<'_, '_, '_>, facts: Vec<(Timestamp, Fact)>) -> Replay {
+    let mut r = Replay {
+        beliefs: BTreeMap::new(),
+        restarted: vec![false; ctx.members.len()],
+    };
+    for (at, fact) in facts {
+        match fact {
+            Fact::Primary {
+                shard,
+                node,
+                source,
+                ip,
+                walk,
+            } => {
+                for i in ctx.in_shard(shard) {
+                    r.restarted[i] = false;
+                }
+                r.beliefs.insert(
+                    shard,
+                    Belief::Primary {
+                        node,
+                        source,
+                        at,
+                        ip,
+                        walk,
+                    },
+                );
+            }
+            Fact::FailedOver { shard, from, walk } => failed_over(ctx, shard, from, at, walk, &mut r),
+            Fact::Advanced { node } => {
+                let Some(shard) = ctx.shard_of(node) else {
+                    continue;
+                };
+                match r.beliefs.get_mut(&shard) {
+                    Some(Belief::Primary { node: p, .. }) if *p == node => {
+                        failed_over(ctx, shard, Some(node), at, false, &mut r);
+                    }
+                    Some(Belief::OneOf { candidates, .. }) => {
+                        candidates.retain(|&c| c != node);
+                        if let [only] = candidates.as_slice() {
+                            let only = *only;
+                            r.beliefs.insert(
+                                shard,
+                                Belief::Primary {
+                                    node: only,
+                                    source: RoleSource::Inferred,
+                                    at,
+                                    ip: None,
+                                    walk: false,
+                                },
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Fact::PodCreated { node } => {
+                let Some(shard) = ctx.shard_of(node) else {
+                    continue;
+                };
+                if let Some(Belief::Primary { node: p, .. }) = r.beliefs.get(&shard)
+                    && *p == node
+                {
+                    r.beliefs.insert(shard, Belief::Lost { primary: node, at });
+                }
+                r.restarted[node] = true;
+            }
+        }
+    }
+    r
+}
+
+/// A node's role from the annotation the later operator writes.
+fn annotated(view: &NodeView<'_>) -> Option<Role> {
+    match view.node.annotation(keys::ANN_OBSERVED_ROLE)?.trim() {
+        "primary" | "master" => Some(Role::Primary),
+        "replica" | "slave" => Some(Role::Replica),
+        _ => None,
+    }
+}
+
+/// The failover under way, if the objects show one: the newest
+/// FailoverInitiated occurrence is newer than every outcome
+/// (FailoverCompleted, -Failed, -Timeout) and within
+/// [`FAILOVER_WINDOW`]. A first occurrence names its shard's addresses; a
+/// repeat is in the shard the walk is rolling, failing over its primary.
+fn under_way(
+    ctx: &Ctx<'_, '_, '_>,
+    replay: &Replay,
+    clock: &Clock,
+) -> Option<FailoverUnderWay> {
+    let now = clock.now();
+    let newest = |reasons: &[&str]| {
+        ctx.cluster_events
+            .iter()
+            .copied()
+            .filter(|e| reasons.contains(&events::reason(e)))
+            .flat_map(|e| occurrences(e).into_iter().map(move |(t, first)| (t, first, e)))
+            .filter(|(t, _, _)| *t <= now)
+            .max_by_key(|(t, _, _)| *t)
+    };
+    let (since, first, e) = newest(&[keys::EVENT_FAILOVER_INITIATED])?;
+    let outcome = newest(&[
+        keys::EVENT_FAILOVER_COMPLETED,
+        keys::EVENT_FAILOVER_FAILED,
+        keys::EVENT_FAILOVER_TIMEOUT,
+    ]);
+    if outcome.is_some_and(|(t, _, _)| t >= since) || clock.over(since, FAILOVER_WINDOW) {
+        return None;
+    }
+    let name = |i: usize| ctx.members[i].view.name().to_string();
+    if first {
+        let ips = addresses(events::note(e));
+        let from = ips.first().and_then(|ip| ctx.node_at(ip));
+        let to = ips
+            .get(1)
+            .and_then(|ip| ctx.node_at(ip).or_else(|| ctx.promoted_by_pairing(ip)));
+        return Some(FailoverUnderWay {
+            shard: from.or(to).and_then(|i| ctx.shard_of(i)),
+            from: from.map(name),
+            to: to.map(name),
+            since: Some(since),
+            source: FailoverSource::Event,
+        });
+    }
+    let shard = ctx.rolling_shard;
+    let from = shard.and_then(|s| match replay.beliefs.get(&s) {
+        Some(Belief::Primary { node, .. }) => Some(*node),
+        _ => None,
+    });
+    let to = shard.and_then(|s| {
+        let mut others = ctx.in_shard(s).filter(|&i| Some(i) != from);
+        let only = others.next()?;
+        others.next().is_none().then_some(only)
+    });
+    Some(FailoverUnderWay {
+        shard,
+        from: from.map(name),
+        to: to.filter(|_| from.is_some()).map(name),
+        since: Some(since),
+        source: FailoverSource::Series,
+    })
+}
+
+/// Judges every member's role, and the failover under way.
+pub(crate) fn judge(ctx: &Ctx<'_, '_, '_>, clock: &Clock) -> Roles {
+    let facts = ctx.facts(clock.now());
+    let replay = replay(ctx, facts);
+    let failover = under_way(ctx, &replay, clock);
+    let name = |i: usize| ctx.members[i].view.name().to_string();
+
+    let mut nodes: Vec<JudgedRole> = ctx
+        .members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let restarted = replay.restarted[i];
+            let Some(shard) = m.shard else {
+                return status_role(m.view);
+            };
+            match replay.beliefs.get(&shard) {
+                None => status_role(m.view),
+                Some(Belief::Primary {
+                    node,
+                    source,
+                    at,
+                    walk,
+                    ..
+                }) => {
+                    let (role, source) = if *node == i && !restarted {
+                        (Role::Primary, *source)
+                    } else if restarted {
+                        (Role::Replica, RoleSource::Inferred)
+                    } else {
+                        (Role::Replica, *source)
+                    };
+                    JudgedRole {
+                        role: Some(role),
+                        source: Some(source),
+                        note: walk.then_some(RoleNote::FromTheWalk { at: Some(*at) }),
+                    }
+                }
+                Some(Belief::OneOf { candidates, at }) => {
+                    if candidates.contains(&i) && !restarted {
+                        JudgedRole {
+                            role: None,
+                            source: None,
+                            note: Some(RoleNote::PromotedOneOf {
+                                candidates: candidates.iter().map(|&c| name(c)).collect(),
+                                at: Some(*at),
+                            }),
+                        }
+                    } else {
+                        replica_inferred()
+                    }
+                }
+                Some(Belief::Lost { primary, at }) => {
+                    if *primary == i || restarted {
+                        replica_inferred()
+                    } else {
+                        JudgedRole {
+                            role: None,
+                            source: None,
+                            note: Some(RoleNote::PrimaryReplaced {
+                                primary: name(*primary),
+                                at: Some(*at),
+                            }),
+                        }
+                    }
+                }
+            }
+        })
+        .collect();
+
+    // Where nothing newer speaks for a shard, two nodes whose status.role
+    // says primary leave its primary unknown.
+    let mut claims: BTreeMap<Option<u32>, Vec<usize>> = BTreeMap::new();
+    for (i, m) in ctx.members.iter().enumerate() {
+        let by_status = nodes[i].source == Some(RoleSource::Status);
+        if by_status && nodes[i].role == Some(Role::Primary) && m.shard.is_some() {
+            claims.entry(m.shard).or_default().push(i);
+        }
+    }
+    for claimants in claims.values().filter(|c| c.len() > 1) {
+        for &i in claimants {
+            nodes[i] = JudgedRole {
+                role: None,
+                source: None,
+                note: Some(RoleNote::Claimants {
+                    others: claimants.iter().filter(|&&c| c != i).map(|&c| name(c)).collect(),
+                }),
+            };
+        }
+    }
+
+    // The operator's own reading of the server, where it writes one.
+    let mut annotated_primaries: BTreeMap<Option<u32>, Vec<usize>> = BTreeMap::new();
+    for (i, m) in ctx.members.iter().enumerate() {
+        if let Some(role) = annotated(m.view) {
+            nodes[i] = JudgedRole {
+                role: Some(role),
+                source: Some(RoleSource::Annotation),
+                note: None,
+            };
+            if role == Role::Primary {
+                annotated_primaries.entry(m.shard).or_default().push(i);
+            }
+        }
+    }
+    for claimants in annotated_primaries.values().filter(|c| c.len() > 1) {
+        for &i in claimants {
+            nodes[i].note = Some(RoleNote::Claimants {
+                others: claimants.iter().filter(|&&c| c != i).map(|&c| name(c)).collect(),
+            });
+            nodes[i].role = None;
+            nodes[i].source = None;
+        }
+    }
+
+    // The two nodes of a failover under way are about to swap roles.
+    if let Some(f) = &failover {
+        for (i, m) in ctx.members.iter().enumerate() {
+            let name = m.view.name();
+            if f.from.as_deref() == Some(name) || f.to.as_deref() == Some(name) {
+                nodes[i].note = Some(RoleNote::FailoverUnderWay);
+            }
+        }
+    }
+    Roles { nodes, failover }
+}
+
+fn replica_inferred() -> JudgedRole {
+    JudgedRole {
+        role: Some(Role::Replica),
+        source: Some(RoleSource::Inferred),
+        note: None,
+    }
+}
+
+fn status_role(view: &NodeView<'_>) -> JudgedRole {
+    let role = view.status_role();
+    JudgedRole {
+        role,
+        source: role.map(|_| RoleSource::Status),
+        note: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_in_notes() {
+        let cases: &[(&str, &[&str])] = &[
+            ("Created primary 127.0.1.6 with slots 0-5461", &["127.0.1.6"]),
+            (
+                "Initiated failover from 127.0.1.2 to 127.0.1.1 in shard ccd56d4e",
+                &["127.0.1.2", "127.0.1.1"],
+            ),
+            (
+                "Failover completed: 127.0.1.1 is now primary in shard ccd5",
+                &["127.0.1.1"],
+            ),
+            ("Created primary 10.0.0.7:6379 with slots 0-1", &["10.0.0.7"]),
+            ("from [fd00::1]:6379 to fd00::2.", &["fd00::1", "fd00::2"]),
+            ("Failover of shard 5e1f from 127.0.1.2 timed out", &["127.0.1.2"]),
+            ("no address here 1.2.3", &[]),
+        ];
+        for (note, want) in cases {
+            assert_eq!(addresses(note), *want, "{note}");
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! A silent operator (PLUGIN.md, "A silent operator"): the node in flight
+//! whose pod has been Ready on its new revision (its workload rolled out)
+//! for longer than [`OPERATOR_GRACE`] while its status has not followed,
+//! or whose new spec has not been observed for as long since it was
+//! advanced. In the recordings the operator follows within a second; when
+//! it is killed, crash-looping or evicted, nothing follows and nothing
+//! says so.
+
+use super::clock::Clock;
+use super::judge::Judged;
+use super::text::{secs, since};
+use crate::report::{NodeState, OperatorSilence, SilentAfter};
+use jiff::SignedDuration;
+
+/// How long the operator may take to act on a node in flight before its
+/// silence is named.
+pub const OPERATOR_GRACE: SignedDuration = SignedDuration::from_secs(30);
+
+/// The first node, in walk order, on which the operator has been silent
+/// for over [`OPERATOR_GRACE`].
+pub(crate) fn silence(nodes: &[Judged<'_>], clock: &Clock) -> Option<OperatorSilence> {
+    nodes.iter().filter(|j| j.cluster_owned).find_map(|j| {
+        let v = &j.view;
+        let (at, after) = if j.holder && !v.generation_observed() {
+            (j.grant.at?, SilentAfter::Advanced)
+        } else if j.state == NodeState::Blocking
+            && v.not_ready_since_advance()
+            && v.pod_ready() == Some(true)
+            && v.rolled_out() == Some(true)
+        {
+            (v.pod_ready_since()?, SilentAfter::PodReady)
+        } else {
+            return None;
+        };
+        clock.over(at, OPERATOR_GRACE).then(|| OperatorSilence {
+            quiet_for_seconds: secs(since(clock.now(), at)),
+            node: j.name().to_string(),
+            after,
+            lease: None,
+        })
+    })
+}
