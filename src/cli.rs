@@ -124,6 +124,14 @@ pub struct ExplainArgs {
     /// A ValkeyNode's name, else a ValkeyCluster's
     #[arg(value_name = "NAME")]
     pub name: String,
+    /// Where the valkey-operator runs: when it looks silent, explain reads
+    /// its leader-election Lease there
+    #[arg(
+        long,
+        value_name = "NAMESPACE",
+        default_value = "valkey-operator-system"
+    )]
+    pub operator_namespace: String,
 }
 
 /// Flags every steering command takes.

@@ -43,6 +43,12 @@ impl Report {
             if let Some(o) = &mut c.operator {
                 o.quiet_for_seconds = 0;
             }
+            if let Some(f) = &mut c.failover {
+                f.for_seconds = 0;
+            }
+            for r in &mut c.risks {
+                r.for_seconds = r.for_seconds.map(|_| 0);
+            }
             for n in &mut c.nodes {
                 n.held_for_seconds = n.held_for_seconds.map(|_| 0);
                 n.waiting_for_seconds = n.waiting_for_seconds.map(|_| 0);
@@ -397,6 +403,10 @@ pub struct FailoverUnderWay {
     pub since: Option<Timestamp>,
     /// How it is known.
     pub source: FailoverSource,
+    /// How long it has been under way (for the headline; the document
+    /// has `since`).
+    #[serde(skip)]
+    pub for_seconds: u64,
 }
 
 /// How a failover under way is known.
@@ -446,6 +456,9 @@ pub struct Risk {
     pub primary: Option<String>,
     /// Since when, where known.
     pub since: Option<Timestamp>,
+    /// For how long, where known (for the headline).
+    #[serde(skip)]
+    pub for_seconds: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -533,6 +533,25 @@ pub enum PreviousLog {
     Failed(String),
 }
 
+/// What reading the operator's leader-election Lease gave (`explain`, when
+/// the operator looks silent). Read data only; `render::explain` words it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeaseRead {
+    Read(crate::report::OperatorLease),
+    /// `get` on leases in that namespace is forbidden (403).
+    Forbidden {
+        namespace: String,
+    },
+    /// No such Lease there: the operator runs elsewhere, or without
+    /// leader election.
+    NotFound {
+        namespace: String,
+    },
+    /// A snapshot file holds no Lease.
+    Offline,
+    Failed(String),
+}
+
 #[cfg(test)]
 mod time_tests {
     use super::*;

@@ -24,7 +24,11 @@ pub(crate) fn parse(message: &str) -> Deferred {
     let mut primary = None;
     while let Some(w) = words.next() {
         match w {
-            "shard" => shard = words.next().and_then(|n| n.trim_end_matches(':').parse().ok()),
+            "shard" => {
+                shard = words
+                    .next()
+                    .and_then(|n| n.trim_end_matches(':').parse().ok())
+            }
             "primary" => primary = words.next().map(|n| n.trim_end_matches(':').to_string()),
             _ => {}
         }
@@ -88,7 +92,12 @@ mod tests {
             ),
             ("deferred: waiting", None, None, "waiting"),
             ("something else", None, None, "something else"),
-            ("Roll of shard x primary", None, None, "Roll of shard x primary"),
+            (
+                "Roll of shard x primary",
+                None,
+                None,
+                "Roll of shard x primary",
+            ),
         ];
         for (message, shard, primary, cause) in cases {
             let d = parse(message);

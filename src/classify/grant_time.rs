@@ -156,7 +156,7 @@ fn event(
         .filter(|e| events::reason(e) == reason)
         .filter(|e| !hash_checked || hash_in(events::note(e)).is_none_or(|h| h == permit))
         .filter_map(events::time)
-        .filter(|t| applied.is_none_or(|a| *t <= a + slack))
+        .filter(|t| applied.is_none_or(|a| t.duration_since(a) <= slack))
         .max()
         .ok_or_else(|| Unavailable::NoEvent {
             reason: reason.to_string(),

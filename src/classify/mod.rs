@@ -47,8 +47,8 @@ mod walk;
 mod tests;
 
 pub use evidence::RESTART_LOOP_MIN;
-pub use silence::OPERATOR_GRACE;
 pub use node::{NodePod, PodFacts};
+pub use silence::OPERATOR_GRACE;
 pub use timeline::{cluster_timeline, timeline};
 
 use crate::report::{
@@ -164,7 +164,9 @@ fn classify_cluster(
         spec_edited_at: cluster.and_then(roll::spec_edited_at),
     };
     let views: Vec<NodeView<'_>> = nodes.iter().map(|n| NodeView::new(index, n)).collect();
-    let roles = judge_roles(index, namespace, name, cluster, &views, protocol, side, clock);
+    let roles = judge_roles(
+        index, namespace, name, cluster, &views, protocol, side, clock,
+    );
     let places = walk::place(nodes, name, &roles.nodes);
     // Judged first, ordered after: the walk order depends on whether any
     // node asks, holds or is behind.
@@ -299,7 +301,7 @@ fn classify_cluster(
         eta_basis: estimate.map(|e| e.basis),
         failover: roles.failover,
         operator: silence,
-        risks: risk::risks(&judged),
+        risks: risk::risks(&judged, now),
         pending_scale: scale::pending(cluster, &judged),
         state: status.and_then(|s| s.state.clone()),
         state_reason: status.and_then(|s| s.reason.clone()),

@@ -160,7 +160,11 @@ impl<'a> NodeView<'a> {
 
     /// The address of the node's server: `status.podIP`, else its pod's IP.
     pub fn pod_ip(&self) -> Option<&'a str> {
-        let from_node = self.node.status.as_ref().and_then(|s| non_empty(s.pod_ip.as_deref()));
+        let from_node = self
+            .node
+            .status
+            .as_ref()
+            .and_then(|s| non_empty(s.pod_ip.as_deref()));
         from_node.or_else(|| non_empty(self.pod?.status.as_ref()?.pod_ip.as_deref()))
     }
 

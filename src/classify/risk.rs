@@ -6,6 +6,7 @@
 //! loses writes. The verdict does not change for it.
 
 use super::judge::Judged;
+use super::text::secs;
 use crate::report::{Risk, RiskKind, Role};
 use jiff::Timestamp;
 use std::collections::BTreeMap;
@@ -37,7 +38,7 @@ fn ready(j: &Judged<'_>) -> bool {
 
 /// The shards whose one judged primary has other nodes, none of them
 /// Ready, in shard order.
-pub(crate) fn risks(nodes: &[Judged<'_>]) -> Vec<Risk> {
+pub(crate) fn risks(nodes: &[Judged<'_>], now: Timestamp) -> Vec<Risk> {
     let mut shards: BTreeMap<u32, Vec<&Judged<'_>>> = BTreeMap::new();
     for j in nodes.iter().filter(|j| j.cluster_owned) {
         if let Some(s) = j.place.shard {
@@ -60,11 +61,13 @@ pub(crate) fn risks(nodes: &[Judged<'_>]) -> Vec<Risk> {
         if replicas.is_empty() || replicas.iter().any(|j| ready(j)) {
             continue;
         }
+        let since = replicas.iter().filter_map(|j| down_since(j)).max();
         out.push(Risk {
             kind: RiskKind::NoReadyReplica,
             shard,
             primary: Some(primary.name().to_string()),
-            since: replicas.iter().filter_map(|j| down_since(j)).max(),
+            since,
+            for_seconds: since.map(|t| secs(super::text::since(now, t))),
         });
     }
     out

@@ -29,6 +29,7 @@
 use super::clock::Clock;
 use super::events;
 use super::node::NodeView;
+use super::text::secs;
 use crate::report::{FailoverSource, FailoverUnderWay, Role, RoleNote, RoleSource};
 use crate::snapshot::keys;
 use jiff::{SignedDuration, Timestamp};
@@ -134,7 +135,10 @@ enum Belief {
         walk: bool,
     },
     /// One of these was promoted; the events do not say which.
-    OneOf { candidates: Vec<usize>, at: Timestamp },
+    OneOf {
+        candidates: Vec<usize>,
+        at: Timestamp,
+    },
     /// The primary's pod was replaced with no failover recorded.
     Lost { primary: usize, at: Timestamp },
 }
@@ -227,7 +231,7 @@ impl Ctx<'_, '_, '_> {
     }
 
     /// Every fact the objects hold, oldest first.
-    fn facts(&self, now: Timestamp) -> Vec<(Timestamp, Fact)> {
+    fn facts(&self) -> Vec<(Timestamp, Fact)> {
         let mut facts = Vec::new();
         // PrimaryCreated: the note names one address; every shard's node
         // index 0 gets the slots when the cluster is created. A repeat
@@ -305,14 +309,17 @@ impl Ctx<'_, '_, '_> {
             let applied = of(keys::EVENT_APPLIED);
             for t in of(keys::EVENT_NODE_UPDATED) {
                 let followed = applied.iter().any(|a| {
-                    *a >= t - SignedDuration::from_secs(2) && a.duration_since(t) <= APPLIED_WITHIN
+                    let after = a.duration_since(t);
+                    after >= -SignedDuration::from_secs(2) && after <= APPLIED_WITHIN
                 });
                 if followed {
                     advances.push((t, i));
                 }
             }
+            // Its time is not known; it is the newest thing said of it.
+            // (Not `now`: what the objects say must not move with the clock.)
             if !m.view.generation_observed() {
-                advances.push((now, i));
+                advances.push((crate::snapshot::LATEST, i));
             }
             if let Some(created) = m
                 .view
@@ -338,9 +345,7 @@ impl Ctx<'_, '_, '_> {
                     let Some(ip) = addresses(events::note(e)).into_iter().next() else {
                         continue;
                     };
-                    let Some(node) = self
-                        .node_at(&ip)
-                        .or_else(|| self.promoted_by_pairing(&ip))
+                    let Some(node) = self.node_at(&ip).or_else(|| self.promoted_by_pairing(&ip))
                     else {
                         continue;
                     };
@@ -374,8 +379,7 @@ impl Ctx<'_, '_, '_> {
                 }
             }
         }
-        facts.retain(|(t, _)| *t <= now);
-        facts.sort_by(|a, b| (a.0, a.1.rank()).cmp(&(b.0, b.1.rank())));
+        facts.sort_by_key(|(t, fact)| (*t, fact.rank()));
         facts
     }
 }
@@ -388,7 +392,14 @@ struct Replay {
     restarted: Vec<bool>,
 }
 
-fn failed_over(ctx: &Ctx<'_, '_, '_>, shard: u32, from: Option<usize>, at: Timestamp, walk: bool, r: &mut Replay) {
+fn failed_over(
+    ctx: &Ctx<'_, '_, '_>,
+    shard: u32,
+    from: Option<usize>,
+    at: Timestamp,
+    walk: bool,
+    r: &mut Replay,
+) {
     let from = from.or(match r.beliefs.get(&shard) {
         Some(Belief::Primary { node, .. }) => Some(*node),
         _ => None,
@@ -438,7 +449,9 @@ fn replay(ctx: &Ctx<'_, '_, '_>, facts: Vec<(Timestamp, Fact)>) -> Replay {
                     },
                 );
             }
-            Fact::FailedOver { shard, from, walk } => failed_over(ctx, shard, from, at, walk, &mut r),
+            Fact::FailedOver { shard, from, walk } => {
+                failed_over(ctx, shard, from, at, walk, &mut r)
+            }
             Fact::Advanced { node } => {
                 let Some(shard) = ctx.shard_of(node) else {
                     continue;
@@ -496,19 +509,18 @@ fn annotated(view: &NodeView<'_>) -> Option<Role> {
 /// (FailoverCompleted, -Failed, -Timeout) and within
 /// [`FAILOVER_WINDOW`]. A first occurrence names its shard's addresses; a
 /// repeat is in the shard the walk is rolling, failing over its primary.
-fn under_way(
-    ctx: &Ctx<'_, '_, '_>,
-    replay: &Replay,
-    clock: &Clock,
-) -> Option<FailoverUnderWay> {
+fn under_way(ctx: &Ctx<'_, '_, '_>, replay: &Replay, clock: &Clock) -> Option<FailoverUnderWay> {
     let now = clock.now();
     let newest = |reasons: &[&str]| {
         ctx.cluster_events
             .iter()
             .copied()
             .filter(|e| reasons.contains(&events::reason(e)))
-            .flat_map(|e| occurrences(e).into_iter().map(move |(t, first)| (t, first, e)))
-            .filter(|(t, _, _)| *t <= now)
+            .flat_map(|e| {
+                occurrences(e)
+                    .into_iter()
+                    .map(move |(t, first)| (t, first, e))
+            })
             .max_by_key(|(t, _, _)| *t)
     };
     let (since, first, e) = newest(&[keys::EVENT_FAILOVER_INITIATED])?;
@@ -533,6 +545,7 @@ fn under_way(
             to: to.map(name),
             since: Some(since),
             source: FailoverSource::Event,
+            for_seconds: secs(super::text::since(now, since)),
         });
     }
     let shard = ctx.rolling_shard;
@@ -551,12 +564,13 @@ fn under_way(
         to: to.filter(|_| from.is_some()).map(name),
         since: Some(since),
         source: FailoverSource::Series,
+        for_seconds: secs(super::text::since(now, since)),
     })
 }
 
 /// Judges every member's role, and the failover under way.
 pub(crate) fn judge(ctx: &Ctx<'_, '_, '_>, clock: &Clock) -> Roles {
-    let facts = ctx.facts(clock.now());
+    let facts = ctx.facts();
     let replay = replay(ctx, facts);
     let failover = under_way(ctx, &replay, clock);
     let name = |i: usize| ctx.members[i].view.name().to_string();
@@ -639,7 +653,11 @@ pub(crate) fn judge(ctx: &Ctx<'_, '_, '_>, clock: &Clock) -> Roles {
                 role: None,
                 source: None,
                 note: Some(RoleNote::Claimants {
-                    others: claimants.iter().filter(|&&c| c != i).map(|&c| name(c)).collect(),
+                    others: claimants
+                        .iter()
+                        .filter(|&&c| c != i)
+                        .map(|&c| name(c))
+                        .collect(),
                 }),
             };
         }
@@ -662,7 +680,11 @@ pub(crate) fn judge(ctx: &Ctx<'_, '_, '_>, clock: &Clock) -> Roles {
     for claimants in annotated_primaries.values().filter(|c| c.len() > 1) {
         for &i in claimants {
             nodes[i].note = Some(RoleNote::Claimants {
-                others: claimants.iter().filter(|&&c| c != i).map(|&c| name(c)).collect(),
+                others: claimants
+                    .iter()
+                    .filter(|&&c| c != i)
+                    .map(|&c| name(c))
+                    .collect(),
             });
             nodes[i].role = None;
             nodes[i].source = None;
@@ -705,7 +727,10 @@ mod tests {
     #[test]
     fn addresses_in_notes() {
         let cases: &[(&str, &[&str])] = &[
-            ("Created primary 127.0.1.6 with slots 0-5461", &["127.0.1.6"]),
+            (
+                "Created primary 127.0.1.6 with slots 0-5461",
+                &["127.0.1.6"],
+            ),
             (
                 "Initiated failover from 127.0.1.2 to 127.0.1.1 in shard ccd56d4e",
                 &["127.0.1.2", "127.0.1.1"],
@@ -714,9 +739,15 @@ mod tests {
                 "Failover completed: 127.0.1.1 is now primary in shard ccd5",
                 &["127.0.1.1"],
             ),
-            ("Created primary 10.0.0.7:6379 with slots 0-1", &["10.0.0.7"]),
+            (
+                "Created primary 10.0.0.7:6379 with slots 0-1",
+                &["10.0.0.7"],
+            ),
             ("from [fd00::1]:6379 to fd00::2.", &["fd00::1", "fd00::2"]),
-            ("Failover of shard 5e1f from 127.0.1.2 timed out", &["127.0.1.2"]),
+            (
+                "Failover of shard 5e1f from 127.0.1.2 timed out",
+                &["127.0.1.2"],
+            ),
             ("no address here 1.2.3", &[]),
         ];
         for (note, want) in cases {

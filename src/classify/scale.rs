@@ -10,7 +10,9 @@ use crate::snapshot::ValkeyCluster;
 /// spec does not say how many shards (or says something no operator
 /// accepts).
 fn wanted(cluster: &ValkeyCluster) -> Option<usize> {
-    let shards = usize::try_from(cluster.spec.shards?).ok().filter(|s| *s > 0)?;
+    let shards = usize::try_from(cluster.spec.shards?)
+        .ok()
+        .filter(|s| *s > 0)?;
     let replicas = usize::try_from(cluster.spec.replicas.unwrap_or(0)).ok()?;
     shards.checked_mul(replicas.checked_add(1)?)
 }
@@ -24,7 +26,10 @@ pub(crate) fn rolling(nodes: &[Judged<'_>]) -> bool {
 
 /// A scale that waits: the spec asks for more nodes than exist while a
 /// roll is in flight. None otherwise.
-pub(crate) fn pending(cluster: Option<&ValkeyCluster>, nodes: &[Judged<'_>]) -> Option<PendingScale> {
+pub(crate) fn pending(
+    cluster: Option<&ValkeyCluster>,
+    nodes: &[Judged<'_>],
+) -> Option<PendingScale> {
     let c = cluster?;
     let have = nodes.iter().filter(|j| j.cluster_owned).count();
     let want = wanted(c)?;

@@ -19,8 +19,8 @@ use crate::error::{Error, Outcome, Result};
 use crate::render::explain::{ClusterExplanation, NodeExplanation, explain_cluster, explain_node};
 use crate::render::json::{to_json, to_yaml};
 use crate::report::{ClusterReport, NodeReport, Report};
-use crate::snapshot::{PreviousLog, Snapshot};
-use crate::source::{self, Live, live, logs};
+use crate::snapshot::{LeaseRead, PreviousLog, Snapshot};
+use crate::source::{self, Live, live, logs, operator};
 use serde::Serialize;
 
 pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
@@ -74,6 +74,16 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
             })
         }
         Found::Cluster(cluster) => {
+            // A silent operator: who leads it, by its Lease, where it can be read.
+            let lease = match &cluster.operator {
+                Some(_) => Some(operator_lease(loaded.live.as_ref(), args).await),
+                None => None,
+            };
+            let mut with_lease = cluster.clone();
+            if let (Some(o), Some(LeaseRead::Read(l))) = (&mut with_lease.operator, &lease) {
+                o.lease = Some(l.clone());
+            }
+            let cluster = &with_lease;
             let mut stderr = String::new();
             if let Some(live) = &loaded.live {
                 // The pods' own events, as a snapshot file (and a bundle) has them.
@@ -109,6 +119,7 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                         now,
                         ctx.color,
                         speaker.zip(words.as_ref()),
+                        lease.as_ref(),
                     )
                 }
             };
@@ -164,6 +175,15 @@ async fn last_words(
         Some(live) => {
             logs::previous_log(&live.client, &cluster.namespace, pod, &container.name).await
         }
+    }
+}
+
+/// The operator's leader-election Lease: read live, else
+/// [`LeaseRead::Offline`].
+async fn operator_lease(live: Option<&Live>, args: &ExplainArgs) -> LeaseRead {
+    match live {
+        Some(live) => operator::lease(&live.client, &args.operator_namespace).await,
+        None => LeaseRead::Offline,
     }
 }
 

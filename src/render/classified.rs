@@ -152,6 +152,7 @@ fn explain_whole(c: &ClusterBuilder) -> String {
         t(0),
         false,
         None,
+        None,
     )
 }
 

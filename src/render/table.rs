@@ -123,7 +123,11 @@ fn held(node: &NodeReport, p2: bool) -> String {
 /// The second headline line: who waits, progress, protocol, threshold and
 /// the ValkeyCluster's own word.
 fn costs(cluster: &ClusterReport) -> Vec<String> {
-    let mut parts = Vec::new();
+    // What is under way right now comes first: a failover, a shard at risk.
+    let mut parts: Vec<String> = crate::render::words::asides(cluster)
+        .iter()
+        .map(|a| clean(a))
+        .collect();
     let behind = match cluster.holders.len() {
         0 => None,
         1 => Some("it"),

@@ -145,7 +145,8 @@ pub fn first_matching_verdict(
         .nodes
         .iter()
         .any(|n| matches!(n.state, NodeState::Waiting | NodeState::Blocking));
-    let unfinished = waiting_or_blocking || cluster_not_ready(snapshot, c);
+    let unfinished =
+        waiting_or_blocking || cluster_not_ready(snapshot, c) || being_created(snapshot, c);
     let quiet = c.quiet_for_seconds.unwrap_or(0);
     let blocking = c.nodes.iter().any(|n| n.state == NodeState::Blocking);
 
@@ -173,6 +174,29 @@ pub fn first_matching_verdict(
     }
     debug_assert!(!blocking, "a Blocking node makes the roll unfinished");
     Verdict::Converged
+}
+
+/// PLUGIN.md, Creation: the ValkeyCluster is not Ready for its generation
+/// (a Ready condition missing counts) and has fewer cluster-owned nodes
+/// than its spec asks for, shards × (1 + replicas).
+fn being_created(snapshot: &Snapshot, c: &ClusterReport) -> bool {
+    let Some(vc) = snapshot
+        .clusters
+        .iter()
+        .find(|vc| vc.namespace() == c.namespace && vc.name() == c.name)
+    else {
+        return false;
+    };
+    let ready_now = condition(vc.conditions(), "Ready").is_some_and(|r| {
+        r.is_true()
+            && r.observed_generation
+                .is_none_or(|o| Some(o) == vc.metadata.generation)
+    });
+    let (Some(shards), replicas) = (vc.spec.shards, vc.spec.replicas.unwrap_or(0)) else {
+        return false;
+    };
+    let want = shards.max(0) * (1 + replicas.max(0));
+    !ready_now && (c.total as i64) < want
 }
 
 /// The ValkeyCluster has a Ready condition that is not True for its

@@ -4,7 +4,7 @@
 use crate::render::words;
 use crate::report::{ClusterReport, NodeState, Protocol, Verdict};
 use crate::shell::CommandLine;
-use crate::snapshot::ValkeyCluster;
+use crate::snapshot::{LeaseRead, ValkeyCluster};
 use crate::units::{human, human_or};
 
 /// `kubectl valkey-roll VERB`, to which each value is added quoted for
@@ -104,6 +104,17 @@ pub(super) fn cluster_reasoning(
                 .into(),
         ),
     }
+    // What is under way beside the verdict.
+    if let crate::report::ClusterReason::OperatorSilent { silence, .. } = &cluster.reason {
+        out.push(format!(
+            "{}. The verdict is what the objects say, but nobody may be acting on them: \
+             check that the valkey-operator runs (its pod, its logs, its Lease).",
+            upper_first(&silence.to_string())
+        ));
+    }
+    for aside in words::asides(cluster) {
+        out.push(format!("{}.", upper_first(&aside)));
+    }
     out.push(walk_order(cluster));
     if !cluster.cluster_found {
         out.push(
@@ -115,9 +126,47 @@ pub(super) fn cluster_reasoning(
     out
 }
 
+/// `The …`: a sentence's first letter up.
+fn upper_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The operator's Lease in one line: who leads and when it last renewed,
+/// or why it was not read.
+pub(super) fn lease_line(lease: &LeaseRead, now: jiff::Timestamp) -> String {
+    let name = crate::source::operator::LEASE_NAME;
+    match lease {
+        LeaseRead::Read(l) => format!(
+            "The operator's leader-election Lease {}/{name}: held by {}, last renewed {}.",
+            l.namespace,
+            l.holder.as_deref().unwrap_or("nobody"),
+            l.renewed_at.map_or_else(
+                || "never".to_string(),
+                |t| format!("{} ago", crate::units::age(t, now))
+            )
+        ),
+        LeaseRead::Forbidden { namespace } => format!(
+            "The operator's Lease {namespace}/{name} could not be read: get on leases in \
+             {namespace} is forbidden (optional; see the README's Role)."
+        ),
+        LeaseRead::NotFound { namespace } => format!(
+            "No Lease {namespace}/{name}: the operator runs in another namespace \
+             (--operator-namespace), or without leader election."
+        ),
+        LeaseRead::Offline => {
+            "The operator's Lease is not in a snapshot file; read live to see who leads it.".into()
+        }
+        LeaseRead::Failed(why) => format!("The operator's Lease could not be read: {why}."),
+    }
+}
+
 /// How the controller orders the walk, and which node was taken as each
 /// shard's primary where that decides it. The plugin cannot read the live
-/// Valkey topology the controller reads; `status.role` stands in for it.
+/// Valkey topology the controller reads; the judged roles stand in for it.
 fn walk_order(cluster: &ClusterReport) -> String {
     if !cluster.walk_by_primary {
         return "No node asks, holds or is behind, so the controller reads no topology: it \
@@ -140,8 +189,8 @@ fn walk_order(cluster: &ClusterReport) -> String {
                     p.name
                 ),
                 None => format!(
-                    "shard {shard}: no primary known (no single ready node with status.role \
-                     primary), so node index descending"
+                    "shard {shard}: no primary known (no single ready node judged primary), \
+                     so node index descending"
                 ),
             }
         })
@@ -149,8 +198,9 @@ fn walk_order(cluster: &ClusterReport) -> String {
     format!(
         "Some node asks, holds or is behind, so the controller walks each shard's other \
          nodes by node index ascending and its primary last ({}). The primary is the one \
-         ready node whose status.role is primary; status.role can lag a failover by up to a \
-         minute, and a freshly restarted empty replica can read primary.",
+         ready node judged primary: from the operator's events (slots given, failovers \
+         completed), the walk and replaced pods, and status.role only where nothing newer \
+         speaks (it lags failovers and reads primary for a freshly restarted replica).",
         per_shard.join("; ")
     )
 }

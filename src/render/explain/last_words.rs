@@ -173,6 +173,7 @@ mod tests {
             sample::now(),
             false,
             Some((stuck(&cluster), &log_lines())),
+            None,
         );
         insta::assert_snapshot!(out);
     }

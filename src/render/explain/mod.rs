@@ -9,7 +9,7 @@
 use super::style::{clean, clean_or_dash, paint, reason_cell, state_tone, strong};
 use super::table::{borderless, headline, state_cell};
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Verdict};
-use crate::snapshot::{Condition, PreviousLog, ValkeyCluster, ValkeyNode};
+use crate::snapshot::{Condition, LeaseRead, PreviousLog, ValkeyCluster, ValkeyNode};
 use crate::units::{age, timestamp};
 use comfy_table::Cell;
 use jiff::Timestamp;
@@ -153,6 +153,7 @@ pub fn explain_cluster(
     now: Timestamp,
     color: bool,
     last_words: Option<(&NodeReport, &PreviousLog)>,
+    lease: Option<&LeaseRead>,
 ) -> String {
     let mut out = String::from("ValkeyCluster ");
     out.push_str(&headline(cluster, color));
@@ -165,6 +166,9 @@ pub fn explain_cluster(
     section(&mut out, why, color);
     for paragraph in cluster_reasoning(cluster, object) {
         let _ = writeln!(out, "  {}", clean(&paragraph));
+    }
+    if let Some(lease) = lease {
+        let _ = writeln!(out, "  {}", clean(&cluster::lease_line(lease, now)));
     }
     if let Some((node, log)) = last_words {
         let words = last_words::last_words(&cluster.namespace, node, log, now);
@@ -385,6 +389,7 @@ mod tests {
             sample::now(),
             false,
             None,
+            None,
         );
         insta::assert_snapshot!(out);
     }
@@ -572,7 +577,7 @@ mod tests {
             generation: 4,
             observed: 3,
         }];
-        let out = explain_cluster(&cluster, None, &[], sample::now(), false, None);
+        let out = explain_cluster(&cluster, None, &[], sample::now(), false, None, None);
         for want in [
             "Why the queue is not moving",
             "The walk's front, sessions-0-1, is Blocking",
@@ -587,7 +592,7 @@ mod tests {
         cluster.nodes[0].state = NodeState::Converged;
         cluster.state = Some("Reconciling".into());
         cluster.state_reason = Some("UpdatingNodes".into());
-        let out = explain_cluster(&cluster, None, &[], sample::now(), false, None);
+        let out = explain_cluster(&cluster, None, &[], sample::now(), false, None, None);
         assert!(
             out.contains("reports that it is not done (state Reconciling/UpdatingNodes)"),
             "{out}"
@@ -601,7 +606,7 @@ mod tests {
         let timeline = sample::stuck_timeline();
         let plain = explain_node(&cluster, stuck, None, &timeline, sample::now(), false, None);
         assert!(!plain.contains('\u{1b}'));
-        let plain = explain_cluster(&cluster, None, &timeline, sample::now(), false, None);
+        let plain = explain_cluster(&cluster, None, &timeline, sample::now(), false, None, None);
         assert!(!plain.contains('\u{1b}'));
         let coloured = explain_node(&cluster, stuck, None, &timeline, sample::now(), true, None);
         assert!(coloured.contains('\u{1b}'));

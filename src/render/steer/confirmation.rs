@@ -70,8 +70,9 @@ fn overridden(o: &Overridden) -> String {
             "{} keeps its permit, so two nodes may roll at once",
             holder(h)
         ),
-        Overridden::Primary { node } => format!(
-            "{node} is its shard's primary, and the controller's proactive failover does not run for a permit given by hand"
+        Overridden::Primary { node, unsure } => format!(
+            "{}, and the controller's proactive failover does not run for a permit given by hand",
+            super::is_primary(node, unsure.as_ref())
         ),
         Overridden::NotFront { node, front } => {
             format!("{node} is not the walk's front ({front} is)")

@@ -225,6 +225,15 @@ pub fn text(s: &Steered, color: bool) -> String {
     out
 }
 
+/// `cache-0-0 is its shard's primary`, or, when its judged role is unsure,
+/// `cache-0-0 may be its shard's primary (its role is unsure: why)`.
+fn is_primary(node: &str, unsure: Option<&crate::report::RoleNote>) -> String {
+    match unsure {
+        None => format!("{node} is its shard's primary"),
+        Some(why) => format!("{node} may be its shard's primary (its role is unsure: {why})"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

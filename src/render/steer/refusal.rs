@@ -36,8 +36,9 @@ pub fn refusal(r: &Refusal) -> String {
         Refusal::Standalone { node } => format!(
             "{node} is not owned by a ValkeyCluster (standalone): it ignores permits and applies template changes at once"
         ),
-        Refusal::Primary { node } => format!(
-            "{node} is its shard's primary: the controller's proactive failover does not run for a permit given by hand, so its clients lose the primary while it rolls; add --allow-primary to grant it anyway"
+        Refusal::Primary { node, unsure } => format!(
+            "{}: the controller's proactive failover does not run for a permit given by hand, so its clients lose the primary while it rolls; add --allow-primary to grant it anyway",
+            super::is_primary(node, unsure.as_ref())
         ),
         Refusal::NotFront { node, front } => {
             let mut s = format!("{node} is not the walk's front");

@@ -22,8 +22,9 @@ pub fn warning(w: &Warning) -> String {
             }
             s
         }
-        Warning::Primary { node } => format!(
-            "{node} is its shard's primary: the controller's proactive failover does not run for a permit given by hand; fail over first if you can"
+        Warning::Primary { node, unsure } => format!(
+            "{}: the controller's proactive failover does not run for a permit given by hand; fail over first if you can",
+            super::is_primary(node, unsure.as_ref())
         ),
         Warning::OtherHolder {
             holder: h,

@@ -3,8 +3,8 @@
 use super::evidence::joined;
 use super::{Phrase, Short, and_waiting, nodes};
 use crate::report::{
-    ClusterReason, Creating, Deferred, Failover, Hold, NotDone, Protocol, SilentAfter, Silence,
-    Stale, Unfinished, WaitingFor,
+    ClusterReason, Creating, Deferred, Failover, FailoverUnderWay, Hold, NotDone, PendingScale,
+    Protocol, Risk, RiskKind, Silence, SilentAfter, Stale, Unfinished, WaitingFor,
 };
 use crate::units::{human, human_or, short_hash};
 use std::fmt;
@@ -114,6 +114,59 @@ impl fmt::Display for Failover {
     }
 }
 
+/// `failing over shard 1: cache-1-1 -> cache-1-0, 2s`.
+impl fmt::Display for FailoverUnderWay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("failing over ")?;
+        match self.shard {
+            Some(s) => write!(f, "shard {s}")?,
+            None => f.write_str("a shard")?,
+        }
+        let node = |n: &Option<String>| n.clone().unwrap_or_else(|| "?".to_string());
+        if self.from.is_some() || self.to.is_some() {
+            write!(f, ": {} -> {}", node(&self.from), node(&self.to))?;
+        }
+        write!(f, ", {}", human(self.for_seconds))
+    }
+}
+
+/// `shard 1 has no Ready replica (cache-1-1 is its primary), 12s`.
+impl fmt::Display for Risk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            RiskKind::NoReadyReplica => write!(f, "shard {} has no Ready replica", self.shard)?,
+        }
+        if let Some(p) = &self.primary {
+            write!(f, " ({p} is its primary)")?;
+        }
+        match self.for_seconds {
+            Some(s) => write!(f, ", {}", human(s)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `scale-out to 4 shards waits for the roll`.
+impl fmt::Display for PendingScale {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut what = Vec::new();
+        if let Some(s) = self.shards {
+            what.push(format!("{s} {}", if s == 1 { "shard" } else { "shards" }));
+        }
+        if let Some(r) = self.replicas {
+            what.push(format!(
+                "{r} {} a shard",
+                if r == 1 { "replica" } else { "replicas" }
+            ));
+        }
+        if what.is_empty() {
+            f.write_str("a scale-out waits for the roll")
+        } else {
+            write!(f, "scale-out to {} waits for the roll", what.join(" and "))
+        }
+    }
+}
+
 /// `creating: 2 of 6 nodes`.
 impl fmt::Display for Creating {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -151,6 +204,21 @@ impl fmt::Display for Silence {
             human(self.quiet)
         )
     }
+}
+
+/// What else the person on call should know about the cluster right now,
+/// beyond its verdict: a failover under way, shards at risk, a scale that
+/// waits. The headline's second line and explain say them.
+pub fn asides(c: &crate::report::ClusterReport) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(f) = &c.failover {
+        out.push(f.to_string());
+    }
+    out.extend(c.risks.iter().map(ToString::to_string));
+    if let Some(s) = &c.pending_scale {
+        out.push(s.to_string());
+    }
+    out
 }
 
 impl fmt::Display for Unfinished {

@@ -17,6 +17,7 @@ mod grant;
 mod node;
 mod role;
 
+pub use cluster::asides;
 pub use evidence::{Phrase, Short, joined};
 pub use role::role_cell;
 

@@ -195,7 +195,7 @@ pub(super) fn grant_patch(c: &Ctx<'_>, value: &str, protocol: Protocol) -> NodeP
         patch: Value::Object(body),
         effect: PatchEffect::Grant,
         previous: c.node.permit.clone().filter(|_| c.node.facts.holder),
-        primary: claims_primary_role(c.node),
+        primary: may_be_primary(c.node).is_some(),
     }
 }
 
@@ -217,7 +217,7 @@ pub(super) fn revoke_patch(node: &NodeReport, rv: Option<String>) -> NodePatch {
         patch: json!({ "metadata": metadata(rv, ann) }),
         effect: PatchEffect::Revoke,
         previous: node.permit.clone(),
-        primary: claims_primary_role(node),
+        primary: may_be_primary(node).is_some(),
     }
 }
 
@@ -243,9 +243,15 @@ pub(super) fn event_message(
     m
 }
 
-/// The primary check of grant and force: the node's own `status.role`
-/// (PLUGIN.md), not the shard's one ready primary the walk uses, so a primary
-/// that is not ready, or one of two nodes claiming the role, counts too.
-pub(super) fn claims_primary_role(n: &NodeReport) -> bool {
-    n.role == Some(crate::report::Role::Primary)
+/// The primary check of grant and force, on the node's judged role
+/// (PLUGIN.md, Judged role), not the shard's one ready primary the walk
+/// uses, so a primary that is not ready counts too: `Some(None)` when it is
+/// its shard's primary, `Some(Some(why))` when its role is unsure (it may
+/// be), None when it is not (or nothing says anything of it).
+pub(super) fn may_be_primary(n: &NodeReport) -> Option<Option<crate::report::RoleNote>> {
+    match (n.role, &n.role_note) {
+        (_, Some(note)) => Some(Some(note.clone())),
+        (Some(crate::report::Role::Primary), None) => Some(None),
+        _ => None,
+    }
 }

@@ -8,7 +8,7 @@
 
 use super::patch::PodDelete;
 use super::{Action, Decision};
-use crate::report::{Finding, NodeReport, NodeState, Protocol, Unhealthy};
+use crate::report::{Finding, NodeReport, NodeState, Protocol, RoleNote, Unhealthy};
 
 /// A holder as the planner saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,8 +41,12 @@ pub enum Refusal {
     AskedRevisionUnknown { node: String, protocol: Protocol },
     /// Not cluster-owned: permits do not apply.
     Standalone { node: String },
-    /// The shard's primary, without `--allow-primary`.
-    Primary { node: String },
+    /// The shard's primary (or a node that may be: `unsure` says why its
+    /// role is not settled), without `--allow-primary`.
+    Primary {
+        node: String,
+        unsure: Option<RoleNote>,
+    },
     /// P2: a grant off the walk's front.
     NotFront { node: String, front: Option<String> },
     /// The node already holds exactly what a grant would write.
@@ -150,8 +154,11 @@ pub enum PodMoved {
 pub enum Warning {
     /// P1: the node is not the walk's front.
     NotFront { node: String, front: Option<String> },
-    /// `--allow-primary`, or force on a primary.
-    Primary { node: String },
+    /// `--allow-primary`, or force on a primary (or a node that may be).
+    Primary {
+        node: String,
+        unsure: Option<RoleNote>,
+    },
     /// force: another holder, which keeps its permit (or loses it, with
     /// `--takeover`).
     OtherHolder { holder: HolderInfo, takeover: bool },
@@ -212,8 +219,11 @@ pub enum PodTrouble {
 pub enum Overridden {
     /// Another holder, which loses its permit (`takeover`) or keeps it.
     Holder { holder: HolderInfo, takeover: bool },
-    /// The node is its shard's primary.
-    Primary { node: String },
+    /// The node is its shard's primary (or may be).
+    Primary {
+        node: String,
+        unsure: Option<RoleNote>,
+    },
     /// The node is not the walk's front; `front` is.
     NotFront { node: String, front: String },
 }

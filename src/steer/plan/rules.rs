@@ -3,7 +3,7 @@
 //! confirmation of a plan that goes ahead.
 
 use super::patch::{
-    EventType, claims_primary_role, event_message, grant_patch, node_event, node_rv, revoke_patch,
+    EventType, event_message, grant_patch, may_be_primary, node_event, node_rv, revoke_patch,
 };
 use super::refusal::{Confirmation, HolderInfo, Overridden, PodTrouble, Refusal, Warning};
 use super::undo::undo_of;
@@ -38,8 +38,10 @@ fn other_holders(c: &Ctx<'_>) -> Vec<Refusal> {
 
 /// A grant of the shard's primary needs `--allow-primary`.
 fn primary_without_allow(c: &Ctx<'_>) -> Option<Refusal> {
-    (claims_primary_role(c.node) && !c.request.allow_primary).then(|| Refusal::Primary {
+    let unsure = may_be_primary(c.node)?;
+    (!c.request.allow_primary).then(|| Refusal::Primary {
         node: c.node.name.clone(),
+        unsure,
     })
 }
 
@@ -72,9 +74,10 @@ pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
         return;
     }
     let Ok(value) = value else { return };
-    if claims_primary_role(c.node) {
+    if let Some(unsure) = may_be_primary(c.node) {
         plan.warnings.push(Warning::Primary {
             node: c.node.name.clone(),
+            unsure,
         });
     }
     common_grant_warnings(c, plan, &value, Protocol::P1);
@@ -119,9 +122,10 @@ pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
         return;
     }
     let Ok(value) = value else { return };
-    if claims_primary_role(c.node) {
+    if let Some(unsure) = may_be_primary(c.node) {
         plan.warnings.push(Warning::Primary {
             node: c.node.name.clone(),
+            unsure,
         });
     }
     common_grant_warnings(c, plan, &value, Protocol::P2);
@@ -198,12 +202,14 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
             takeover: c.request.takeover,
         });
     }
-    if claims_primary_role(c.node) {
+    if let Some(unsure) = may_be_primary(c.node) {
         overridden.push(Overridden::Primary {
             node: c.node.name.clone(),
+            unsure: unsure.clone(),
         });
         plan.warnings.push(Warning::Primary {
             node: c.node.name.clone(),
+            unsure,
         });
     }
     if let Some(front) = c.cluster.front.as_deref()

@@ -27,7 +27,8 @@ fn force_names_holders_keeps_them_or_takes_over() {
                 takeover: false
             },
             Warning::Primary {
-                node: "cache-0-0".into()
+                node: "cache-0-0".into(),
+                unsure: None
             },
         ]
     );

@@ -116,6 +116,7 @@ fn grant_values_and_warnings() {
             H,
             vec![Warning::Primary {
                 node: "cache-0-1".into(),
+                unsure: None,
             }],
         ),
         (

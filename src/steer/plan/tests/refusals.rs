@@ -61,6 +61,7 @@ fn refusals() {
             req(Action::Grant, "cache-0-0"),
             vec![Refusal::Primary {
                 node: "cache-0-0".into(),
+                unsure: None,
             }],
         ),
         (
@@ -75,6 +76,7 @@ fn refusals() {
                 },
                 Refusal::Primary {
                     node: "cache-0-0".into(),
+                    unsure: None,
                 },
             ],
         ),
@@ -263,6 +265,7 @@ fn the_primary_check_reads_the_node_role() {
         let p = run(&scene, &request);
         let primary = Refusal::Primary {
             node: "cache-0-0".into(),
+            unsure: None,
         };
         assert_eq!(p.reasons.contains(&primary), refused, "{name}: {p:?}");
         let mut allowed = request.clone();
@@ -271,7 +274,8 @@ fn the_primary_check_reads_the_node_role() {
         assert!(!p.reasons.contains(&primary), "{name}: {:?}", p.reasons);
         assert_eq!(
             p.warnings.contains(&Warning::Primary {
-                node: "cache-0-0".into()
+                node: "cache-0-0".into(),
+                unsure: None
             }),
             refused,
             "{name}: --allow-primary warns: {:?}",
@@ -290,7 +294,8 @@ fn the_primary_check_reads_the_node_role() {
     let p = run(&scene, &f);
     assert!(
         p.warnings.contains(&Warning::Primary {
-            node: "cache-0-0".into()
+            node: "cache-0-0".into(),
+            unsure: None
         }),
         "{:?}",
         p.warnings
@@ -333,6 +338,7 @@ fn refusal_texts_say_what_and_why() {
         (
             Refusal::Primary {
                 node: "cache-0-0".into(),
+                unsure: None,
             },
             "the controller's proactive failover does not run for a permit given by hand",
         ),
