@@ -216,7 +216,8 @@ fn classify_cluster(
         let progress = quiet::newest_progress(index, namespace, name, cluster, &judged);
         let start = quiet::oldest_start(
             cluster,
-            not_done.is_some() || creating.is_some(),
+            not_done.is_some(),
+            creating.is_some(),
             &judged,
             now,
         )

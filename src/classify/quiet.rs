@@ -80,11 +80,13 @@ pub(crate) fn newest_progress(
 
 /// The oldest start among the causes that keep the roll unfinished: each
 /// Waiting or Blocking node's wait start, and the ValkeyCluster's Ready
-/// transition when it says not done for its current generation. A cause
-/// whose start is unknown started now. None: nothing keeps it unfinished.
+/// transition when it says not done for its current generation (a cluster
+/// being created and not yet Ready: its creation). A cause whose start is
+/// unknown started now. None: nothing keeps it unfinished.
 pub(crate) fn oldest_start(
     cluster: Option<&ValkeyCluster>,
     cluster_not_done: bool,
+    creating: bool,
     nodes: &[Judged<'_>],
     now: Timestamp,
 ) -> Option<Timestamp> {
@@ -92,11 +94,14 @@ pub(crate) fn oldest_start(
         .iter()
         .filter(|j| matches!(j.state, NodeState::Waiting | NodeState::Blocking))
         .map(|j| j.waiting_since.unwrap_or(now));
-    let cluster_start = cluster.filter(|_| cluster_not_done).map(|c| {
+    let cluster_start = cluster.filter(|_| cluster_not_done || creating).map(|c| {
+        let created = c.metadata.creation_timestamp.as_ref().map(|t| t.0);
         condition(c.conditions(), keys::COND_READY)
             .filter(|r| r.is_for_generation(c.metadata.generation))
             .and_then(|r| r.last_transition_time.as_ref())
-            .map_or(now, |t| t.0)
+            .map(|t| t.0)
+            .or(created.filter(|_| creating))
+            .unwrap_or(now)
     });
     node_starts.chain(cluster_start).min()
 }

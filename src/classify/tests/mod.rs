@@ -1,13 +1,16 @@
 //! Unit tests of the classifier: tables of scenarios built with
 //! [`crate::fixture`], no server.
 
+mod cluster_facts;
 mod eta;
 mod evidence;
 mod grant;
+mod in_flight;
 mod misc;
 mod p2;
 mod protocol;
 mod replay;
+mod roles;
 mod states;
 mod verdicts;
 mod walk;

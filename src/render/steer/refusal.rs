@@ -234,6 +234,16 @@ mod tests {
         };
         let cases: Vec<(Refusal, &str)> = vec![
             (
+                Refusal::Primary {
+                    node: "cache-0-0".into(),
+                    unsure: Some(crate::report::RoleNote::PromotedOneOf {
+                        candidates: vec!["cache-0-0".into(), "cache-0-2".into()],
+                        at: None,
+                    }),
+                },
+                "cache-0-0 may be its shard's primary (its role is unsure: one of cache-0-0, cache-0-2 was promoted at an unknown time; the events do not say which): the controller's proactive failover does not run for a permit given by hand, so its clients lose the primary while it rolls; add --allow-primary to grant it anyway",
+            ),
+            (
                 Refusal::LeaseHeld {
                     lease: "valkey-roll.cache".into(),
                     holder: None,

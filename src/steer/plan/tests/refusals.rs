@@ -403,3 +403,25 @@ fn unknown_node_is_an_error_with_the_nearest_names() {
         other => panic!("want NotFound, got {other:?}"),
     }
 }
+
+/// A node whose judged role is unsure may be its shard's primary: a grant
+/// is refused as one, and says why the role is unsure.
+#[test]
+fn an_unsure_role_is_refused_as_a_primary_would_be() {
+    use crate::report::RoleNote;
+    let note = RoleNote::PromotedOneOf {
+        candidates: vec!["cache-0-0".into(), "cache-0-2".into()],
+        at: None,
+    };
+    let mut n = waiting("cache-0-0");
+    n.role = None;
+    n.role_note = Some(note.clone());
+    for scene in [Scene::p1(vec![n.clone()]), Scene::p2(vec![n.clone()])] {
+        let p = run(&scene, &req(Action::Grant, "cache-0-0"));
+        let want = Refusal::Primary {
+            node: "cache-0-0".into(),
+            unsure: Some(note.clone()),
+        };
+        assert!(p.reasons.contains(&want), "{:?}", p.reasons);
+    }
+}

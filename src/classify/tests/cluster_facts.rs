@@ -1,0 +1,274 @@
+//! What a cluster shows beside its verdict: a creation not finished, a
+//! silent operator, a shard at risk, a scale that waits, a primary the
+//! operator holds back (PLUGIN.md, "Roles, failovers and a silent
+//! operator"; the RollDeferred strings are the later operator's, written
+//! here by hand: the recordings' operator only logs a deferral).
+
+use super::*;
+use crate::fixture::{event_node_updated, event_roll_deferred, mins, t};
+use crate::report::{
+    ClusterReason, Creating, PendingScale, RiskKind, SilentAfter, Unfinished, WaitingFor,
+};
+use NodeState::*;
+
+const H: &str = "173bd616dd45fcc74514a7a6eeb2e0a3f87cdb998aaec35d40bc4794ab6558f2";
+
+fn p2(name: &str, shard: u32, index: u32) -> NodeBuilder {
+    let n = fixture::node(name)
+        .shard(shard, index)
+        .ready()
+        .pod_ready()
+        .sts_rolled_out()
+        .workload_revision(H);
+    if index == 0 { n.primary() } else { n.replica() }
+}
+
+#[test]
+fn creation_is_unfinished_until_every_node_exists() {
+    // (row, cluster, verdict, creating)
+    let rows: Vec<(&str, ClusterBuilder, Verdict, Option<Creating>)> = vec![
+        (
+            "just created: no status, no node",
+            fixture::cluster(NS, CL).size(3, 1),
+            Verdict::Waiting,
+            Some(Creating { have: 0, want: 6 }),
+        ),
+        (
+            "two of six nodes",
+            fixture::cluster(NS, CL)
+                .size(3, 1)
+                .node(p2("cache-0-0", 0, 0))
+                .node(p2("cache-0-1", 0, 1)),
+            Verdict::Waiting,
+            Some(Creating { have: 2, want: 6 }),
+        ),
+        (
+            "Ready for its generation with fewer nodes: not creating (judged by the nodes)",
+            cluster().size(3, 1).node(p2("cache-0-0", 0, 0)),
+            Verdict::Converged,
+            None,
+        ),
+        (
+            "every node there",
+            fixture::cluster(NS, CL)
+                .size(1, 1)
+                .node(p2("cache-0-0", 0, 0))
+                .node(p2("cache-0-1", 0, 1)),
+            Verdict::Converged,
+            None,
+        ),
+    ];
+    for (row, c, verdict, creating) in rows {
+        let r = judge(&c.snapshot(), t(0));
+        assert_eq!(r.verdict, verdict, "{row}: {}", r.reason);
+        let said = match &r.reason {
+            ClusterReason::Waiting {
+                what: WaitingFor::Creating(c),
+                ..
+            } => Some(*c),
+            _ => None,
+        };
+        assert_eq!(said, creating, "{row}: {}", r.reason);
+    }
+    let r = judge(&fixture::cluster(NS, CL).size(3, 1).snapshot(), t(0));
+    assert_eq!(r.reason.to_string(), "creating: 0 of 6 nodes, quiet for 0s");
+}
+
+#[test]
+fn a_creation_that_stops_is_stalled() {
+    let mut c = fixture::cluster(NS, CL)
+        .size(1, 1)
+        .node(p2("cache-0-0", 0, 0));
+    c.cluster.metadata.creation_timestamp = Some(
+        k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(mins(-30)),
+    );
+    let r = judge(&c.snapshot(), t(0));
+    assert_eq!(r.verdict, Verdict::Stalled, "{}", r.reason);
+    assert!(matches!(
+        &r.reason,
+        ClusterReason::Stalled {
+            what: Unfinished::Creating(Creating { have: 1, want: 2 }),
+            ..
+        }
+    ));
+}
+
+/// The node in flight whose pod is Ready on its new revision and whose
+/// status has not followed, advanced at `advanced`, pod Ready at `ready`.
+fn pod_ready_not_followed(advanced: jiff::Timestamp, ready: jiff::Timestamp) -> ClusterBuilder {
+    let mut c = cluster().node(p2("cache-0-0", 0, 0)).node(
+        p2("cache-0-1", 0, 1)
+            .pod_ready_since(ready)
+            .not_ready(advanced),
+    );
+    c.push_event(event_node_updated(NS, CL, "cache-0-1", advanced));
+    c
+}
+
+#[test]
+fn a_silent_operator_is_named_after_its_grace() {
+    // (row, cluster, now, silent after)
+    let rows: Vec<(
+        &str,
+        ClusterBuilder,
+        jiff::Timestamp,
+        Option<(u64, SilentAfter)>,
+    )> = vec![
+        (
+            "pod Ready 10s ago: the operator follows within a second, still in its grace",
+            pod_ready_not_followed(t(-30), t(-10)),
+            t(0),
+            None,
+        ),
+        (
+            "pod Ready 53s ago and the node status has not followed",
+            pod_ready_not_followed(t(-70), t(-53)),
+            t(0),
+            Some((53, SilentAfter::PodReady)),
+        ),
+        (
+            "advanced 45s ago, its new spec not observed",
+            {
+                let mut c = cluster()
+                    .node(p2("cache-0-0", 0, 0))
+                    .node(p2("cache-0-1", 0, 1).generation(2, 1));
+                c.push_event(event_node_updated(NS, CL, "cache-0-1", t(-45)));
+                c
+            },
+            t(0),
+            Some((45, SilentAfter::Advanced)),
+        ),
+    ];
+    for (row, c, now, want) in rows {
+        let r = judge(&c.snapshot(), now);
+        let got = r.operator.as_ref().map(|o| (o.quiet_for_seconds, o.after));
+        assert_eq!(got, want, "{row}: {}", r.reason);
+        if want.is_some() {
+            assert!(
+                matches!(r.reason, ClusterReason::OperatorSilent { .. }),
+                "{row}: {}",
+                r.reason
+            );
+            assert!(r.reason.to_string().contains("is it running?"), "{row}");
+            assert_eq!(
+                r.eta_seconds, None,
+                "{row}: no estimate with nobody driving"
+            );
+        }
+    }
+    // The verdict stays the nodes' (Blocking front: Waiting).
+    let r = judge(&pod_ready_not_followed(t(-70), t(-53)).snapshot(), t(0));
+    assert_eq!(r.verdict, Verdict::Waiting);
+    assert_eq!(state(&r, "cache-0-1"), Blocking);
+    assert_eq!(
+        r.reason.to_string(),
+        "the controller waits for cache-0-1 to become healthy (node not ready), \
+         quiet for 53s; the operator has not acted on cache-0-1 for 53s since its pod \
+         became Ready: is it running?"
+    );
+}
+
+#[test]
+fn a_shard_whose_primary_has_no_ready_replica_is_at_risk() {
+    let rows: Vec<(&str, NodeBuilder, bool)> = vec![
+        ("its replica ready", p2("cache-0-1", 0, 1), false),
+        (
+            "its replica's pod replaced",
+            p2("cache-0-1", 0, 1).pod_being_deleted().not_ready(t(-3)),
+            true,
+        ),
+        (
+            "its replica starting",
+            p2("cache-0-1", 0, 1)
+                .new_pod()
+                .pod_not_ready(t(-2))
+                .not_ready(t(-5)),
+            true,
+        ),
+    ];
+    for (row, replica, at_risk) in rows {
+        let c = cluster().node(p2("cache-0-0", 0, 0)).node(replica);
+        let r = judge(&c.snapshot(), t(0));
+        assert_eq!(!r.risks.is_empty(), at_risk, "{row}: {:?}", r.risks);
+        if at_risk {
+            assert_eq!(r.risks[0].kind, RiskKind::NoReadyReplica);
+            assert_eq!(r.risks[0].primary.as_deref(), Some("cache-0-0"));
+            assert_eq!(r.risks[0].shard, 0);
+        }
+    }
+}
+
+#[test]
+fn a_scale_asked_for_during_a_roll_waits_for_it() {
+    let holder = p2("cache-0-1", 0, 1).generation(2, 1);
+    let c = cluster()
+        .size(2, 1)
+        .node(p2("cache-0-0", 0, 0))
+        .node(holder);
+    let r = judge(&c.snapshot(), t(0));
+    assert_eq!(
+        r.pending_scale,
+        Some(PendingScale {
+            shards: Some(2),
+            replicas: Some(1)
+        })
+    );
+    assert_eq!(
+        r.pending_scale.as_ref().map(ToString::to_string).as_deref(),
+        Some("scale-out to 2 shards and 1 replica a shard waits for the roll")
+    );
+    // At rest, nothing waits for a roll.
+    let c = cluster()
+        .size(2, 1)
+        .node(p2("cache-0-0", 0, 0))
+        .node(p2("cache-0-1", 0, 1));
+    assert_eq!(judge(&c.snapshot(), t(0)).pending_scale, None);
+}
+
+#[test]
+fn a_primary_held_back_is_the_front_and_its_cause_the_reason() {
+    let behind = |n: NodeBuilder| n.image("valkey/valkey:9.0.0");
+    let nodes = || {
+        cluster()
+            .image("valkey/valkey:9.0.1")
+            .node(behind(p2("cache-0-0", 0, 0)))
+            .node(p2("cache-0-1", 0, 1).image("valkey/valkey:9.0.1"))
+            .node(behind(p2("cache-1-0", 1, 0)))
+    };
+    let by_condition =
+        nodes().roll_deferred(0, "cache-0-0", "primary has no synced replicas", t(-20));
+    let mut by_event = nodes();
+    by_event.push_event(event_roll_deferred(
+        NS,
+        CL,
+        0,
+        "cache-0-0",
+        "primary has no synced replicas",
+        t(-5),
+    ));
+    for (row, c) in [("condition", by_condition), ("event", by_event)] {
+        let r = judge(&c.snapshot(), t(0));
+        assert_eq!(r.verdict, Verdict::Waiting, "{row}");
+        assert_eq!(r.front.as_deref(), Some("cache-0-0"), "{row}");
+        let reason = r.reason.to_string();
+        assert!(
+            reason.starts_with(
+                "the operator holds back shard 0's primary cache-0-0: primary has no synced replicas"
+            ),
+            "{row}: {reason}"
+        );
+    }
+    // Advanced since the event: the deferral is over.
+    let mut over = nodes();
+    over.push_event(event_roll_deferred(
+        NS,
+        CL,
+        0,
+        "cache-0-0",
+        "no synced replica",
+        t(-50),
+    ));
+    over.push_event(event_node_updated(NS, CL, "cache-0-0", t(-20)));
+    let r = judge(&over.snapshot(), t(0));
+    assert!(!r.reason.to_string().contains("holds back"), "{}", r.reason);
+}

@@ -1,0 +1,458 @@
+//! Judged roles and failovers under way (PLUGIN.md, "Roles, failovers and
+//! a silent operator"), on the patterns the recordings with real Valkey
+//! show (../shared/recordings f-j): creation, a replaced replica, the
+//! first failover of a roll (named in its notes), the second (only a
+//! repeat of the first event's series), the third (no event at all), two
+//! replicas a shard, the later operator's annotation, two claimants.
+
+use super::*;
+use crate::fixture::{
+    event_applied, event_failover_completed, event_failover_initiated, event_node_updated,
+    event_primary_created, mins, repeated, t,
+};
+use crate::report::{FailoverSource, Role, RoleNote, RoleSource};
+use k8s_openapi::api::core::v1::Event;
+
+const H: &str = "173bd616dd45fcc74514a7a6eeb2e0a3f87cdb998aaec35d40bc4794ab6558f2";
+const OLD: &str = "valkey/valkey:9.0.0";
+const NEW: &str = "valkey/valkey:9.0.1";
+
+/// The address of node `index` of `shard`: 127.0.1.(10·shard + index + 1).
+fn ip(shard: u32, index: u32) -> String {
+    format!("127.0.1.{}", 10 * shard + index + 1)
+}
+
+/// A node of the cluster at rest, with its address; `status.role` as the
+/// operator left it (`primary` for every node: it wrote it while each
+/// server was an empty master).
+fn member(shard: u32, index: u32) -> NodeBuilder {
+    fixture::node(&format!("cache-{shard}-{index}"))
+        .shard(shard, index)
+        .ready()
+        .pod_ready()
+        .sts_rolled_out()
+        .pod_ip(&ip(shard, index))
+        .workload_revision(H)
+        .image(OLD)
+        .primary()
+}
+
+/// `shards` shards of `1 + replicas` nodes, every pod created two hours
+/// ago, and the creation's PrimaryCreated (naming shard 0's node 0) an
+/// hour ago, plus `events`.
+fn rig(shards: u32, replicas: u32, events: Vec<Event>) -> ClusterBuilder {
+    let mut c = cluster()
+        .size(i64::from(shards), i64::from(replicas))
+        .image(OLD);
+    for s in 0..shards {
+        for i in 0..=replicas {
+            c = c.node(member(s, i).pod_created(mins(-120)));
+        }
+    }
+    c.push_event(event_primary_created(NS, CL, &ip(0, 0), mins(-60)));
+    for e in events {
+        c.push_event(e);
+    }
+    c
+}
+
+/// The operator advanced `node` at `at` for a roll (ValkeyNodeUpdated,
+/// then its WorkloadRollApplied).
+fn advanced(node: &str, at: jiff::Timestamp) -> Vec<Event> {
+    vec![
+        event_node_updated(NS, CL, node, at),
+        event_applied(NS, node, H, at),
+    ]
+}
+
+/// (role, sure) of every node named.
+type Want = &'static [(&'static str, Option<Role>, bool)];
+
+fn roles_are(row: &str, c: &ClusterReport, want: Want) {
+    for (name, role, sure) in want {
+        let n = node(c, name);
+        assert_eq!(
+            (n.role, n.role_note.is_none()),
+            (*role, *sure),
+            "{row}: {name} (source {:?}, note {:?})",
+            n.role_source,
+            n.role_note
+        );
+    }
+}
+
+use Role::{Primary, Replica};
+
+#[test]
+fn roles_table() {
+    let now = t(0);
+    let rows: Vec<(&str, ClusterBuilder, Want)> = vec![
+        (
+            "status alone, one claimant a shard",
+            cluster().node(member(0, 0)).node(member(0, 1).replica()),
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "status alone, two claimants: unknown, with a note",
+            cluster().node(member(0, 0)).node(member(0, 1)),
+            &[("cache-0-0", None, false), ("cache-0-1", None, false)],
+        ),
+        (
+            "creation: PrimaryCreated names node 0; the others are its replicas",
+            rig(1, 1, vec![]),
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "creation: node index 0 of every shard got the slots",
+            rig(2, 1, vec![]),
+            &[
+                ("cache-1-0", Some(Primary), true),
+                ("cache-1-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "a replaced replica reads primary: it restarted empty and joined as a replica",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| n.pod_created(mins(-5)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "the first failover of a roll: its note names the promoted address",
+            rig(
+                1,
+                1,
+                vec![
+                    event_failover_initiated(NS, CL, &ip(0, 0), &ip(0, 1), mins(-10)),
+                    event_failover_completed(
+                        NS,
+                        CL,
+                        &ip(0, 1),
+                        mins(-10) + jiff::SignedDuration::from_secs(1),
+                    ),
+                ],
+            ),
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "the second failover: a repeat of the first's series, then the primary advanced",
+            rig(2, 1, {
+                let mut e = vec![
+                    event_failover_initiated(NS, CL, &ip(0, 0), &ip(0, 1), mins(-10)),
+                    repeated(
+                        event_failover_completed(NS, CL, &ip(0, 1), mins(-10)),
+                        2,
+                        mins(-3),
+                    ),
+                ];
+                e.extend(advanced(
+                    "cache-1-0",
+                    mins(-3) + jiff::SignedDuration::from_millis(15),
+                ));
+                e
+            }),
+            &[
+                ("cache-0-1", Some(Primary), true),
+                ("cache-1-0", Some(Replica), true),
+                ("cache-1-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "the third failover: no event at all, but its primary was advanced",
+            rig(1, 1, advanced("cache-0-0", mins(-2))),
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "a primary advanced a moment ago (its new spec not observed yet)",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-0", |n| n.generation(2, 1).image(NEW));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "a repeated FailoverCompleted and no advance yet: the walk's shard, unsure",
+            {
+                let mut c = rig(
+                    2,
+                    1,
+                    vec![repeated(
+                        event_failover_completed(NS, CL, &ip(0, 1), mins(-10)),
+                        2,
+                        t(-1),
+                    )],
+                );
+                c.with_node("cache-1-1", |n| n.image(NEW));
+                c = c.image(NEW);
+                c.with_node("cache-0-0", |n| n.image(NEW));
+                c.with_node("cache-0-1", |n| n.image(NEW));
+                c
+            },
+            &[
+                ("cache-1-0", Some(Replica), false),
+                ("cache-1-1", Some(Primary), false),
+            ],
+        ),
+        (
+            "two replicas: the events do not say which was promoted",
+            rig(1, 2, advanced("cache-0-0", mins(-2))),
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", None, false),
+                ("cache-0-2", None, false),
+            ],
+        ),
+        (
+            "two replicas: the next advance rules one out",
+            rig(1, 2, {
+                let mut e = advanced("cache-0-0", mins(-4));
+                e.extend(advanced("cache-0-2", mins(-2)));
+                e
+            }),
+            &[
+                ("cache-0-1", Some(Primary), true),
+                ("cache-0-2", Some(Replica), true),
+            ],
+        ),
+        (
+            "the primary's pod replaced with no failover: the shard's primary is unknown",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-0", |n| n.pod_created(mins(-1)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", None, false),
+            ],
+        ),
+        (
+            "the later operator's annotation is its own reading of the server",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-0", |n| n.observed_role("replica"));
+                c.with_node("cache-0-1", |n| n.observed_role("primary"));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "a failover under way: both its nodes are unsure",
+            rig(
+                1,
+                1,
+                vec![event_failover_initiated(
+                    NS,
+                    CL,
+                    &ip(0, 0),
+                    &ip(0, 1),
+                    t(-2),
+                )],
+            ),
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+            ],
+        ),
+    ];
+    for (row, c, want) in rows {
+        roles_are(row, &judge(&c.snapshot(), now), want);
+    }
+}
+
+#[test]
+fn role_sources_and_notes() {
+    let c = judge(
+        &rig(
+            1,
+            1,
+            vec![event_failover_completed(NS, CL, &ip(0, 1), mins(-10))],
+        )
+        .snapshot(),
+        t(0),
+    );
+    assert_eq!(node(&c, "cache-0-1").role_source, Some(RoleSource::Event));
+    let c = judge(&rig(1, 1, advanced("cache-0-0", mins(-2))).snapshot(), t(0));
+    assert_eq!(
+        node(&c, "cache-0-1").role_source,
+        Some(RoleSource::Inferred)
+    );
+    let c = judge(
+        &cluster().node(member(0, 0)).node(member(0, 1)).snapshot(),
+        t(0),
+    );
+    assert_eq!(
+        node(&c, "cache-0-0").role_note,
+        Some(RoleNote::Claimants {
+            others: vec!["cache-0-1".into()]
+        })
+    );
+    assert_eq!(
+        node(&c, "cache-0-0")
+            .role_note
+            .as_ref()
+            .map(ToString::to_string),
+        Some("status.role says primary, as it does for cache-0-1; nothing newer picks one".into())
+    );
+}
+
+#[test]
+fn the_walk_puts_the_judged_primary_last() {
+    // After the failover, cache-0-1 is the primary: while the roll is on,
+    // cache-0-0 (status.role still primary) is walked first.
+    let mut c = rig(
+        1,
+        1,
+        vec![event_failover_completed(NS, CL, &ip(0, 1), mins(-10))],
+    )
+    .image(NEW);
+    c.with_node("cache-0-0", |n| n.image(OLD));
+    c.with_node("cache-0-1", |n| n.image(OLD));
+    let r = judge(&c.snapshot(), t(0));
+    let order: Vec<&str> = r.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(order, ["cache-0-0", "cache-0-1"]);
+    assert_eq!(r.front.as_deref(), Some("cache-0-0"));
+    assert!(node(&r, "cache-0-1").facts.is_primary);
+}
+
+#[test]
+fn failovers_under_way() {
+    let now = t(0);
+    // (row, events, shard, from, to, source); None: none under way.
+    type Under = Option<(
+        Option<u32>,
+        Option<&'static str>,
+        Option<&'static str>,
+        FailoverSource,
+    )>;
+    let rows: Vec<(&str, Vec<Event>, Under)> = vec![
+        ("none", vec![], None),
+        (
+            "initiated, no outcome yet",
+            vec![event_failover_initiated(
+                NS,
+                CL,
+                &ip(1, 0),
+                &ip(1, 1),
+                t(-2),
+            )],
+            Some((
+                Some(1),
+                Some("cache-1-0"),
+                Some("cache-1-1"),
+                FailoverSource::Event,
+            )),
+        ),
+        (
+            "initiated, then completed",
+            vec![
+                event_failover_initiated(NS, CL, &ip(1, 0), &ip(1, 1), t(-3)),
+                event_failover_completed(NS, CL, &ip(1, 1), t(-2)),
+            ],
+            None,
+        ),
+        (
+            "initiated over 30s ago with no outcome: nobody is failing over",
+            vec![event_failover_initiated(
+                NS,
+                CL,
+                &ip(1, 0),
+                &ip(1, 1),
+                t(-45),
+            )],
+            None,
+        ),
+        (
+            "a second failover, as a repeat of the first's series: the walk's shard",
+            vec![
+                repeated(
+                    event_failover_initiated(NS, CL, &ip(0, 0), &ip(0, 1), mins(-10)),
+                    2,
+                    t(-1),
+                ),
+                event_failover_completed(NS, CL, &ip(0, 1), mins(-10)),
+            ],
+            Some((
+                Some(1),
+                Some("cache-1-0"),
+                Some("cache-1-1"),
+                FailoverSource::Series,
+            )),
+        ),
+        (
+            "a repeated outcome after the repeated initiation: done",
+            vec![
+                repeated(
+                    event_failover_initiated(NS, CL, &ip(0, 0), &ip(0, 1), mins(-10)),
+                    2,
+                    t(-3),
+                ),
+                repeated(
+                    event_failover_completed(NS, CL, &ip(0, 1), mins(-10)),
+                    2,
+                    t(-2),
+                ),
+            ],
+            None,
+        ),
+    ];
+    for (row, events, want) in rows {
+        // Shard 0 rolled; shard 1 is the walk's: its primary is behind.
+        let mut c = rig(2, 1, events).image(NEW);
+        for n in ["cache-0-0", "cache-0-1", "cache-1-1"] {
+            c.with_node(n, |b| b.image(NEW));
+        }
+        let r = judge(&c.snapshot(), now);
+        let got = r
+            .failover
+            .as_ref()
+            .map(|f| (f.shard, f.from.as_deref(), f.to.as_deref(), f.source));
+        assert_eq!(got, want, "{row}");
+    }
+}
+
+#[test]
+fn a_failover_under_way_ends_with_the_clock() {
+    let c = rig(
+        1,
+        1,
+        vec![event_failover_initiated(
+            NS,
+            CL,
+            &ip(0, 0),
+            &ip(0, 1),
+            t(-10),
+        )],
+    );
+    let r = judge(&c.snapshot(), t(0));
+    assert!(r.failover.is_some());
+    let flip = r
+        .next_change
+        .expect("the failover window ends by time alone");
+    assert_eq!(flip, t(21));
+    assert!(judge(&c.snapshot(), flip).failover.is_none());
+}
