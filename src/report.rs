@@ -531,6 +531,13 @@ pub struct TimelineEntry {
     pub message: String,
     /// `Kind/name` of the object the event is about.
     pub regarding: String,
+    /// How many times it happened (its series' count, or the old
+    /// `count`); null when once. A repeat keeps the first's note, so a
+    /// repeated failover's note names the first shard's addresses.
+    pub count: Option<i32>,
+    /// The pod addresses the note names that are a node's (`status.podIP`,
+    /// else its pod's IP): address -> node.
+    pub addresses: std::collections::BTreeMap<String, String>,
 }
 
 macro_rules! display_as_debug {

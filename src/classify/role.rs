@@ -145,7 +145,7 @@ enum Belief {
 
 /// Addresses a note names (`127.0.1.6`, `127.0.1.6:6379`, `[::1]:6379`),
 /// without their ports, in order.
-fn addresses(note: &str) -> Vec<String> {
+pub(crate) fn addresses(note: &str) -> Vec<String> {
     note.split_whitespace()
         .filter_map(|w| {
             let w = w.trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')' | '"' | '\''));

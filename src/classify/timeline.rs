@@ -3,10 +3,12 @@
 use super::events;
 use super::failover;
 use super::index::Index;
+use super::node::NodeView;
+use super::role;
 use crate::report::TimelineEntry;
 use crate::snapshot::{Snapshot, ValkeyNode};
 use k8s_openapi::api::core::v1::Event;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 /// The event belongs to this node's roll: it names the node, or is about
 /// its pod or its workload.
@@ -33,16 +35,49 @@ fn belongs_to_node(e: &Event, namespace: &str, name: &str, node: Option<&ValkeyN
         || events::is_about(e, namespace, "Deployment", &workload)
 }
 
-fn entries<'a>(found: impl Iterator<Item = &'a Event>) -> Vec<TimelineEntry> {
+/// Each node's address in the namespace: `status.podIP`, else its pod's.
+fn addresses_of<'a>(
+    index: &'a Index<'a>,
+    snapshot: &'a Snapshot,
+    namespace: &str,
+) -> BTreeMap<&'a str, &'a str> {
+    snapshot
+        .nodes
+        .iter()
+        .filter(|n| n.namespace() == namespace)
+        .filter_map(|n| Some((NodeView::new(index, n).pod_ip()?, n.name())))
+        .collect()
+}
+
+/// How many times an event happened, when more than once.
+fn count(e: &Event) -> Option<i32> {
+    e.series
+        .as_ref()
+        .and_then(|s| s.count)
+        .or(e.count)
+        .filter(|c| *c > 1)
+}
+
+fn entries<'a>(
+    found: impl Iterator<Item = &'a Event>,
+    nodes_at: &BTreeMap<&str, &str>,
+) -> Vec<TimelineEntry> {
     let mut out: Vec<(Option<String>, TimelineEntry)> = found
         .map(|e| {
+            let note = events::note(e);
+            let addresses = role::addresses(note)
+                .into_iter()
+                .filter_map(|a| Some((a.clone(), nodes_at.get(a.as_str())?.to_string())))
+                .collect();
             (
                 e.metadata.name.clone(),
                 TimelineEntry {
                     time: events::time(e),
                     reason: events::reason(e).to_string(),
-                    message: events::note(e).to_string(),
+                    message: note.to_string(),
                     regarding: events::regarding(e),
+                    count: count(e),
+                    addresses,
                 },
             )
         })
@@ -60,11 +95,13 @@ pub fn timeline(snapshot: &Snapshot, namespace: &str, node: &str) -> Vec<Timelin
         .nodes
         .iter()
         .find(|n| n.namespace() == namespace && n.name() == node);
+    let index = Index::new(snapshot);
     entries(
         snapshot
             .events
             .iter()
             .filter(|e| belongs_to_node(e, namespace, node, found)),
+        &addresses_of(&index, snapshot, namespace),
     )
 }
 
@@ -89,13 +126,16 @@ pub fn cluster_timeline(snapshot: &Snapshot, namespace: &str, cluster: &str) -> 
     let workloads: HashSet<&str> = workload_names.iter().map(String::as_str).collect();
     // Every event of the cluster's roll lives in its namespace; they keep
     // the snapshot's order, which `entries` keeps among equal times.
-    entries(index.events_in(namespace).iter().copied().filter(|e| {
-        events::is_about(e, namespace, "ValkeyCluster", cluster)
-            || naming.contains(&std::ptr::from_ref(*e))
-            || events::is_about_any(e, namespace, "Pod", &pods)
-            || events::is_about_any(e, namespace, "StatefulSet", &workloads)
-            || events::is_about_any(e, namespace, "Deployment", &workloads)
-    }))
+    entries(
+        index.events_in(namespace).iter().copied().filter(|e| {
+            events::is_about(e, namespace, "ValkeyCluster", cluster)
+                || naming.contains(&std::ptr::from_ref(*e))
+                || events::is_about_any(e, namespace, "Pod", &pods)
+                || events::is_about_any(e, namespace, "StatefulSet", &workloads)
+                || events::is_about_any(e, namespace, "Deployment", &workloads)
+        }),
+        &addresses_of(&index, snapshot, namespace),
+    )
 }
 
 #[cfg(test)]
@@ -125,12 +165,15 @@ mod tests {
             .event(fixture::event_applied("dev", "cache-0-0", "h", mins(-1)));
         let s = c.snapshot();
         let nodes: Vec<&ValkeyNode> = s.nodes_of(ns, cl).collect();
-        let by_scan = entries(s.events.iter().filter(|e| {
-            events::is_about(e, ns, "ValkeyCluster", cl)
-                || nodes
-                    .iter()
-                    .any(|n| belongs_to_node(e, ns, n.name(), Some(n)))
-        }));
+        let by_scan = entries(
+            s.events.iter().filter(|e| {
+                events::is_about(e, ns, "ValkeyCluster", cl)
+                    || nodes
+                        .iter()
+                        .any(|n| belongs_to_node(e, ns, n.name(), Some(n)))
+            }),
+            &BTreeMap::new(),
+        );
         let got = cluster_timeline(&s, ns, cl);
         assert_eq!(got, by_scan);
         assert_eq!(got.len(), 7, "{got:#?}");

@@ -327,7 +327,7 @@ fn timeline_table(timeline: &[TimelineEntry], now: Timestamp, color: bool) -> St
                 Cell::new(e.time.map_or_else(|| "-".into(), |t| age(t, now))),
                 Cell::new(clean(&e.reason)),
                 Cell::new(clean(&e.regarding)),
-                Cell::new(clean(&e.message)),
+                Cell::new(clean(&crate::render::words::timeline_message(e))),
             ]
         })
         .collect();

@@ -55,3 +55,22 @@ fn and_waiting(waiting: usize) -> String {
         String::new()
     }
 }
+
+/// A timeline entry's note as explain shows it: the node each address it
+/// names is (`127.0.1.2 = cache-0-0`), and, for a repeat, that the note is
+/// the first occurrence's.
+pub fn timeline_message(e: &crate::report::TimelineEntry) -> String {
+    let mut out = e.message.clone();
+    if !e.addresses.is_empty() {
+        let named: Vec<String> = e
+            .addresses
+            .iter()
+            .map(|(ip, node)| format!("{ip} = {node}"))
+            .collect();
+        out.push_str(&format!(" [{}]", named.join(", ")));
+    }
+    if let Some(n) = e.count {
+        out.push_str(&format!(" (x{n}; the note is the first's)"));
+    }
+    out
+}
