@@ -363,24 +363,21 @@ fn judge_roles(
         Some(r) => r > 0,
         None => members.iter().any(|m| m.index.is_some_and(|i| i > 0)),
     };
-    // The walk rolls shards in order: the lowest with a node that asks or
-    // is behind its cluster's spec is the one being rolled.
+    // The walk rolls shards in order: the lowest with a node that asks, is
+    // behind its cluster's spec or was just advanced is the one being
+    // rolled.
     let rolling_shard = members
         .iter()
         .filter(|m| m.view.cluster_owned())
         .filter(|m| {
             m.view.asks(protocol)
+                || !m.view.generation_observed()
                 || matches!((m.view.image(), side.image), (Some(n), Some(c)) if n != c)
         })
         .filter_map(|m| m.shard)
         .min();
     role::judge(
-        &role::Ctx {
-            members: &members,
-            cluster_events: &cluster_events,
-            replicas,
-            rolling_shard,
-        },
+        &role::Ctx::new(&members, &cluster_events, replicas, rolling_shard),
         clock,
     )
 }

@@ -34,7 +34,7 @@ use crate::report::{FailoverSource, FailoverUnderWay, Role, RoleNote, RoleSource
 use crate::snapshot::keys;
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::Event;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// How long a FailoverInitiated with no outcome counts as under way: the
 /// operator gives a proactive failover 10 s, then writes FailoverTimeout;
@@ -87,6 +87,11 @@ pub(crate) struct Ctx<'e, 'v, 'a> {
     /// asks or is behind. A failover written only as a repeat of an
     /// earlier event is taken to be in it.
     pub rolling_shard: Option<u32>,
+    /// The members of each shard, looked up once (a cluster may have
+    /// thousands of nodes).
+    shards: BTreeMap<u32, Vec<usize>>,
+    /// The member at each address; None where two share it.
+    by_address: HashMap<&'v str, Option<usize>>,
 }
 
 /// One piece of evidence, at its time.
@@ -174,16 +179,41 @@ fn occurrences(e: &Event) -> Vec<(Timestamp, bool)> {
     out
 }
 
+impl<'e, 'v, 'a> Ctx<'e, 'v, 'a> {
+    pub fn new(
+        members: &'v [Member<'v, 'a>],
+        cluster_events: &'e [&'a Event],
+        replicas: bool,
+        rolling_shard: Option<u32>,
+    ) -> Self {
+        let mut shards: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        let mut by_address: HashMap<&'v str, Option<usize>> = HashMap::new();
+        for (i, m) in members.iter().enumerate() {
+            if let Some(s) = m.shard {
+                shards.entry(s).or_default().push(i);
+            }
+            if let Some(ip) = m.view.pod_ip() {
+                by_address
+                    .entry(ip)
+                    .and_modify(|seen| *seen = None)
+                    .or_insert(Some(i));
+            }
+        }
+        Ctx {
+            members,
+            cluster_events,
+            replicas,
+            rolling_shard,
+            shards,
+            by_address,
+        }
+    }
+}
+
 impl Ctx<'_, '_, '_> {
     /// The node whose pod has `ip`, when exactly one has.
     fn node_at(&self, ip: &str) -> Option<usize> {
-        let mut found = self
-            .members
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.view.pod_ip().is_some_and(|p| p == ip));
-        let (i, _) = found.next()?;
-        found.next().is_none().then_some(i)
+        self.by_address.get(ip).copied().flatten()
     }
 
     fn shard_of(&self, node: usize) -> Option<u32> {
@@ -192,11 +222,7 @@ impl Ctx<'_, '_, '_> {
 
     /// The nodes of a shard.
     fn in_shard(&self, shard: u32) -> impl Iterator<Item = usize> + '_ {
-        self.members
-            .iter()
-            .enumerate()
-            .filter(move |(_, m)| m.shard == Some(shard))
-            .map(|(i, _)| i)
+        self.shards.get(&shard).into_iter().flatten().copied()
     }
 
     /// The shard's node index 0.
@@ -237,8 +263,7 @@ impl Ctx<'_, '_, '_> {
         // index 0 gets the slots when the cluster is created. A repeat
         // (only its series: a scale-out, later) speaks for the shards
         // created since the first only, whose index 0 got slots then.
-        let shards: std::collections::BTreeSet<u32> =
-            self.members.iter().filter_map(|m| m.shard).collect();
+        let shards: Vec<u32> = self.shards.keys().copied().collect();
         for e in self.events_about_cluster(keys::EVENT_PRIMARY_CREATED) {
             let named = addresses(events::note(e))
                 .into_iter()
@@ -363,9 +388,12 @@ impl Ctx<'_, '_, '_> {
                         },
                     ));
                 } else {
-                    let advanced_after = advances
-                        .iter()
-                        .any(|(t, _)| *t >= at && t.duration_since(at) <= ADVANCE_WITHIN);
+                    // A new spec not observed yet was advanced just now.
+                    let advanced_after = advances.iter().any(|(t, _)| {
+                        *t >= at
+                            && (t.duration_since(at) <= ADVANCE_WITHIN
+                                || *t == crate::snapshot::LATEST)
+                    });
                     if let (false, Some(shard)) = (advanced_after, self.rolling_shard) {
                         facts.push((
                             at,
@@ -421,12 +449,12 @@ fn failed_over(
     r.beliefs.insert(shard, belief);
 }
 
-fn replay(ctx: &Ctx<'_, '_, '_>, facts: Vec<(Timestamp, Fact)>) -> Replay {
+fn replay(ctx: &Ctx<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
     let mut r = Replay {
         beliefs: BTreeMap::new(),
         restarted: vec![false; ctx.members.len()],
     };
-    for (at, fact) in facts {
+    for (at, fact) in facts.iter().cloned() {
         match fact {
             Fact::Primary {
                 shard,
@@ -509,7 +537,11 @@ fn annotated(view: &NodeView<'_>) -> Option<Role> {
 /// (FailoverCompleted, -Failed, -Timeout) and within
 /// [`FAILOVER_WINDOW`]. A first occurrence names its shard's addresses; a
 /// repeat is in the shard the walk is rolling, failing over its primary.
-fn under_way(ctx: &Ctx<'_, '_, '_>, replay: &Replay, clock: &Clock) -> Option<FailoverUnderWay> {
+fn under_way(
+    ctx: &Ctx<'_, '_, '_>,
+    facts: &[(Timestamp, Fact)],
+    clock: &Clock,
+) -> Option<FailoverUnderWay> {
     let now = clock.now();
     let newest = |reasons: &[&str]| {
         ctx.cluster_events
@@ -548,6 +580,11 @@ fn under_way(ctx: &Ctx<'_, '_, '_>, replay: &Replay, clock: &Clock) -> Option<Fa
             for_seconds: secs(super::text::since(now, since)),
         });
     }
+    // Its primary before it began: the operator may advance the node it
+    // fails over before it writes the outcome.
+    let before: Vec<(Timestamp, Fact)> =
+        facts.iter().filter(|(t, _)| *t < since).cloned().collect();
+    let replay = replay(ctx, &before);
     let shard = ctx.rolling_shard;
     let from = shard.and_then(|s| match replay.beliefs.get(&s) {
         Some(Belief::Primary { node, .. }) => Some(*node),
@@ -571,8 +608,8 @@ fn under_way(ctx: &Ctx<'_, '_, '_>, replay: &Replay, clock: &Clock) -> Option<Fa
 /// Judges every member's role, and the failover under way.
 pub(crate) fn judge(ctx: &Ctx<'_, '_, '_>, clock: &Clock) -> Roles {
     let facts = ctx.facts();
-    let replay = replay(ctx, facts);
-    let failover = under_way(ctx, &replay, clock);
+    let failover = under_way(ctx, &facts, clock);
+    let replay = replay(ctx, &facts);
     let name = |i: usize| ctx.members[i].view.name().to_string();
 
     let mut nodes: Vec<JudgedRole> = ctx

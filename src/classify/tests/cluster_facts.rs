@@ -108,12 +108,13 @@ fn pod_ready_not_followed(advanced: jiff::Timestamp, ready: jiff::Timestamp) -> 
 #[test]
 fn a_silent_operator_is_named_after_its_grace() {
     // (row, cluster, now, silent after)
-    let rows: Vec<(
-        &str,
+    type Row = (
+        &'static str,
         ClusterBuilder,
         jiff::Timestamp,
         Option<(u64, SilentAfter)>,
-    )> = vec![
+    );
+    let rows: Vec<Row> = vec![
         (
             "pod Ready 10s ago: the operator follows within a second, still in its grace",
             pod_ready_not_followed(t(-30), t(-10)),

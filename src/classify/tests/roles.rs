@@ -404,6 +404,23 @@ fn failovers_under_way() {
             )),
         ),
         (
+            "a repeat, its primary advanced before the outcome is written (j-deploy w-00124)",
+            vec![
+                repeated(
+                    event_failover_initiated(NS, CL, &ip(0, 0), &ip(0, 1), mins(-10)),
+                    2,
+                    t(-1),
+                ),
+                event_failover_completed(NS, CL, &ip(0, 1), mins(-10)),
+            ],
+            Some((
+                Some(1),
+                Some("cache-1-0"),
+                Some("cache-1-1"),
+                FailoverSource::Series,
+            )),
+        ),
+        (
             "a repeated outcome after the repeated initiation: done",
             vec![
                 repeated(
@@ -425,6 +442,9 @@ fn failovers_under_way() {
         let mut c = rig(2, 1, events).image(NEW);
         for n in ["cache-0-0", "cache-0-1", "cache-1-1"] {
             c.with_node(n, |b| b.image(NEW));
+        }
+        if row.contains("advanced before") {
+            c.with_node("cache-1-0", |b| b.image(NEW).generation(2, 1));
         }
         let r = judge(&c.snapshot(), now);
         let got = r
