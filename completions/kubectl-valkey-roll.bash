@@ -325,12 +325,16 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__explain)
-            opts="-n -A -o -f -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --now --help"
+            opts="-n -A -o -f -h --operator-namespace --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --operator-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -74,6 +74,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l operator-namespace -d 'Where the valkey-operator runs: when it looks silent, explain reads its leader-election Lease there' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r

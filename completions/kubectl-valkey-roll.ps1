@@ -82,6 +82,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             break
         }
         'kubectl-valkey-roll;explain' {
+            [CompletionResult]::new('--operator-namespace', '--operator-namespace', [CompletionResultType]::ParameterName, 'Where the valkey-operator runs: when it looks silent, explain reads its leader-election Lease there')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')

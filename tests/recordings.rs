@@ -38,7 +38,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
+/// The plugin under test; `VALKEY_ROLL_BIN` replays with another build
+/// (an older one, to compare: the summary prints per recording what each
+/// reads wrong).
+fn bin() -> String {
+    std::env::var("VALKEY_ROLL_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_kubectl-valkey-roll").to_string())
+}
 
 /// The share of judged nodes whose role must be definite and right, per
 /// scenario (issue 20: at least 90 %).
@@ -63,14 +69,15 @@ fn scenarios(root: &Path) -> Vec<PathBuf> {
 /// `status -f - --now NOW -o json` on the bytes: the first cluster's report
 /// (None: no cluster in view, as before a cluster is created).
 fn status(list: &[u8], now: &str) -> Option<Value> {
-    let mut child = Command::new(BIN)
+    let bin = bin();
+    let mut child = Command::new(&bin)
         .args(["status", "-f", "-", "--now", now, "-o", "json"])
         .env_remove("KUBECONFIG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
     child
         .stdin
         .take()
@@ -196,6 +203,7 @@ fn shows_behind(list: &Value) -> BTreeSet<String> {
 struct RoleCount {
     judged: usize,
     definite_right: usize,
+    wrong: usize,
 }
 
 /// Every rule of this file on one moment: what reads wrong, in words.
@@ -305,11 +313,14 @@ fn check(c: Option<&Value>, m: &Moment<'_>, roles: &mut RoleCount) -> Vec<String
         let role = n["role"].as_str();
         let sure = n["roleNote"].is_null();
         match role {
-            Some(r) if r != live => fails.push(format!(
-                "{name} reads {r}{} ({}), its server is a {live}",
-                if sure { "" } else { "?" },
-                n["roleSource"]
-            )),
+            Some(r) if r != live => {
+                roles.wrong += 1;
+                fails.push(format!(
+                    "{name} reads {r}{} ({}), its server is a {live}",
+                    if sure { "" } else { "?" },
+                    n["roleSource"]
+                ));
+            }
             Some(_) if sure => roles.definite_right += 1,
             _ => {}
         }
@@ -370,6 +381,7 @@ fn every_recorded_moment_reads_true() {
             .expect("a recorded write")
             .to_string();
         let mut in_scenario = 0;
+        let mut wrong_moments = 0;
         let mut roles = RoleCount::default();
         for (file, truth) in moments {
             let now = truth["now"].as_str().expect("now");
@@ -382,19 +394,25 @@ fn every_recorded_moment_reads_true() {
                 api_failover: api_shows_failover(&list, now.parse().expect("now is a time")),
                 shows_behind: shows_behind(&list),
             };
-            for what in check(report.as_ref(), &moment, &mut roles) {
+            let found = check(report.as_ref(), &moment, &mut roles);
+            wrong_moments += usize::from(!found.is_empty());
+            for what in found {
                 failures.push(format!("{scenario}/{file} @ {now}: {what}"));
             }
             in_scenario += 1;
         }
         assert!(in_scenario > 0, "{scenario}: no moment checked");
+        summary.push(format!(
+            "{scenario}: {wrong_moments} of {in_scenario} moments read wrong"
+        ));
         if roles.judged > 0 {
             let share = roles.definite_right as f64 / roles.judged as f64;
             summary.push(format!(
-                "{scenario}: {}/{} judged roles definite and right ({:.0} %)",
+                "{scenario}: {}/{} judged roles definite and right ({:.0} %), {} wrong",
                 roles.definite_right,
                 roles.judged,
-                share * 100.0
+                share * 100.0,
+                roles.wrong
             ));
             if share < MIN_DEFINITE_RIGHT {
                 failures.push(format!(

@@ -70,7 +70,7 @@ pub fn timeline_message(e: &crate::report::TimelineEntry) -> String {
         out.push_str(&format!(" [{}]", named.join(", ")));
     }
     if let Some(n) = e.count {
-        out.push_str(&format!(" (x{n}; the note is the first's)"));
+        out.push_str(&format!(" ({n} times; the note is the first's)"));
     }
     out
 }
