@@ -9,7 +9,11 @@
 //!     log says which, and when a write may have landed), less only a node
 //!     whose pod is already Ready on a rolled-out Deployment; never a
 //!     Conflict, never "no holder" while the Deployment counts the starting
-//!     pod as updated (seen for every node); it ends Converged.
+//!     pod as updated (seen for every node); it ends Converged;
+//! (b) a creation watched by `status --watch -o json` reads Waiting,
+//!     "creating: 0 of 4 nodes" before the operator made any node, "2 of 4"
+//!     while it made two (it dies there, then a new one finishes), and
+//!     never Converged before every node exists and is ready.
 //!
 //! Every wait is bounded; no timing is asserted.
 
@@ -19,8 +23,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use harness::controlplane::eventually;
-use harness::operator::{Entry, Operator, Outcome, Step, last_steps};
-use harness::plugin::run_in;
+use harness::operator::{self, Entry, Operator, Outcome, Step, last_steps};
+use harness::plugin::{Plugin, run_in};
 use harness::sim::{Sim, WorkloadKind};
 use serde_json::{Value, json};
 
@@ -38,6 +42,11 @@ async fn operator(hint: &str) -> (Operator, String) {
     let cp = harness::control_plane();
     let ns = cp.fresh_namespace(hint);
     (Operator::start(cp.client().await, &ns, CLUSTER), ns)
+}
+
+/// `kubectl-valkey-roll -n NS ARGS...` in the background.
+fn plugin(ns: &str, args: &[&str]) -> Plugin {
+    Plugin::spawn(harness::control_plane().kubeconfig(), ns, args, BOUND)
 }
 
 /// One `status rig -o json` run to its end: the cluster's entry.
@@ -100,6 +109,43 @@ fn line(c: &Value) -> String {
         nodes.join(" "),
         c["reason"].as_str().unwrap_or("")
     )
+}
+
+/// The documents `status --watch -o json` printed so far, one per line.
+fn documents(p: &Plugin) -> Vec<Value> {
+    p.stdout
+        .iter()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON document ({e}): {l}"))
+        })
+        .collect()
+}
+
+fn digest(docs: &[Value]) -> String {
+    docs.iter()
+        .enumerate()
+        .map(|(i, d)| format!("{i}: {}", line(cluster(d))))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Waits until the watch printed, at index `from` or later, a document
+/// whose cluster entry satisfies `pred`; returns its index.
+async fn until_document(
+    p: &mut Plugin,
+    what: &str,
+    from: usize,
+    pred: impl Fn(&Value) -> bool,
+) -> usize {
+    let first = |p: &Plugin| {
+        documents(p)
+            .iter()
+            .skip(from)
+            .position(|d| pred(cluster(d)))
+            .map(|i| i + from)
+    };
+    p.until(what, |p| first(p).is_some()).await;
+    first(p).expect("just seen")
 }
 
 /// Waits until the ValkeyCluster is Ready for its generation and all four
@@ -382,5 +428,88 @@ async fn a_deployment_backed_roll_holds_exactly_the_node_in_flight_at_every_step
         runs.len(),
         started.elapsed().as_secs_f32()
     );
+    op.stop().await;
+}
+
+// --- (b) ------------------------------------------------------------------
+
+/// (b) The ValkeyCluster is created while no operator runs: the watch reads
+/// it Waiting, "creating: 0 of 4 nodes". An operator starts and dies right
+/// after it created the second node: "creating: 2 of 4 nodes". Another
+/// starts and finishes the creation. No document is Converged unless all
+/// four nodes are in it, ready; none is a Conflict; the last is
+/// Converged.
+#[tokio::test]
+async fn a_creation_reads_creating_and_never_converged_before_every_node_is_ready() {
+    let cp = harness::control_plane();
+    let ns = cp.fresh_namespace("op-create");
+    let sim = Sim::new(cp.client().await, &ns, CLUSTER);
+    let mut watch = plugin(&ns, &["status", "--watch", "-o", "json"]);
+    watch
+        .until("the first (empty) document", |p| !p.stdout.is_empty())
+        .await;
+
+    operator::create_cluster(&sim, OLD, 2, 1, WorkloadKind::StatefulSet).await;
+    let first = until_document(&mut watch, "the cluster in view", 0, |c| !c.is_null()).await;
+    let docs = documents(&watch);
+    let c = cluster(&docs[first]);
+    assert!(
+        c["verdict"] == "Waiting"
+            && c["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("creating: 0 of 4 nodes")),
+        "the first document with the cluster, before any node exists:\n{}",
+        digest(&docs)
+    );
+
+    let second = WALK[1].to_string();
+    let op = Operator::start_halting(cp.client().await, &ns, CLUSTER, move |s| {
+        *s == Step::NodeCreated(second.clone())
+    });
+    op.until_halted(BOUND).await;
+    let partial = until_document(&mut watch, "two of four nodes", first, |c| {
+        c["nodes"].as_array().is_some_and(|n| n.len() == 2)
+    })
+    .await;
+    // The watch may show the two nodes before it shows the dead
+    // operator's last write (the second node's event): read a second on.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    watch.drain();
+    let docs = documents(&watch);
+    let last = cluster(docs.last().expect("a document"));
+    assert!(
+        last["verdict"] == "Waiting"
+            && last["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("creating: 2 of 4 nodes")),
+        "with two of four nodes and the operator gone:\n{}",
+        digest(&docs[partial..])
+    );
+    op.stop().await;
+
+    let op = Operator::start(cp.client().await, &ns, CLUSTER);
+    until_settled(&sim, Some(&op), OLD).await;
+    let end = until_document(&mut watch, "a Converged document", partial, |c| {
+        c["verdict"] == "Converged"
+    })
+    .await;
+    let docs = documents(&watch);
+    let all = digest(&docs);
+    for (i, d) in docs[..=end].iter().enumerate() {
+        let c = cluster(d);
+        assert_ne!(c["verdict"], "Conflict", "document {i}:\n{all}");
+        if c["verdict"] == "Converged" {
+            let nodes = c["nodes"].as_array().cloned().unwrap_or_default();
+            assert!(
+                nodes.len() == WALK.len()
+                    && nodes
+                        .iter()
+                        .all(|n| n["ready"] == true && n["state"] == "Converged"),
+                "document {i} is Converged before every node exists and is ready:\n{all}"
+            );
+        }
+    }
+    println!("{all}");
+    drop(watch);
     op.stop().await;
 }
