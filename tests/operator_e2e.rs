@@ -13,9 +13,17 @@
 //! (b) a creation watched by `status --watch -o json` reads Waiting,
 //!     "creating: 0 of 4 nodes" before the operator made any node, "2 of 4"
 //!     while it made two (it dies there, then a new one finishes), and
-//!     never Converged before every node exists and is ready.
+//!     never Converged before every node exists and is ready;
+//! (c) the operator killed mid-roll, right after it applied the third
+//!     node's new template: the StatefulSet controller and kwok bring the
+//!     new pod up Ready, and nothing follows. `operator` is null until the
+//!     pod has been Ready for over 30 s (whole seconds), then names that
+//!     node (quietForSeconds over 30, the reason says so), and the ETA the
+//!     runs before had is gone. Killed right after the advance itself (the
+//!     template never applied): named over 30 s after the advance.
 //!
-//! Every wait is bounded; no timing is asserted.
+//! Every wait is bounded; no timing is asserted beyond the plugin's own
+//! 30 s grace, and that only where the clock leaves no doubt.
 
 mod harness;
 
@@ -26,6 +34,7 @@ use harness::controlplane::eventually;
 use harness::operator::{self, Entry, Operator, Outcome, Step, last_steps};
 use harness::plugin::{Plugin, run_in};
 use harness::sim::{Sim, WorkloadKind};
+use jiff::Timestamp;
 use serde_json::{Value, json};
 
 /// Generous bound for any one thing the control plane and the operator do
@@ -36,6 +45,11 @@ const OLD: &str = "valkey/valkey:9.0.0";
 const NEW: &str = "valkey/valkey:9.0.1";
 /// The walk order of a 2 x 2 cluster with no `status.role`.
 const WALK: [&str; 4] = ["rig-0-1", "rig-0-0", "rig-1-1", "rig-1-0"];
+/// The plugin's grace before it names a silent operator
+/// (kubectl_valkey_roll::classify::OPERATOR_GRACE).
+const GRACE: i64 = 30;
+/// How long after the grace a silent operator must be named at the latest.
+const SILENCE_BOUND: Duration = Duration::from_secs(120);
 
 /// Starts the operator for `rig` in a fresh namespace of the control plane.
 async fn operator(hint: &str) -> (Operator, String) {
@@ -511,5 +525,170 @@ async fn a_creation_reads_creating_and_never_converged_before_every_node_is_read
     }
     println!("{all}");
     drop(watch);
+    op.stop().await;
+}
+
+// --- (c) ------------------------------------------------------------------
+
+/// When pod `pod` became Ready, if it is Ready running `image` (the old
+/// pod, Ready on the old image, does not count).
+async fn pod_ready_since(sim: &Sim, pod: &str, image: &str) -> Option<Timestamp> {
+    let p = sim.pods().get_opt(pod).await.expect("get the pod")?;
+    let p = serde_json::to_value(p).unwrap();
+    if !p["metadata"]["deletionTimestamp"].is_null() || p["spec"]["containers"][0]["image"] != image
+    {
+        return None;
+    }
+    let c = condition(&p, "Ready");
+    (c["status"] == "True")
+        .then(|| c["lastTransitionTime"].as_str()?.parse().ok())
+        .flatten()
+}
+
+/// Polls `status -o json` about once a second after the operator halted.
+/// `since` gives the moment the plugin counts the silence from (None: not
+/// yet begun). "Over" is on the whole seconds the report shows (PLUGIN.md;
+/// classify::clock): over [`GRACE`] from `GRACE + 1` seconds on. A run that
+/// ended less than `GRACE + 1` seconds after `since` must show
+/// `operator: null`; the first run that began `GRACE + 1` seconds or more
+/// after it must name `node` as `what` says, quietForSeconds over `GRACE`,
+/// with no ETA, and ends the polling. Some run before the grace must have
+/// had an ETA (two nodes finished before the halt): the one the silence
+/// takes away. Returns the runs.
+async fn until_named_silent<F, Fut>(ns: &str, node: &str, what: &str, since: F) -> Vec<String>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Option<Timestamp>>,
+{
+    let halted = Instant::now();
+    let mut runs: Vec<String> = Vec::new();
+    let mut eta_before = false;
+    loop {
+        assert!(
+            halted.elapsed() < SILENCE_BOUND,
+            "no silent operator named within {}s of the halt:\n{}",
+            SILENCE_BOUND.as_secs(),
+            runs.join("\n")
+        );
+        let begun = Timestamp::now();
+        let c = status(ns).await;
+        let ended = Timestamp::now();
+        let from = since().await;
+        let age = |t: Timestamp| from.map(|f| t.duration_since(f).as_secs_f64());
+        let (age_begun, age_ended) = (age(begun), age(ended));
+        runs.push(format!(
+            "{:>5.1}s after the halt, {} after it began: {}",
+            halted.elapsed().as_secs_f32(),
+            age_ended.map_or("not".to_string(), |a| format!("{a:.1}s")),
+            line(&c)
+        ));
+        let all = || runs.join("\n");
+        let over = (GRACE + 1) as f64;
+        if age_ended.is_none_or(|a| a < over) {
+            assert!(
+                c["operator"].is_null(),
+                "operator named within the grace:\n{}",
+                all()
+            );
+            eta_before |= !c["etaSeconds"].is_null();
+        }
+        if age_begun.is_some_and(|a| a >= over) {
+            let o = &c["operator"];
+            let reason = c["reason"].as_str().unwrap_or_default();
+            assert!(
+                o["node"] == node
+                    && o["quietForSeconds"]
+                        .as_u64()
+                        .is_some_and(|q| q > GRACE as u64)
+                    && reason.contains(&format!("the operator has not acted on {node} for "))
+                    && reason.contains(&format!("{what}: is it running?"))
+                    && c["etaSeconds"].is_null(),
+                "past the grace, the operator must be named silent on {node} ({what}), \
+                 with no ETA:\n{}\nthe last document: {c}",
+                all()
+            );
+            assert!(eta_before, "no ETA before the grace:\n{}", all());
+            return runs;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// (c) `spec.image` 9.0.0 -> 9.0.1; the operator dies right after it
+/// applied the third node's new template (its WorkloadRollApplied and the
+/// node's status not ready written; two nodes rolled before it, so the
+/// plugin has an ETA to give up). The StatefulSet controller replaces the
+/// pod and kwok makes the new one Ready; the node's status never follows.
+#[tokio::test]
+async fn an_operator_killed_after_applying_a_template_is_named_past_30s_of_a_ready_pod() {
+    let cp = harness::control_plane();
+    let ns = cp.fresh_namespace("op-silent");
+    let third = WALK[2];
+    let op = Operator::start_halting(cp.client().await, &ns, CLUSTER, move |s| {
+        *s == Step::Applied(third.to_string())
+    });
+    op.create_cluster(OLD, 2, 1).await;
+    until_settled(&op.sim, Some(&op), OLD).await;
+    op.sim.edit_cluster_spec(json!({"image": NEW})).await;
+    op.until_halted(BOUND).await;
+
+    let pod = format!("valkey-{third}-0");
+    let sim = &op.sim;
+    let runs = until_named_silent(&ns, third, "since its pod became Ready", || {
+        pod_ready_since(sim, &pod, NEW)
+    })
+    .await;
+    println!("{}", runs.join("\n"));
+    // The node's status never followed: the operator is gone.
+    let n = sim.node(third).get_json().await;
+    assert!(
+        n["status"]["ready"].is_null() && n["spec"]["image"] == NEW,
+        "{n}\n{}",
+        runs.join("\n")
+    );
+    op.stop().await;
+}
+
+/// (c') The operator dies right after it advanced the third node (its
+/// ValkeyNodeUpdated and the cluster's status written; two nodes rolled
+/// before it): the node's new spec is never observed, its template never
+/// applied. Named over 30 s after the advance (the grant time, from the
+/// event).
+#[tokio::test]
+async fn an_operator_killed_after_an_advance_is_named_past_30s_of_it() {
+    let cp = harness::control_plane();
+    let ns = cp.fresh_namespace("op-advanced");
+    let third = WALK[2];
+    let op = Operator::start_halting(cp.client().await, &ns, CLUSTER, move |s| {
+        *s == Step::Advanced(third.to_string())
+    });
+    op.create_cluster(OLD, 2, 1).await;
+    until_settled(&op.sim, Some(&op), OLD).await;
+    op.sim.edit_cluster_spec(json!({"image": NEW})).await;
+    op.until_halted(BOUND).await;
+
+    // The advance as the plugin dates it: the ValkeyNodeUpdated event
+    // naming the node.
+    let sim = &op.sim;
+    let advanced = || async {
+        let events = sim.events().list(&Default::default()).await.ok()?;
+        events
+            .items
+            .iter()
+            .filter(|e| {
+                e.reason.as_deref() == Some("ValkeyNodeUpdated")
+                    && e.related.as_ref().and_then(|r| r.name.as_deref()) == Some(third)
+            })
+            .filter_map(|e| e.event_time.as_ref().map(|t| t.0))
+            .max()
+    };
+    let runs = until_named_silent(&ns, third, "since it was advanced", advanced).await;
+    println!("{}", runs.join("\n"));
+    let n = sim.node(third).get_json().await;
+    assert!(
+        n["status"]["observedGeneration"] != n["metadata"]["generation"],
+        "{n}\n{}",
+        runs.join("\n")
+    );
     op.stop().await;
 }
