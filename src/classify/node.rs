@@ -242,11 +242,16 @@ impl<'a> NodeView<'a> {
         c.last_transition_time.as_ref().map(|t| t.0)
     }
 
-    /// The times the node was advanced, as far as its events tell: each
+    /// The times the node was advanced, as far as its objects tell: each
     /// occurrence of a ValkeyNodeUpdated or WorkloadRollApplied naming it
-    /// (the first, and a series' last).
+    /// (the first, and a series' last), and the time of the managedFields
+    /// entry owning `spec.workloadRevision` (events expire, or may not be
+    /// readable; that time moves with any spec write of its manager, so it
+    /// is the latest advance at most; the node's creation, which writes the
+    /// field too, is not an advance).
     pub fn advance_times(&self) -> impl Iterator<Item = Timestamp> + use<'a> {
-        self.events_naming()
+        let from_events = self
+            .events_naming()
             .filter(|e| {
                 matches!(
                     super::events::reason(e),
@@ -254,7 +259,25 @@ impl<'a> NodeView<'a> {
                 )
             })
             .flat_map(|e| [super::events::first_time(e), super::events::time(e)])
+            .flatten();
+        let revision_written = self
+            .node
+            .metadata
+            .managed_fields
+            .iter()
             .flatten()
+            .filter(|e| {
+                e.fields_v1
+                    .as_ref()
+                    .and_then(|f| f.0.get("f:spec"))
+                    .and_then(|s| s.get("f:workloadRevision"))
+                    .is_some()
+            })
+            .filter_map(|e| e.time.as_ref().map(|t| t.0));
+        let created = self.node.metadata.creation_timestamp.as_ref().map(|t| t.0);
+        let after_creation =
+            move |t: &Timestamp| created.is_none_or(|c| t.duration_since(c) > ADVANCE_SLACK);
+        from_events.chain(revision_written.filter(after_creation))
     }
 
     /// Not ready since an advance: its status is not ready for its

@@ -51,6 +51,34 @@ fn in_flight_table() {
             Rolling,
         ),
         (
+            "Deployment, its events gone: managedFields dates the advance",
+            at_rest(n, 1)
+                .deployment(2, 2, 1, 1, 1, 0)
+                .new_pod()
+                .pod_not_ready(t(-5))
+                .not_ready(t(-8))
+                .managed_revision_time("valkey-operator", t(-8)),
+            vec![],
+            true,
+            Rolling,
+        ),
+        (
+            "just created: the creation writes spec.workloadRevision too, no advance",
+            {
+                let mut b = at_rest(n, 1)
+                    .deployment(1, 1, 1, 1, 1, 0)
+                    .pod_not_ready(t(-5))
+                    .not_ready(t(-8))
+                    .managed_revision_time("valkey-operator", t(-8));
+                b.node.metadata.creation_timestamp =
+                    Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t(-8)));
+                b
+            },
+            vec![],
+            false,
+            Blocking,
+        ),
+        (
             "Deployment: the new pod Ready and rolled out, the node status not yet",
             at_rest(n, 1)
                 .deployment(2, 2, 1, 1, 1, 1)
