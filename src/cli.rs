@@ -6,13 +6,24 @@ use jiff::Timestamp;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// `--version`: what `version` says, fixed at build time.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\ncommit:    ",
+    env!("KUBECTL_VALKEY_ROLL_GIT_COMMIT"),
+    "\ntarget:    ",
+    env!("KUBECTL_VALKEY_ROLL_TARGET"),
+    "\nprotocols: P1, P2"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "kubectl-valkey-roll",
     bin_name = "kubectl valkey-roll",
     about = "Tell a slow Valkey cluster roll from a jammed one, and steer its roll permits by hand",
     long_about = None,
-    disable_version_flag = true,
+    version,
+    long_version = LONG_VERSION,
     after_help = "Exit codes: 0 done, 1 error, 2 usage, 3 roll needs attention, 4 refused (nothing written), 5 timed out, 6 written but another holder appeared."
 )]
 pub struct Cli {
@@ -61,20 +72,45 @@ pub struct GlobalArgs {
     /// No colour (also NO_COLOR; colour is only used on a terminal)
     #[arg(long, global = true)]
     pub no_color: bool,
-    /// Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin
-    #[arg(short = 'f', long, global = true, value_name = "PATH")]
+    /// Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed
+    #[arg(
+        short = 'f',
+        long = "filename",
+        visible_alias = "from-file",
+        global = true,
+        value_name = "PATH"
+    )]
     pub from_file: Option<PathBuf>,
     /// The clock for every duration (RFC 3339); default the real clock
     #[arg(long, global = true, value_name = "RFC3339", value_parser = parse_timestamp)]
     pub now: Option<Timestamp>,
+    /// Fit text to this many columns (0: no limit). Default: the terminal's width (or COLUMNS); piped output keeps whole lines
+    #[arg(long, global = true, value_name = "COLUMNS")]
+    pub width: Option<usize>,
+    /// Leave the headers out of a table (its rows alone)
+    #[arg(long, global = true)]
+    pub no_headers: bool,
+    /// Log level, as kubectl's -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        value_name = "LEVEL",
+        default_value_t = 0
+    )]
+    pub verbosity: u8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
+    /// Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut
     Table,
+    /// Every column, and every reason whole
     Wide,
     Json,
     Yaml,
+    /// The objects' names, one a line (kubectl's resource/name)
+    Name,
 }
 
 #[derive(Debug, Subcommand)]
@@ -333,17 +369,17 @@ impl Cli {
                 return fail("--now cannot be used with --watch, which runs on the real clock");
             }
             Command::Status(s) if s.watch && g.from_file.is_some() => {
-                return fail("--watch needs a live cluster, not --from-file");
+                return fail("--watch needs a live cluster, not -f/--filename");
             }
             Command::Wait(_) if g.now.is_some() => {
                 return fail("--now cannot be used with wait, which runs on the real clock");
             }
             Command::Wait(_) if g.from_file.is_some() => {
-                return fail("wait needs a live cluster, not --from-file");
+                return fail("wait needs a live cluster, not -f/--filename");
             }
             Command::Bundle(_) if g.from_file.is_some() => {
                 return fail(
-                    "bundle reads a live cluster, not --from-file (the file is a bundle already)",
+                    "bundle reads a live cluster, not -f/--filename (the file is a bundle already)",
                 );
             }
             _ => {}
@@ -352,7 +388,7 @@ impl Cli {
             && g.from_file.is_some()
             && steer.dry_run != DryRunArg::Client
         {
-            return fail("steering against --from-file only plans: add --dry-run=client");
+            return fail("steering against -f/--filename only plans: add --dry-run=client");
         }
         Ok(())
     }

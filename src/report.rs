@@ -478,6 +478,10 @@ pub struct NodeFacts {
     /// The node's pod is Ready (None: pod unknown).
     pub pod_ready: Option<bool>,
     pub workload_rolled_out: Option<bool>,
+    /// The StatefulSet pod runs the StatefulSet's `status.updateRevision`
+    /// (its `controller-revision-hash` label); None where either is not
+    /// known, or the workload is a Deployment.
+    pub pod_on_update_revision: Option<bool>,
     pub template_roll_in_progress: Option<bool>,
     /// The start of its wait (Waiting/Blocking), when known.
     pub waiting_since: Option<Timestamp>,

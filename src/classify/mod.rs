@@ -402,6 +402,7 @@ fn node_report(
             complete_since: j.complete_since,
             pod_ready: v.pod_ready(),
             workload_rolled_out: v.rolled_out(),
+            pod_on_update_revision: v.pod_on_update_revision(),
             template_roll_in_progress: v.template_roll_in_progress(),
             waiting_since: j.waiting_since,
             unavailable_sources: j.grant.unavailable.clone(),

@@ -340,6 +340,13 @@ impl<'a> NodeView<'a> {
             && matches!((self.pod_revision(), self.update_revision()), (Some(p), Some(u)) if p != u)
     }
 
+    /// The StatefulSet pod runs the StatefulSet's update revision (None
+    /// where either revision is unknown, or for a Deployment).
+    pub fn pod_on_update_revision(&self) -> Option<bool> {
+        self.sts?;
+        Some(self.pod_revision()? == self.update_revision()?)
+    }
+
     /// The StatefulSet pod is being replaced: it is being deleted, or it
     /// is gone and not yet recreated (the node's `status.podName` names a
     /// pod that is not there, so one existed).

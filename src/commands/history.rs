@@ -21,6 +21,7 @@ pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
     let stdout = match ctx.global.output {
         OutputFormat::Json => to_json(&document(&report, now))?,
         OutputFormat::Yaml => to_yaml(&document(&report, now))?,
+        OutputFormat::Name => crate::render::name::clusters(&report),
         OutputFormat::Table | OutputFormat::Wide => {
             if report.clusters.is_empty() {
                 return Ok(Outcome {
@@ -29,7 +30,7 @@ pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
                     exit: Exit::Done,
                 });
             }
-            table(&report, now, ctx.color)
+            table(&report, now, ctx.screen())
         }
     };
     Ok(Outcome::ok(stdout))

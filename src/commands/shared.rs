@@ -6,7 +6,7 @@ use crate::cli::OutputFormat;
 use crate::commands::Ctx;
 use crate::error::{Error, Result};
 use crate::render::json::{to_json, to_yaml};
-use crate::render::table::{TableOptions, status_table};
+use crate::render::table::{TableOptions, status_screen};
 use crate::report::Report;
 use crate::snapshot::ValkeyCluster;
 use crate::source::Live;
@@ -22,12 +22,14 @@ pub fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
     match ctx.global.output {
         OutputFormat::Json => to_json(report),
         OutputFormat::Yaml => to_yaml(report),
-        format @ (OutputFormat::Table | OutputFormat::Wide) => Ok(status_table(
+        OutputFormat::Name => Ok(crate::render::name::clusters(report)),
+        format @ (OutputFormat::Table | OutputFormat::Wide) => Ok(status_screen(
             report,
             TableOptions {
                 wide: format == OutputFormat::Wide,
                 color: ctx.color,
             },
+            ctx.screen(),
         )),
     }
 }

@@ -244,6 +244,7 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let stdout = match ctx.global.output {
         OutputFormat::Json => to_json(&report)?,
         OutputFormat::Yaml => to_yaml(&report)?,
+        OutputFormat::Name => crate::render::name::clusters(&report),
         OutputFormat::Table | OutputFormat::Wide => String::new(),
     };
     Ok(Outcome {

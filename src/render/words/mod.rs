@@ -54,3 +54,18 @@ fn and_waiting(waiting: usize) -> String {
         String::new()
     }
 }
+
+/// A node's REASON as its row on a fitted screen says it: the row names
+/// the node, so a reason about the node's own pod leaves the pod's name
+/// out (`pod valkey-cache-1-0-0 CrashLoopBackOff (restarts 7)` reads
+/// `CrashLoopBackOff (restarts 7)`). Cleaned; `-` for none. The document
+/// and `-o wide` keep the whole reason.
+pub fn reason_in_row(n: &crate::report::NodeReport) -> String {
+    let full = n.reason.to_string();
+    let own = n.pod.as_deref().map(|pod| format!("pod {pod} "));
+    let said = own
+        .as_deref()
+        .and_then(|prefix| full.strip_prefix(prefix))
+        .unwrap_or(&full);
+    crate::render::style::reason_cell(said)
+}
