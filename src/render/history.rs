@@ -4,7 +4,7 @@
 
 use super::fit::{Cell, Grid, Last, Screen, paragraph};
 use super::style::{clean, clean_or_dash};
-use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Report, Verdict};
+use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Protocol, Report, Verdict};
 use crate::units::{age, human, timestamp};
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -76,6 +76,16 @@ fn when(t: Option<Timestamp>) -> String {
     t.map_or_else(|| "-".to_string(), timestamp)
 }
 
+/// Every time of the rows falls on the UTC day of `start`.
+fn same_day(start: Timestamp, rows: &[HistoryRow]) -> bool {
+    let day = |t: Timestamp| t.strftime("%Y-%m-%d").to_string();
+    let first = day(start);
+    rows.iter()
+        .flat_map(|r| [r.advanced_at, r.applied_at, r.ready_at])
+        .flatten()
+        .all(|t| day(t) == first)
+}
+
 /// One block per cluster: a line on the roll, the rows, and what is
 /// missing and why.
 pub fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) -> String {
@@ -88,10 +98,23 @@ pub fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) -> Stri
             clean(&format!("{}/{}", c.namespace, c.name)),
             c.verdict.to_string().to_uppercase()
         );
-        let began = match c.history.started_at {
+        // Fitted to a terminal, times of the day the roll began are
+        // written as times of day: the line above says which day.
+        let day = c
+            .history
+            .started_at
+            .filter(|start| width.is_some() && same_day(*start, &c.history.rows));
+        let when = |t: Option<Timestamp>| match (t, day) {
+            (Some(t), Some(_)) => t.strftime("%H:%M:%S").to_string(),
+            (t, _) => when(t),
+        };
+        let mut began = match c.history.started_at {
             Some(start) => format!("roll began {} ({} ago)", timestamp(start), age(start, now)),
             None => "when the roll began is not told".to_string(),
         };
+        if day.is_some() {
+            began.push_str("; times below are of that day, UTC");
+        }
         let mut out = paragraph(&began, width, &lead, "    ");
         let rows = c
             .history
@@ -118,7 +141,19 @@ pub fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) -> Stri
         out.push_str(
             &Grid {
                 header: vec![
-                    "NODE", "SHARD", "ROLE", "ADVANCED", "BY", "APPLIED", "READY", "TOOK",
+                    "NODE",
+                    "SHARD",
+                    "ROLE",
+                    // P1 grants a permit; P2 advances a node's revision.
+                    if c.protocol == Protocol::P1 {
+                        "GRANTED"
+                    } else {
+                        "ADVANCED"
+                    },
+                    "BY",
+                    "APPLIED",
+                    "READY",
+                    "TOOK",
                     "OUTCOME",
                 ],
                 rank: vec![0, 4, 2, 0, 1, 3, 0, 0, 0],

@@ -7,7 +7,7 @@
 //! in walk order, then the rest.
 
 use super::fit::{Cell, Grid, Last, Screen, columns, paragraph, parts};
-use super::style::{Tone, clean, clean_or_dash, paint, reason_cell, state_tone, verdict_tone};
+use super::style::{Tone, clean, clean_or_dash, paint, state_tone, verdict_tone};
 use crate::report::{ClusterReport, GrantSource, NodeReport, NodeState, Protocol, Report, Verdict};
 use crate::units::{human, human_or, short_hash, timestamp};
 
@@ -132,7 +132,9 @@ fn summary(cluster: &ClusterReport) -> String {
                 }
             );
             line.push_str("; ");
-            line.push_str(&holder.reason.to_string());
+            line.push_str(
+                &crate::render::words::Said(&holder.reason, cluster.protocol).to_string(),
+            );
             line.push_str("; ");
             line.push_str(&held(holder, p2));
             clean(&line)
@@ -261,6 +263,8 @@ struct Look {
     color: bool,
     /// The reason without what its row says already (the table is fitted).
     compact: bool,
+    /// The words of the cluster's protocol.
+    protocol: Protocol,
 }
 
 fn hash_cell(h: &Option<String>, look: &Look) -> Cell {
@@ -391,9 +395,9 @@ fn all_columns(p2: bool) -> Vec<Column> {
             wide: false,
             cell: |n, look| {
                 Cell::new(if look.compact {
-                    crate::render::words::reason_in_row(n)
+                    crate::render::words::reason_in_row(n, look.protocol)
                 } else {
-                    reason_cell(&n.reason.to_string())
+                    crate::render::words::reason_of(n, look.protocol)
                 })
             },
         },
@@ -411,6 +415,7 @@ fn node_table(cluster: &ClusterReport, opts: TableOptions, width: Option<usize>)
         wide: opts.wide,
         color: opts.color,
         compact: width.is_some() && !opts.wide,
+        protocol: cluster.protocol,
     };
     let columns: Vec<Column> = all_columns(cluster.protocol == Protocol::P2)
         .into_iter()

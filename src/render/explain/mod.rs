@@ -6,7 +6,7 @@
 //! snapshot's own objects (when in view) add what a person wants to see
 //! as-is: the conditions and the ValkeyCluster's message.
 
-use super::fit::{Cell, Grid, Last, Screen, paragraph, rewrap};
+use super::fit::{self, Cell, Grid, Last, Screen, paragraph, rewrap};
 use super::style::{clean, clean_or_dash, paint, reason_cell, state_tone, strong};
 use super::table::{headline_after, state_cell};
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Verdict};
@@ -86,12 +86,18 @@ pub fn explain_node(
 
     section(&mut out, "Facts", color);
     for (key, value) in x.facts(now) {
-        out.push_str(&paragraph(
-            &clean(&value),
-            width,
-            &format!("  {key:<18} "),
-            FACT_INDENT,
-        ));
+        let value = clean(&value);
+        let first = format!("  {key:<18} ");
+        // A value of one word too long for its place (a whole hash) goes
+        // on the next line, less indented.
+        match width {
+            Some(w) if fit::words(&value).len() == 1 && first.len() + fit::columns(&value) > w => {
+                out.push_str(first.trim_end());
+                out.push('\n');
+                out.push_str(&paragraph(&value, width, "    ", "    "));
+            }
+            _ => out.push_str(&paragraph(&value, width, &first, FACT_INDENT)),
+        }
     }
 
     let mut future = Vec::new();
@@ -116,7 +122,9 @@ pub fn explain_node(
             .map(|e| {
                 vec![
                     Cell::new(e.kind.to_string()),
-                    Cell::new(clean(&e.finding.to_string())),
+                    Cell::new(clean(
+                        &crate::render::words::Found(&e.finding, cluster.protocol).to_string(),
+                    )),
                 ]
             })
             .collect();
