@@ -40,8 +40,8 @@ pub enum Error {
     #[error("cannot write {path}: {problem}")]
     Write { path: String, problem: String },
     /// `namespace` is `None` when every namespace in view was looked in
-    /// (shown as `*`, as in `*/cache`).
-    #[error("{kind} {}/{name} not found{}", .namespace.as_deref().unwrap_or("*"), nearest_hint(.nearest))]
+    /// (`ValkeyCluster cache not found in any namespace`).
+    #[error("{kind} {} not found{}{}", located(.namespace, .name), if .namespace.is_none() { " in any namespace" } else { "" }, nearest_hint(.nearest))]
     NotFound {
         kind: &'static str,
         namespace: Option<String>,
@@ -180,6 +180,14 @@ pub enum Error {
     /// Bad combination of arguments found after clap parsed them.
     #[error("{0}")]
     Usage(String),
+}
+
+/// `prod/cache`, or `cache` ... `in any namespace` (after "not found").
+fn located(namespace: &Option<String>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    }
 }
 
 fn nearest_hint(nearest: &[String]) -> String {

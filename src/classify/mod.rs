@@ -41,6 +41,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use events::time as event_time;
 pub use evidence::RESTART_LOOP_MIN;
 pub use node::{NodePod, PodFacts};
 pub use timeline::{cluster_timeline, timeline};

@@ -14,6 +14,7 @@ use crate::source;
 pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
     let loaded = source::load(&ctx.global, args.cluster.as_deref()).await?;
     let now = ctx.now();
+    let clock = super::shared::clock_warning(ctx, &loaded.snapshot);
     let mut report = classify_with_history(&loaded.snapshot, now, ctx.global.stall_threshold);
     if let Some(name) = &args.cluster {
         super::shared::keep_cluster(&mut report, name, loaded.namespace.as_deref())?;
@@ -26,12 +27,17 @@ pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
             if report.clusters.is_empty() {
                 return Ok(Outcome {
                     stdout: String::new(),
-                    stderr: super::shared::no_clusters_message(loaded.namespace.as_deref()),
+                    stderr: clock
+                        + &super::shared::no_clusters_message(loaded.namespace.as_deref()),
                     exit: Exit::Done,
                 });
             }
             table(&report, now, ctx.screen())
         }
     };
-    Ok(Outcome::ok(stdout))
+    Ok(Outcome {
+        stdout,
+        stderr: clock,
+        exit: Exit::Done,
+    })
 }

@@ -8,6 +8,7 @@ pub mod credentials;
 pub mod file;
 pub mod live;
 pub mod logs;
+pub mod requests;
 pub mod select;
 pub mod slim;
 pub mod watch;
