@@ -159,6 +159,10 @@ pub fn explain_node(
     out
 }
 
+/// A table's last column wraps in its own column while it keeps this
+/// much room; with less it goes under its row.
+const WRAP_ROOM: usize = 24;
+
 /// Where a fact's value goes on after its first line.
 const FACT_INDENT: &str = "                     ";
 
@@ -170,7 +174,7 @@ fn wrapped(header: &[&str], rank: &[u8], rows: Vec<Vec<Cell>>, screen: Screen) -
         header: header.to_vec(),
         rank: rank.to_vec(),
         rows,
-        last: Last::Wrap { min: 30 },
+        last: Last::Wrap { min: WRAP_ROOM },
         indent: "  ",
     }
     .render(screen.width, screen.color)
