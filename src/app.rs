@@ -66,7 +66,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(err.exit_code().clamp(0, 255) as u8);
         }
     };
-    crate::source::requests::install(cli.global.verbosity);
+    crate::verbose::install(cli.global.verbosity);
     let stdout_is_terminal = std::io::stdout().is_terminal();
     let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     // A terminal that says it draws no colour (Emacs' shell, some CI logs).

@@ -121,7 +121,7 @@ pub enum Command {
     /// Why a node (or a cluster) is in its state, with evidence and a timeline
     #[command(after_help = examples::EXPLAIN)]
     Explain(ExplainArgs),
-    /// Give a node the permit for its asked-for revision (P2: set its spec.workloadRevision)
+    /// Let a node roll to its asked-for revision (P1: its permit; P2: its spec.workloadRevision)
     #[command(after_help = examples::GRANT)]
     Grant(GrantArgs),
     /// Remove a node's permit (P1 only)

@@ -16,7 +16,7 @@ pub fn before_everything(now: Timestamp, earliest: Timestamp) -> String {
 
 /// `-v 6`: one API request, as kubectl logs it: `GET URL 200 OK in 12
 /// milliseconds`.
-pub fn request(verb: &str, url: &str, status: &str, millis: u128) -> String {
+pub fn request(verb: &str, url: &str, status: &str, millis: u64) -> String {
     format!("{verb} {url} {status} in {millis} milliseconds")
 }
 

@@ -395,7 +395,12 @@ pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> 
     watch_config.read_timeout = None;
     let build = |config: Config| {
         kube::client::ClientBuilder::try_from(config)
-            .map(|b| b.with_layer(&requests::Logged).build())
+            .map(|b| {
+                b.with_layer(&requests::Logged {
+                    server: server.clone(),
+                })
+                .build()
+            })
             .map_err(|e| map_error(e, "connect", "", None, &server, Some(&credentials)))
     };
     Ok(Live {

@@ -1,108 +1,48 @@
-//! kubectl's `-v`, for API requests: at level 6 each request's verb, URL,
-//! status and time taken, at 8 its response's size too, written to
-//! stderr as they happen (cleaned like every other output), so a person
-//! can see which requests a command made and which one was slow.
-//!
-//! The client's requests pass through [`Logged`], a layer of kube's own
-//! stack that says what it saw through `tracing` (the instrumentation kube
-//! already uses); [`install`] sets the one subscriber that writes those
-//! events, and only those, to stderr. Without `-v 6` nothing is installed
-//! and the events go nowhere.
+//! kubectl's `-v`, for API requests: every request of the client passes
+//! through [`Logged`], a layer of kube's own stack, which says what it
+//! saw through `tracing` (the instrumentation kube already uses): the
+//! verb, URL, status and time taken of each request, and its response's
+//! size once read whole. Events only, no words: the one subscriber that
+//! writes them (`crate::verbose`) words them, and is installed only for
+//! `-v 6` and above; otherwise they go nowhere.
 
 use bytes::Bytes;
 use http::{Request, Response};
 use http_body::{Body as HttpBody, Frame, SizeHint};
 use kube::client::Body;
-use std::fmt::Write as _;
 use std::future::Future;
-use std::io::Write as _;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Level, Metadata, Subscriber};
 
-/// The target of the events [`Logged`] emits, and the only one written.
-const TARGET: &str = "kubectl_valkey_roll::request";
+/// The target of the events [`Logged`] emits: a request's answer at INFO
+/// (`verb`, `url`, `status`, `millis`), its response's size at DEBUG
+/// (`verb`, `url`, `bytes`).
+pub const TARGET: &str = "kubectl_valkey_roll::request";
 
-/// kubectl's level at which each request is logged.
-pub const REQUESTS: u8 = 6;
-/// kubectl's level at which response sizes are logged too.
-pub const SIZES: u8 = 8;
-
-/// Writes the request events to stderr from now on, when `level` asks for
-/// them (see [`REQUESTS`], [`SIZES`]). Once per process; a second call
-/// changes nothing.
-pub fn install(level: u8) {
-    if level >= REQUESTS {
-        let _ = tracing::subscriber::set_global_default(Stderr {
-            sizes: level >= SIZES,
-        });
-    }
+/// The layer every request of the client passes through. `server`: the
+/// API server's URL, which requests are relative to at this layer (kube
+/// adds it further in), so that a logged URL is whole, as kubectl's.
+#[derive(Clone, Debug, Default)]
+pub struct Logged {
+    pub server: String,
 }
-
-/// The subscriber: request events only, one line each.
-struct Stderr {
-    sizes: bool,
-}
-
-impl Subscriber for Stderr {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target() == TARGET
-            && match *metadata.level() {
-                Level::INFO => true,
-                Level::DEBUG => self.sizes,
-                _ => false,
-            }
-    }
-
-    fn new_span(&self, _span: &Attributes<'_>) -> Id {
-        Id::from_u64(1)
-    }
-
-    fn record(&self, _span: &Id, _values: &Record<'_>) {}
-
-    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
-
-    fn event(&self, event: &Event<'_>) {
-        let mut line = Line(String::new());
-        event.record(&mut line);
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "{}", crate::render::style::clean(&line.0));
-    }
-
-    fn enter(&self, _span: &Id) {}
-
-    fn exit(&self, _span: &Id) {}
-}
-
-/// An event's message.
-struct Line(String);
-
-impl Visit for Line {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "message" {
-            let _ = write!(self.0, "{value:?}");
-        }
-    }
-}
-
-/// The layer every request of the client passes through.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Logged;
 
 impl<S> tower_layer::Layer<S> for Logged {
     type Service = LoggedService<S>;
 
     fn layer(&self, inner: S) -> LoggedService<S> {
-        LoggedService { inner }
+        LoggedService {
+            inner,
+            server: self.server.trim_end_matches('/').to_string(),
+        }
     }
 }
 
 #[derive(Clone, Debug)]
 pub struct LoggedService<S> {
     inner: S,
+    server: String,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -124,7 +64,11 @@ where
 
     fn call(&mut self, request: Request<Body>) -> Self::Future {
         let verb = request.method().to_string();
-        let url = request.uri().to_string();
+        let uri = request.uri();
+        let url = match uri.scheme() {
+            Some(_) => uri.to_string(),
+            None => format!("{}{uri}", self.server),
+        };
         let start = Instant::now();
         let response = self.inner.call(request);
         Box::pin(async move {
@@ -133,13 +77,17 @@ where
             match &result {
                 Ok(r) => tracing::info!(
                     target: TARGET,
-                    "{}",
-                    crate::render::clock::request(&verb, &url, &r.status().to_string(), millis)
+                    verb = %verb,
+                    url = %url,
+                    status = %r.status(),
+                    millis = millis as u64,
                 ),
                 Err(e) => tracing::info!(
                     target: TARGET,
-                    "{}",
-                    crate::render::clock::request(&verb, &url, &format!("failed: {e}"), millis)
+                    verb = %verb,
+                    url = %url,
+                    error = %e,
+                    millis = millis as u64,
                 ),
             }
             result.map(|r| {
@@ -170,8 +118,9 @@ impl<B> Counted<B> {
             self.said = true;
             tracing::debug!(
                 target: TARGET,
-                "{}",
-                crate::render::clock::response_size(&self.verb, &self.url, self.bytes)
+                verb = %self.verb,
+                url = %self.url,
+                bytes = self.bytes,
             );
         }
     }
