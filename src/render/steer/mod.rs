@@ -160,11 +160,16 @@ pub fn text(s: &Steered, screen: impl Into<Screen>) -> String {
         ),
         (Decision::Planned, DryRun::None) => ("planned", Tone::Queue),
     };
-    out.push_str(&format!(
-        "{} ({}): {}\n",
-        strong(&clean(&target), color),
-        clean(&context),
-        paint(word, tone, true, color)
+    out.push_str(&paragraph(
+        &format!(
+            "{} ({}): {}",
+            strong(&clean(&target), color),
+            clean(&context),
+            paint(word, tone, true, color)
+        ),
+        width,
+        "",
+        "    ",
     ));
     for r in &p.reasons {
         out.push_str(&paragraph(
@@ -213,14 +218,19 @@ pub fn text(s: &Steered, screen: impl Into<Screen>) -> String {
         ));
     }
     if let Some(d) = &p.pod_delete {
-        out.push_str(&format!(
-            "delete pod {} (preconditions uid {}, resourceVersion {}; {sent}): revision {}, StatefulSet {} wants {}\n",
-            clean(&d.pod),
-            clean(&d.uid),
-            clean(&d.resource_version),
-            clean(&d.revision),
-            clean(&d.stateful_set),
-            clean(&d.update_revision)
+        out.push_str(&paragraph(
+            &format!(
+                "delete pod {} (preconditions uid {}, resourceVersion {}; {sent}): revision {}, StatefulSet {} wants {}",
+                clean(&d.pod),
+                clean(&d.uid),
+                clean(&d.resource_version),
+                clean(&d.revision),
+                clean(&d.stateful_set),
+                clean(&d.update_revision)
+            ),
+            width,
+            "",
+            "  ",
         ));
     }
     let recorded = if p.decision == Decision::Written {
@@ -229,19 +239,26 @@ pub fn text(s: &Steered, screen: impl Into<Screen>) -> String {
         "to record"
     };
     for e in &p.events {
-        out.push_str(&format!(
-            "event {} on {} ({recorded}): {}\n",
-            e.reason,
-            clean(e.node()),
-            clean(&e.note)
+        out.push_str(&paragraph(
+            &format!(
+                "event {} on {} ({recorded}): {}",
+                e.reason,
+                clean(e.node()),
+                clean(&e.note)
+            ),
+            width,
+            "",
+            "  ",
         ));
     }
     if let Some(confirm) = &p.confirmation
         && p.decision == Decision::Planned
     {
-        out.push_str(&format!(
-            "a real run asks first: {}\n",
-            clean(&confirmation(confirm))
+        out.push_str(&paragraph(
+            &format!("a real run asks first: {}", clean(&confirmation(confirm))),
+            width,
+            "",
+            "  ",
         ));
     }
     if let Some(undo) = &p.undo {
@@ -250,7 +267,15 @@ pub fn text(s: &Steered, screen: impl Into<Screen>) -> String {
         } else {
             "undo would be:"
         };
-        out.push_str(&format!("{label} {}\n", clean(undo)));
+        // A command to paste stays on one line: on its own when the label
+        // leaves it too little room.
+        let line = format!("{label} {}", clean(undo));
+        match width {
+            Some(w) if crate::render::fit::columns(&line) > w => {
+                out.push_str(&format!("{label}\n  {}\n", clean(undo)));
+            }
+            _ => out.push_str(&format!("{line}\n")),
+        }
     }
     out
 }
