@@ -3,7 +3,7 @@
 //! Variants carry the facts (which object, which field, which verb); the
 //! message is built by `Display`, where it is shown.
 
-/// Exit codes of every command (PLUGIN.md, "Exit codes").
+/// Exit codes of every command (docs/plugin.md, "Exit codes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     Done = 0,

@@ -1,4 +1,4 @@
-//! The classifier's output, in the words of PLUGIN.md.
+//! The classifier's output, in the words of docs/plugin.md.
 //!
 //! Field names and the words of [`NodeState`], [`Verdict`], [`EvidenceKind`]
 //! and [`GrantSource`] are a public interface (the `-o json|yaml` document):
@@ -97,7 +97,7 @@ impl Verdict {
     }
 }
 
-/// Where a grant time came from (PROTOCOL.md, "When did a permit start?").
+/// Where a grant time came from (docs/protocol.md, "When did a permit start?").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum GrantSource {
@@ -220,7 +220,7 @@ pub struct ClusterReport {
     /// How many finished nodes the estimate rests on; null when no estimate
     /// is wanted (Jammed, Conflict, Converged, Stalled with a Blocking node).
     pub eta_basis: Option<usize>,
-    /// A failover under way in the cluster (PLUGIN.md, "Roles, failovers
+    /// A failover under way in the cluster (docs/plugin.md, "Roles, failovers
     /// and a silent operator"); null when none is.
     pub failover: Option<FailoverUnderWay>,
     /// The operator has not acted on a node in flight for longer than it
@@ -247,7 +247,7 @@ pub struct ClusterReport {
     #[serde(skip)]
     pub unfinished_by_cluster: bool,
     /// Some node asks, holds or is behind, so the controller reads the
-    /// live topology and walks each shard's primary last (PROTOCOL.md);
+    /// live topology and walks each shard's primary last (docs/protocol.md);
     /// false: node index descending everywhere.
     #[serde(skip)]
     pub walk_by_primary: bool,
@@ -323,7 +323,7 @@ pub struct NodeReport {
     pub name: String,
     pub shard: Option<u32>,
     pub index: Option<u32>,
-    /// The judged role (PLUGIN.md, "Judged role"); null when unknown.
+    /// The judged role (docs/plugin.md, "Judged role"); null when unknown.
     pub role: Option<Role>,
     /// Where the role came from; null when it is unknown.
     pub role_source: Option<RoleSource>,
@@ -470,7 +470,7 @@ pub struct NodeFacts {
     pub healthy: bool,
     /// Why the node is not healthy (empty when healthy).
     pub unhealthy_because: Vec<Unhealthy>,
-    /// The node is its shard's primary by PLUGIN.md's definition.
+    /// The node is its shard's primary by docs/plugin.md's definition.
     pub is_primary: bool,
     /// The holder's roll is complete, and since when (if known).
     pub complete: bool,

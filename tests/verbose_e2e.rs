@@ -35,7 +35,7 @@ async fn v6_logs_each_request_and_v8_its_size() {
     let v6 = live(&sim.ns, &["status", "cache", "-o", "json", "-v", "6"]);
     assert_eq!(v6.code, 0, "{}", v6.both());
     let lines = request_lines(&v6.stderr);
-    // One LIST per kind (PLUGIN.md: a constant number of requests).
+    // One LIST per kind (docs/plugin.md: a constant number of requests).
     for kind in [
         "valkeyclusters",
         "valkeynodes",

@@ -4,7 +4,7 @@
 //! this node Stuck" reads, in order: [`node`] (the facts of one node: asks,
 //! holder, healthy, rolled out), [`evidence`] (failure evidence),
 //! [`grant_time`] (when a permit started), [`judge`] (the node state, in
-//! PLUGIN.md's decision order), [`walk`] (walk order and primaries),
+//! docs/plugin.md's decision order), [`walk`] (walk order and primaries),
 //! [`quiet`] and [`verdict`] (the cluster). Durations are never negative: a
 //! timestamp in the future counts as now. "Over T" is strictly greater.
 //!

@@ -1,6 +1,6 @@
 //! One node's objects (ValkeyNode, workload, pod) and the plain facts read
 //! from them: asks, asked-for revision, permit, holder, healthy, template
-//! roll in progress, rolled out (PLUGIN.md, "Words").
+//! roll in progress, rolled out (docs/plugin.md, "Words").
 
 use super::index::Index;
 use super::text::hash_in;
@@ -222,7 +222,7 @@ impl<'a> NodeView<'a> {
         c.last_transition_time.as_ref().map(|t| t.0)
     }
 
-    /// Healthy (PLUGIN.md), and the reasons it is not.
+    /// Healthy (docs/plugin.md), and the reasons it is not.
     pub fn unhealthy_because(&self) -> Vec<Unhealthy> {
         let mut why = Vec::new();
         if !self.node_ready() {

@@ -502,7 +502,7 @@ pub fn name_candidates(report: &Report, lookup: Lookup) -> Vec<Candidate> {
     out
 }
 
-/// PLUGIN.md's node states 2 to 5 are exactly the holders.
+/// docs/plugin.md's node states 2 to 5 are exactly the holders.
 fn is_holder(state: NodeState) -> bool {
     matches!(
         state,

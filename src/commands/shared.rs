@@ -15,7 +15,7 @@ use kube::Api;
 use kube::api::ListParams;
 
 /// The report as `status` renders it, per `-o`: the table (`wide` adds
-/// columns) or the PLUGIN.md document. Shared with `--watch` and `wait`.
+/// columns) or the docs/plugin.md document. Shared with `--watch` and `wait`.
 /// An empty report renders as an empty table (see [`no_clusters_message`])
 /// or `{"clusters": []}`.
 pub fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {

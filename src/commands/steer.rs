@@ -1,5 +1,5 @@
 //! `grant`, `revoke`, `force` and `replace-pod`: read, plan, and (against a cluster)
-//! execute; print the result for people or as PLUGIN.md's steering
+//! execute; print the result for people or as docs/plugin.md's steering
 //! document. Exit 0 written or planned, 4 refused, 6 another holder after
 //! the write, 1 errors.
 

@@ -16,7 +16,7 @@ pub struct VersionInfo {
     pub commit: &'static str,
     /// The target triple the binary was built for.
     pub target: &'static str,
-    /// The forms of the staged-roll protocol understood (PROTOCOL.md).
+    /// The forms of the staged-roll protocol understood (docs/protocol.md).
     pub protocols: [&'static str; 2],
 }
 

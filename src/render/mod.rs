@@ -2,7 +2,7 @@
 //! `String` out; only `main` prints.
 //!
 //! - [`table`]: `status` for people (`-o table|wide`).
-//! - [`json`]: the documents of PLUGIN.md (`-o json|yaml`).
+//! - [`json`]: the documents of docs/plugin.md (`-o json|yaml`).
 //! - [`name`]: `-o name`.
 //! - [`clock`]: what is said about `--now`, and the requests `-v` logs.
 //! - [`explain`]: one node or one cluster as prose and a timeline.

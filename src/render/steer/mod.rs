@@ -1,5 +1,5 @@
 //! The result of `grant`, `revoke`, `force` and `replace-pod`: text for people, and the
-//! steering document of PLUGIN.md for `-o json|yaml`.
+//! steering document of docs/plugin.md for `-o json|yaml`.
 //!
 //! Every word a person reads about steering is here, one file per kind of
 //! thing said; the planner and the executor hand over facts.
@@ -33,7 +33,7 @@ use crate::steer::plan::{Action, Confirmation, Decision, EventPlan, PodDelete};
 use serde::Serialize;
 use serde_json::Value;
 
-/// PLUGIN.md's steering document, field for field.
+/// docs/plugin.md's steering document, field for field.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SteerDocument {

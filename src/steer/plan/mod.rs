@@ -3,7 +3,7 @@
 //! they were decided on, the Events to record and the command that undoes
 //! the write. No client, no printing, no clock of its own.
 //!
-//! The rules are PLUGIN.md's (`grant`, `revoke`, `force`); every refusal is
+//! The rules are docs/plugin.md's (`grant`, `revoke`, `force`); every refusal is
 //! a [`Refusal`], every caution a [`Warning`], every question a
 //! [`Confirmation`], every difference on a re-plan a [`Change`]: facts
 //! (which node, holder, revision, protocol, how long), worded for people

@@ -244,7 +244,7 @@ pub(super) fn event_message(
 }
 
 /// The primary check of grant and force: the node's own `status.role`
-/// (PLUGIN.md), not the shard's one ready primary the walk uses, so a primary
+/// (docs/plugin.md), not the shard's one ready primary the walk uses, so a primary
 /// that is not ready, or one of two nodes claiming the role, counts too.
 pub(super) fn claims_primary_role(n: &NodeReport) -> bool {
     n.role == Some(crate::report::Role::Primary)
