@@ -139,7 +139,9 @@ fn summary(cluster: &ClusterReport) -> String {
             line.push_str(&held(holder, p2));
             clean(&line)
         }
-        _ => clean(&cluster.reason.to_string()),
+        _ => {
+            clean(&crate::render::words::ClusterSaid(&cluster.reason, cluster.protocol).to_string())
+        }
     }
 }
 

@@ -79,7 +79,7 @@ pub(super) fn cluster_reasoning(
                         .join("; ")
                 ));
             } else {
-                out.push(cluster.reason.to_string());
+                out.push(words::ClusterSaid(&cluster.reason, cluster.protocol).to_string());
             }
         }
         Verdict::Stalled | Verdict::Waiting => {

@@ -17,6 +17,7 @@ mod grant;
 mod node;
 mod role;
 
+pub use cluster::ClusterSaid;
 pub use evidence::{Found, Phrase, Short, joined};
 pub use grant::Unheard;
 pub use node::Said;
