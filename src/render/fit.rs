@@ -365,9 +365,19 @@ impl Grid<'_> {
             .map(|&i| natural[i] + GAP)
             .sum();
         let left = room.saturating_sub(used);
+        // The longest word of the last column: one that does not fit in
+        // its column would stand far out on a line of its own.
+        let longest_word = self
+            .rows
+            .iter()
+            .filter_map(|r| r.get(n - 1))
+            .flat_map(|c| words(&c.text))
+            .map(columns)
+            .max()
+            .unwrap_or(0);
         match self.last {
             Last::Cut { .. } => self.draw(&kept, Some(Shape::Cut(left)), None, color),
-            Last::Wrap { min } if left >= min.min(natural[n - 1]) => {
+            Last::Wrap { min } if left >= min.min(natural[n - 1]) && left >= longest_word => {
                 self.draw(&kept, Some(Shape::Wrap(left)), None, color)
             }
             _ => self.draw(&kept, None, Some(width), color),
