@@ -209,6 +209,14 @@ pub fn cut(text: &str, width: usize) -> String {
             break;
         }
     }
+    // A parenthesis opened and not closed before the cut reads as a
+    // fragment: the cut goes before it.
+    if let Some((before, last)) = out.rsplit_once(' ')
+        && last.starts_with('(')
+        && !last.contains(')')
+    {
+        out = before.to_string();
+    }
     // A cut right after a separator reads as if something followed it.
     let kept = out.trim_end_matches([',', ';', ':', '(', '-', '·', ' ']);
     format!("{kept}…")
@@ -509,6 +517,7 @@ mod tests {
             ("queue 1, behind cache-1-0", 24, "queue 1, behind…"),
             ("queue 1, behind cache-1-0", 15, "queue 1…"),
             ("CrashLoopBackOff (restarts 7)", 20, "CrashLoopBackOff…"),
+            ("CrashLoopBackOff (restarts 7)", 28, "CrashLoopBackOff…"),
             ("CrashLoopBackOff (restarts 7)", 10, "CrashLoopBackOff…"),
         ];
         for (text, width, want) in cases {
@@ -568,7 +577,7 @@ mod tests {
         assert_eq!(
             out,
             "NODE       STATE      REASON\n\
-             cache-1-0  Stuck      CrashLoopBackOff (restarts…\n\
+             cache-1-0  Stuck      CrashLoopBackOff…\n\
              cache-0-0  Converged  rolled\n"
         );
         for line in out.lines() {
