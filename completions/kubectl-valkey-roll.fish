@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_valkey_roll_global_optspecs
-    string join \n n/namespace= A/all-namespaces context= cluster= user= kubeconfig= as= as-group= request-timeout= o/output= stall-threshold= no-color f/from-file= now= h/help
+    string join \n n/namespace= A/all-namespaces context= cluster= user= kubeconfig= as= as-group= request-timeout= o/output= stall-threshold= no-color f/filename= now= width= no-headers v/v= h/help
 end
 
 function __fish_kubectl_valkey_roll_needs_command
@@ -32,19 +32,23 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "grant" -d 'Let a node roll to its asked-for revision (P1: its permit; P2: its spec.workloadRevision)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "replace-pod" -d 'Delete a node\'s superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)'
@@ -62,18 +66,22 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s w -l watch -d 'Keep the report live until Ctrl-C (or SIGTERM)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l exit-code -d 'Exit 3 when a verdict needs attention (Jammed, Stalled, Conflict)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l operator-namespace -d 'Where the valkey-operator runs: when it looks silent, explain reads its leader-election Lease there' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l context -d 'The kubeconfig context to use' -r
@@ -83,16 +91,20 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l revision -d 'Grant this revision instead of the asked-for one' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l reason -d 'Why, recorded on the node and in an Event' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l dry-run -d 'none: write; client: print the plan, send nothing; server: send with dryRun=All' -r -f -a "none\t''
@@ -108,19 +120,23 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l any -d 'Grant `*` (whatever the node builds now; P1 only)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l allow-primary -d 'Allow granting a primary (the controller\'s proactive failover does not run for a permit given by hand)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l reason -d 'Why, recorded in an Event' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l dry-run -d 'none: write; client: print the plan, send nothing; server: send with dryRun=All' -r -f -a "none\t''
 client\t''
@@ -135,17 +151,21 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l reason -d 'Why (required), recorded on the node and in an Event' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l revision -d 'Write this revision instead of the asked-for one' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l dry-run -d 'none: write; client: print the plan, send nothing; server: send with dryRun=All' -r -f -a "none\t''
@@ -161,19 +181,23 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l takeover -d 'Revoke every other holder\'s permit in the same command'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l any -d 'Write `*`'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l reason -d 'Why, recorded in an Event' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l dry-run -d 'none: write; client: print the plan, send nothing; server: send with dryRun=All' -r -f -a "none\t''
 client\t''
@@ -188,17 +212,21 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l timeout -d 'Give up after this long (exit 5); default: no timeout' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l context -d 'The kubeconfig context to use' -r
@@ -208,17 +236,21 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l no-fail-fast -d 'Keep waiting on Jammed, Stalled or Conflict'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -227,16 +259,20 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l output-file -d 'Write the bundle to this file instead of stdout (-o is the output format, as everywhere)' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l format -d 'yaml (with a header comment) or json (default: yaml; -o json also picks json)' -r -f -a "yaml\t''
 json\t''"
@@ -248,16 +284,20 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -266,16 +306,20 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -284,19 +328,23 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l as -d 'Act as this user' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l as-group -d 'Act as this group (repeatable)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t'Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut'
+wide\t'Every column, and every reason whole'
 json\t''
-yaml\t''"
+yaml\t''
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l width -d 'Fit text to this many columns (0: no limit). Default: the terminal\'s width (or COLUMNS); piped output keeps whole lines' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s v -l v -d 'Log level, as kubectl\'s -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "grant" -d 'Let a node roll to its asked-for revision (P1: its permit; P2: its spec.workloadRevision)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "replace-pod" -d 'Delete a node\'s superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)'

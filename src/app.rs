@@ -66,10 +66,13 @@ pub fn main() -> ExitCode {
             return ExitCode::from(err.exit_code().clamp(0, 255) as u8);
         }
     };
+    crate::verbose::install(cli.global.verbosity);
     let stdout_is_terminal = std::io::stdout().is_terminal();
     let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    // A terminal that says it draws no colour (Emacs' shell, some CI logs).
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
     let ctx = Ctx {
-        color: stdout_is_terminal && !cli.global.no_color && !no_color_env,
+        color: stdout_is_terminal && !cli.global.no_color && !no_color_env && !dumb,
         stdout_is_terminal,
         stdin_is_terminal: std::io::stdin().is_terminal(),
         global: cli.global.clone(),

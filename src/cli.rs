@@ -6,13 +6,24 @@ use jiff::Timestamp;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// `--version`: what `version` says, fixed at build time.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\ncommit:    ",
+    env!("KUBECTL_VALKEY_ROLL_GIT_COMMIT"),
+    "\ntarget:    ",
+    env!("KUBECTL_VALKEY_ROLL_TARGET"),
+    "\nprotocols: P1, P2"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "kubectl-valkey-roll",
     bin_name = "kubectl valkey-roll",
     about = "Tell a slow Valkey cluster roll from a jammed one, and steer its roll permits by hand",
     long_about = None,
-    disable_version_flag = true,
+    version,
+    long_version = LONG_VERSION,
     after_help = "Exit codes: 0 done, 1 error, 2 usage, 3 roll needs attention, 4 refused (nothing written), 5 timed out, 6 written but another holder appeared."
 )]
 pub struct Cli {
@@ -61,45 +72,81 @@ pub struct GlobalArgs {
     /// No colour (also NO_COLOR; colour is only used on a terminal)
     #[arg(long, global = true)]
     pub no_color: bool,
-    /// Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin
-    #[arg(short = 'f', long, global = true, value_name = "PATH")]
+    /// Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed
+    #[arg(
+        short = 'f',
+        long = "filename",
+        visible_alias = "from-file",
+        global = true,
+        value_name = "PATH"
+    )]
     pub from_file: Option<PathBuf>,
     /// The clock for every duration (RFC 3339); default the real clock
     #[arg(long, global = true, value_name = "RFC3339", value_parser = parse_timestamp)]
     pub now: Option<Timestamp>,
+    /// Fit text to this many columns (0: no limit). Default: the terminal's width (or COLUMNS); piped output keeps whole lines
+    #[arg(long, global = true, value_name = "COLUMNS")]
+    pub width: Option<usize>,
+    /// Leave the headers out of a table (its rows alone)
+    #[arg(long, global = true)]
+    pub no_headers: bool,
+    /// Log level, as kubectl's -v: 6 logs each API request (verb, URL, status, time taken) to stderr, 8 its response size too
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        value_name = "LEVEL",
+        default_value_t = 0
+    )]
+    pub verbosity: u8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
+    /// Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut
     Table,
+    /// Every column, and every reason whole
     Wide,
     Json,
     Yaml,
+    /// The objects' names, one a line (kubectl's resource/name)
+    Name,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// One report per ValkeyCluster: verdict, holder, queue, one row per node
+    #[command(after_help = examples::STATUS)]
     Status(StatusArgs),
     /// Why a node (or a cluster) is in its state, with evidence and a timeline
+    #[command(after_help = examples::EXPLAIN)]
     Explain(ExplainArgs),
-    /// Give a node the permit for its asked-for revision
+    /// Let a node roll to its asked-for revision (P1: its permit; P2: its spec.workloadRevision)
+    #[command(after_help = examples::GRANT)]
     Grant(GrantArgs),
     /// Remove a node's permit (P1 only)
+    #[command(after_help = examples::REVOKE)]
     Revoke(RevokeArgs),
     /// Grant even when the safety checks refuse (P1 only; --reason required)
+    #[command(after_help = examples::FORCE)]
     Force(ForceArgs),
     /// Delete a node's superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)
+    #[command(after_help = examples::REPLACE_POD)]
     ReplacePod(ReplacePodArgs),
     /// Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)
+    #[command(after_help = examples::WAIT)]
     Wait(WaitArgs),
     /// The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took
+    #[command(after_help = examples::HISTORY)]
     History(HistoryArgs),
     /// Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)
+    #[command(after_help = examples::BUNDLE)]
     Bundle(BundleArgs),
     /// Print a shell completion script
+    #[command(after_help = examples::COMPLETION)]
     Completion(CompletionArgs),
     /// Version, commit, target and the protocols understood
+    #[command(after_help = examples::VERSION)]
     Version,
     /// Candidates for kubectl's plugin completion (kubectl_complete-valkey_roll)
     #[command(name = "__complete", hide = true)]
@@ -289,6 +336,141 @@ pub struct CompleteArgs {
     pub words: Vec<String>,
 }
 
+/// Each subcommand's Examples, as kubectl's help has them. Every line that
+/// reads `-f examples/...` runs on the bundled snapshots from the
+/// repository's root (tests/cli_offline.rs runs them); the others need a
+/// cluster.
+pub mod examples {
+    /// The snapshot and clock of a bundled example, on a line of its own.
+    macro_rules! on {
+        ($file:literal) => {
+            concat!(
+                " \\\n      -f examples/",
+                $file,
+                ".yaml --now 2026-11-29T10:16:11Z"
+            )
+        };
+    }
+
+    pub const STATUS: &str = concat!(
+        "Examples:\n",
+        "  # The jammed example (P2, the released operator), as it was at 10:16:11\n",
+        "  kubectl valkey-roll status",
+        on!("jammed"),
+        "\n\n",
+        "  # Every column, every reason whole: the same jam in P1\n",
+        "  kubectl valkey-roll status -o wide",
+        on!("jammed-p1"),
+        "\n\n",
+        "  # For a script: the clusters' names; exit 3 when a roll needs attention\n",
+        "  kubectl valkey-roll status -o name --exit-code",
+        on!("rolling"),
+        "\n\n",
+        "  # Live: every cluster in every namespace, kept up to date\n",
+        "  kubectl valkey-roll status -A --watch\n\n",
+        "Without -o wide, columns empty on every row are left out, and on a narrow\n",
+        "terminal the least needed ones too (REASON is cut at a word, with …).\n",
+        "-o wide shows every column, whole."
+    );
+
+    pub const EXPLAIN: &str = concat!(
+        "Examples:\n",
+        "  # The node that jams the roll: evidence, timeline, what to do next\n",
+        "  kubectl valkey-roll explain cache-1-0",
+        on!("jammed"),
+        "\n\n",
+        "  # Why the cluster's queue does not move\n",
+        "  kubectl valkey-roll explain cache",
+        on!("jammed"),
+        "\n\n",
+        "  # The node's entry of the status document, with its timeline\n",
+        "  kubectl valkey-roll explain cache-1-1 -o json",
+        on!("jammed-p1")
+    );
+
+    pub const GRANT: &str = concat!(
+        "Examples:\n",
+        "  # Plan a grant on a snapshot: refused while cache-1-1 holds the permit,\n",
+        "  # and the refusal says the way out\n",
+        "  kubectl valkey-roll grant cache-2-1 --dry-run=client",
+        on!("jammed-p1"),
+        "\n\n",
+        "  # Live: advance the walk's front by hand, saying why\n",
+        "  kubectl valkey-roll grant cache-1-1 -n prod --reason \"operator down\""
+    );
+
+    pub const REVOKE: &str = concat!(
+        "Examples:\n",
+        "  # Plan taking the stuck holder's permit away (P1), without asking\n",
+        "  kubectl valkey-roll revoke cache-1-1 --dry-run=client --yes",
+        on!("jammed-p1"),
+        "\n\n",
+        "  # Live\n",
+        "  kubectl valkey-roll revoke cache-1-1 -n prod --reason \"bad image\""
+    );
+
+    pub const FORCE: &str = concat!(
+        "Examples:\n",
+        "  # Plan moving the permit to the walk's front, the stuck holder's revoked\n",
+        "  kubectl valkey-roll force cache-1-0 --takeover --reason \"front first\" \\\n",
+        "      --dry-run=client --yes",
+        on!("jammed-p1"),
+        "\n\n",
+        "  # Live\n",
+        "  kubectl valkey-roll force cache-1-0 -n prod --takeover --reason \"front first\""
+    );
+
+    pub const REPLACE_POD: &str = concat!(
+        "Examples:\n",
+        "  # Plan it on a snapshot: refused, the pod is on its StatefulSet's update\n",
+        "  # revision (replacing it would only restart the same failure)\n",
+        "  kubectl valkey-roll replace-pod cache-1-0 --dry-run=client",
+        on!("jammed"),
+        "\n\n",
+        "  # Live, for a pod OrderedReady keeps on a superseded revision\n",
+        "  kubectl valkey-roll replace-pod cache-1-0 -n prod --reason \"reverted\""
+    );
+
+    pub const WAIT: &str = concat!(
+        "Examples (wait needs a live cluster):\n",
+        "  # In a pipeline, after the change that starts the roll\n",
+        "  kubectl valkey-roll wait cache -n prod --timeout 30m\n\n",
+        "  # Keep waiting through a jam, until someone fixes it\n",
+        "  kubectl valkey-roll wait cache -n prod --no-fail-fast"
+    );
+
+    pub const HISTORY: &str = concat!(
+        "Examples:\n",
+        "  # A finished roll: when each node was advanced and Ready, how long it took\n",
+        "  kubectl valkey-roll history",
+        on!("converged"),
+        "\n\n",
+        "  # The jammed roll so far, as a document\n",
+        "  kubectl valkey-roll history cache -o yaml",
+        on!("jammed")
+    );
+
+    pub const BUNDLE: &str = concat!(
+        "Examples (bundle reads a live cluster):\n",
+        "  # Hand over what you are looking at\n",
+        "  kubectl valkey-roll bundle cache -n prod --output-file cache-bundle.yaml\n\n",
+        "  # Anyone then reads it without the cluster\n",
+        "  kubectl valkey-roll status -f cache-bundle.yaml"
+    );
+
+    pub const COMPLETION: &str = concat!(
+        "Examples:\n",
+        "  kubectl valkey-roll completion bash > ~/.kube-valkey-roll.bash\n",
+        "  kubectl valkey-roll completion zsh > \"${fpath[1]}/_kubectl-valkey-roll\""
+    );
+
+    pub const VERSION: &str = concat!(
+        "Examples:\n",
+        "  kubectl valkey-roll version\n",
+        "  kubectl valkey-roll version -o json"
+    );
+}
+
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     humantime::parse_duration(s)
         .map_err(|e| format!("`{s}` is not a duration (e.g. 30s, 10m, 1h): {e}"))
@@ -323,10 +505,10 @@ pub fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
 
 impl Cli {
     /// Checks the combinations clap cannot express; a failure is a usage
-    /// error (exit 2), reported in clap's own format.
+    /// error (exit 2), reported in clap's own format with the
+    /// subcommand's own usage line.
     pub fn validate(&self) -> Result<(), clap::Error> {
-        let fail =
-            |msg: &str| Err(Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg));
+        let fail = |msg: &str| Err(self.command.usage_error(msg));
         let g = &self.global;
         // clap's conflicts_with misses a global flag given before the
         // subcommand and the other after it.
@@ -341,17 +523,17 @@ impl Cli {
                 return fail("--now cannot be used with --watch, which runs on the real clock");
             }
             Command::Status(s) if s.watch && g.from_file.is_some() => {
-                return fail("--watch needs a live cluster, not --from-file");
+                return fail("--watch needs a live cluster, not -f/--filename");
             }
             Command::Wait(_) if g.now.is_some() => {
                 return fail("--now cannot be used with wait, which runs on the real clock");
             }
             Command::Wait(_) if g.from_file.is_some() => {
-                return fail("wait needs a live cluster, not --from-file");
+                return fail("wait needs a live cluster, not -f/--filename");
             }
             Command::Bundle(_) if g.from_file.is_some() => {
                 return fail(
-                    "bundle reads a live cluster, not --from-file (the file is a bundle already)",
+                    "bundle reads a live cluster, not -f/--filename (the file is a bundle already)",
                 );
             }
             _ => {}
@@ -360,13 +542,43 @@ impl Cli {
             && g.from_file.is_some()
             && steer.dry_run != DryRunArg::Client
         {
-            return fail("steering against --from-file only plans: add --dry-run=client");
+            return fail("steering against -f/--filename only plans: add --dry-run=client");
         }
         Ok(())
     }
 }
 
 impl Command {
+    /// The subcommand's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Status(_) => "status",
+            Command::Explain(_) => "explain",
+            Command::Grant(_) => "grant",
+            Command::Revoke(_) => "revoke",
+            Command::Force(_) => "force",
+            Command::ReplacePod(_) => "replace-pod",
+            Command::Wait(_) => "wait",
+            Command::History(_) => "history",
+            Command::Bundle(_) => "bundle",
+            Command::Completion(_) => "completion",
+            Command::Version => "version",
+            Command::Complete(_) => "__complete",
+        }
+    }
+
+    /// A usage error (exit 2) about this subcommand, in clap's format and
+    /// with its usage line, not the top level's.
+    pub fn usage_error(&self, msg: &str) -> clap::Error {
+        let mut root = Cli::command();
+        root.build();
+        let kind = clap::error::ErrorKind::ArgumentConflict;
+        match root.find_subcommand_mut(self.name()) {
+            Some(sub) => sub.error(kind, msg),
+            None => root.error(kind, msg),
+        }
+    }
+
     pub fn steer_args(&self) -> Option<&SteerArgs> {
         match self {
             Command::Grant(a) => Some(&a.steer),

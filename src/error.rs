@@ -3,7 +3,7 @@
 //! Variants carry the facts (which object, which field, which verb); the
 //! message is built by `Display`, where it is shown.
 
-/// Exit codes of every command (PLUGIN.md, "Exit codes").
+/// Exit codes of every command (docs/plugin.md, "Exit codes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     Done = 0,
@@ -40,8 +40,8 @@ pub enum Error {
     #[error("cannot write {path}: {problem}")]
     Write { path: String, problem: String },
     /// `namespace` is `None` when every namespace in view was looked in
-    /// (shown as `*`, as in `*/cache`).
-    #[error("{kind} {}/{name} not found{}", .namespace.as_deref().unwrap_or("*"), nearest_hint(.nearest))]
+    /// (`ValkeyCluster cache not found in any namespace`).
+    #[error("{kind} {} not found{}{}", located(.namespace, .name), if .namespace.is_none() { " in any namespace" } else { "" }, nearest_hint(.nearest))]
     NotFound {
         kind: &'static str,
         namespace: Option<String>,
@@ -180,6 +180,14 @@ pub enum Error {
     /// Bad combination of arguments found after clap parsed them.
     #[error("{0}")]
     Usage(String),
+}
+
+/// `prod/cache`, or `cache` ... `in any namespace` (after "not found").
+fn located(namespace: &Option<String>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    }
 }
 
 fn nearest_hint(nearest: &[String]) -> String {

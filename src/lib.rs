@@ -6,7 +6,8 @@
 //! [`render`] turns reports and plans into text ([`shell`] quotes the
 //! commands it prints; [`units`] the short forms of durations and hashes
 //! that every layer spells alike); [`commands`] holds one
-//! module per command and [`app`] dispatches to them.
+//! module per command and [`app`] dispatches to them; [`verbose`] writes
+//! kubectl's `-v` lines.
 pub mod app;
 pub mod classify;
 pub mod cli;
@@ -23,3 +24,4 @@ pub mod snapshot;
 pub mod source;
 pub mod steer;
 pub mod units;
+pub mod verbose;

@@ -1,4 +1,4 @@
-//! The classifier's output, in the words of PLUGIN.md.
+//! The classifier's output, in the words of docs/plugin.md.
 //!
 //! Field names and the words of [`NodeState`], [`Verdict`], [`EvidenceKind`]
 //! and [`GrantSource`] are a public interface (the `-o json|yaml` document):
@@ -103,7 +103,7 @@ impl Verdict {
     }
 }
 
-/// Where a grant time came from (PROTOCOL.md, "When did a permit start?").
+/// Where a grant time came from (docs/protocol.md, "When did a permit start?").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum GrantSource {
@@ -226,7 +226,7 @@ pub struct ClusterReport {
     /// How many finished nodes the estimate rests on; null when no estimate
     /// is wanted (Jammed, Conflict, Converged, Stalled with a Blocking node).
     pub eta_basis: Option<usize>,
-    /// A failover under way in the cluster (PLUGIN.md, "Roles, failovers
+    /// A failover under way in the cluster (docs/plugin.md, "Roles, failovers
     /// and a silent operator"); null when none is.
     pub failover: Option<FailoverUnderWay>,
     /// The operator has not acted on a node in flight for longer than it
@@ -253,7 +253,7 @@ pub struct ClusterReport {
     #[serde(skip)]
     pub unfinished_by_cluster: bool,
     /// Some node asks, holds or is behind, so the controller reads the
-    /// live topology and walks each shard's primary last (PROTOCOL.md);
+    /// live topology and walks each shard's primary last (docs/protocol.md);
     /// false: node index descending everywhere.
     #[serde(skip)]
     pub walk_by_primary: bool,
@@ -329,7 +329,7 @@ pub struct NodeReport {
     pub name: String,
     pub shard: Option<u32>,
     pub index: Option<u32>,
-    /// The judged role (PLUGIN.md, "Judged role"); null when unknown.
+    /// The judged role (docs/plugin.md, "Judged role"); null when unknown.
     pub role: Option<Role>,
     /// Where the role came from; null when it is unknown.
     pub role_source: Option<RoleSource>,
@@ -486,7 +486,7 @@ pub struct NodeFacts {
     pub healthy: bool,
     /// Why the node is not healthy (empty when healthy).
     pub unhealthy_because: Vec<Unhealthy>,
-    /// The node is its shard's primary by PLUGIN.md's definition.
+    /// The node is its shard's primary by docs/plugin.md's definition.
     pub is_primary: bool,
     /// The holder's roll is complete, and since when (if known).
     pub complete: bool,
@@ -494,6 +494,10 @@ pub struct NodeFacts {
     /// The node's pod is Ready (None: pod unknown).
     pub pod_ready: Option<bool>,
     pub workload_rolled_out: Option<bool>,
+    /// The StatefulSet pod runs the StatefulSet's `status.updateRevision`
+    /// (its `controller-revision-hash` label); None where either is not
+    /// known, or the workload is a Deployment.
+    pub pod_on_update_revision: Option<bool>,
     pub template_roll_in_progress: Option<bool>,
     /// The start of its wait (Waiting/Blocking), when known.
     pub waiting_since: Option<Timestamp>,
@@ -531,9 +535,9 @@ pub struct TimelineEntry {
     pub message: String,
     /// `Kind/name` of the object the event is about.
     pub regarding: String,
-    /// How many times it happened (its series' count, or the old
-    /// `count`); null when once. A repeat keeps the first's note, so a
-    /// repeated failover's note names the first shard's addresses.
+    /// How many times it happened, by its events.k8s.io series; null when
+    /// once (or an old core/v1 event). A repeat keeps the first's note, so
+    /// a repeated failover's note names the first shard's addresses.
     pub count: Option<i32>,
     /// The pod addresses the note names that are a node's (`status.podIP`,
     /// else its pod's IP): address -> node.

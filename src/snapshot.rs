@@ -116,7 +116,7 @@ pub(crate) fn clamp_late_times(value: &mut serde_json::Value) {
     }
 }
 
-/// Labels and annotations of the roll protocol (PROTOCOL.md).
+/// Labels and annotations of the roll protocol (docs/protocol.md).
 pub mod keys {
     pub const LABEL_CLUSTER: &str = "valkey.io/cluster";
     pub const LABEL_SHARD_INDEX: &str = "valkey.io/shard-index";
@@ -306,7 +306,7 @@ pub struct ValkeyCluster {
 }
 
 /// The spec fields the cluster controller copies one to one into every
-/// node's spec; a node whose copy differs is *behind* (PLUGIN.md, Behind).
+/// node's spec; a node whose copy differs is *behind* (docs/plugin.md, Behind).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ValkeyClusterSpec {
@@ -387,7 +387,7 @@ pub struct ValkeyNodeStatus {
     pub observed_generation: Option<i64>,
     #[serde(default)]
     pub conditions: Vec<Condition>,
-    /// The revision whose rollout last completed (PROTOCOL.md, lastRolloutHash).
+    /// The revision whose rollout last completed (docs/protocol.md, lastRolloutHash).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_rollout_hash: Option<String>,
 }

@@ -14,4 +14,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 eval "$(bash testbin/build.sh kube etcd kwok)"
 export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK
 
+# Text output is fitted to COLUMNS when it is set (docs/usage.md, "Fitting
+# the terminal"); the tests that want a width give it themselves.
+unset COLUMNS
+
 cargo test --all-targets --features test-hooks,fixture "$@"

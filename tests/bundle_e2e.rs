@@ -117,7 +117,7 @@ async fn status_and_explain_on_a_bundle_say_what_they_say_live() {
     sim.ask(&["cache-0-0", "cache-0-1", "cache-1-0", "cache-1-1"], &h)
         .await;
     // A person grants the front by hand: trace annotations, whose trust
-    // rests on managedFields (PROTOCOL.md), and an Event.
+    // rests on managedFields (docs/protocol.md), and an Event.
     let granted = live(&sim.ns, &["grant", x, "--reason", "bundle e2e"]);
     assert_eq!(granted.code, 0, "{}", granted.both());
     sim.cluster_updating().await;

@@ -4,7 +4,7 @@
 //!
 //! - the invariants of tests/props/invariants.rs (one state per node,
 //!   holders exactly the nodes in holder states, the front, the verdict
-//!   the first matching row of PLUGIN.md's table, no negative duration);
+//!   the first matching row of docs/plugin.md's table, no negative duration);
 //! - shuffling the List's items and every object's conditions changes
 //!   nothing in the report;
 //! - renaming every namespace and cluster (and so every node, workload,

@@ -188,7 +188,7 @@ fn wide_shows_full_hashes_pod_and_grant_source() {
         "wide",
         &r.stdout,
         &[
-            "GRANTED-AT",
+            "ADVANCED-AT",
             "SOURCE",
             "POD",
             "valkey-cache-1-0-0",
@@ -272,7 +272,7 @@ fn explain_a_cluster_says_why_the_queue_does_not_move() {
         &r.stdout,
         &[
             "Why the queue is not moving",
-            "cache-1-0 holds the permit and is Stuck",
+            "cache-1-0 is in flight and is Stuck",
             "Nodes, in walk order",
         ],
     );

@@ -101,7 +101,7 @@ fn assert_silent(out: &Output, what: &str) {
 }
 
 /// Two shards of two nodes; every node asks for `h`, and cache-1-1 holds the
-/// permit (PLUGIN.md, builder-only roll, rows 2 and 3). Walk order: shard 0
+/// permit (docs/plugin.md, builder-only roll, rows 2 and 3). Walk order: shard 0
 /// (replica cache-0-1, then primary cache-0-0), then shard 1.
 async fn rolling_cluster(ns: &str) -> Sim {
     let s = harness::server();

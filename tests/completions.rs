@@ -150,11 +150,14 @@ fn helper_completes_without_a_cluster_and_stays_silent_without_one() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["gr"],
-            "grant\tGive a node the permit for its asked-for revision\n:36\n",
+            "grant\tLet a node roll to its asked-for revision (P1: its permit; P2: its spec.workloadRevision)\n:36\n",
         ),
         (&["completion", "f"], "fish\n:36\n"),
         // The first word is a flag: it must reach __complete as a word.
-        (&["--he"], "--help\tPrint help\n:4\n"),
+        (
+            &["--he"],
+            "--help\tPrint help (see more with '--help')\n:4\n",
+        ),
         (&["-n", "prod", "status", "-o", "j"], "json\n:36\n"),
         (&["grant", ""], ":4\n"),
         (&["revoke", "--context", "nowhere", ""], ":4\n"),

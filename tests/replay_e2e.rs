@@ -1,4 +1,4 @@
-//! The operator-faithful replay: PLUGIN.md's "A roll, write by write" tables
+//! The operator-faithful replay: docs/plugin.md's "A roll, write by write" tables
 //! (Builder-only P1 with its 9' branch, Spec-driven P1, Builder-only P2 with
 //! its 5' branch) played against the real API server, one API call per
 //! write, with the built binary's `status -o json` run after every single
@@ -18,7 +18,7 @@
 //! for the moment between (e.g. row 10: the pod Ready is still Rolling; the
 //! StatefulSet rolled out makes it Settling). Events the operator records
 //! along the way and the table leaves out (WorkloadRollDeferred in step 1,
-//! WorkloadRollApplied in step 3 of PROTOCOL.md's "Life of one node's roll")
+//! WorkloadRollApplied in step 3 of docs/protocol.md's "Life of one node's roll")
 //! are writes too, and checked like the others. The audit log confirms that
 //! each write was exactly one write request.
 

@@ -1,5 +1,5 @@
 //! What one `status` costs the API server, counted in its audit log
-//! (issue 3 item 6; PLUGIN.md, "How it talks to the API server"): the same
+//! (issue 3 item 6; docs/plugin.md, "How it talks to the API server"): the same
 //! requests for 3 nodes as for 300, one LIST per kind (in pages of 500,
 //! so one page each here), each carrying its selector, never a GET per
 //! node.

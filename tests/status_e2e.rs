@@ -47,7 +47,7 @@ fn offline(file: &Path, ns: &str, args: &[&str]) -> Ran {
     plugin(&all)
 }
 
-/// What PLUGIN.md tells a person to capture for a support bundle, taken
+/// What docs/plugin.md tells a person to capture for a support bundle, taken
 /// with the kubectl built for the tests, written to a file.
 fn dump(ns: &str, label: &str) -> PathBuf {
     let s = harness::server();
@@ -165,7 +165,7 @@ fn new_hash() -> String {
     sim::hash("revision-1")
 }
 
-/// PLUGIN.md's builder-only roll (P1), rows 1 to 8: every node of `asking`
+/// docs/plugin.md's builder-only roll (P1), rows 1 to 8: every node of `asking`
 /// asks for `h`, `x` gets the permit (with the cluster controller's event),
 /// the ValkeyCluster says UpdatingNodes, x's StatefulSet takes the new
 /// template, its old pod goes, and x's node status turns not ready. Leaves x

@@ -409,7 +409,7 @@ async fn every_refusal_exits_4_and_leaves_every_node_unchanged() {
             &["force", "cache-0-1", "--reason", "jammed"],
             &["force cache-0-1 needs confirmation"],
         ),
-        // A dry run predicts the real run's exit (PLUGIN.md: the checks
+        // A dry run predicts the real run's exit (docs/plugin.md: the checks
         // and exit codes are the same).
         (
             "client dry run of revoke of an unhealthy holder, off a terminal",

@@ -1,5 +1,5 @@
 //! `wait` against the real API server, with the simulated operator driving
-//! a roll in the background, one write at a time (PLUGIN.md, "A roll, write
+//! a roll in the background, one write at a time (docs/plugin.md, "A roll, write
 //! by write").
 //!
 //! Every wait here is bounded so that a broken build fails instead of
@@ -348,7 +348,7 @@ async fn wait_for_a_cluster_that_does_not_exist_is_an_error() {
     );
 }
 
-/// PLUGIN.md's Spec-driven table, row by row; after each row but the last,
+/// docs/plugin.md's Spec-driven table, row by row; after each row but the last,
 /// `wait` must still be running.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_exits_0_at_the_end_of_a_spec_driven_roll_and_not_before() {

@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::{Event, ObjectReference};
 use std::collections::HashSet;
 
 /// The newest of `eventTime`, `series.lastObservedTime`, `lastTimestamp`
-/// and `firstTimestamp` that are set (PROTOCOL.md, "Event times").
+/// and `firstTimestamp` that are set (docs/protocol.md, "Event times").
 pub(crate) fn time(e: &Event) -> Option<Timestamp> {
     [
         e.event_time.as_ref().map(|t| t.0),

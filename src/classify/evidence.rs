@@ -1,4 +1,4 @@
-//! Failure evidence on a node's pod or workload (PLUGIN.md, "Words"): the
+//! Failure evidence on a node's pod or workload (docs/plugin.md, "Words"): the
 //! signs that a roll will not finish by waiting.
 
 use super::clock::Clock;

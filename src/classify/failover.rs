@@ -1,4 +1,4 @@
-//! Failover before a primary rolls (PROTOCOL.md, "How the cluster
+//! Failover before a primary rolls (docs/protocol.md, "How the cluster
 //! controller walks"): the controller emits FailoverInitiated, then
 //! FailoverCompleted, FailoverFailed or FailoverTimeout, about the
 //! ValkeyCluster, and retries every few seconds. Their notes name pod IPs

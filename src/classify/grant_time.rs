@@ -1,4 +1,4 @@
-//! When did a permit start? (PROTOCOL.md): the plugin's own trace
+//! When did a permit start? (docs/protocol.md): the plugin's own trace
 //! annotations when they are about the current permit, else the newest
 //! grant event naming the node, else the managedFields time of the permit
 //! field, else unknown.

@@ -1,4 +1,4 @@
-//! One node's state, decided in PLUGIN.md's order: Standalone,
+//! One node's state, decided in docs/plugin.md's order: Standalone,
 //! StalePermit, Stuck, Settling, Rolling, Waiting, Blocking, Converged.
 
 use super::clock::Clock;
@@ -97,7 +97,7 @@ pub(crate) struct ClusterSide<'a> {
     pub spec_edited_at: Option<Timestamp>,
 }
 
-/// P2 holder (PLUGIN.md, Holder): advanced and not yet applied; or, asking
+/// P2 holder (docs/plugin.md, Holder): advanced and not yet applied; or, asking
 /// nothing, its new spec not observed, its workload rolling, or its
 /// StatefulSet pod on another revision or being replaced; or not ready
 /// since it was advanced while its pod is not yet Ready on a rolled-out

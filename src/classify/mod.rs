@@ -4,7 +4,7 @@
 //! this node Stuck" reads, in order: [`node`] (the facts of one node: asks,
 //! holder, healthy, rolled out), [`evidence`] (failure evidence),
 //! [`grant_time`] (when a permit started), [`judge`] (the node state, in
-//! PLUGIN.md's decision order), [`walk`] (walk order and primaries),
+//! docs/plugin.md's decision order), [`walk`] (walk order and primaries),
 //! [`quiet`] and [`verdict`] (the cluster). Durations are never negative: a
 //! timestamp in the future counts as now. "Over T" is strictly greater.
 //!
@@ -46,6 +46,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use events::time as event_time;
 pub use evidence::RESTART_LOOP_MIN;
 pub use node::{NodePod, PodFacts};
 pub use silence::OPERATOR_GRACE;
@@ -497,6 +498,7 @@ fn node_report(
             complete_since: j.complete_since,
             pod_ready: v.pod_ready(),
             workload_rolled_out: v.rolled_out(),
+            pod_on_update_revision: v.pod_on_update_revision(),
             template_roll_in_progress: v.template_roll_in_progress(),
             waiting_since: j.waiting_since,
             unavailable_sources: j.grant.unavailable.clone(),

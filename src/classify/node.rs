@@ -1,6 +1,6 @@
 //! One node's objects (ValkeyNode, workload, pod) and the plain facts read
 //! from them: asks, asked-for revision, permit, holder, healthy, template
-//! roll in progress, rolled out (PLUGIN.md, "Words").
+//! roll in progress, rolled out (docs/plugin.md, "Words").
 
 use super::index::Index;
 use super::text::hash_in;
@@ -304,7 +304,7 @@ impl<'a> NodeView<'a> {
         })
     }
 
-    /// Healthy (PLUGIN.md), and the reasons it is not.
+    /// Healthy (docs/plugin.md), and the reasons it is not.
     pub fn unhealthy_because(&self) -> Vec<Unhealthy> {
         let mut why = Vec::new();
         if !self.node_ready() {
@@ -420,6 +420,13 @@ impl<'a> NodeView<'a> {
     pub fn pod_superseded(&self) -> bool {
         self.sts.is_some()
             && matches!((self.pod_revision(), self.update_revision()), (Some(p), Some(u)) if p != u)
+    }
+
+    /// The StatefulSet pod runs the StatefulSet's update revision (None
+    /// where either revision is unknown, or for a Deployment).
+    pub fn pod_on_update_revision(&self) -> Option<bool> {
+        self.sts?;
+        Some(self.pod_revision()? == self.update_revision()?)
     }
 
     /// The StatefulSet pod is being replaced: it is being deleted, or it

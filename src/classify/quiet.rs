@@ -1,4 +1,4 @@
-//! Quiet time (PLUGIN.md, "Quiet for"): since the later of the newest sign
+//! Quiet time (docs/plugin.md, "Quiet for"): since the later of the newest sign
 //! of progress and the oldest start among the causes that keep the roll
 //! unfinished.
 

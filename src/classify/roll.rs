@@ -1,4 +1,4 @@
-//! The current roll (PLUGIN.md, "Progress"): when it began, and which
+//! The current roll (docs/plugin.md, "Progress"): when it began, and which
 //! nodes it has advanced. `done` counts those that are Converged since,
 //! never a node from an earlier roll and never one not yet reached.
 //!

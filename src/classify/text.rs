@@ -16,7 +16,7 @@ pub(crate) fn since(now: Timestamp, then: Timestamp) -> SignedDuration {
 
 /// `d` is over the threshold `t`, as the report shows it: on the whole
 /// seconds it reports (`quietForSeconds`, `heldForSeconds`), so that a
-/// script applying PLUGIN.md's tables to the document agrees with the
+/// script applying docs/plugin.md's tables to the document agrees with the
 /// verdict (60.5 s quiet is not over 60 s).
 pub(crate) fn over(d: SignedDuration, t: SignedDuration) -> bool {
     SignedDuration::from_secs(d.as_secs()) > t

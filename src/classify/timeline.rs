@@ -49,13 +49,14 @@ fn addresses_of<'a>(
         .collect()
 }
 
-/// How many times an event happened, when more than once.
+/// How many times an events.k8s.io event happened, when its series says
+/// more than once: the series keeps the first occurrence's note, which
+/// may tell of another object than the later ones (client-go's events
+/// library keys a series by reason and objects, not by note). The old
+/// core/v1 `count` counts occurrences of one same message, and is left
+/// out.
 fn count(e: &Event) -> Option<i32> {
-    e.series
-        .as_ref()
-        .and_then(|s| s.count)
-        .or(e.count)
-        .filter(|c| *c > 1)
+    e.series.as_ref().and_then(|s| s.count).filter(|c| *c > 1)
 }
 
 fn entries<'a>(

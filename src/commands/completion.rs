@@ -430,7 +430,10 @@ pub fn static_completions(req: &Request) -> Option<Completions> {
             );
         }
         Slot::FlagValue { flag, inline } => {
-            if matches!(flag.as_str(), "kubeconfig" | "from-file" | "output-file") {
+            if matches!(
+                flag.as_str(),
+                "kubeconfig" | "filename" | "from-file" | "output-file"
+            ) {
                 return Some(Completions::files());
             }
             cmd.get_arguments()
@@ -499,7 +502,7 @@ pub fn name_candidates(report: &Report, lookup: Lookup) -> Vec<Candidate> {
     out
 }
 
-/// PLUGIN.md's node states 2 to 5 are exactly the holders.
+/// docs/plugin.md's node states 2 to 5 are exactly the holders.
 fn is_holder(state: NodeState) -> bool {
     matches!(
         state,
@@ -792,7 +795,7 @@ mod tests {
             (&["completion", "z"], &["zsh"], keep),
             (
                 &["status", "-o", ""],
-                &["table", "wide", "json", "yaml"],
+                &["table", "wide", "json", "yaml", "name"],
                 keep,
             ),
             (&["status", "--output", "j"], &["json"], keep),

@@ -25,7 +25,8 @@ use serde::Serialize;
 
 pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
     let mut loaded = source::load_partial(&ctx.global, None).await?;
-    let partial = source::partial_warning(&loaded.unread);
+    let partial = source::partial_warning(&loaded.unread)
+        + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let now = ctx.now();
     let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
     let name = args.name.as_str();
@@ -42,10 +43,13 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
             }
             let timeline = timeline(&loaded.snapshot, &cluster.namespace, &node.name);
             let stdout = match text_or_document(ctx) {
-                Some(document) => document.render(&NodeExplanation {
-                    node,
-                    timeline: &timeline,
-                })?,
+                Some(document) => document.render(
+                    &NodeExplanation {
+                        node,
+                        timeline: &timeline,
+                    },
+                    crate::render::name::node(&node.name),
+                )?,
                 None => {
                     let object = loaded
                         .snapshot
@@ -62,7 +66,7 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                         object,
                         &timeline,
                         now,
-                        ctx.color,
+                        ctx.screen(),
                         words.as_ref(),
                     )
                 }
@@ -98,10 +102,13 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
             }
             let timeline = cluster_timeline(&loaded.snapshot, &cluster.namespace, &cluster.name);
             let stdout = match text_or_document(ctx) {
-                Some(document) => document.render(&ClusterExplanation {
-                    cluster,
-                    timeline: &timeline,
-                })?,
+                Some(document) => document.render(
+                    &ClusterExplanation {
+                        cluster,
+                        timeline: &timeline,
+                    },
+                    crate::render::name::cluster(&cluster.name),
+                )?,
                 None => {
                     let object =
                         loaded.snapshot.clusters.iter().find(|c| {
@@ -117,7 +124,7 @@ pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                         object,
                         &timeline,
                         now,
-                        ctx.color,
+                        ctx.screen(),
                         speaker.zip(words.as_ref()),
                         lease.as_ref(),
                     )
@@ -274,22 +281,28 @@ fn add_events(snapshot: &mut Snapshot, events: Vec<k8s_openapi::api::core::v1::E
 enum Document {
     Json,
     Yaml,
+    /// `-o name`: the object's name alone.
+    Name,
 }
 
 impl Document {
-    fn render<T: Serialize>(&self, value: &T) -> Result<String> {
+    /// `value` as the document, or `name` for `-o name`.
+    fn render<T: Serialize>(&self, value: &T, name: String) -> Result<String> {
         match self {
             Document::Json => to_json(value),
             Document::Yaml => to_yaml(value),
+            Document::Name => Ok(name),
         }
     }
 }
 
-/// `-o json|yaml` gives the document; `table` and `wide` the prose.
+/// `-o json|yaml` gives the document, `-o name` the name; `table` and
+/// `wide` the prose.
 fn text_or_document(ctx: &Ctx) -> Option<Document> {
     match ctx.global.output {
         OutputFormat::Json => Some(Document::Json),
         OutputFormat::Yaml => Some(Document::Yaml),
+        OutputFormat::Name => Some(Document::Name),
         OutputFormat::Table | OutputFormat::Wide => None,
     }
 }

@@ -14,6 +14,7 @@ use crate::source;
 pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
     let loaded = source::load(&ctx.global, args.cluster.as_deref()).await?;
     let now = ctx.now();
+    let clock = super::shared::clock_warning(ctx, &loaded.snapshot);
     let mut report = classify_with_history(&loaded.snapshot, now, ctx.global.stall_threshold);
     if let Some(name) = &args.cluster {
         super::shared::keep_cluster(&mut report, name, loaded.namespace.as_deref())?;
@@ -21,16 +22,22 @@ pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
     let stdout = match ctx.global.output {
         OutputFormat::Json => to_json(&document(&report, now))?,
         OutputFormat::Yaml => to_yaml(&document(&report, now))?,
+        OutputFormat::Name => crate::render::name::clusters(&report),
         OutputFormat::Table | OutputFormat::Wide => {
             if report.clusters.is_empty() {
                 return Ok(Outcome {
                     stdout: String::new(),
-                    stderr: super::shared::no_clusters_message(loaded.namespace.as_deref()),
+                    stderr: clock
+                        + &super::shared::no_clusters_message(loaded.namespace.as_deref()),
                     exit: Exit::Done,
                 });
             }
-            table(&report, now, ctx.color)
+            table(&report, now, ctx.screen())
         }
     };
-    Ok(Outcome::ok(stdout))
+    Ok(Outcome {
+        stdout,
+        stderr: clock,
+        exit: Exit::Done,
+    })
 }

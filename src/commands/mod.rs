@@ -2,6 +2,7 @@
 //! gets the [`Ctx`] it was run in.
 
 use crate::cli::GlobalArgs;
+use crate::render::fit::Screen;
 use jiff::Timestamp;
 
 pub mod bundle;
@@ -32,4 +33,49 @@ impl Ctx {
     pub fn now(&self) -> Timestamp {
         self.global.now.unwrap_or_else(Timestamp::now)
     }
+
+    /// The width text is fitted to: `--width` (0: none), else `COLUMNS`,
+    /// else the terminal's when stdout is one; none when piped (whole
+    /// lines, as a program reading them wants). Asked again on every
+    /// render, so `--watch` follows a terminal that was resized.
+    pub fn width(&self) -> Option<usize> {
+        let columns = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|c| *c > 0);
+        let width = match (self.global.width, columns) {
+            (Some(0), _) => None,
+            (Some(w), _) => Some(w),
+            (None, Some(c)) => Some(c),
+            (None, None) if self.stdout_is_terminal => Some(terminal_columns().unwrap_or(80)),
+            (None, None) => None,
+        };
+        // Narrower than this, nothing reads well: lines break where they must.
+        width.map(|w| w.max(MIN_WIDTH))
+    }
+
+    /// What text output is fitted to: colour, width, headers.
+    pub fn screen(&self) -> Screen {
+        Screen {
+            color: self.color,
+            width: self.width(),
+            no_headers: self.global.no_headers,
+        }
+    }
+}
+
+/// The narrowest width text is fitted to.
+pub const MIN_WIDTH: usize = 40;
+
+/// The columns of the terminal on stdout, when it is one and says.
+fn terminal_columns() -> Option<usize> {
+    let mut size = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ only writes a winsize into the one we pass.
+    let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
+    (rc == 0 && size.ws_col > 0).then_some(usize::from(size.ws_col))
 }

@@ -6,29 +6,53 @@ use crate::cli::OutputFormat;
 use crate::commands::Ctx;
 use crate::error::{Error, Result};
 use crate::render::json::{to_json, to_yaml};
-use crate::render::table::{TableOptions, status_table};
+use crate::render::table::{TableOptions, status_screen};
 use crate::report::Report;
-use crate::snapshot::ValkeyCluster;
+use crate::snapshot::{Snapshot, ValkeyCluster};
 use crate::source::Live;
 use crate::source::watch::Scope;
 use kube::Api;
 use kube::api::ListParams;
 
 /// The report as `status` renders it, per `-o`: the table (`wide` adds
-/// columns) or the PLUGIN.md document. Shared with `--watch` and `wait`.
+/// columns) or the docs/plugin.md document. Shared with `--watch` and `wait`.
 /// An empty report renders as an empty table (see [`no_clusters_message`])
 /// or `{"clusters": []}`.
 pub fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
     match ctx.global.output {
         OutputFormat::Json => to_json(report),
         OutputFormat::Yaml => to_yaml(report),
-        format @ (OutputFormat::Table | OutputFormat::Wide) => Ok(status_table(
+        OutputFormat::Name => Ok(crate::render::name::clusters(report)),
+        format @ (OutputFormat::Table | OutputFormat::Wide) => Ok(status_screen(
             report,
             TableOptions {
                 wide: format == OutputFormat::Wide,
                 color: ctx.color,
             },
+            ctx.screen(),
         )),
+    }
+}
+
+/// The warning for a `--now` before every time the snapshot holds (every
+/// duration would read 0s); empty otherwise, and without `--now`.
+pub fn clock_warning(ctx: &Ctx, snapshot: &Snapshot) -> String {
+    let Some(now) = ctx.global.now else {
+        return String::new();
+    };
+    let conditions = snapshot
+        .clusters
+        .iter()
+        .flat_map(|c| c.conditions())
+        .chain(snapshot.nodes.iter().flat_map(|n| n.conditions()))
+        .filter_map(|c| c.last_transition_time.as_ref().map(|t| t.0));
+    let events = snapshot
+        .events
+        .iter()
+        .filter_map(crate::classify::event_time);
+    match conditions.chain(events).min() {
+        Some(earliest) if now < earliest => crate::render::clock::before_everything(now, earliest),
+        _ => String::new(),
     }
 }
 

@@ -1,5 +1,5 @@
 //! `grant`, `revoke`, `force` and `replace-pod`: read, plan, and (against a cluster)
-//! execute; print the result for people or as PLUGIN.md's steering
+//! execute; print the result for people or as docs/plugin.md's steering
 //! document. Exit 0 written or planned, 4 refused, 6 another holder after
 //! the write, 1 errors.
 
@@ -187,6 +187,14 @@ fn namespace_of(snapshot: &Snapshot, in_view: Option<&str>, node: &str) -> Resul
     }
 }
 
+/// The screen of text for stderr: the terminal's width, no colour.
+fn plain(ctx: &Ctx) -> crate::render::fit::Screen {
+    crate::render::fit::Screen {
+        color: false,
+        ..ctx.screen()
+    }
+}
+
 fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
     let (stdout, stderr) = match ctx.global.output {
         OutputFormat::Json => (
@@ -197,14 +205,26 @@ fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
             render::json::to_yaml(&render::steer::document(steered))?,
             String::new(),
         ),
+        // kubectl's `-o name`: what was (or would be) written to; a refusal
+        // says why on stderr, as in text.
+        OutputFormat::Name if steered.plan.decision == Decision::Refused => {
+            (String::new(), render::steer::text(steered, plain(ctx)))
+        }
+        OutputFormat::Name => (
+            match &steered.plan.pod_delete {
+                Some(d) => render::name::pod(&d.pod),
+                None => render::name::node(&steered.plan.node),
+            },
+            String::new(),
+        ),
         OutputFormat::Table | OutputFormat::Wide => {
             // A refusal is a failure: it goes where errors go, as plain
             // text (colour is chosen for stdout; stderr is cleaned as a
             // whole by `main`).
             if steered.plan.decision == Decision::Refused {
-                (String::new(), render::steer::text(steered, false))
+                (String::new(), render::steer::text(steered, plain(ctx)))
             } else {
-                (render::steer::text(steered, ctx.color), String::new())
+                (render::steer::text(steered, ctx.screen()), String::new())
             }
         }
     };

@@ -16,7 +16,7 @@ pub struct VersionInfo {
     pub commit: &'static str,
     /// The target triple the binary was built for.
     pub target: &'static str,
-    /// The forms of the staged-roll protocol understood (PROTOCOL.md).
+    /// The forms of the staged-roll protocol understood (docs/protocol.md).
     pub protocols: [&'static str; 2],
 }
 
@@ -49,7 +49,8 @@ pub fn run(ctx: &Ctx) -> Result<Outcome> {
 /// `table` and `wide` are the text form.
 pub fn render(info: &VersionInfo, output: OutputFormat) -> Result<String> {
     match output {
-        OutputFormat::Table | OutputFormat::Wide => Ok(info.text()),
+        // A version is no object: -o name says it as text.
+        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Name => Ok(info.text()),
         OutputFormat::Json => to_json(info),
         OutputFormat::Yaml => to_yaml(info),
     }

@@ -18,6 +18,7 @@ use crate::cli::{OutputFormat, WaitArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
 use crate::render::json::{to_json, to_yaml};
+use crate::render::words::ClusterSaid;
 use crate::report::{ClusterReport, NodeState, Report, Verdict};
 use crate::source::watch::{Scope, Update};
 use crate::units::human;
@@ -162,7 +163,7 @@ pub fn progress_lines(report: &Report, naming: Naming, since: Option<&ProgressKe
     out
 }
 
-/// Why `wait` stopped, for stderr (nothing for a plain success: the last
+/// Why `wait` stopped, for stderr, in the cluster's protocol's words (nothing for a plain success: the last
 /// progress line said Converged).
 fn final_words(report: &Report, exit: Exit, timeout: Option<std::time::Duration>) -> String {
     let mut out = String::new();
@@ -172,11 +173,13 @@ fn final_words(report: &Report, exit: Exit, timeout: Option<std::time::Duration>
             Exit::NeedsAttention if c.verdict.needs_attention() => out.push_str(&format!(
                 "{name} needs attention: {}: {}\n",
                 c.verdict.to_string().to_uppercase(),
-                c.reason
+                ClusterSaid(&c.reason, c.protocol)
             )),
-            Exit::TimedOut if c.verdict != Verdict::Converged => {
-                out.push_str(&format!("{name} is still {}: {}\n", c.verdict, c.reason))
-            }
+            Exit::TimedOut if c.verdict != Verdict::Converged => out.push_str(&format!(
+                "{name} is still {}: {}\n",
+                c.verdict,
+                ClusterSaid(&c.reason, c.protocol)
+            )),
             _ => {}
         }
     }
@@ -244,6 +247,7 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let stdout = match ctx.global.output {
         OutputFormat::Json => to_json(&report)?,
         OutputFormat::Yaml => to_yaml(&report)?,
+        OutputFormat::Name => crate::render::name::clusters(&report),
         OutputFormat::Table | OutputFormat::Wide => String::new(),
     };
     Ok(Outcome {

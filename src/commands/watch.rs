@@ -416,6 +416,7 @@ pub(crate) fn log_entry(
             line
         }
         OutputFormat::Yaml => format!("--- # {stamp}\n{}", render(report, ctx, scope)?),
+        OutputFormat::Name => render(report, ctx, scope)?,
         OutputFormat::Table | OutputFormat::Wide => {
             format!("--- {stamp}\n{}\n", render(report, ctx, scope)?)
         }

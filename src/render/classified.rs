@@ -39,7 +39,7 @@ fn cluster(
     c
 }
 
-/// PLUGIN.md's jammed cluster (P1): cache-1-1 was granted 14m ago and
+/// docs/plugin.md's jammed cluster (P1): cache-1-1 was granted 14m ago and
 /// crash-loops; two nodes ask behind it.
 fn jammed() -> ClusterBuilder {
     cluster("prod", "cache", |name, n| match name {

@@ -2,11 +2,10 @@
 //! document README "history" describes. Words only; the facts come from
 //! [`crate::report::RollHistory`].
 
+use super::fit::{Cell, Grid, Last, Screen, paragraph};
 use super::style::{clean, clean_or_dash};
-use super::table::borderless;
-use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Report, Verdict};
+use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Protocol, Report, Verdict};
 use crate::units::{age, human, timestamp};
-use comfy_table::Cell;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
@@ -77,24 +76,46 @@ fn when(t: Option<Timestamp>) -> String {
     t.map_or_else(|| "-".to_string(), timestamp)
 }
 
+/// Every time of the rows falls on the UTC day of `start`.
+fn same_day(start: Timestamp, rows: &[HistoryRow]) -> bool {
+    let day = |t: Timestamp| t.strftime("%Y-%m-%d").to_string();
+    let first = day(start);
+    rows.iter()
+        .flat_map(|r| [r.advanced_at, r.applied_at, r.ready_at])
+        .flatten()
+        .all(|t| day(t) == first)
+}
+
 /// One block per cluster: a line on the roll, the rows, and what is
 /// missing and why.
-pub fn table(report: &Report, now: Timestamp, color: bool) -> String {
+pub fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) -> String {
+    let screen: Screen = screen.into();
+    let width = screen.width;
     let mut blocks = Vec::new();
     for c in &report.clusters {
-        let mut out = format!(
-            "{}  {}",
+        let lead = format!(
+            "{}  {}  ",
             clean(&format!("{}/{}", c.namespace, c.name)),
             c.verdict.to_string().to_uppercase()
         );
-        match c.history.started_at {
-            Some(start) => out.push_str(&format!(
-                "  roll began {} ({} ago)\n",
-                timestamp(start),
-                age(start, now)
-            )),
-            None => out.push_str("  when the roll began is not told\n"),
+        // Fitted to a terminal, times of the day the roll began are
+        // written as times of day: the line above says which day.
+        let day = c
+            .history
+            .started_at
+            .filter(|start| width.is_some() && same_day(*start, &c.history.rows));
+        let when = |t: Option<Timestamp>| match (t, day) {
+            (Some(t), Some(_)) => t.strftime("%H:%M:%S").to_string(),
+            (t, _) => when(t),
+        };
+        let mut began = match c.history.started_at {
+            Some(start) => format!("roll began {} ({} ago)", timestamp(start), age(start, now)),
+            None => "when the roll began is not told".to_string(),
+        };
+        if day.is_some() {
+            began.push_str("; times below are of that day, UTC");
         }
+        let mut out = paragraph(&began, width, &lead, "    ");
         let rows = c
             .history
             .rows
@@ -115,16 +136,41 @@ pub fn table(report: &Report, now: Timestamp, color: bool) -> String {
             })
             .collect();
         out.push('\n');
-        out.push_str(&borderless(
-            &[
-                "NODE", "SHARD", "ROLE", "ADVANCED", "BY", "APPLIED", "READY", "TOOK", "OUTCOME",
-            ],
-            rows,
-            "",
-            color,
-        ));
+        // On a short line: the shard (the node's name says it), then its
+        // role, the applied time and who advanced it go first.
+        out.push_str(
+            &Grid {
+                header: vec![
+                    "NODE",
+                    "SHARD",
+                    "ROLE",
+                    // P1 grants a permit; P2 advances a node's revision.
+                    if c.protocol == Protocol::P1 {
+                        "GRANTED"
+                    } else {
+                        "ADVANCED"
+                    },
+                    "BY",
+                    "APPLIED",
+                    "READY",
+                    "TOOK",
+                    "OUTCOME",
+                ],
+                rank: vec![0, 4, 2, 0, 1, 3, 0, 0, 0],
+                rows,
+                last: Last::Fixed,
+                indent: "",
+            }
+            .render(width, screen.color),
+        );
         if c.history.rows.iter().any(|r| r.partial) {
-            out.push_str("\n* partial: an event this row needs is not in view (events expire, an hour by default)\n");
+            out.push('\n');
+            out.push_str(&paragraph(
+                "* partial: an event this row needs is not in view (events expire, an hour by default)",
+                width,
+                "",
+                "  ",
+            ));
         }
         if may_have_expired(c, now) {
             let since = c
@@ -132,8 +178,13 @@ pub fn table(report: &Report, now: Timestamp, color: bool) -> String {
                 .oldest_event
                 .map(|t| format!(" (the oldest in view is from {})", timestamp(t)))
                 .unwrap_or_default();
-            out.push_str(&format!(
-                "Events expire (an hour by default), and this roll began longer ago: its earliest events may be gone{since}.\n"
+            out.push_str(&paragraph(
+                &format!(
+                    "Events expire (an hour by default), and this roll began longer ago: its earliest events may be gone{since}."
+                ),
+                width,
+                "",
+                "",
             ));
         }
         blocks.push(out);

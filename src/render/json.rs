@@ -1,9 +1,9 @@
-//! `-o json` and `-o yaml`: the documents of PLUGIN.md, as they are.
+//! `-o json` and `-o yaml`: the documents of docs/plugin.md, as they are.
 //!
 //! The field names and words come from the serde attributes of
 //! [`crate::report`]; this module adds nothing and drops nothing, so the
-//! document is exactly PLUGIN.md's: absent values are `null`, never
-//! omitted. The tests below hold the status document to PLUGIN.md's example,
+//! document is exactly docs/plugin.md's: absent values are `null`, never
+//! omitted. The tests below hold the status document to docs/plugin.md's example,
 //! so renaming a field fails a test.
 
 use crate::error::{Error, Result};
@@ -195,7 +195,7 @@ mod tests {
     use serde_json::Value;
     use std::collections::BTreeSet;
 
-    /// PLUGIN.md's example document, verbatim.
+    /// docs/plugin.md's example document, verbatim.
     const PLUGIN_EXAMPLE: &str = r#"
 {
   "clusters": [{
@@ -252,7 +252,7 @@ mod tests {
         let example: Value = serde_json::from_str(PLUGIN_EXAMPLE).unwrap();
         let ours: Value = serde_json::from_str(&to_json(&sample::jammed()).unwrap()).unwrap();
         let (mut want, got) = (keys(&example), keys(&ours));
-        // Added since PLUGIN.md's example (issue 14, the roll estimate;
+        // Added since docs/plugin.md's example (issue 14, the roll estimate;
         // README "Machine-readable output").
         for added in ["perNodeSeconds", "etaSeconds", "etaBasis"] {
             want.insert(format!(".clusters[].{added}"));

@@ -2,13 +2,19 @@
 //! `String` out; only `main` prints.
 //!
 //! - [`table`]: `status` for people (`-o table|wide`).
-//! - [`json`]: the documents of PLUGIN.md (`-o json|yaml`).
+//! - [`json`]: the documents of docs/plugin.md (`-o json|yaml`).
+//! - [`name`]: `-o name`.
+//! - [`clock`]: what is said about `--now`, and the requests `-v` logs.
 //! - [`explain`]: one node or one cluster as prose and a timeline.
 //! - [`steer`]: steering plans and results.
 //! - [`style`]: colour by severity, and neutralising control characters.
+//! - [`fit`]: text fitted to a terminal's width (wrapped, cut, columns left out).
+pub mod clock;
 pub mod explain;
+pub mod fit;
 pub mod history;
 pub mod json;
+pub mod name;
 pub mod steer;
 pub mod style;
 pub mod table;

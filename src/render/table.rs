@@ -6,12 +6,10 @@
 //! the nodes that need a look first: holders, then Blocking, then the queue
 //! in walk order, then the rest.
 
-use super::style::{
-    Tone, cell_color, clean, clean_or_dash, paint, reason_cell, state_tone, verdict_tone,
-};
+use super::fit::{Cell, Grid, Last, Screen, columns, paragraph, parts};
+use super::style::{Tone, clean, clean_or_dash, paint, state_tone, verdict_tone};
 use crate::report::{ClusterReport, GrantSource, NodeReport, NodeState, Protocol, Report, Verdict};
 use crate::units::{human, human_or, short_hash, timestamp};
-use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TableOptions {
@@ -23,37 +21,78 @@ pub struct TableOptions {
 /// Every cluster of the report, one block each, blocks separated by a blank
 /// line. An empty report gives an empty string (the command says why).
 pub fn status_table(report: &Report, opts: TableOptions) -> String {
+    status_screen(report, opts, Screen::default())
+}
+
+/// [`status_table`] fitted to `screen` (its width, and without headers
+/// when it says so: then the rows alone, as kubectl's `--no-headers`).
+pub fn status_screen(report: &Report, opts: TableOptions, screen: Screen) -> String {
     report
         .clusters
         .iter()
-        .map(|cluster| cluster_block(cluster, opts))
+        .map(|cluster| cluster_block(cluster, opts, screen))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join(if screen.no_headers { "" } else { "\n" })
 }
 
 /// One cluster: headline, blank line, node table.
-pub fn cluster_block(cluster: &ClusterReport, opts: TableOptions) -> String {
-    let mut out = headline(cluster, opts.color);
+pub fn cluster_block(cluster: &ClusterReport, opts: TableOptions, screen: Screen) -> String {
+    if screen.no_headers {
+        let table = node_table(cluster, opts, screen.width);
+        return table
+            .split_once('\n')
+            .map(|(_, rows)| rows.to_string())
+            .unwrap_or_default();
+    }
+    let mut out = headline_fit(cluster, opts.color, screen.width);
     out.push('\n');
     if cluster.nodes.is_empty() {
         out.push_str("No ValkeyNodes found for this cluster.\n");
     } else {
-        out.push_str(&node_table(cluster, opts));
+        out.push_str(&node_table(cluster, opts, screen.width));
     }
     out
 }
 
 /// The two headline lines, each ending in a newline.
 pub fn headline(cluster: &ClusterReport, color: bool) -> String {
+    headline_fit(cluster, color, None)
+}
+
+/// The headline wrapped at words to `width`: what follows the location
+/// goes on under the verdict word (or, after a long location, four
+/// columns in).
+pub fn headline_fit(cluster: &ClusterReport, color: bool, width: Option<usize>) -> String {
+    headline_after("", cluster, color, width)
+}
+
+/// [`headline_fit`] after `lead` (`ValkeyCluster `, in explain). Without
+/// a width the second line is indented as far as the location is long.
+pub fn headline_after(
+    lead: &str,
+    cluster: &ClusterReport,
+    color: bool,
+    width: Option<usize>,
+) -> String {
     let location = clean(&format!("{}/{}", cluster.namespace, cluster.name));
     let verdict = cluster.verdict.to_string().to_uppercase();
     let word = paint(&verdict, verdict_tone(cluster.verdict), true, color);
-    let indent = " ".repeat(location.chars().count() + 2);
-    format!(
-        "{location}  {word}  {}\n{indent}{}\n",
-        summary(cluster),
-        costs(cluster).join(" · ")
-    )
+    let mut indent = columns(&location) + 2;
+    if let Some(w) = width {
+        indent += columns(lead);
+        if indent > w / 3 {
+            indent = 4;
+        }
+    }
+    let indent = " ".repeat(indent);
+    let mut out = paragraph(
+        &summary(cluster),
+        width,
+        &format!("{lead}{location}  {word}  "),
+        &indent,
+    );
+    out.push_str(&parts(&costs(cluster), " · ", width, &indent));
+    out
 }
 
 /// What happens, in one line: the holder(s) and why, else the classifier's
@@ -93,12 +132,16 @@ fn summary(cluster: &ClusterReport) -> String {
                 }
             );
             line.push_str("; ");
-            line.push_str(&holder.reason.to_string());
+            line.push_str(
+                &crate::render::words::Said(&holder.reason, cluster.protocol).to_string(),
+            );
             line.push_str("; ");
             line.push_str(&held(holder, p2));
             clean(&line)
         }
-        _ => clean(&cluster.reason.to_string()),
+        _ => {
+            clean(&crate::render::words::ClusterSaid(&cluster.reason, cluster.protocol).to_string())
+        }
     }
 }
 
@@ -210,94 +253,219 @@ fn urgency(state: NodeState) -> u8 {
     }
 }
 
-fn node_table(cluster: &ClusterReport, opts: TableOptions) -> String {
+/// One column of the node table: its header, its rank (0 is never left
+/// out; the higher, the sooner it goes on a short line) and its cell.
+struct Column {
+    header: &'static str,
+    rank: u8,
+    /// Only with `-o wide`.
+    wide: bool,
+    cell: fn(&NodeReport, &Look) -> Cell,
+}
+
+/// How the cells are drawn.
+struct Look {
+    wide: bool,
+    color: bool,
+    /// The reason without what its row says already (the table is fitted).
+    compact: bool,
+    /// The words of the cluster's protocol.
+    protocol: Protocol,
+}
+
+fn hash_cell(h: &Option<String>, look: &Look) -> Cell {
+    Cell::new(match h {
+        Some(h) if look.wide => clean(h),
+        Some(h) => clean(short_hash(h)),
+        None => "-".to_string(),
+    })
+}
+
+fn yes_no_dash(b: Option<bool>) -> &'static str {
+    match b {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "-",
+    }
+}
+
+/// Every column of the node table, in the order shown. NODE, STATE, ROLE,
+/// READY, the hold (P2: in-flight) or wait time and REASON stay longest;
+/// then what a P2 roll turns on (is the pod on its StatefulSet's update
+/// revision, the node's revision), then the rest. P2 words its columns
+/// in its own vocabulary: a node is advanced and in flight, it holds no
+/// permit.
+fn all_columns(p2: bool) -> Vec<Column> {
+    vec![
+        Column {
+            header: "NODE",
+            rank: 0,
+            wide: false,
+            cell: |n, _| Cell::new(clean(&n.name)),
+        },
+        Column {
+            header: "SHARD",
+            rank: 7,
+            wide: false,
+            cell: |n, _| Cell::new(n.shard.map_or_else(|| "-".into(), |s| s.to_string())),
+        },
+        Column {
+            header: "ROLE",
+            rank: 1,
+            wide: false,
+            cell: |n, _| Cell::new(crate::render::words::role_cell(n)),
+        },
+        Column {
+            header: "STATE",
+            rank: 0,
+            wide: false,
+            cell: |n, look| state_cell(n.state, look.color),
+        },
+        Column {
+            // P2: the node's spec.workloadRevision; P1: its permit.
+            header: if p2 { "REVISION" } else { "PERMIT" },
+            rank: 5,
+            wide: false,
+            cell: |n, look| hash_cell(&n.permit, look),
+        },
+        Column {
+            header: "DESIRED",
+            rank: 6,
+            wide: false,
+            cell: |n, look| hash_cell(&n.desired_revision, look),
+        },
+        Column {
+            header: "LAST-ROLLOUT",
+            rank: 8,
+            wide: false,
+            cell: |n, look| hash_cell(&n.last_rollout_hash, look),
+        },
+        Column {
+            // The pod runs its StatefulSet's update revision.
+            header: "UP-TO-DATE",
+            rank: 4,
+            wide: false,
+            cell: |n, _| Cell::new(yes_no_dash(n.facts.pod_on_update_revision)),
+        },
+        Column {
+            header: "READY",
+            rank: 2,
+            wide: false,
+            cell: |n, _| Cell::new(if n.ready { "yes" } else { "no" }),
+        },
+        Column {
+            header: if p2 { "FOR" } else { "HELD/WAITING" },
+            rank: 3,
+            wide: false,
+            cell: |n, _| Cell::new(held_or_waiting(n)),
+        },
+        Column {
+            header: "POD",
+            rank: 9,
+            wide: true,
+            cell: |n, _| Cell::new(clean_or_dash(n.pod.as_deref())),
+        },
+        Column {
+            header: if p2 { "ADVANCED-AT" } else { "GRANTED-AT" },
+            rank: 9,
+            wide: true,
+            cell: |n, _| Cell::new(n.granted_at.map_or_else(|| "-".into(), timestamp)),
+        },
+        Column {
+            header: "SOURCE",
+            rank: 9,
+            wide: true,
+            cell: |n, _| {
+                Cell::new(if n.facts.holder || n.granted_at.is_some() {
+                    n.granted_at_source.to_string()
+                } else {
+                    "-".into()
+                })
+            },
+        },
+        Column {
+            header: if p2 { "ADVANCED-BY" } else { "GRANTED-BY" },
+            rank: 9,
+            wide: true,
+            cell: |n, _| Cell::new(clean_or_dash(n.granted_by.as_deref())),
+        },
+        Column {
+            header: "LAST-EXIT",
+            rank: 9,
+            wide: true,
+            cell: |n, _| Cell::new(last_exit(n)),
+        },
+        Column {
+            header: "REASON",
+            rank: 0,
+            wide: false,
+            cell: |n, look| {
+                Cell::new(if look.compact {
+                    crate::render::words::reason_in_row(n, look.protocol)
+                } else {
+                    crate::render::words::reason_of(n, look.protocol)
+                })
+            },
+        },
+    ]
+}
+
+/// On a short line, REASON keeps at least this much before a column of
+/// lower priority is shown.
+const REASON_ROOM: usize = 28;
+
+fn node_table(cluster: &ClusterReport, opts: TableOptions, width: Option<usize>) -> String {
     let mut nodes: Vec<&NodeReport> = cluster.nodes.iter().collect();
     nodes.sort_by_key(|n| urgency(n.state));
-
-    let mut header = vec![
-        "NODE",
-        "SHARD",
-        "ROLE",
-        "STATE",
-        "PERMIT",
-        "DESIRED",
-        "LAST-ROLLOUT",
-        "READY",
-        "HELD/WAITING",
-    ];
-    if opts.wide {
-        header.extend(["POD", "GRANTED-AT", "SOURCE", "GRANTED-BY", "LAST-EXIT"]);
+    let look = Look {
+        wide: opts.wide,
+        color: opts.color,
+        compact: width.is_some() && !opts.wide,
+        protocol: cluster.protocol,
+    };
+    let columns: Vec<Column> = all_columns(cluster.protocol == Protocol::P2)
+        .into_iter()
+        .filter(|c| opts.wide || !c.wide)
+        .collect();
+    let rows: Vec<Vec<Cell>> = nodes
+        .iter()
+        .map(|n| columns.iter().map(|c| (c.cell)(n, &look)).collect())
+        .collect();
+    // Without -o wide, a column with nothing in any row is left out.
+    let keep: Vec<bool> = (0..columns.len())
+        .map(|i| opts.wide || columns[i].rank == 0 || rows.iter().any(|r| r[i].text != "-"))
+        .collect();
+    let pick = |all: Vec<Cell>| -> Vec<Cell> {
+        all.into_iter()
+            .zip(&keep)
+            .filter_map(|(c, k)| k.then_some(c))
+            .collect()
+    };
+    let kept: Vec<&Column> = columns
+        .iter()
+        .zip(&keep)
+        .filter_map(|(c, k)| k.then_some(c))
+        .collect();
+    Grid {
+        header: kept.iter().map(|c| c.header).collect(),
+        rank: kept.iter().map(|c| c.rank).collect(),
+        rows: rows.into_iter().map(pick).collect(),
+        last: if opts.wide {
+            Last::Fixed
+        } else {
+            Last::Cut { min: REASON_ROOM }
+        },
+        indent: "",
     }
-    header.push("REASON");
-
-    let rows: Vec<Vec<Cell>> = nodes.into_iter().map(|n| row(n, opts)).collect();
-    borderless(&header, rows, "", opts.color)
+    // -o wide shows every column, whole.
+    .render(if opts.wide { None } else { width }, opts.color)
 }
 
 /// A table in kubectl's look: no borders, two spaces between columns, no
-/// wrapping whatever the terminal width, every line prefixed by `indent`.
-/// Cells carry their own colour; without `color` none is emitted.
+/// wrapping, every line prefixed by `indent`. Cells carry their own
+/// colour; without `color` none is emitted.
 pub fn borderless(header: &[&str], rows: Vec<Vec<Cell>>, indent: &str, color: bool) -> String {
-    let mut table = Table::new();
-    table
-        .load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header.to_vec());
-    if color {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
-    table.add_rows(rows);
-    for column in table.column_iter_mut() {
-        column.set_padding((0, 2));
-    }
-    // The last column's padding (and short cells) leave trailing spaces.
-    let mut out = String::new();
-    for line in table.lines() {
-        out.push_str(indent);
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-fn row(node: &NodeReport, opts: TableOptions) -> Vec<Cell> {
-    let hash = |h: &Option<String>| match h {
-        Some(h) if opts.wide => clean(h),
-        Some(h) => clean(short_hash(h)),
-        None => "-".to_string(),
-    };
-    let text = |s: &Option<String>| clean_or_dash(s.as_deref());
-    let state = state_cell(node.state, opts.color);
-    let mut cells = vec![
-        Cell::new(clean(&node.name)),
-        Cell::new(node.shard.map_or_else(|| "-".into(), |s| s.to_string())),
-        Cell::new(crate::render::words::role_cell(node)),
-        state,
-        Cell::new(hash(&node.permit)),
-        Cell::new(hash(&node.desired_revision)),
-        Cell::new(hash(&node.last_rollout_hash)),
-        Cell::new(if node.ready { "yes" } else { "no" }),
-        Cell::new(held_or_waiting(node)),
-    ];
-    if opts.wide {
-        let granted_at = node.granted_at.map_or_else(|| "-".into(), timestamp);
-        let source = if node.facts.holder || node.granted_at.is_some() {
-            node.granted_at_source.to_string()
-        } else {
-            "-".into()
-        };
-        cells.extend([
-            Cell::new(text(&node.pod)),
-            Cell::new(granted_at),
-            Cell::new(source),
-            Cell::new(text(&node.granted_by)),
-            Cell::new(last_exit(node)),
-        ]);
-    }
-    cells.push(Cell::new(reason_cell(&node.reason.to_string())));
-    cells
+    Grid::plain(header, rows, indent).render(None, color)
 }
 
 /// `1 (Error)`: the exit code and reason of the last termination of the
@@ -320,17 +488,12 @@ fn last_exit(node: &NodeReport) -> String {
 
 /// A node's state word in its colour (bold when someone has to act).
 pub fn state_cell(state: NodeState, color: bool) -> Cell {
-    let mut cell = Cell::new(state.to_string());
-    if color {
-        let tone = state_tone(state);
-        if let Some(c) = cell_color(tone) {
-            cell = cell.fg(c);
-        }
-        if tone == Tone::Bad {
-            cell = cell.add_attribute(Attribute::Bold);
-        }
+    let cell = Cell::new(state.to_string());
+    if !color {
+        return cell;
     }
-    cell
+    let tone = state_tone(state);
+    cell.toned(tone, tone == Tone::Bad)
 }
 
 /// A holder's hold time (`?` when unknown), else a waiting node's wait.

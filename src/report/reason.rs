@@ -81,7 +81,7 @@ pub enum Sickness {
     Status(Vec<Unhealthy>),
 }
 
-/// One reason a node is not healthy (PLUGIN.md, Healthy).
+/// One reason a node is not healthy (docs/plugin.md, Healthy).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unhealthy {
     NodeNotReady,
@@ -444,7 +444,7 @@ fn zero(s: &mut Option<Seconds>) {
     }
 }
 
-/// Why a grant-time source gave no time (PROTOCOL.md, "When did a permit
+/// Why a grant-time source gave no time (docs/protocol.md, "When did a permit
 /// start?"): explain lists each as "not available".
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unavailable {

@@ -7,6 +7,7 @@
 
 use super::credentials::Credentials;
 use super::file;
+use super::requests;
 use super::select::{Kind, check_cluster_name, selector_safe, selectors};
 use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
@@ -341,7 +342,7 @@ async fn client_config_with_cluster(
         None => {
             let config = Config::incluster().map_err(|e| {
                 kubeconfig_error(format!(
-                    "no kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config) and not running in a pod: {}",
+                    "no kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config) and not running in a pod ({}). To read a snapshot without a cluster, give it with -f FILE (kubectl get ... -o yaml, or a bundle)",
                     error_chain(&e)
                 ))
             })?;
@@ -393,7 +394,13 @@ pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> 
     let mut watch_config = config.clone();
     watch_config.read_timeout = None;
     let build = |config: Config| {
-        kube::Client::try_from(config)
+        kube::client::ClientBuilder::try_from(config)
+            .map(|b| {
+                b.with_layer(&requests::Logged {
+                    server: server.clone(),
+                })
+                .build()
+            })
             .map_err(|e| map_error(e, "connect", "", None, &server, Some(&credentials)))
     };
     Ok(Live {

@@ -9,6 +9,7 @@ pub mod file;
 pub mod live;
 pub mod logs;
 pub mod operator;
+pub mod requests;
 pub mod select;
 pub mod slim;
 pub mod watch;

@@ -48,7 +48,7 @@ impl Kind {
 
 /// The selectors of one kind, for the one-shot LIST and the watcher alike:
 /// (label selector, field selector). `cluster` narrows to one ValkeyCluster
-/// by its name and the `valkey.io/cluster` label (PLUGIN.md, "How it talks
+/// by its name and the `valkey.io/cluster` label (docs/plugin.md, "How it talks
 /// to the API server").
 pub fn selectors(kind: Kind, cluster: Option<&str>) -> (Option<String>, Option<String>) {
     let by_cluster = match cluster {

@@ -1,6 +1,6 @@
 //! The executor: sends what the planner decided, and nothing it did not see.
 //!
-//! Order (PLUGIN.md): ask first; only then take the cluster's Lease,
+//! Order (docs/plugin.md): ask first; only then take the cluster's Lease,
 //! re-read, re-plan (a changed decision is reported, not written), send each
 //! patch as a JSON merge patch carrying the resourceVersion it was decided
 //! on, check for another holder after a grant, record the Events, and
@@ -185,7 +185,7 @@ enum Step {
     Refuse,
 }
 
-/// A dry run predicts the real run's exit code (PLUGIN.md: "the checks and
+/// A dry run predicts the real run's exit code (docs/plugin.md: "the checks and
 /// exit codes are the same"). It never asks; but where the real run would
 /// be refused for want of confirmation (off a terminal, without `--yes`),
 /// the dry run is refused too (exit 4), saying that a real run would ask.

@@ -13,7 +13,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use kube::Api;
 use kube::api::{DeleteParams, PostParams, Preconditions};
 
-/// How long a Lease is valid without renewal (PLUGIN.md: 30 s).
+/// How long a Lease is valid without renewal (docs/plugin.md: 30 s).
 pub const DURATION_SECONDS: i32 = 30;
 
 /// The Lease's name for a cluster.

@@ -1,6 +1,6 @@
 //! Steering a roll by hand: `grant`, `revoke`, `force`.
 //!
-//! - [`plan`]: pure. What to write and why, or why not (PLUGIN.md's rules).
+//! - [`plan`]: pure. What to write and why, or why not (docs/plugin.md's rules).
 //! - [`exec`]: asks, takes the cluster's Lease, re-reads and re-plans, sends
 //!   the patches with their resourceVersion, checks after the write, records
 //!   the Events.

@@ -1,5 +1,5 @@
 //! A simulated valkey-operator: the writes the operator's two controllers
-//! make (shared/design/PROTOCOL.md), one API call per write, against the
+//! make (docs/protocol.md), one API call per write, against the
 //! real API server, so that a test reads like the protocol:
 //!
 //! ```ignore

@@ -5,7 +5,7 @@
 //!   exactly one cluster's report, once;
 //! - a cluster's holders are exactly its nodes in holder states (Stuck,
 //!   Settling, Rolling, StalePermit), and the nodes whose facts say holder;
-//! - the verdict is the first row of PLUGIN.md's verdict table that matches;
+//! - the verdict is the first row of docs/plugin.md's verdict table that matches;
 //! - no duration is negative (none wrapped around, none longer than the
 //!   oldest time in the snapshot allows).
 //!
@@ -125,7 +125,7 @@ fn front_is_first_waiting_or_blocking(c: &ClusterReport) -> Result<(), String> {
     Ok(())
 }
 
-/// PLUGIN.md, "Cluster verdicts (first that matches)", computed from the
+/// docs/plugin.md, "Cluster verdicts (first that matches)", computed from the
 /// node states the report gives and the ValkeyCluster's Ready condition.
 pub fn first_matching_verdict(
     snapshot: &Snapshot,

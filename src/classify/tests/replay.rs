@@ -1,4 +1,4 @@
-//! PLUGIN.md's "A roll, write by write": every table replayed write by
+//! docs/plugin.md's "A roll, write by write": every table replayed write by
 //! write on one cumulative snapshot, checking X, Y and the verdict after
 //! every write (two nodes: X a replica, Y the primary of one shard).
 

@@ -1,4 +1,4 @@
-//! Every row of PLUGIN.md's node-state table, with the cases next to each
+//! Every row of docs/plugin.md's node-state table, with the cases next to each
 //! rule that must not fire.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! Every row of PLUGIN.md's verdict table, quiet time and the reason
+//! Every row of docs/plugin.md's verdict table, quiet time and the reason
 //! sentences.
 
 use super::*;

@@ -23,8 +23,22 @@ pub(super) fn cluster_reasoning(
         1 => "1 node waits".to_string(),
         w => format!("{w} nodes wait"),
     };
+    let p2 = cluster.protocol == Protocol::P2;
+    // P2 advances nodes, which are then in flight; P1 grants permits.
+    let no_holder = if p2 {
+        "No node is in flight."
+    } else {
+        "No node holds a permit."
+    };
     let mut out = Vec::new();
     match cluster.verdict {
+        Verdict::Conflict if p2 => out.push(format!(
+            "{} nodes are in flight at once ({}): the one-at-a-time rule is broken. A grant \
+             by hand off the walk's front usually does this; each of them rolls at the same \
+             time.",
+            cluster.holders.len(),
+            cluster.holders.join(", ")
+        )),
         Verdict::Conflict => out.push(format!(
             "{} nodes hold a permit at once ({}): the one-at-a-time rule is broken. A grant \
              by hand or a forced permit usually does this; each holder rolls at the same \
@@ -35,17 +49,26 @@ pub(super) fn cluster_reasoning(
         Verdict::Jammed | Verdict::Rolling => {
             if let Some(holder) = cluster.holders.first().and_then(|h| find(h)) {
                 let held = human_or(holder.held_for_seconds, "an unknown time");
-                out.push(format!(
-                    "{} holds the permit and is {} ({}); held {held} (grant time from {}). While \
-                     it holds, the cluster controller grants no other node: {waiting} behind \
-                     it.",
-                    holder.name, holder.state, holder.reason, holder.granted_at_source,
-                ));
+                let reason = words::Said(&holder.reason, cluster.protocol);
+                out.push(if p2 {
+                    format!(
+                        "{} is in flight and is {} ({reason}); advanced {held} ago (time from \
+                         {}). While it is in flight, the cluster controller advances no other \
+                         node: {waiting} behind it.",
+                        holder.name, holder.state, holder.granted_at_source,
+                    )
+                } else {
+                    format!(
+                        "{} holds the permit and is {} ({reason}); held {held} (grant time from \
+                         {}). While it holds, the cluster controller grants no other node: \
+                         {waiting} behind it.",
+                        holder.name, holder.state, holder.granted_at_source,
+                    )
+                });
             } else if let Some(front) = cluster.front.as_deref().and_then(find) {
                 out.push(format!(
-                    "No node holds a permit. The walk's front, {}, is {} with failure \
-                     evidence ({}); the cluster controller waits on it, and {waiting} behind \
-                     it.",
+                    "{no_holder} The walk's front, {}, is {} with failure evidence ({}); the \
+                     cluster controller waits on it, and {waiting} behind it.",
                     front.name,
                     front.state,
                     front
@@ -56,7 +79,7 @@ pub(super) fn cluster_reasoning(
                         .join("; ")
                 ));
             } else {
-                out.push(cluster.reason.to_string());
+                out.push(words::ClusterSaid(&cluster.reason, cluster.protocol).to_string());
             }
         }
         Verdict::Stalled | Verdict::Waiting => {
@@ -64,24 +87,25 @@ pub(super) fn cluster_reasoning(
             let threshold = human(cluster.stall_threshold_seconds);
             match cluster.front.as_deref().and_then(find) {
                 Some(front) if front.state == NodeState::Blocking => out.push(format!(
-                    "No node holds a permit. The walk's front, {}, is Blocking: {}. The \
-                     controller waits for it to become healthy before it grants anyone.",
+                    "{no_holder} The walk's front, {}, is Blocking: {}. The controller waits \
+                     for it to become healthy before it {} anyone.",
                     front.name,
                     if front.facts.unhealthy_because.is_empty() {
                         "it is not healthy".to_string()
                     } else {
                         words::joined(&front.facts.unhealthy_because)
-                    }
+                    },
+                    if p2 { "advances" } else { "grants" }
                 )),
                 Some(front) => out.push(format!(
-                    "No node holds a permit. The walk's front, {}, asks for {} and is due a \
-                     grant.",
+                    "{no_holder} The walk's front, {}, asks for {} and is due {}.",
                     front.name,
-                    front.desired_revision.as_deref().unwrap_or("a revision")
+                    front.desired_revision.as_deref().unwrap_or("a revision"),
+                    if p2 { "to be advanced" } else { "a grant" }
                 )),
                 None => out.push(format!(
-                    "No node holds a permit and none waits, but the ValkeyCluster reports \
-                     that it is not done{}.",
+                    "{} and none waits, but the ValkeyCluster reports that it is not done{}.",
+                    no_holder.trim_end_matches('.'),
                     cluster_word(cluster, object)
                 )),
             }
@@ -98,11 +122,11 @@ pub(super) fn cluster_reasoning(
                 ));
             }
         }
-        Verdict::Converged => out.push(
-            "No node holds a permit, none asks for a revision, every node is healthy and the \
-             ValkeyCluster does not report an unfinished roll."
-                .into(),
-        ),
+        Verdict::Converged => out.push(format!(
+            "{}, none asks for a revision, every node is healthy and the ValkeyCluster does \
+             not report an unfinished roll.",
+            no_holder.trim_end_matches('.')
+        )),
     }
     // What is under way beside the verdict.
     if let crate::report::ClusterReason::OperatorSilent { silence, .. } = &cluster.reason {
@@ -169,9 +193,11 @@ pub(super) fn lease_line(lease: &LeaseRead, now: jiff::Timestamp) -> String {
 /// Valkey topology the controller reads; the judged roles stand in for it.
 fn walk_order(cluster: &ClusterReport) -> String {
     if !cluster.walk_by_primary {
-        return "No node asks, holds or is behind, so the controller reads no topology: it \
-                walks every shard by node index descending."
-            .into();
+        return format!(
+            "No node asks, {} or is behind, so the controller reads no topology: it walks \
+             every shard by node index descending.",
+            holds_word(cluster)
+        );
     }
     let mut shards: Vec<Option<u32>> = cluster.nodes.iter().map(|n| n.shard).collect();
     shards.dedup();
@@ -196,13 +222,23 @@ fn walk_order(cluster: &ClusterReport) -> String {
         })
         .collect();
     format!(
-        "Some node asks, holds or is behind, so the controller walks each shard's other \
+        "Some node asks, {} or is behind, so the controller walks each shard's other \
          nodes by node index ascending and its primary last ({}). The primary is the one \
          ready node judged primary: from the operator's events (slots given, failovers \
          completed), the walk and replaced pods, and status.role only where nothing newer \
          speaks (it lags failovers and reads primary for a freshly restarted replica).",
+        holds_word(cluster),
         per_shard.join("; ")
     )
+}
+
+/// `holds` (P1) or `is in flight` (P2).
+fn holds_word(cluster: &ClusterReport) -> &'static str {
+    if cluster.protocol == Protocol::P2 {
+        "is in flight"
+    } else {
+        "holds"
+    }
 }
 
 /// " (state Reconciling/UpdatingNodes: message)" from the report and object.
@@ -279,6 +315,18 @@ pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
                      out."
                         .into(),
                 );
+                if let Some(node) =
+                    culprit.and_then(|c| cluster.nodes.iter().find(|n| &n.name == c))
+                    && node.facts.pod_superseded_not_ready
+                {
+                    steps.push(format!(
+                        "Its pod is trapped on a superseded revision (OrderedReady): `{}`.",
+                        vr("replace-pod")
+                            .arg(&node.name)
+                            .opt("-n", ns)
+                            .switch("--reason \"...\"")
+                    ));
+                }
             }
         }
         Verdict::Rolling => steps.push(format!(
@@ -299,7 +347,8 @@ pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
                     .any(|n| &n.name == front && n.state == NodeState::Waiting);
                 if front_waits {
                     steps.push(format!(
-                        "Grant it by hand: `{}` (add --allow-primary for a primary).",
+                        "{} it by hand: `{}` (add --allow-primary for a primary).",
+                        if p2 { "Advance" } else { "Grant" },
                         vr("grant")
                             .arg(front)
                             .opt("-n", ns)
@@ -316,7 +365,8 @@ pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
             }
         }
         Verdict::Waiting => steps.push(format!(
-            "Nothing yet: a grant is due. If nothing moves for {}, the verdict turns Stalled.",
+            "Nothing yet: {} is due. If nothing moves for {}, the verdict turns Stalled.",
+            if p2 { "an advance" } else { "a grant" },
             human(cluster.stall_threshold_seconds)
         )),
         Verdict::Converged => steps.push("Nothing.".into()),

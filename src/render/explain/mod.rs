@@ -6,12 +6,12 @@
 //! snapshot's own objects (when in view) add what a person wants to see
 //! as-is: the conditions and the ValkeyCluster's message.
 
+use super::fit::{self, Cell, Grid, Last, Screen, paragraph, rewrap};
 use super::style::{clean, clean_or_dash, paint, reason_cell, state_tone, strong};
-use super::table::{borderless, headline, state_cell};
+use super::table::{headline_after, state_cell};
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Verdict};
 use crate::snapshot::{Condition, LeaseRead, PreviousLog, ValkeyCluster, ValkeyNode};
 use crate::units::{age, timestamp};
-use comfy_table::Cell;
 use jiff::Timestamp;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -54,9 +54,11 @@ pub fn explain_node(
     object: Option<&ValkeyNode>,
     timeline: &[TimelineEntry],
     now: Timestamp,
-    color: bool,
+    screen: impl Into<Screen>,
     last_words: Option<&PreviousLog>,
 ) -> String {
+    let screen: Screen = screen.into();
+    let (color, width) = (screen.color, screen.width);
     let x = NodeView {
         cluster,
         node,
@@ -74,12 +76,28 @@ pub fn explain_node(
         "ValkeyNode {}  {state_word}",
         clean(&format!("{}/{}", cluster.namespace, node.name))
     );
-    let _ = writeln!(out, "  {}", clean(&x.place()));
-    let _ = writeln!(out, "  {}", clean(&node.reason.to_string()));
+    out.push_str(&paragraph(&clean(&x.place()), width, "  ", "  "));
+    out.push_str(&paragraph(
+        &clean(&node.reason.to_string()),
+        width,
+        "  ",
+        "  ",
+    ));
 
     section(&mut out, "Facts", color);
     for (key, value) in x.facts(now) {
-        let _ = writeln!(out, "  {key:<18} {}", clean(&value));
+        let value = clean(&value);
+        let first = format!("  {key:<18} ");
+        // A value of one word too long for its place (a whole hash) goes
+        // on the next line, less indented.
+        match width {
+            Some(w) if fit::words(&value).len() == 1 && first.len() + fit::columns(&value) > w => {
+                out.push_str(first.trim_end());
+                out.push('\n');
+                out.push_str(&paragraph(&value, width, "    ", "    "));
+            }
+            _ => out.push_str(&paragraph(&value, width, &first, FACT_INDENT)),
+        }
     }
 
     let mut future = Vec::new();
@@ -92,7 +110,7 @@ pub fn explain_node(
         &mut future,
     );
     future_events(timeline, now, &mut future);
-    warnings(&mut out, &future, now, color);
+    warnings(&mut out, &future, now, screen);
 
     section(&mut out, "Evidence", color);
     if node.evidence.is_empty() {
@@ -104,39 +122,62 @@ pub fn explain_node(
             .map(|e| {
                 vec![
                     Cell::new(e.kind.to_string()),
-                    Cell::new(clean(&e.finding.to_string())),
+                    Cell::new(clean(
+                        &crate::render::words::Found(&e.finding, cluster.protocol).to_string(),
+                    )),
                 ]
             })
             .collect();
-        out.push_str(&borderless(&["KIND", "MESSAGE"], rows, "  ", color));
+        out.push_str(&wrapped(&["KIND", "MESSAGE"], &[0, 0], rows, screen));
     }
 
     if let Some(log) = last_words {
         let words = last_words::last_words(&cluster.namespace, node, log, now);
         if !words.is_empty() {
             section(&mut out, "Last words", color);
-            out.push_str(&words);
+            out.push_str(&rewrap(&words, width));
         }
     }
 
     if let Some(object) = object {
         section(&mut out, "Conditions", color);
-        out.push_str(&conditions(object.conditions(), now, color));
+        out.push_str(&conditions(object.conditions(), now, screen));
     }
 
     section(&mut out, "Timeline", color);
-    out.push_str(&timeline_table(timeline, now, color));
+    out.push_str(&timeline_table(timeline, now, screen));
 
     section(&mut out, &format!("Why {}", node.state), color);
-    for paragraph in x.reasoning(now) {
-        let _ = writeln!(out, "  {}", clean(&paragraph));
+    for text in x.reasoning(now) {
+        out.push_str(&paragraph(&clean(&text), width, "  ", "  "));
     }
 
     section(&mut out, "What you could do next", color);
     for step in x.next_steps() {
-        let _ = writeln!(out, "  - {}", clean(&step));
+        out.push_str(&paragraph(&clean(&step), width, "  - ", "    "));
     }
     out
+}
+
+/// A table's last column wraps in its own column while it keeps this
+/// much room; with less it goes under its row.
+const WRAP_ROOM: usize = 24;
+
+/// Where a fact's value goes on after its first line.
+const FACT_INDENT: &str = "                     ";
+
+/// A section's table: its last column wrapped at words (under each row
+/// when little room is left), columns of rank above 0 left out first on
+/// a short line.
+fn wrapped(header: &[&str], rank: &[u8], rows: Vec<Vec<Cell>>, screen: Screen) -> String {
+    Grid {
+        header: header.to_vec(),
+        rank: rank.to_vec(),
+        rows,
+        last: Last::Wrap { min: WRAP_ROOM },
+        indent: "  ",
+    }
+    .render(screen.width, screen.color)
 }
 
 /// Why a cluster's queue is or is not moving: the holder, or the walk's
@@ -151,12 +192,13 @@ pub fn explain_cluster(
     object: Option<&ValkeyCluster>,
     timeline: &[TimelineEntry],
     now: Timestamp,
-    color: bool,
+    screen: impl Into<Screen>,
     last_words: Option<(&NodeReport, &PreviousLog)>,
     lease: Option<&LeaseRead>,
 ) -> String {
-    let mut out = String::from("ValkeyCluster ");
-    out.push_str(&headline(cluster, color));
+    let screen: Screen = screen.into();
+    let (color, width) = (screen.color, screen.width);
+    let mut out = headline_after("ValkeyCluster ", cluster, color, width);
 
     let why = match cluster.verdict {
         Verdict::Converged => "Why it is at rest",
@@ -164,8 +206,8 @@ pub fn explain_cluster(
         _ => "Why the queue is not moving",
     };
     section(&mut out, why, color);
-    for paragraph in cluster_reasoning(cluster, object) {
-        let _ = writeln!(out, "  {}", clean(&paragraph));
+    for text in cluster_reasoning(cluster, object) {
+        out.push_str(&paragraph(&clean(&text), width, "  ", "  "));
     }
     if let Some(lease) = lease {
         let _ = writeln!(out, "  {}", clean(&cluster::lease_line(lease, now)));
@@ -178,7 +220,7 @@ pub fn explain_cluster(
                 &format!("Last words of {}", clean(&node.name)),
                 color,
             );
-            out.push_str(&words);
+            out.push_str(&rewrap(&words, width));
         }
     }
 
@@ -186,11 +228,11 @@ pub fn explain_cluster(
     let conditions_of = object.map(ValkeyCluster::conditions).unwrap_or_default();
     future_conditions(conditions_of, now, &mut future);
     future_events(timeline, now, &mut future);
-    warnings(&mut out, &future, now, color);
+    warnings(&mut out, &future, now, screen);
 
     if let Some(object) = object {
         section(&mut out, "Conditions", color);
-        out.push_str(&conditions(object.conditions(), now, color));
+        out.push_str(&conditions(object.conditions(), now, screen));
     }
 
     section(&mut out, "Nodes, in walk order", color);
@@ -212,20 +254,20 @@ pub fn explain_cluster(
                 ]
             })
             .collect();
-        out.push_str(&borderless(
+        out.push_str(&wrapped(
             &["NODE", "STATE", "QUEUE", "REASON"],
+            &[0, 0, 1, 0],
             rows,
-            "  ",
-            color,
+            screen,
         ));
     }
 
     section(&mut out, "Timeline", color);
-    out.push_str(&timeline_table(timeline, now, color));
+    out.push_str(&timeline_table(timeline, now, screen));
 
     section(&mut out, "What you could do next", color);
     for step in cluster_next_steps(cluster) {
-        let _ = writeln!(out, "  - {}", clean(&step));
+        out.push_str(&paragraph(&clean(&step), width, "  - ", "    "));
     }
     out
 }
@@ -263,11 +305,11 @@ fn future_events(timeline: &[TimelineEntry], now: Timestamp, found: &mut Vec<(St
 /// or a quiet time of 0 keeps a node from turning Stuck or a wait from
 /// turning Stalled. A time far in the future is a fact; this says so, and
 /// what follows.
-fn warnings(out: &mut String, future: &[(String, Timestamp)], now: Timestamp, color: bool) {
+fn warnings(out: &mut String, future: &[(String, Timestamp)], now: Timestamp, screen: Screen) {
     if future.is_empty() {
         return;
     }
-    section(out, "Warnings", color);
+    section(out, "Warnings", screen.color);
     for (what, t) in future {
         let line = format!(
             "{what} is in the future ({}, now {}): it is counted as now, so every duration \
@@ -276,7 +318,7 @@ fn warnings(out: &mut String, future: &[(String, Timestamp)], now: Timestamp, co
             timestamp(*t),
             timestamp(now)
         );
-        let _ = writeln!(out, "  {}", clean(&line));
+        out.push_str(&paragraph(&clean(&line), screen.width, "  ", "  "));
     }
 }
 
@@ -286,7 +328,7 @@ fn section(out: &mut String, title: &str, color: bool) {
     out.push('\n');
 }
 
-fn conditions(conditions: &[Condition], now: Timestamp, color: bool) -> String {
+fn conditions(conditions: &[Condition], now: Timestamp, screen: Screen) -> String {
     if conditions.is_empty() {
         return "  none\n".into();
     }
@@ -307,15 +349,15 @@ fn conditions(conditions: &[Condition], now: Timestamp, color: bool) -> String {
             ]
         })
         .collect();
-    borderless(
+    wrapped(
         &["TYPE", "STATUS", "REASON", "AGE", "MESSAGE"],
+        &[0, 0, 0, 1, 0],
         rows,
-        "  ",
-        color,
+        screen,
     )
 }
 
-fn timeline_table(timeline: &[TimelineEntry], now: Timestamp, color: bool) -> String {
+fn timeline_table(timeline: &[TimelineEntry], now: Timestamp, screen: Screen) -> String {
     if timeline.is_empty() {
         return "  no events found (events expire, after one hour by default)\n".into();
     }
@@ -331,11 +373,12 @@ fn timeline_table(timeline: &[TimelineEntry], now: Timestamp, color: bool) -> St
             ]
         })
         .collect();
-    borderless(
+    // On a short line the time of day goes first: the age stays.
+    wrapped(
         &["TIME", "AGE", "REASON", "ABOUT", "MESSAGE"],
+        &[2, 0, 0, 1, 0],
         rows,
-        "  ",
-        color,
+        screen,
     )
 }
 

@@ -34,6 +34,21 @@ impl NodeView<'_> {
         human(self.cluster.stall_threshold_seconds)
     }
 
+    /// P2's words: a node is advanced and then in flight; P1's holds a
+    /// permit.
+    fn p2(&self) -> bool {
+        self.cluster.protocol == Protocol::P2
+    }
+
+    /// `holds the permit` / `is in flight`.
+    fn holds(&self) -> &'static str {
+        if self.p2() {
+            "is in flight"
+        } else {
+            "holds the permit"
+        }
+    }
+
     /// "cluster prod/cache (JAMMED, P1) · shard 1, index 1 · replica"
     pub(super) fn place(&self) -> String {
         let n = self.node;
@@ -72,8 +87,12 @@ impl NodeView<'_> {
     pub(super) fn facts(&self, now: Timestamp) -> Vec<(&'static str, String)> {
         let n = self.node;
         let f = &n.facts;
+        let p2 = self.p2();
         let mut rows = vec![
-            ("permit", or_dash(&n.permit)),
+            (
+                if p2 { "workloadRevision" } else { "permit" },
+                or_dash(&n.permit),
+            ),
             (
                 "desired revision",
                 match &n.desired_revision {
@@ -115,16 +134,19 @@ impl NodeView<'_> {
             ),
             ("workload", self.workload_facts()),
         ];
-        if f.holder || n.permit.is_some() || n.granted_at.is_some() {
-            rows.push(("granted at", self.grant_time(now)));
+        if f.holder || (!p2 && n.permit.is_some()) || n.granted_at.is_some() {
+            rows.push((
+                if p2 { "advanced at" } else { "granted at" },
+                self.grant_time(now),
+            ));
             if let Some(by) = &n.granted_by {
-                rows.push(("granted by", by.clone()));
+                rows.push((if p2 { "advanced by" } else { "granted by" }, by.clone()));
             }
             if let Some(reason) = &n.grant_reason {
-                rows.push(("grant reason", reason.clone()));
+                rows.push(("reason given", reason.clone()));
             }
             rows.push((
-                "held for",
+                if p2 { "in flight for" } else { "held for" },
                 format!(
                     "{} (stall threshold {})",
                     human_or(n.held_for_seconds, "unknown"),
@@ -141,7 +163,10 @@ impl NodeView<'_> {
             ));
         }
         for source in &f.unavailable_sources {
-            rows.push(("not available", source.to_string()));
+            rows.push((
+                "not available",
+                words::Unheard(source, self.cluster.protocol).to_string(),
+            ));
         }
         if let Some(q) = n.queue_position {
             rows.push(("queue position", q.to_string()));
@@ -268,11 +293,15 @@ impl NodeView<'_> {
         let held = human_or(n.held_for_seconds, "an unknown time");
         let mut out = Vec::new();
         match n.state {
-            NodeState::Standalone => out.push(
-                "It has no controlling ValkeyCluster owner, so roll permits do not apply: its \
-                 node controller applies template changes at once."
-                    .into(),
-            ),
+            NodeState::Standalone => out.push(format!(
+                "It has no controlling ValkeyCluster owner, so {} do not apply: its node \
+                 controller applies template changes at once.",
+                if self.p2() {
+                    "staged rolls"
+                } else {
+                    "roll permits"
+                }
+            )),
             NodeState::StalePermit => out.push(format!(
                 "It holds the permit {}, but asks for {} and its lastRolloutHash is {}: the \
                  permit is for a revision it does not build. The node controller drops such a \
@@ -286,8 +315,9 @@ impl NodeView<'_> {
                 let failures = self.failures();
                 if !failures.is_empty() {
                     out.push(format!(
-                        "It holds the permit and its pod or workload shows failure: {}. Its \
-                         roll cannot complete until that is fixed.",
+                        "It {} and its pod or workload shows failure: {}. Its roll cannot \
+                         complete until that is fixed.",
+                        self.holds(),
                         failures.join("; ")
                     ));
                 }
@@ -295,13 +325,24 @@ impl NodeView<'_> {
                 if self.has(EvidenceKind::NotReleased) {
                     let complete = match f.complete_since {
                         Some(t) => format!("has been complete for {}", age(t, now)),
+                        None if self.p2() => {
+                            format!("is complete (since an unknown time; advanced {held} ago)")
+                        }
                         None => format!("is complete (since an unknown time; held {held})"),
                     };
-                    out.push(format!(
-                        "Its roll {complete} and the permit is still held, past the stall \
-                         threshold {}: the node controller has not released it.",
-                        self.threshold()
-                    ));
+                    out.push(if self.p2() {
+                        format!(
+                            "Its roll {complete} and it still counts as in flight, past the \
+                             stall threshold {}: the node controller has not marked it done.",
+                            self.threshold()
+                        )
+                    } else {
+                        format!(
+                            "Its roll {complete} and the permit is still held, past the stall \
+                             threshold {}: the node controller has not released it.",
+                            self.threshold()
+                        )
+                    });
                 } else if self.has(EvidenceKind::HeldOverThreshold) {
                     out.push(format!(
                         "Its roll is not complete after {held}, more than the stall threshold \
@@ -311,20 +352,32 @@ impl NodeView<'_> {
                 }
                 if out.is_empty() {
                     out.push(format!(
-                        "It holds the permit and is judged stuck after {held}."
+                        "It {} and is judged stuck after {held}.",
+                        self.holds()
                     ));
                 }
-                out.push(format!(
-                    "While it holds the permit the cluster controller grants no other node: \
-                     {behind}."
-                ));
+                out.push(if self.p2() {
+                    format!(
+                        "While it is in flight the cluster controller advances no other node: \
+                         {behind}."
+                    )
+                } else {
+                    format!(
+                        "While it holds the permit the cluster controller grants no other node: \
+                         {behind}."
+                    )
+                });
             }
             NodeState::Settling => out.push(format!(
-                "Its roll is complete{}, and the permit is still held: the controller has yet \
-                 to release it, which normally takes seconds.",
+                "Its roll is complete{}, and {}, which normally takes seconds.",
                 f.complete_since
                     .map(|t| format!(" (pod Ready since {})", timestamp(t)))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                if self.p2() {
+                    "it still counts as in flight: the controller has yet to see it done"
+                } else {
+                    "the permit is still held: the controller has yet to release it"
+                }
             )),
             NodeState::Rolling => {
                 let doing = match (f.template_roll_in_progress, f.pod_ready) {
@@ -332,11 +385,19 @@ impl NodeView<'_> {
                     (_, Some(false)) => "its new pod is not Ready yet",
                     _ => "its roll has not completed yet",
                 };
-                out.push(format!(
-                    "It holds the permit and {doing}; held {held} of the {} stall threshold, \
-                     with no failure seen.",
-                    self.threshold()
-                ));
+                out.push(if self.p2() {
+                    format!(
+                        "It is in flight and {doing}; advanced {held} ago, within the {} stall \
+                         threshold, with no failure seen.",
+                        self.threshold()
+                    )
+                } else {
+                    format!(
+                        "It holds the permit and {doing}; held {held} of the {} stall \
+                         threshold, with no failure seen.",
+                        self.threshold()
+                    )
+                });
             }
             NodeState::Waiting => {
                 let queue = n
@@ -358,16 +419,23 @@ impl NodeView<'_> {
                         .unwrap_or_else(|| "a revision".into());
                     out.push(format!(
                         "It asks for {asked} and waits for the cluster controller's walk to \
-                         reach it{queue}. The controller grants one node at a time, in walk \
-                         order."
+                         reach it{queue}. The controller {} one node at a time, in walk order.",
+                        if self.p2() { "advances" } else { "grants" }
                     ));
                 }
                 let holders = self.holders_besides_me();
                 if !holders.is_empty() {
-                    out.push(format!(
-                        "The permit is held by {}; no grant happens until it is released.",
-                        holders.join(", ")
-                    ));
+                    out.push(if self.p2() {
+                        format!(
+                            "{} in flight; no other node is advanced until its roll is done.",
+                            holders.join(", ")
+                        )
+                    } else {
+                        format!(
+                            "The permit is held by {}; no grant happens until it is released.",
+                            holders.join(", ")
+                        )
+                    });
                 }
                 let ahead = self.ahead();
                 if ahead.is_empty() {
@@ -383,9 +451,14 @@ impl NodeView<'_> {
                     words::joined(&f.unhealthy_because)
                 };
                 out.push(format!(
-                    "It holds no permit and asks for nothing, but {why}. The cluster \
-                     controller's walk stops at the first node that is not healthy, so every \
-                     node after it in walk order waits."
+                    "It {} and asks for nothing, but {why}. The cluster controller's walk stops \
+                     at the first node that is not healthy, so every node after it in walk \
+                     order waits.",
+                    if self.p2() {
+                        "is not in flight"
+                    } else {
+                        "holds no permit"
+                    }
                 ));
                 if self.cluster.front.as_deref() == Some(n.name.as_str()) {
                     out.push(format!("It is the walk's front: {behind}."));
@@ -395,8 +468,14 @@ impl NodeView<'_> {
                     out.push(format!("Failure evidence: {}.", failures.join("; ")));
                 }
             }
-            NodeState::Converged => out
-                .push("It holds no permit, asks for nothing and is healthy: nothing to do.".into()),
+            NodeState::Converged => out.push(format!(
+                "It {}, asks for nothing and is healthy: nothing to do.",
+                if self.p2() {
+                    "is not in flight"
+                } else {
+                    "holds no permit"
+                }
+            )),
         }
         if n.state != NodeState::Stuck {
             out.extend(self.superseded_trap());
@@ -454,11 +533,15 @@ impl NodeView<'_> {
                         steps.push(self.fix_cause());
                     }
                 } else if self.has(EvidenceKind::NotReleased) {
-                    steps.push(
+                    steps.push(format!(
                         "Check that the valkey-operator is running and look at its logs: the \
-                         node controller releases the permit once the roll is rolled out."
-                            .into(),
-                    );
+                         node controller {} once the roll is rolled out.",
+                        if p2 {
+                            "marks the node done"
+                        } else {
+                            "releases the permit"
+                        }
+                    ));
                 } else {
                     steps.push(format!(
                         "See why the roll is slow: `{}`.",
@@ -521,11 +604,15 @@ impl NodeView<'_> {
                     ));
                 }
             }
-            NodeState::Settling => steps.push(
-                "Nothing: the controller releases the permit within seconds. If it stays \
-                 past the stall threshold, the node turns Stuck."
-                    .into(),
-            ),
+            NodeState::Settling => steps.push(format!(
+                "Nothing: the controller {} within seconds. If it stays past the stall \
+                 threshold, the node turns Stuck.",
+                if p2 {
+                    "sees it done"
+                } else {
+                    "releases the permit"
+                }
+            )),
             NodeState::Rolling => steps.push(format!(
                 "Nothing yet: follow it with `{}`, or `{}`.",
                 vr("status")
@@ -542,33 +629,50 @@ impl NodeView<'_> {
                 );
                 for holder in self.holders_besides_me() {
                     steps.push(format!(
-                        "If the holder looks stuck: `kubectl valkey-roll explain {holder} -n \
-                         {ns}`."
+                        "If {} looks stuck: `{}`.",
+                        if p2 {
+                            "the node in flight"
+                        } else {
+                            "the holder"
+                        },
+                        vr("explain").arg(holder).opt("-n", ns)
                     ));
                 }
             }
             NodeState::Waiting => {
-                steps.push("Nothing: the controller grants it when its walk reaches it.".into());
+                steps.push(format!(
+                    "Nothing: the controller {} it when its walk reaches it.",
+                    if p2 { "advances" } else { "grants" }
+                ));
                 for holder in self.holders_besides_me() {
                     steps.push(format!(
-                        "If the holder looks stuck: `{}`.",
+                        "If {} looks stuck: `{}`.",
+                        if p2 {
+                            "the node in flight"
+                        } else {
+                            "the holder"
+                        },
                         vr("explain").arg(holder).opt("-n", ns)
                     ));
                 }
                 let is_front = self.ahead().is_empty();
                 if self.holders_besides_me().is_empty() {
                     let mut grant = format!(
-                        "To grant it by hand: `{}`",
+                        "To {} it by hand: `{}`",
+                        if p2 { "advance" } else { "grant" },
                         vr("grant")
                             .arg(name)
                             .opt("-n", ns)
                             .switch("--reason \"...\"")
                     );
                     if n.facts.is_primary {
-                        grant.push_str(
+                        grant.push_str(if p2 {
                             " (it is the shard's primary: add --allow-primary; the \
-                             controller's failover does not run for a permit given by hand)",
-                        );
+                             controller's failover does not run for a revision advanced by hand)"
+                        } else {
+                            " (it is the shard's primary: add --allow-primary; the \
+                             controller's failover does not run for a permit given by hand)"
+                        });
                     }
                     if !is_front {
                         grant.push_str(if p2 {
@@ -594,17 +698,18 @@ impl NodeView<'_> {
                         "Check the node's conditions above and the valkey-operator's logs.".into(),
                     );
                 } else {
-                    steps.push(
-                        "Once it is healthy the walk moves on by itself; a permit elsewhere \
-                         does not get past it."
-                            .into(),
-                    );
+                    steps.push(format!(
+                        "Once it is healthy the walk moves on by itself; {} elsewhere does not \
+                         get past it.",
+                        if p2 { "a grant" } else { "a permit" }
+                    ));
                 }
             }
             NodeState::Converged => steps.push("Nothing.".into()),
-            NodeState::Standalone => {
-                steps.push("Nothing: permits do not apply to a standalone node.".into());
-            }
+            NodeState::Standalone => steps.push(format!(
+                "Nothing: {} do not apply to a standalone node.",
+                if p2 { "staged rolls" } else { "permits" }
+            )),
         }
         steps
     }

@@ -1,5 +1,5 @@
 //! The result of `grant`, `revoke`, `force` and `replace-pod`: text for people, and the
-//! steering document of PLUGIN.md for `-o json|yaml`.
+//! steering document of docs/plugin.md for `-o json|yaml`.
 //!
 //! Every word a person reads about steering is here, one file per kind of
 //! thing said; the planner and the executor hand over facts.
@@ -9,19 +9,23 @@
 //! - `confirmation`: what a command says before it asks ([`confirmation()`]).
 //! - `note`: what happened on the way ([`note()`]).
 //! - `holder`: a holder of a permit, as all of them name it.
+//! - `way_out`: what a refused command says to do next.
 
 mod confirmation;
 mod holder;
 mod note;
 mod refusal;
 mod warning;
+mod way_out;
 
 pub use confirmation::confirmation;
-pub use holder::holder;
-pub use note::note;
-pub use refusal::{change, refusal};
-pub use warning::warning;
+pub use holder::{holder, holder_in};
+pub use note::{note, note_in};
+pub use refusal::{change, refusal, refusal_in};
+pub use warning::{warning, warning_in};
+pub use way_out::way_out;
 
+use crate::render::fit::{Screen, paragraph};
 use crate::render::style::{Tone, clean, paint, strong};
 use crate::steer::Steered;
 use crate::steer::plan::DryRun;
@@ -29,7 +33,7 @@ use crate::steer::plan::{Action, Confirmation, Decision, EventPlan, PodDelete};
 use serde::Serialize;
 use serde_json::Value;
 
-/// PLUGIN.md's steering document, field for field.
+/// docs/plugin.md's steering document, field for field.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SteerDocument {
@@ -44,6 +48,10 @@ pub struct SteerDocument {
     pub warnings: Vec<String>,
     pub patches: Vec<PatchDocument>,
     pub undo: Option<String>,
+    /// A refusal's way out: the next commands that can help (none of
+    /// them refused in turn); left out when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub next: Vec<String>,
     /// replace-pod: the pod delete and its preconditions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_delete: Option<PodDelete>,
@@ -80,12 +88,16 @@ pub fn document(s: &Steered) -> SteerDocument {
         node: p.node.clone(),
         dry_run: dry_run_word(p.dry_run),
         decision: p.decision,
-        reasons: p.reasons.iter().map(refusal).collect(),
+        reasons: p
+            .reasons
+            .iter()
+            .map(|r| refusal_in(r, p.protocol))
+            .collect(),
         warnings: p
             .warnings
             .iter()
-            .map(warning)
-            .chain(s.notes.iter().map(note))
+            .map(|w| warning_in(w, p.protocol))
+            .chain(s.notes.iter().map(|n| note_in(n, p.protocol)))
             .collect(),
         patches: p
             .patches
@@ -98,6 +110,7 @@ pub fn document(s: &Steered) -> SteerDocument {
             })
             .collect(),
         undo: p.undo.clone(),
+        next: way_out(p),
         pod_delete: p.pod_delete.clone(),
         events: p.events.clone(),
         exit_code: s.exit.code(),
@@ -125,7 +138,9 @@ pub fn several_namespaces(node: &str, namespaces: &[&str]) -> String {
 
 /// The result for people: the decision, the reasons, the warnings, each
 /// patch, the Events and the undo command.
-pub fn text(s: &Steered, color: bool) -> String {
+pub fn text(s: &Steered, screen: impl Into<Screen>) -> String {
+    let screen: Screen = screen.into();
+    let (color, width) = (screen.color, screen.width);
     let p = &s.plan;
     let mut out = String::new();
     let target = format!("{} {}/{}", p.action, p.namespace, p.node);
@@ -145,27 +160,47 @@ pub fn text(s: &Steered, color: bool) -> String {
         ),
         (Decision::Planned, DryRun::None) => ("planned", Tone::Queue),
     };
-    out.push_str(&format!(
-        "{} ({}): {}\n",
-        strong(&clean(&target), color),
-        clean(&context),
-        paint(word, tone, true, color)
+    out.push_str(&paragraph(
+        &format!(
+            "{} ({}): {}",
+            strong(&clean(&target), color),
+            clean(&context),
+            paint(word, tone, true, color)
+        ),
+        width,
+        "",
+        "    ",
     ));
     for r in &p.reasons {
-        out.push_str(&format!("  - {}\n", clean(&refusal(r))));
+        out.push_str(&paragraph(
+            &clean(&refusal_in(r, p.protocol)),
+            width,
+            "  - ",
+            "    ",
+        ));
+    }
+    let next = way_out(p);
+    if !next.is_empty() {
+        out.push_str(&strong("way out:", color));
+        out.push('\n');
+        for step in &next {
+            out.push_str(&paragraph(&clean(step), width, "  - ", "    "));
+        }
     }
     for n in &s.notes {
-        out.push_str(&format!(
-            "{} {}\n",
-            paint("note:", Tone::Warn, true, color),
-            clean(&note(n))
+        out.push_str(&paragraph(
+            &clean(&note_in(n, p.protocol)),
+            width,
+            &format!("{} ", paint("note:", Tone::Warn, true, color)),
+            "  ",
         ));
     }
     for w in &p.warnings {
-        out.push_str(&format!(
-            "{} {}\n",
-            paint("warning:", Tone::Warn, true, color),
-            clean(&warning(w))
+        out.push_str(&paragraph(
+            &clean(&warning_in(w, p.protocol)),
+            width,
+            &format!("{} ", paint("warning:", Tone::Warn, true, color)),
+            "  ",
         ));
     }
     let sent = match (p.decision, p.dry_run) {
@@ -183,14 +218,19 @@ pub fn text(s: &Steered, color: bool) -> String {
         ));
     }
     if let Some(d) = &p.pod_delete {
-        out.push_str(&format!(
-            "delete pod {} (preconditions uid {}, resourceVersion {}; {sent}): revision {}, StatefulSet {} wants {}\n",
-            clean(&d.pod),
-            clean(&d.uid),
-            clean(&d.resource_version),
-            clean(&d.revision),
-            clean(&d.stateful_set),
-            clean(&d.update_revision)
+        out.push_str(&paragraph(
+            &format!(
+                "delete pod {} (preconditions uid {}, resourceVersion {}; {sent}): revision {}, StatefulSet {} wants {}",
+                clean(&d.pod),
+                clean(&d.uid),
+                clean(&d.resource_version),
+                clean(&d.revision),
+                clean(&d.stateful_set),
+                clean(&d.update_revision)
+            ),
+            width,
+            "",
+            "  ",
         ));
     }
     let recorded = if p.decision == Decision::Written {
@@ -199,19 +239,26 @@ pub fn text(s: &Steered, color: bool) -> String {
         "to record"
     };
     for e in &p.events {
-        out.push_str(&format!(
-            "event {} on {} ({recorded}): {}\n",
-            e.reason,
-            clean(e.node()),
-            clean(&e.note)
+        out.push_str(&paragraph(
+            &format!(
+                "event {} on {} ({recorded}): {}",
+                e.reason,
+                clean(e.node()),
+                clean(&e.note)
+            ),
+            width,
+            "",
+            "  ",
         ));
     }
     if let Some(confirm) = &p.confirmation
         && p.decision == Decision::Planned
     {
-        out.push_str(&format!(
-            "a real run asks first: {}\n",
-            clean(&confirmation(confirm))
+        out.push_str(&paragraph(
+            &format!("a real run asks first: {}", clean(&confirmation(confirm))),
+            width,
+            "",
+            "  ",
         ));
     }
     if let Some(undo) = &p.undo {
@@ -220,7 +267,15 @@ pub fn text(s: &Steered, color: bool) -> String {
         } else {
             "undo would be:"
         };
-        out.push_str(&format!("{label} {}\n", clean(undo)));
+        // A command to paste stays on one line: on its own when the label
+        // leaves it too little room.
+        let line = format!("{label} {}", clean(undo));
+        match width {
+            Some(w) if crate::render::fit::columns(&line) > w => {
+                out.push_str(&format!("{label}\n  {}\n", clean(undo)));
+            }
+            _ => out.push_str(&format!("{line}\n")),
+        }
     }
     out
 }

@@ -1,11 +1,28 @@
 //! The words of a [`Note`]: what happened on the way of a steering command.
 
 use super::refusal::{change, refusal};
+use crate::report::Protocol;
 use crate::steer::note::{NewPod, Note, SentPatch, StopCause};
 use crate::steer::plan::{Action, PatchEffect, Refusal};
 
 pub fn note(n: &Note) -> String {
+    note_in(n, Protocol::P1)
+}
+
+/// [`note`] in the words of the cluster's protocol.
+pub fn note_in(n: &Note, protocol: Protocol) -> String {
+    let p2 = protocol == Protocol::P2;
     match n {
+        Note::CheckFailed { error } if p2 => format!(
+            "written; the check after the write could not run: {error}. See whether another node is in flight with `status`"
+        ),
+        Note::HolderAppeared {
+            holder,
+            state,
+            node,
+        } if p2 => format!(
+            "after the write, {holder} is in flight too ({state}): it was advanced while {node} was being granted, so two nodes may roll at once; see `explain {holder}`"
+        ),
         Note::LeaseNotReleased {
             lease,
             error,

@@ -4,17 +4,30 @@
 //! refusals.
 
 use super::confirmation::confirmation;
-use super::holder::holder;
+use super::holder::{holder, holder_in};
 use crate::report::Protocol;
 use crate::steer::plan::{Change, Missing, PodMoved, Refusal};
 use crate::units::{human, short_hash};
 use std::fmt::Write;
 
-/// What refused the command, and why.
+/// What refused the command, and why, in P1's words (a cluster whose
+/// protocol is known: [`refusal_in`]).
 pub fn refusal(r: &Refusal) -> String {
+    refusal_in(r, Protocol::P1)
+}
+
+/// What refused the command, and why, in the words of the cluster's
+/// protocol: P1 holds permits, P2 advances nodes, which are then in
+/// flight. What to do next is the plan's way out ([`super::way_out`]).
+pub fn refusal_in(r: &Refusal, protocol: Protocol) -> String {
+    let p2 = protocol == Protocol::P2;
     match r {
+        Refusal::OtherHolder(h) if p2 => format!(
+            "{} is already in flight, and a cluster rolls one node at a time",
+            holder_in(h, protocol)
+        ),
         Refusal::OtherHolder(h) => format!(
-            "{} already holds a permit, and a cluster has one holder at a time: wait for its roll, `revoke` it, or `force` past it",
+            "{} already holds a permit, and a cluster has one holder at a time",
             holder(h)
         ),
         Refusal::AsksNothing { node, protocol } => match protocol {
@@ -36,6 +49,10 @@ pub fn refusal(r: &Refusal) -> String {
         Refusal::Standalone { node } => format!(
             "{node} is not owned by a ValkeyCluster (standalone): it ignores permits and applies template changes at once"
         ),
+        Refusal::Primary { node, unsure } if p2 => format!(
+            "{}: the controller's proactive failover does not run for a revision advanced by hand, so its clients lose the primary while it rolls; add --allow-primary to grant it anyway",
+            super::is_primary(node, unsure.as_ref())
+        ),
         Refusal::Primary { node, unsure } => format!(
             "{}: the controller's proactive failover does not run for a permit given by hand, so its clients lose the primary while it rolls; add --allow-primary to grant it anyway",
             super::is_primary(node, unsure.as_ref())
@@ -46,10 +63,14 @@ pub fn refusal(r: &Refusal) -> String {
                 let _ = write!(s, " ({front} is)");
             }
             s.push_str(
-                ": in P2 the cluster controller checks no other holder and would advance its front at the same time, so two nodes would roll at once",
+                ": in P2 the cluster controller checks for no other node in flight and would advance its front at the same time, so two nodes would roll at once",
             );
             s
         }
+        Refusal::AlreadyHeld { node, revision } if p2 => format!(
+            "{node}'s spec.workloadRevision is {} already: nothing to write",
+            short_hash(revision)
+        ),
         Refusal::AlreadyHeld { node, revision } => format!(
             "{node} already holds the permit for {}: nothing to write",
             short_hash(revision)
@@ -59,9 +80,9 @@ pub fn refusal(r: &Refusal) -> String {
             "there is no revoke in P2: the cluster controller rewrites {node}'s whole spec and would put spec.workloadRevision back"
         ),
         Refusal::NoForceInP2 { node } => format!(
-            "force exists only in P1: in P2 the permit is {node}'s spec.workloadRevision, which the cluster controller owns; use grant (refused while another node holds)"
+            "force exists only in P1: in P2 a roll turns on {node}'s spec.workloadRevision, which the cluster controller owns; grant sets it, and only at the walk's front while no other node is in flight"
         ),
-        Refusal::NoAnyInP2 => "--any (a `*` permit) exists only in P1: in P2 the permit is a revision in spec.workloadRevision; give --revision HASH".to_string(),
+        Refusal::NoAnyInP2 => "--any (a `*` permit) exists only in P1: in P2 spec.workloadRevision takes a revision; give --revision HASH, or none for the one the node asks for".to_string(),
         Refusal::ProtocolUnknown { cluster } => format!(
             "the protocol of ValkeyCluster {cluster} is unknown (nothing staged in sight: a P1 cluster at rest, or an operator that stages nothing); say which with --protocol P1|P2"
         ),

@@ -399,3 +399,72 @@ impl fmt::Display for ClusterReason {
         }
     }
 }
+
+/// The cluster's reason in its protocol's words, for text output: P2
+/// holds no permit (a node is advanced, then in flight), so the P1 words
+/// of the reasons that carry no protocol are said in P2's. The document
+/// keeps [`ClusterReason`]'s own words. (Added by issue 21 beside the
+/// words it rewrites; a reason that comes to carry its protocol can say
+/// it itself, and its pair goes from here.)
+pub struct ClusterSaid<'a>(pub &'a ClusterReason, pub Protocol);
+
+/// P1's phrase, and P2's for the same fact.
+const IN_P2: &[(&str, &str)] = &[
+    ("asks for a permit", "asks to be advanced"),
+    ("no node holds a permit", "no node is in flight"),
+    ("a grant is due", "an advance is due"),
+    (
+        "but still holds the permit",
+        "but still counts as in flight",
+    ),
+    (
+        "the controller has yet to release its permit",
+        "the controller has yet to see it done",
+    ),
+    (
+        "(held for an unknown time)",
+        "(in flight for an unknown time)",
+    ),
+];
+
+impl fmt::Display for ClusterSaid<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = self.0.to_string();
+        if self.1 == Protocol::P2 {
+            for (p1, p2) in IN_P2 {
+                text = text.replace(p1, p2);
+            }
+        }
+        f.write_str(&text)
+    }
+}
+
+#[cfg(test)]
+mod said_tests {
+    use super::*;
+
+    #[test]
+    fn p2_reasons_hold_no_permit() {
+        let stalled = ClusterReason::Stalled {
+            quiet: Some(900),
+            what: Unfinished::FrontAsks {
+                front: "cache-0-1".into(),
+            },
+            failover: None,
+        };
+        let failing = ClusterReason::FrontFailing {
+            front: "cache-0-1".into(),
+            finding: None,
+            waiting: 2,
+        };
+        for reason in [stalled, failing] {
+            let p1 = ClusterSaid(&reason, Protocol::P1).to_string();
+            assert!(p1.contains("permit"), "{p1}");
+            assert_eq!(p1, reason.to_string());
+            let p2 = ClusterSaid(&reason, Protocol::P2).to_string();
+            for word in ["permit", "grant", "held", "holds"] {
+                assert!(!p2.contains(word), "{word} in {p2}");
+            }
+        }
+    }
+}

@@ -222,3 +222,45 @@ impl fmt::Display for Sickness {
         }
     }
 }
+
+/// A finding's message in the words of the cluster's protocol: the
+/// clock's findings say `held` and `permit` in P1, `in flight` in P2.
+/// The document keeps [`Finding`]'s own words.
+pub struct Found<'a>(pub &'a Finding, pub crate::report::Protocol);
+
+impl fmt::Display for Found<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.1 != crate::report::Protocol::P2 {
+            return fmt::Display::fmt(self.0, f);
+        }
+        match self.0 {
+            Finding::HeldOverThreshold { held, threshold } => write!(
+                f,
+                "in flight {} > stall threshold {}",
+                human(*held),
+                human(*threshold)
+            ),
+            Finding::NotReleased {
+                ready_for: Some(d),
+                threshold,
+                ..
+            } => write!(
+                f,
+                "rolled and Ready for {} > stall threshold {}, still counted in flight",
+                human(*d),
+                human(*threshold)
+            ),
+            Finding::NotReleased {
+                ready_for: None,
+                held,
+                threshold,
+            } => write!(
+                f,
+                "rolled (Ready since an unknown time), in flight {} > stall threshold {}",
+                human(*held),
+                human(*threshold)
+            ),
+            other => fmt::Display::fmt(other, f),
+        }
+    }
+}

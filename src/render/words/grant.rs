@@ -54,3 +54,26 @@ impl fmt::Display for Unavailable {
         }
     }
 }
+
+/// Why a grant-time source gave no time, in the words of the cluster's
+/// protocol: in P2 nothing is granted a permit, a node's
+/// spec.workloadRevision is advanced.
+pub struct Unheard<'a>(pub &'a Unavailable, pub Protocol);
+
+impl fmt::Display for Unheard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.0, self.1) {
+            (Unavailable::NoTrace, Protocol::P2) => write!(
+                f,
+                "no {} annotation (its spec.workloadRevision was not advanced by hand with this plugin)",
+                keys::ANN_GRANTED_AT
+            ),
+            (Unavailable::TraceForOtherRevision { revision, permit }, Protocol::P2) => write!(
+                f,
+                "trace annotations are stale: {} {revision:?} is not the current spec.workloadRevision {permit:?}",
+                keys::ANN_GRANTED_REVISION
+            ),
+            (other, _) => fmt::Display::fmt(other, f),
+        }
+    }
+}

@@ -17,8 +17,10 @@ mod grant;
 mod node;
 mod role;
 
-pub use cluster::asides;
-pub use evidence::{Phrase, Short, joined};
+pub use cluster::{ClusterSaid, asides};
+pub use evidence::{Found, Phrase, Short, joined};
+pub use grant::Unheard;
+pub use node::Said;
 pub use role::role_cell;
 
 /// Serialize as the `Display` words.
@@ -73,4 +75,25 @@ pub fn timeline_message(e: &crate::report::TimelineEntry) -> String {
         out.push_str(&format!(" ({n} times; the note is the first's)"));
     }
     out
+}
+
+/// A node's REASON in its protocol's words ([`Said`]), cleaned; `-` for
+/// none.
+pub fn reason_of(n: &crate::report::NodeReport, protocol: crate::report::Protocol) -> String {
+    crate::render::style::reason_cell(&Said(&n.reason, protocol).to_string())
+}
+
+/// A node's REASON as its row on a fitted screen says it: the row names
+/// the node, so a reason about the node's own pod leaves the pod's name
+/// out (`pod valkey-cache-1-0-0 CrashLoopBackOff (restarts 7)` reads
+/// `CrashLoopBackOff (restarts 7)`). Cleaned; `-` for none. The document
+/// and `-o wide` keep the whole reason.
+pub fn reason_in_row(n: &crate::report::NodeReport, protocol: crate::report::Protocol) -> String {
+    let full = Said(&n.reason, protocol).to_string();
+    let own = n.pod.as_deref().map(|pod| format!("pod {pod} "));
+    let said = own
+        .as_deref()
+        .and_then(|prefix| full.strip_prefix(prefix))
+        .unwrap_or(&full);
+    crate::render::style::reason_cell(said)
 }

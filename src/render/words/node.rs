@@ -59,3 +59,43 @@ impl fmt::Display for NodeReason {
         }
     }
 }
+
+/// A node's REASON in its cluster's protocol's words: P2 holds no
+/// permit (its node is advanced, then in flight), so the reasons P1
+/// words as a permit's say so in P2's. The document keeps
+/// [`NodeReason`]'s own words.
+pub struct Said<'a>(pub &'a NodeReason, pub crate::report::Protocol);
+
+impl fmt::Display for Said<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.1 != crate::report::Protocol::P2 {
+            return fmt::Display::fmt(self.0, f);
+        }
+        match self.0 {
+            NodeReason::Standalone => f.write_str("standalone: staged rolls do not apply"),
+            NodeReason::NotReleased {
+                rolled_for: Some(d),
+                ..
+            } => write!(f, "rolled {} ago, still counted in flight", human(*d)),
+            NodeReason::NotReleased {
+                rolled_for: None,
+                held,
+            } => write!(
+                f,
+                "rolled, still counted in flight (advanced {} ago)",
+                human(*held)
+            ),
+            NodeReason::HeldOverThreshold { held, threshold } => write!(
+                f,
+                "in flight {} > {}, not rolled",
+                human(*held),
+                human(*threshold)
+            ),
+            NodeReason::Settling => f.write_str("rolled; the controller has yet to see it done"),
+            NodeReason::Rolling(RollStep::PermitNotApplied) => {
+                f.write_str("advanced; template not applied yet")
+            }
+            other => fmt::Display::fmt(other, f),
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! they were decided on, the Events to record and the command that undoes
 //! the write. No client, no printing, no clock of its own.
 //!
-//! The rules are PLUGIN.md's (`grant`, `revoke`, `force`); every refusal is
+//! The rules are docs/plugin.md's (`grant`, `revoke`, `force`); every refusal is
 //! a [`Refusal`], every caution a [`Warning`], every question a
 //! [`Confirmation`], every difference on a re-plan a [`Change`]: facts
 //! (which node, holder, revision, protocol, how long), worded for people
@@ -29,6 +29,7 @@ mod refusal;
 mod replace;
 mod rules;
 mod undo;
+mod way_out;
 
 #[cfg(test)]
 mod tests;
@@ -39,6 +40,7 @@ pub use refusal::{
     Change, Confirmation, HolderInfo, Missing, Overridden, PodMoved, PodTrouble, Refusal, Warning,
 };
 pub use undo::undo_of;
+pub use way_out::{Command, Step};
 
 use crate::error::{Exit, Result};
 use crate::report::{ClusterReport, NodeReport, Protocol, Report};
@@ -169,6 +171,9 @@ pub struct Plan {
     /// replace-pod: the pod to delete, with the preconditions it was
     /// decided on.
     pub pod_delete: Option<PodDelete>,
+    /// A refused plan: what can help next (`way_out`), never a command
+    /// that would be refused too.
+    pub way_out: Vec<Step>,
 }
 
 impl Plan {
@@ -186,6 +191,7 @@ impl Plan {
 
     /// Turns the plan into a refusal (nothing is written).
     pub fn refuse(&mut self, refusal: Refusal) {
+        let step = way_out::after(&refusal);
         self.decision = Decision::Refused;
         self.reasons.push(refusal);
         self.patches.clear();
@@ -193,6 +199,11 @@ impl Plan {
         self.undo = None;
         self.confirmation = None;
         self.pod_delete = None;
+        if let Some(step) = step
+            && !self.way_out.contains(&step)
+        {
+            self.way_out.push(step);
+        }
     }
 
     /// What must stay equal between two plans of one command for the later
@@ -252,8 +263,33 @@ impl Plan {
 /// Makes the plan from `report`, which the caller judged with the
 /// request's `--protocol` ([`crate::classify::classify_with_protocol`]), so
 /// that a cluster whose nodes show no protocol is read by the given one's
-/// rules. Errors (exit 1) only for a node that does not exist.
+/// rules. Errors (exit 1) only for a node that does not exist. A refused
+/// plan says its way out ([`Step`]).
 pub fn plan(
+    snapshot: &Snapshot,
+    report: &Report,
+    request: &Request,
+    now: Timestamp,
+    actor: &str,
+) -> Result<Plan> {
+    let mut plan = plan_once(snapshot, report, request, now, actor)?;
+    if plan.is_refused() {
+        plan.way_out = way_out::way_out(
+            &plan,
+            &way_out::Against {
+                snapshot,
+                report,
+                request,
+                now,
+                actor,
+            },
+        );
+    }
+    Ok(plan)
+}
+
+/// [`plan`] without the way out.
+fn plan_once(
     snapshot: &Snapshot,
     report: &Report,
     request: &Request,
@@ -289,6 +325,7 @@ pub fn plan(
         other_holders: Vec::new(),
         kept_holders: Vec::new(),
         pod_delete: None,
+        way_out: Vec::new(),
     };
     if let Some((cluster, _)) = found {
         // What the nodes say, until the request's protocol is resolved.

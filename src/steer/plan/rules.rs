@@ -1,4 +1,4 @@
-//! PLUGIN.md's rules for each action: what refuses a grant (P1, P2), a
+//! docs/plugin.md's rules for each action: what refuses a grant (P1, P2), a
 //! revoke and a force, what only warns, and the patches, Events, undo and
 //! confirmation of a plan that goes ahead.
 
@@ -159,7 +159,7 @@ pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
             because: c.node.facts.unhealthy_because.clone(),
         });
     }
-    // PLUGIN.md asks before revoking a holder whose *pod* is unhealthy; a
+    // docs/plugin.md asks before revoking a holder whose *pod* is unhealthy; a
     // Settling holder (pod Ready, node status not ready yet) goes ahead.
     if let Some(because) = pod_unhealthy_because(c.node) {
         plan.confirmation = Some(Confirmation::Revoke {

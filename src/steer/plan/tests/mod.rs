@@ -8,6 +8,7 @@ mod refusals;
 mod replan;
 mod revoke;
 mod undo;
+mod way_out;
 
 use super::*;
 use crate::error::Error;
