@@ -273,7 +273,7 @@ struct PodPhase {
     starting: bool,
     /// ... and the pod is Ready and the Deployment reports it ready: the
     /// node's roll is done, only its status has yet to follow (not a
-    /// holder, PLUGIN.md: Blocking).
+    /// holder, docs/plugin.md: Blocking).
     ready: bool,
 }
 
@@ -547,7 +547,7 @@ async fn pod_ready_since(sim: &Sim, pod: &str, image: &str) -> Option<Timestamp>
 
 /// Polls `status -o json` about once a second after the operator halted.
 /// `since` gives the moment the plugin counts the silence from (None: not
-/// yet begun). "Over" is on the whole seconds the report shows (PLUGIN.md;
+/// yet begun). "Over" is on the whole seconds the report shows (docs/plugin.md;
 /// classify::clock): over [`GRACE`] from `GRACE + 1` seconds on. A run that
 /// ended less than `GRACE + 1` seconds after `since` must show
 /// `operator: null`; the first run that began `GRACE + 1` seconds or more

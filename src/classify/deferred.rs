@@ -1,4 +1,4 @@
-//! A primary the operator holds back (PLUGIN.md, "A primary held back"):
+//! A primary the operator holds back (docs/plugin.md, "A primary held back"):
 //! a later operator than the recordings' sets the ValkeyCluster's Ready
 //! False and Progressing True with reason `RollDeferred` and the message
 //! "Roll of shard N primary NODE deferred: CAUSE", and emits a Normal

@@ -1,4 +1,4 @@
-//! Shards at risk right now (PLUGIN.md, "A shard at risk"): a shard whose
+//! Shards at risk right now (docs/plugin.md, "A shard at risk"): a shard whose
 //! judged primary has no Ready replica, because its replicas are all in
 //! flight, starting or not Ready. With two replicas a shard the operator
 //! rolls both back to back (about 15 s without a connected replica); with

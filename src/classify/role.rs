@@ -1,4 +1,4 @@
-//! Judged roles and a failover under way (PLUGIN.md, "Roles, failovers and
+//! Judged roles and a failover under way (docs/plugin.md, "Roles, failovers and
 //! a silent operator").
 //!
 //! The operator's `status.role` is not the truth: it writes `primary` for a

@@ -1,6 +1,6 @@
 //! The cluster's size against its spec: a cluster still being created,
 //! and a scale asked for during a roll, which the operator applies only
-//! after the roll (PLUGIN.md, "A scale that waits", "Creation").
+//! after the roll (docs/plugin.md, "A scale that waits", "Creation").
 
 use super::judge::Judged;
 use crate::report::{Creating, PendingScale};

@@ -1,4 +1,4 @@
-//! A silent operator (PLUGIN.md, "A silent operator"): the node in flight
+//! A silent operator (docs/plugin.md, "A silent operator"): the node in flight
 //! whose pod has been Ready on its new revision (its workload rolled out)
 //! for longer than [`OPERATOR_GRACE`] while its status has not followed,
 //! or whose new spec has not been observed for as long since it was

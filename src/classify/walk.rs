@@ -34,7 +34,7 @@ pub(crate) fn indices(node: &ValkeyNode, cluster: &str) -> (Option<u32>, Option<
     )
 }
 
-/// Judged a primary (PLUGIN.md, Judged role) and `status.ready`.
+/// Judged a primary (docs/plugin.md, Judged role) and `status.ready`.
 fn is_ready_primary(node: &ValkeyNode, role: Option<&JudgedRole>) -> bool {
     role.is_some_and(|r| r.role == Some(Role::Primary))
         && node.status.as_ref().and_then(|s| s.ready) == Some(true)

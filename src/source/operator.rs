@@ -1,5 +1,5 @@
 //! The valkey-operator's leader-election Lease, for `explain` when the
-//! operator looks silent (PLUGIN.md, "A silent operator"): who leads and
+//! operator looks silent (docs/plugin.md, "A silent operator"): who leads and
 //! when it last renewed. One GET; reading it needs `get` on leases in the
 //! operator's namespace, which the README's Role lists as optional, so a
 //! Lease that cannot be read is a value that `explain` words in one line,

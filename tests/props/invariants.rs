@@ -176,7 +176,7 @@ pub fn first_matching_verdict(
     Verdict::Converged
 }
 
-/// PLUGIN.md, Creation: the ValkeyCluster is not Ready for its generation
+/// docs/plugin.md, Creation: the ValkeyCluster is not Ready for its generation
 /// (a Ready condition missing counts) and has fewer cluster-owned nodes
 /// than its spec asks for, shards × (1 + replicas).
 fn being_created(snapshot: &Snapshot, c: &ClusterReport) -> bool {

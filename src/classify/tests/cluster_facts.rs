@@ -1,6 +1,6 @@
 //! What a cluster shows beside its verdict: a creation not finished, a
 //! silent operator, a shard at risk, a scale that waits, a primary the
-//! operator holds back (PLUGIN.md, "Roles, failovers and a silent
+//! operator holds back (docs/plugin.md, "Roles, failovers and a silent
 //! operator"; the RollDeferred strings are the later operator's, written
 //! here by hand: the recordings' operator only logs a deferral).
 

@@ -1,4 +1,4 @@
-//! Judged roles and failovers under way (PLUGIN.md, "Roles, failovers and
+//! Judged roles and failovers under way (docs/plugin.md, "Roles, failovers and
 //! a silent operator"), on the patterns the recordings with real Valkey
 //! show (../shared/recordings f-j): creation, a replaced replica, the
 //! first failover of a roll (named in its notes), the second (only a

@@ -244,7 +244,7 @@ pub(super) fn event_message(
 }
 
 /// The primary check of grant and force, on the node's judged role
-/// (PLUGIN.md, Judged role), not the shard's one ready primary the walk
+/// (docs/plugin.md, Judged role), not the shard's one ready primary the walk
 /// uses, so a primary that is not ready counts too: `Some(None)` when it is
 /// its shard's primary, `Some(Some(why))` when its role is unsure (it may
 /// be), None when it is not (or nothing says anything of it).
