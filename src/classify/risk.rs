@@ -11,23 +11,22 @@ use crate::report::{Risk, RiskKind, Role};
 use jiff::Timestamp;
 use std::collections::BTreeMap;
 
-/// Since when a node has been down, as far as the objects tell: its pod's
-/// deletion, its pod's turn to not Ready, a pod created and not Ready yet,
-/// or the node's own Ready=False transition.
+/// Since when a node has been down, as far as the objects tell: its own
+/// Ready=False transition (the node controller marks it when its roll
+/// begins, or its pod fails), else its pod's deletion, its pod's turn to
+/// not Ready, or a pod created and not Ready yet.
 fn down_since(j: &Judged<'_>) -> Option<Timestamp> {
     let v = &j.view;
     let pod = v.pod.map(|p| &p.metadata);
-    pod.and_then(|m| m.deletion_timestamp.as_ref().map(|t| t.0))
+    v.node
+        .condition(crate::snapshot::keys::COND_READY)
+        .filter(|c| c.is_false())
+        .and_then(|c| c.last_transition_time.as_ref().map(|t| t.0))
+        .or_else(|| pod.and_then(|m| m.deletion_timestamp.as_ref().map(|t| t.0)))
         .or_else(|| v.pod_not_ready_since())
         .or_else(|| {
             pod.filter(|_| v.pod_ready() != Some(true))
                 .and_then(|m| m.creation_timestamp.as_ref().map(|t| t.0))
-        })
-        .or_else(|| {
-            v.node
-                .condition(crate::snapshot::keys::COND_READY)
-                .filter(|c| c.is_false())
-                .and_then(|c| c.last_transition_time.as_ref().map(|t| t.0))
         })
 }
 
