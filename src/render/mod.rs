@@ -3,12 +3,14 @@
 //!
 //! - [`table`]: `status` for people (`-o table|wide`).
 //! - [`json`]: the documents of PLUGIN.md (`-o json|yaml`).
+//! - [`metrics`]: the exporter's Prometheus metrics and readiness.
 //! - [`explain`]: one node or one cluster as prose and a timeline.
 //! - [`steer`]: steering plans and results.
 //! - [`style`]: colour by severity, and neutralising control characters.
 pub mod explain;
 pub mod history;
 pub mod json;
+pub mod metrics;
 pub mod steer;
 pub mod style;
 pub mod table;

@@ -24,7 +24,11 @@
 //! The first snapshot comes once every kind has been listed. An error before
 //! that is fatal (the same errors as a one-shot `status`: missing CRD,
 //! forbidden, unreachable); after it, errors only change the connection
-//! state ([`Connection::Lost`]) while the watchers retry.
+//! state ([`Connection::Lost`]) while the watchers retry. A watch started
+//! with [`Watch::start_tolerant`] (the exporter's) is never ended by a
+//! watcher's error, before the first snapshot or after: it keeps retrying,
+//! and says per kind what it sees ([`Watch::health`]) and every failure
+//! ([`Watch::take_failures`]).
 
 use super::file;
 use super::live::Live;
@@ -32,6 +36,7 @@ use super::select::{Kind, check_cluster_name, selectors};
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use futures::StreamExt;
+use jiff::Timestamp;
 use kube::api::{Api, DynamicObject};
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff};
@@ -217,6 +222,20 @@ impl Stores {
     }
 }
 
+/// What one kind's watcher sees, for the exporter's health series.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KindHealth {
+    pub kind: Kind,
+    /// Listed since its last failure, and watched: its store is current.
+    pub up: bool,
+    /// The last time its store changed (a LIST ended, an object came or
+    /// went), by the real clock.
+    pub last_event: Option<Timestamp>,
+    /// Why it is down, in the words of a one-shot read; `None` while up, or
+    /// before its first answer.
+    pub error: Option<String>,
+}
+
 /// A running watch of the six kinds. Dropping it stops every watcher.
 pub struct Watch {
     rx: mpsc::UnboundedReceiver<KindMsg>,
@@ -228,9 +247,38 @@ pub struct Watch {
     namespace: Option<String>,
     /// The named ValkeyCluster, whose nodes alone are kept.
     cluster: Option<String>,
+    /// Errors never end this watch ([`Watch::start_tolerant`]).
+    tolerant: bool,
+    /// Per kind, in [`Kind::ALL`] order.
+    health: Vec<KindHealth>,
+    /// The failures not yet taken ([`Watch::take_failures`]; tolerant only).
+    failures: Vec<(Kind, Error)>,
 }
 
 impl Watch {
+    /// [`Watch::start`] for a process that must outlive any error (the
+    /// exporter): a watcher's failure, before the first snapshot or after,
+    /// never ends it; each is kept for [`Watch::take_failures`] and shows in
+    /// [`Watch::health`] while the kind's watcher retries with backoff.
+    /// [`Watch::next`] then fails only for an object that breaks the schema
+    /// (the next change tries again) and when every watcher has stopped.
+    pub fn start_tolerant(live: &Live, scope: &Scope) -> Result<Watch> {
+        let mut watch = Watch::start(live, scope)?;
+        watch.tolerant = true;
+        Ok(watch)
+    }
+
+    /// Each kind's state, in [`Kind::ALL`] order.
+    pub fn health(&self) -> &[KindHealth] {
+        &self.health
+    }
+
+    /// The failures since the last call, oldest first (a tolerant watch's
+    /// only; empty otherwise).
+    pub fn take_failures(&mut self) -> Vec<(Kind, Error)> {
+        std::mem::take(&mut self.failures)
+    }
+
     /// Starts one watcher per kind, on the connection's watch client (no
     /// read timeout: a watch stays quiet for minutes, and
     /// `--request-timeout` must not cut it).
@@ -254,6 +302,17 @@ impl Watch {
             live: live.clone(),
             namespace: scope.namespace.clone(),
             cluster: scope.cluster.clone(),
+            tolerant: false,
+            health: Kind::ALL
+                .iter()
+                .map(|&kind| KindHealth {
+                    kind,
+                    up: false,
+                    last_event: None,
+                    error: None,
+                })
+                .collect(),
+            failures: Vec::new(),
         })
     }
 
@@ -279,6 +338,10 @@ impl Watch {
             for msg in batch {
                 match msg {
                     KindMsg::Changed(kind) => {
+                        let health = &mut self.health[kind.index()];
+                        health.up = true;
+                        health.last_event = Some(Timestamp::now());
+                        health.error = None;
                         if let Some(conn) = self.state.changed(kind) {
                             self.pending.push_back(Update::Connection(conn));
                         }
@@ -288,10 +351,17 @@ impl Watch {
                         error,
                         retry_in,
                     } => {
-                        if !self.state.started() {
+                        if !self.state.started() && !self.tolerant {
                             return Err(self.fatal(kind, error));
                         }
-                        let text = self.fatal(kind, error).to_string();
+                        let error = self.fatal(kind, error);
+                        let text = error.to_string();
+                        let health = &mut self.health[kind.index()];
+                        health.up = false;
+                        health.error = Some(text.clone());
+                        if self.tolerant {
+                            self.failures.push((kind, error));
+                        }
                         if let Some(conn) = self.state.failed(kind, text, retry_in, now) {
                             self.pending.push_back(Update::Connection(conn));
                         }
