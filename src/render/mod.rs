@@ -2,11 +2,13 @@
 //! `String` out; only `main` prints.
 //!
 //! - [`table`]: `status` for people (`-o table|wide`).
+//! - [`contexts`]: `status` over several kubeconfig contexts.
 //! - [`json`]: the documents of PLUGIN.md (`-o json|yaml`).
 //! - [`metrics`]: the exporter's Prometheus metrics and readiness.
 //! - [`explain`]: one node or one cluster as prose and a timeline.
 //! - [`steer`]: steering plans and results.
 //! - [`style`]: colour by severity, and neutralising control characters.
+pub mod contexts;
 pub mod explain;
 pub mod history;
 pub mod json;
