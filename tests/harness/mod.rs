@@ -33,6 +33,7 @@
 //! s.stop(); s.start(); s.restart();       // kube-apiserver only: same port, same etcd
 //! s.audit_log() -> &Path; s.audit_events() -> Vec<serde_json::Value>
 //! s.bins() -> &Bins                       // paths of kube-apiserver, etcd, kubectl
+//! harness::promtool() -> PathBuf          // promtool (testbin/prometheus)
 //!
 //! let cp: &'static harness::controlplane::ControlPlane = harness::control_plane(); // derefs to Server
 //! cp.log_tails(n) -> String               // the controllers' logs, for failure messages
@@ -572,6 +573,14 @@ fn locate(var: &str, tool: &str, version: &str) -> Result<PathBuf, String> {
             path.display()
         ))
     }
+}
+
+/// promtool (testbin/prometheus), from `PROMTOOL` or build.sh's cache;
+/// panics naming the command that builds it when it is missing.
+pub fn promtool() -> PathBuf {
+    pinned_version("prometheus", "github.com/prometheus/prometheus")
+        .and_then(|version| locate("PROMTOOL", "promtool", &version))
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The binaries from the environment or build.sh's cache.
