@@ -220,7 +220,7 @@ pub fn readiness(contexts: &[ContextView]) -> (bool, String) {
 /// How a context is named in words (`/readyz`, the log).
 pub fn context_name(context: &str) -> String {
     if context.is_empty() {
-        "(in-cluster)".to_string()
+        "the current context".to_string()
     } else {
         format!("context {}", clean(context))
     }
