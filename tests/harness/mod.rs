@@ -34,6 +34,7 @@
 //! s.audit_log() -> &Path; s.audit_events() -> Vec<serde_json::Value>
 //! s.bins() -> &Bins                       // paths of kube-apiserver, etcd, kubectl
 //! harness::promtool() -> PathBuf          // promtool (testbin/prometheus)
+//! harness::second_server() -> &Server     // another server (own etcd, CA), for several contexts
 //!
 //! let cp: &'static harness::controlplane::ControlPlane = harness::control_plane(); // derefs to Server
 //! cp.log_tails(n) -> String               // the controllers' logs, for failure messages
@@ -119,6 +120,7 @@ pub struct Server {
 }
 
 static SERVER: OnceLock<Result<Server, String>> = OnceLock::new();
+static SECOND: OnceLock<Result<Server, String>> = OnceLock::new();
 
 /// The test API server, started on first use. Panics (in every test that
 /// asks) when it cannot be started, with the reason.
@@ -126,6 +128,16 @@ pub fn server() -> &'static Server {
     match SERVER.get_or_init(start) {
         Ok(s) => s,
         Err(e) => panic!("test API server unavailable: {e}"),
+    }
+}
+
+/// A second test API server, with its own etcd, CA and admin, started on
+/// first use: for the tests of several kubeconfig contexts (two clusters).
+/// Only the test binaries that call this start it.
+pub fn second_server() -> &'static Server {
+    match SECOND.get_or_init(start) {
+        Ok(s) => s,
+        Err(e) => panic!("second test API server unavailable: {e}"),
     }
 }
 
