@@ -10,7 +10,6 @@ mod harness;
 #[path = "exporter/scrape.rs"]
 mod scrape;
 
-use harness::controlplane::eventually;
 use harness::plugin::run;
 use harness::sim::{self, Layout, Sim};
 use scrape::Exporter;
@@ -203,7 +202,7 @@ async fn status_wait_and_exporter_over_two_servers_and_an_unreachable_context() 
     )
     .await;
     let (ns_a2, ns_b2) = (ns_a.clone(), ns_b.clone());
-    let m = eventually("both contexts' clusters scraped", BOUND, || async {
+    let m = scrape::until("both contexts' clusters scraped", BOUND, || async {
         let m = exporter.metrics().await;
         let a = m.verdict(&[
             ("context", "a"),

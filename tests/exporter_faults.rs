@@ -11,7 +11,6 @@ mod harness;
 #[path = "exporter/scrape.rs"]
 mod scrape;
 
-use harness::controlplane::eventually;
 use harness::sim::{self, Layout, Sim};
 use scrape::Exporter;
 use std::time::Duration;
@@ -36,7 +35,7 @@ async fn the_exporter_marks_a_vanished_server_and_comes_back_with_it() {
     let labels = [("namespace", ns.as_str()), ("cluster", "cache")];
     let ctx = [("context", "")];
 
-    eventually(
+    scrape::until(
         "a ready exporter with the cluster Converged",
         BOUND,
         || async {
@@ -51,7 +50,7 @@ async fn the_exporter_marks_a_vanished_server_and_comes_back_with_it() {
     .await;
 
     s.stop();
-    let blind = eventually("/readyz not ready and the series gone", BOUND, || async {
+    let blind = scrape::until("/readyz not ready and the series gone", BOUND, || async {
         let (code, why) = exporter.get("/readyz").await;
         let m = exporter.metrics().await;
         if code == 503 && m.samples("valkey_roll_verdict", &labels).is_empty() {
@@ -84,7 +83,7 @@ async fn the_exporter_marks_a_vanished_server_and_comes_back_with_it() {
         .collect();
     assert!(!down.is_empty(), "no kind is down:\n{}", m.text);
     // The health series are still served, with the error counted.
-    let errors = eventually("an unreachable error counted", BOUND, || async {
+    let errors = scrape::until("an unreachable error counted", BOUND, || async {
         let m = exporter.metrics().await;
         match m.value(
             "valkey_roll_exporter_errors_total",
@@ -106,7 +105,7 @@ async fn the_exporter_marks_a_vanished_server_and_comes_back_with_it() {
     };
 
     s.start();
-    eventually(
+    scrape::until(
         "ready again with the cluster's series back",
         BOUND,
         || async {
@@ -124,7 +123,7 @@ async fn the_exporter_marks_a_vanished_server_and_comes_back_with_it() {
     let sim = Sim::new(s.client().await, &ns, "cache");
     let h = sim::hash("exp-fault");
     sim.ask(&["cache-0-1"], &h).await;
-    eventually("the change after the restart", BOUND, || async {
+    scrape::until("the change after the restart", BOUND, || async {
         let m = exporter.metrics().await;
         match m.verdict(&labels) {
             Some(v) if v != "Converged" => Ok(()),

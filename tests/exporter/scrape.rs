@@ -170,3 +170,25 @@ pub fn promtool_check(promtool: &Path, text: &str) -> (bool, String) {
         ),
     )
 }
+
+/// Polls `probe` every 250 ms until it answers `Ok`, at most `bound`; fails
+/// with what it saw last. (`controlplane::eventually` adds the control
+/// plane's logs, and so starts one: not for tests of the server alone.)
+pub async fn until<T, F, Fut>(what: &str, bound: Duration, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let deadline = std::time::Instant::now() + bound;
+    loop {
+        match probe().await {
+            Ok(v) => return v,
+            Err(seen) => assert!(
+                std::time::Instant::now() < deadline,
+                "{what}: not within {}s; last seen: {seen}",
+                bound.as_secs()
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
