@@ -1,6 +1,7 @@
 //! The exporter while the API server goes away and comes back (a test file
-//! of its own: stopping the server affects every test of its binary). The
-//! exporter keeps serving: `/healthz` stays 200 and the process runs;
+//! of its own: stopping the server affects every test of its binary), and
+//! bad requests (garbage, POST, unknown paths, a client that never sends
+//! its headers) answered without effect. The exporter keeps serving: `/healthz` stays 200 and the process runs;
 //! `/readyz` goes 503 naming what it cannot see; the cluster's series go
 //! (absent, never the last value as if current) while `watch_up` says 0
 //! and the errors count `unreachable`; after the restart the view is whole
@@ -48,6 +49,24 @@ async fn the_exporter_marks_a_vanished_server_and_comes_back_with_it() {
         },
     )
     .await;
+
+    // Bad requests are answered and change nothing: garbage, another
+    // method, another path, and a client that never finishes its headers.
+    let garbage = exporter.raw(b"\x00\x01 NOT HTTP\r\n\r\n").await;
+    assert!(
+        garbage.is_empty() || garbage.starts_with("HTTP/1.1 400"),
+        "{garbage:?}"
+    );
+    let post = exporter
+        .raw(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        .await;
+    assert!(post.starts_with("HTTP/1.1 405"), "{post}");
+    assert!(post.to_lowercase().contains("allow: get, head"), "{post}");
+    assert_eq!(exporter.get("/nope").await.0, 404);
+    let _stuck = tokio::net::TcpStream::connect(exporter.addr)
+        .await
+        .expect("connect");
+    assert_eq!(exporter.get("/healthz").await.0, 200);
 
     s.stop();
     let blind = scrape::until("/readyz not ready and the series gone", BOUND, || async {

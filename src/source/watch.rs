@@ -253,6 +253,9 @@ pub struct Watch {
     health: Vec<KindHealth>,
     /// The failures not yet taken ([`Watch::take_failures`]; tolerant only).
     failures: Vec<(Kind, Error)>,
+    /// Why the last snapshot could not be built (an object that breaks the
+    /// schema); `None` once one was.
+    unreadable: Option<String>,
 }
 
 impl Watch {
@@ -271,6 +274,14 @@ impl Watch {
     /// Each kind's state, in [`Kind::ALL`] order.
     pub fn health(&self) -> &[KindHealth] {
         &self.health
+    }
+
+    /// Why the objects in view could not be read into a snapshot the last
+    /// time it was tried (an object that breaks the schema); `None` once
+    /// one was, even when it equals the last one handed on (and so is not
+    /// handed on again).
+    pub fn unreadable(&self) -> Option<&str> {
+        self.unreadable.as_deref()
     }
 
     /// The failures since the last call, oldest first (a tolerant watch's
@@ -313,6 +324,7 @@ impl Watch {
                 })
                 .collect(),
             failures: Vec::new(),
+            unreadable: None,
         })
     }
 
@@ -369,7 +381,16 @@ impl Watch {
                 }
             }
             if self.state.wants_snapshot() {
-                let mut snapshot = self.stores.snapshot()?;
+                let mut snapshot = match self.stores.snapshot() {
+                    Ok(snapshot) => {
+                        self.unreadable = None;
+                        snapshot
+                    }
+                    Err(e) => {
+                        self.unreadable = Some(e.to_string());
+                        return Err(e);
+                    }
+                };
                 if let Some(cluster) = &self.cluster {
                     snapshot.retain_nodes_of(cluster);
                 }

@@ -74,6 +74,19 @@ impl Exporter {
         (code, body.to_string())
     }
 
+    /// Sends `bytes` as they are and returns whatever comes back before the
+    /// connection closes (or 10 s pass).
+    pub async fn raw(&self, bytes: &[u8]) -> String {
+        let mut stream = tokio::net::TcpStream::connect(self.addr)
+            .await
+            .expect("connect");
+        let _ = stream.write_all(bytes).await;
+        let mut answer = Vec::new();
+        let _ =
+            tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await;
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
     /// A scrape of `/metrics` (it must answer 200).
     pub async fn metrics(&self) -> Metrics {
         let (code, text) = self.get("/metrics").await;

@@ -43,6 +43,9 @@ pub const MAX_WAIT: Duration = Duration::from_secs(60);
 /// The shortest time between two judgements of one context.
 pub const MIN_GAP: Duration = Duration::from_secs(1);
 
+/// How often an unreadable view is looked at again.
+const BAD_DATA_RETRY: Duration = Duration::from_secs(5);
+
 /// The longest wait between two tries to use a context's kubeconfig entry.
 const MAX_RETRY: Duration = Duration::from_secs(60);
 
@@ -202,7 +205,6 @@ async fn watch_context(
 ) {
     let threshold = global.stall_threshold;
     let mut snapshot: Option<Arc<Snapshot>> = None;
-    let mut bad_data: Option<String> = None;
     let mut judged: Option<Judged> = None;
     let mut last_judged: Option<Instant> = None;
     let mut due = true;
@@ -214,20 +216,19 @@ async fn watch_context(
             update = watch.next() => match update {
                 Ok(Update::Snapshot(s)) => {
                     snapshot = Some(s);
-                    bad_data = None;
                     due = true;
                 }
                 Ok(Update::Connection(_)) => due = true,
                 Err(Error::WatchEnded) => return,
                 // An object that breaks the schema: the next change tries
                 // again.
-                Err(e) => {
-                    bad_data = Some(e.to_string());
-                    errors.push(error_kind(&e));
-                }
+                Err(e) => errors.push(error_kind(&e)),
             },
             () = tokio::time::sleep_until(wake) => due = true,
         }
+        // Unreadable until a snapshot is built again (which, equal to the
+        // last one, is not handed on).
+        let bad_data = watch.unreadable().map(str::to_string);
         errors.extend(watch.take_failures().iter().map(|(_, e)| error_kind(e)));
         let kinds: Vec<KindView> = watch
             .health()
@@ -253,10 +254,16 @@ async fn watch_context(
         }
         if !blind.is_empty() {
             // Nothing is exported from a view that is not whole; it is
-            // judged again as soon as it is.
+            // judged again as soon as it is. An object fixed back to what
+            // was last read is no new snapshot: look again soon.
             judged = None;
             due = true;
-            wake = Instant::now() + MAX_WAIT;
+            wake = Instant::now()
+                + if bad_data.is_some() {
+                    BAD_DATA_RETRY
+                } else {
+                    MAX_WAIT
+                };
         } else if let Some(s) = snapshot.as_ref().filter(|_| due) {
             let now = Instant::now();
             match last_judged.filter(|last| now < *last + MIN_GAP) {
