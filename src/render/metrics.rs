@@ -84,11 +84,85 @@ impl ContextView {
     }
 }
 
-/// A judged report and when it was judged.
+/// A judged view: what the metrics say of each cluster, and when it was
+/// judged.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judged {
-    pub report: Arc<Report>,
+    pub clusters: Arc<[ClusterSummary]>,
     pub at: Timestamp,
+}
+
+impl Judged {
+    /// The summary of `report`, judged `at`. The report itself is not
+    /// kept: at 10,000 nodes it is tens of MiB, its summary a few hundred
+    /// bytes a cluster.
+    pub fn of(report: &Report, at: Timestamp) -> Judged {
+        Judged {
+            clusters: report.clusters.iter().map(ClusterSummary::of).collect(),
+            at,
+        }
+    }
+}
+
+/// What the metrics say of one cluster, taken from its report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterSummary {
+    pub namespace: String,
+    pub name: String,
+    pub verdict: Verdict,
+    pub protocol: crate::report::Protocol,
+    /// Nodes per state, in [`STATES`] order.
+    pub states: [usize; 8],
+    pub done: Option<usize>,
+    pub total: usize,
+    pub eta_seconds: Option<u64>,
+    /// Each holder and how long it held, when known.
+    pub holders: Vec<(String, Option<u64>)>,
+    pub front: Option<String>,
+    pub quiet_for_seconds: Option<u64>,
+    pub failover: bool,
+    /// The node the operator has not acted on, and for how long.
+    pub operator: Option<(String, u64)>,
+}
+
+impl ClusterSummary {
+    pub fn of(r: &crate::report::ClusterReport) -> ClusterSummary {
+        let mut states = [0; 8];
+        for n in &r.nodes {
+            if let Some(i) = STATES.iter().position(|s| *s == n.state) {
+                states[i] += 1;
+            }
+        }
+        ClusterSummary {
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+            verdict: r.verdict,
+            protocol: r.protocol,
+            states,
+            done: r.done,
+            total: r.total,
+            eta_seconds: r.eta_seconds,
+            holders: r
+                .holders
+                .iter()
+                .map(|h| {
+                    let held = r
+                        .nodes
+                        .iter()
+                        .find(|n| &n.name == h)
+                        .and_then(|n| n.held_for_seconds);
+                    (h.clone(), held)
+                })
+                .collect(),
+            front: r.front.clone(),
+            quiet_for_seconds: r.quiet_for_seconds,
+            failover: r.failover.is_some(),
+            operator: r
+                .operator
+                .as_ref()
+                .map(|o| (o.node.clone(), o.quiet_for_seconds)),
+        }
+    }
 }
 
 /// One kind's watch.
@@ -361,7 +435,7 @@ impl Metrics {
             if let Some(j) = c.judged.as_ref().filter(|_| whole) {
                 let elapsed = self.now.duration_since(j.at).as_secs().max(0) as f64;
                 judged.push(vec![("context", context.clone())], unix(j.at));
-                for r in &j.report.clusters {
+                for r in j.clusters.iter() {
                     let base: Labels = vec![
                         ("context", context.clone()),
                         ("namespace", clean(&r.namespace)),
@@ -377,8 +451,7 @@ impl Metrics {
                         verdict.push(with("verdict", v.to_string()), on);
                     }
                     info.push(with("protocol", r.protocol.to_string()), 1.0);
-                    for s in STATES {
-                        let n = r.nodes.iter().filter(|n| n.state == s).count();
+                    for (s, n) in STATES.iter().zip(r.states) {
                         nodes.push(with("state", s.to_string()), n as f64);
                     }
                     if let Some(d) = r.done {
@@ -388,13 +461,8 @@ impl Metrics {
                     if let Some(e) = r.eta_seconds {
                         eta.push(base.clone(), e as f64);
                     }
-                    for name in &r.holders {
-                        let held = r
-                            .nodes
-                            .iter()
-                            .find(|n| &n.name == name)
-                            .and_then(|n| n.held_for_seconds)
-                            .map_or(f64::NAN, |s| s as f64 + elapsed);
+                    for (name, held) in &r.holders {
+                        let held = held.map_or(f64::NAN, |s| s as f64 + elapsed);
                         holder.push(with("node", clean(name)), held);
                     }
                     if let Some(f) = &r.front {
@@ -403,13 +471,9 @@ impl Metrics {
                     if let Some(q) = r.quiet_for_seconds {
                         quiet.push(base.clone(), q as f64 + elapsed);
                     }
-                    let under_way = if r.failover.is_some() { 1.0 } else { 0.0 };
-                    failover.push(base.clone(), under_way);
-                    if let Some(o) = &r.operator {
-                        operator.push(
-                            with("node", clean(&o.node)),
-                            o.quiet_for_seconds as f64 + elapsed,
-                        );
+                    failover.push(base.clone(), if r.failover { 1.0 } else { 0.0 });
+                    if let Some((node, secs)) = &r.operator {
+                        operator.push(with("node", clean(node)), *secs as f64 + elapsed);
                     }
                 }
             }
@@ -486,10 +550,7 @@ mod tests {
             k.last_event = Some(t(-5));
         }
         view.blind.clear();
-        view.judged = Some(Judged {
-            report: Arc::new(report),
-            at: t(0),
-        });
+        view.judged = Some(Judged::of(&report, t(0)));
         view
     }
 

@@ -273,10 +273,8 @@ async fn watch_context(
                     let at = Timestamp::now();
                     wake =
                         Instant::now() + super::watch::next_wake(&report, at, false).min(MAX_WAIT);
-                    judged = Some(Judged {
-                        report: Arc::new(report),
-                        at,
-                    });
+                    judged = Some(Judged::of(&report, at));
+                    drop(report);
                     last_judged = Some(now);
                     due = false;
                 }
