@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_valkey_roll_global_optspecs
-    string join \n n/namespace= A/all-namespaces context= cluster= user= kubeconfig= as= as-group= request-timeout= o/output= stall-threshold= no-color f/from-file= now= h/help
+    string join \n n/namespace= A/all-namespaces context= all-contexts cluster= user= kubeconfig= as= as-group= request-timeout= o/output= stall-threshold= no-color f/from-file= now= h/help
 end
 
 function __fish_kubectl_valkey_roll_needs_command
@@ -25,7 +25,7 @@ function __fish_kubectl_valkey_roll_using_subcommand
 end
 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -40,6 +40,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
@@ -51,11 +52,12 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "history" -d 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "bundle" -d 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "exporter" -d 'Serve the verdicts of every ValkeyCluster in view as Prometheus metrics, kept live'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "version" -d 'Version, commit, target and the protocols understood'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -72,10 +74,11 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s w -l watch -d 'Keep the report live until Ctrl-C (or SIGTERM)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l exit-code -d 'Exit 3 when a verdict needs attention (Jammed, Stalled, Conflict)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -90,6 +93,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l revision -d 'Grant this revision instead of the asked-for one' -r
@@ -100,7 +104,7 @@ server\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
 P2\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -118,6 +122,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l allow-primary -d 'Allow granting a primary (the controller\'s proactive failover does not run for a permit given by hand)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l reason -d 'Why, recorded in an Event' -r
@@ -127,7 +132,7 @@ server\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
 P2\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -143,6 +148,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l reason -d 'Why (required), recorded on the node and in an Event' -r
@@ -153,7 +159,7 @@ server\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
 P2\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -171,6 +177,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l any -d 'Write `*`'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l reason -d 'Why, recorded in an Event' -r
@@ -180,7 +187,7 @@ server\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
 P2\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -196,11 +203,12 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s y -l yes -d 'Do not ask for confirmation (needed off a terminal where a command would ask, dry runs too)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l timeout -d 'Give up after this long (exit 5); default: no timeout' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -216,10 +224,11 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l no-fail-fast -d 'Keep waiting on Jammed, Stalled or Conflict'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -234,13 +243,14 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l output-file -d 'Write the bundle to this file instead of stdout (-o is the output format, as everywhere)' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l format -d 'yaml (with a header comment) or json (default: yaml; -o json also picks json)' -r -f -a "yaml\t''
 json\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -255,10 +265,31 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s h -l help -d 'Print help'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l listen -d 'The address to serve /metrics, /healthz and /readyz on' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l user -d 'The kubeconfig user entry to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l as -d 'Act as this user' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l as-group -d 'Act as this group (repeatable)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l request-timeout -d 'Time limit of each API request (watch streams are exempt)' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -273,10 +304,11 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l user -d 'The kubeconfig user entry to use' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l kubeconfig -d 'Path to a kubeconfig (else KUBECONFIG, which may list several paths, else ~/.kube/config, else in-cluster)' -r -F
@@ -291,17 +323,19 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s f -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l all-contexts -d 'Every context of the kubeconfig (status, wait and exporter)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l no-color -d 'No colour (also NO_COLOR; colour is only used on a terminal)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s h -l help -d 'Print help'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "replace-pod" -d 'Delete a node\'s superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "history" -d 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "bundle" -d 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "version" -d 'Version, commit, target and the protocols understood'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "status" -d 'One report per ValkeyCluster: verdict, holder, queue, one row per node'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "explain" -d 'Why a node (or a cluster) is in its state, with evidence and a timeline'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "grant" -d 'Give a node the permit for its asked-for revision'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "revoke" -d 'Remove a node\'s permit (P1 only)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "force" -d 'Grant even when the safety checks refuse (P1 only; --reason required)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "replace-pod" -d 'Delete a node\'s superseded, not-Ready pod so its StatefulSet recreates it (the OrderedReady trap)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "wait" -d 'Block until the roll is Converged (exit 3 on Jammed, Stalled or Conflict)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "history" -d 'The current roll so far: one row per node, when it was advanced (and by whom), applied, Ready, how long it took'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "bundle" -d 'Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "exporter" -d 'Serve the verdicts of every ValkeyCluster in view as Prometheus metrics, kept live'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "version" -d 'Version, commit, target and the protocols understood'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand help; and not __fish_seen_subcommand_from status explain grant revoke force replace-pod wait history bundle exporter completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
