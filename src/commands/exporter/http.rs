@@ -8,8 +8,8 @@
 //!
 //! `HEAD` is answered as `GET` without a body; other methods get 405, other
 //! paths 404. Each connection must send its request headers within
-//! [`HEADER_TIMEOUT`], and at most [`MAX_CONNECTIONS`] are served at once
-//! (more wait to be accepted): a stuck or hostile client cannot hold the
+//! [`HEADER_TIMEOUT`], lives at most [`CONNECTION_LIFETIME`], and at most
+//! [`MAX_CONNECTIONS`] are served at once (more wait to be accepted): a stuck or hostile client cannot hold the
 //! exporter. An error of one connection ends that connection only; an
 //! error accepting one is retried.
 
@@ -36,6 +36,10 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Connections served at once.
 pub const MAX_CONNECTIONS: usize = 64;
+
+/// The longest one connection is kept (a client keeping it alive reconnects
+/// after): an idle kept-alive connection cannot hold a slot for ever.
+pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(300);
 
 const TEXT: &str = "text/plain; charset=utf-8";
 
@@ -65,11 +69,11 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: impl Future
                 let shared = Arc::clone(&shared);
                 async move { Ok::<_, Infallible>(answer(req.method(), req.uri().path(), &shared)) }
             });
-            let _ = http1::Builder::new()
+            let connection = http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+                .serve_connection(TokioIo::new(stream), service);
+            let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
             drop(slot);
         });
     }
