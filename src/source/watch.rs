@@ -262,7 +262,9 @@ impl Watch {
     /// [`Watch::start`] for a process that must outlive any error (the
     /// exporter): a watcher's failure, before the first snapshot or after,
     /// never ends it; each is kept for [`Watch::take_failures`] and shows in
-    /// [`Watch::health`] while the kind's watcher retries with backoff.
+    /// [`Watch::health`] while the kind's watcher retries with backoff. It
+    /// keeps no snapshot: each change hands on a new one (even one equal to
+    /// the last), and [`Watch::snapshot_now`] builds one on demand.
     /// [`Watch::next`] then fails only for an object that breaks the schema
     /// (the next change tries again) and when every watcher has stopped.
     pub fn start_tolerant(live: &Live, scope: &Scope) -> Result<Watch> {
@@ -381,24 +383,47 @@ impl Watch {
                 }
             }
             if self.state.wants_snapshot() {
-                let mut snapshot = match self.stores.snapshot() {
-                    Ok(snapshot) => {
-                        self.unreadable = None;
-                        snapshot
-                    }
-                    Err(e) => {
-                        self.unreadable = Some(e.to_string());
-                        return Err(e);
-                    }
+                let snapshot = self.build()?;
+                let offered = if self.tolerant {
+                    Some(self.state.offer_unkept(snapshot))
+                } else {
+                    self.state.offer(snapshot)
                 };
-                if let Some(cluster) = &self.cluster {
-                    snapshot.retain_nodes_of(cluster);
-                }
-                if let Some(snapshot) = self.state.offer(snapshot) {
+                if let Some(snapshot) = offered {
                     self.pending.push_back(Update::Snapshot(snapshot));
                 }
             }
         }
+    }
+
+    /// The objects in view as a snapshot, built from the stores (the named
+    /// cluster's nodes alone); an object that breaks the schema is the
+    /// error, kept for [`Watch::unreadable`].
+    fn build(&mut self) -> Result<Snapshot> {
+        match self.stores.snapshot() {
+            Ok(mut snapshot) => {
+                self.unreadable = None;
+                if let Some(cluster) = &self.cluster {
+                    snapshot.retain_nodes_of(cluster);
+                }
+                Ok(snapshot)
+            }
+            Err(e) => {
+                self.unreadable = Some(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// A snapshot of the objects in view now, built afresh from the stores:
+    /// for a tolerant watch, which keeps none between changes (the exporter
+    /// judges again when time alone can change a verdict, and holds no
+    /// snapshot meanwhile). `None` until every kind has been listed.
+    pub fn snapshot_now(&mut self) -> Option<Result<Snapshot>> {
+        if !self.state.started() {
+            return None;
+        }
+        Some(self.build())
     }
 
     /// A watcher error in the words of a one-shot read.
@@ -619,6 +644,15 @@ impl Aggregate {
     /// Something changed since the last snapshot, and every kind is listed.
     fn wants_snapshot(&self) -> bool {
         self.dirty && self.started()
+    }
+
+    /// The snapshot to hand on, always, keeping none (a tolerant watch's:
+    /// its consumer drops it once judged, and at 10,000 nodes a snapshot
+    /// is tens of MiB).
+    fn offer_unkept(&mut self, snapshot: Snapshot) -> Arc<Snapshot> {
+        self.dirty = false;
+        self.last = None;
+        Arc::new(snapshot)
     }
 
     /// The snapshot to hand on, unless it equals the last one. The last
