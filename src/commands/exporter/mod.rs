@@ -288,8 +288,7 @@ async fn watch_context(
                     if let Some(current) = current {
                         let report = judge(current, threshold).await;
                         let at = Timestamp::now();
-                        wake = Instant::now()
-                            + super::watch::next_wake(&report, at, false).min(MAX_WAIT);
+                        wake = Instant::now() + until_next_change(&report, at);
                         judged = Some(Judged::of(&report, at));
                         drop(report);
                         release_freed_memory();
@@ -321,6 +320,18 @@ async fn watch_context(
             view.judged = judged;
         });
     }
+}
+
+/// How long until time alone changes a verdict of `report` (judged at
+/// `at`), at most [`MAX_WAIT`]. Not `status --watch`'s wake, which looks
+/// again at least every 30 s for a person watching.
+fn until_next_change(report: &Report, at: Timestamp) -> Duration {
+    report
+        .next_change()
+        .map_or(MAX_WAIT, |next| {
+            Duration::try_from(at.duration_until(next)).unwrap_or(Duration::ZERO)
+        })
+        .min(MAX_WAIT)
 }
 
 /// Gives the memory freed by a judgement back to the system: glibc keeps
@@ -359,6 +370,20 @@ fn log(line: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn judged_again_when_time_changes_a_verdict_else_after_max_wait() {
+        use crate::fixture::sample::converged;
+        let at = crate::fixture::t(0);
+        let mut report = converged();
+        assert_eq!(until_next_change(&report, at), MAX_WAIT);
+        report.clusters[0].next_change = Some(crate::fixture::t(7));
+        assert_eq!(until_next_change(&report, at), Duration::from_secs(7));
+        report.clusters[0].next_change = Some(crate::fixture::t(-7));
+        assert_eq!(until_next_change(&report, at), Duration::ZERO);
+        report.clusters[0].next_change = Some(crate::fixture::t(3_600));
+        assert_eq!(until_next_change(&report, at), MAX_WAIT);
+    }
 
     #[test]
     fn errors_are_sorted_by_what_went_wrong() {
