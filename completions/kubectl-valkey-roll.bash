@@ -25,6 +25,9 @@ _kubectl__valkey__roll() {
             kubectl__valkey__roll,explain)
                 cmd="kubectl__valkey__roll__subcmd__explain"
                 ;;
+            kubectl__valkey__roll,exporter)
+                cmd="kubectl__valkey__roll__subcmd__exporter"
+                ;;
             kubectl__valkey__roll,force)
                 cmd="kubectl__valkey__roll__subcmd__force"
                 ;;
@@ -61,6 +64,9 @@ _kubectl__valkey__roll() {
             kubectl__valkey__roll__subcmd__help,explain)
                 cmd="kubectl__valkey__roll__subcmd__help__subcmd__explain"
                 ;;
+            kubectl__valkey__roll__subcmd__help,exporter)
+                cmd="kubectl__valkey__roll__subcmd__help__subcmd__exporter"
+                ;;
             kubectl__valkey__roll__subcmd__help,force)
                 cmd="kubectl__valkey__roll__subcmd__help__subcmd__force"
                 ;;
@@ -95,7 +101,7 @@ _kubectl__valkey__roll() {
 
     case "${cmd}" in
         kubectl__valkey__roll)
-            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help status explain grant revoke force replace-pod wait history bundle completion version help"
+            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help status explain grant revoke force replace-pod wait history bundle exporter completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -185,7 +191,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__bundle)
-            opts="-n -A -o -f -v -h --output-file --format --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --output-file --format --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -283,7 +289,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__completion)
-            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help bash zsh fish powershell"
+            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help bash zsh fish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -373,7 +379,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__explain)
-            opts="-n -A -o -f -v -h --operator-namespace --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --operator-namespace --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -466,8 +472,102 @@ _kubectl__valkey__roll() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl__valkey__roll__subcmd__exporter)
+            opts="-n -A -o -f -v -h --listen --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                --stall-threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl__valkey__roll__subcmd__force)
-            opts="-y -n -A -o -f -v -h --reason --takeover --revision --any --dry-run --yes --protocol --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --reason --takeover --revision --any --dry-run --yes --protocol --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -573,7 +673,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__grant)
-            opts="-y -n -A -o -f -v -h --revision --any --allow-primary --reason --dry-run --yes --protocol --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --revision --any --allow-primary --reason --dry-run --yes --protocol --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -679,7 +779,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__help)
-            opts="status explain grant revoke force replace-pod wait history bundle completion version help"
+            opts="status explain grant revoke force replace-pod wait history bundle exporter completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -721,6 +821,20 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__help__subcmd__explain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__valkey__roll__subcmd__help__subcmd__exporter)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -861,7 +975,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__history)
-            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -951,7 +1065,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__replace__subcmd__pod)
-            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1053,7 +1167,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__revoke)
-            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1155,7 +1269,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__status)
-            opts="-w -n -A -o -f -v -h --watch --exit-code --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-w -n -A -o -f -v -h --watch --exit-code --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1245,7 +1359,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__version)
-            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1335,7 +1449,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__wait)
-            opts="-n -A -o -f -v -h --timeout --no-fail-fast --namespace --all-namespaces --context --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --timeout --no-fail-fast --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -21,6 +21,7 @@ pub async fn run(cli: Cli, ctx: Ctx) -> Result<Outcome> {
         Command::Wait(args) => commands::wait::run(&ctx, &args).await,
         Command::History(args) => commands::history::run(&ctx, &args).await,
         Command::Bundle(args) => commands::bundle::run(&ctx, &args).await,
+        Command::Exporter(args) => commands::exporter::run(&ctx, &args).await,
         Command::Completion(args) => commands::completion::run(&args),
         Command::Version => commands::version::run(&ctx),
         Command::Complete(args) => commands::completion::complete(&ctx, &args).await,

@@ -24,7 +24,7 @@ const LONG_VERSION: &str = concat!(
     long_about = None,
     version,
     long_version = LONG_VERSION,
-    after_help = "Exit codes: 0 done, 1 error, 2 usage, 3 roll needs attention, 4 refused (nothing written), 5 timed out, 6 written but another holder appeared."
+    after_help = "Exit codes: 0 done, 1 error, 2 usage, 3 roll needs attention, 4 refused (nothing written), 5 timed out, 6 written but another holder appeared, 7 some kubeconfig context could not be read (the others are shown)."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -42,9 +42,12 @@ pub struct GlobalArgs {
     /// Every namespace
     #[arg(short = 'A', long, global = true, conflicts_with = "namespace")]
     pub all_namespaces: bool,
-    /// The kubeconfig context to use
-    #[arg(long, global = true, value_name = "NAME")]
-    pub context: Option<String>,
+    /// The kubeconfig context to use; status, wait and exporter take several (repeat the flag)
+    #[arg(long = "context", id = "context", global = true, value_name = "NAME")]
+    pub contexts: Vec<String>,
+    /// Every context of the kubeconfig (status, wait and exporter)
+    #[arg(long, global = true, conflicts_with = "context")]
+    pub all_contexts: bool,
     /// The kubeconfig cluster entry to use (kubectl's --cluster; a ValkeyCluster is named by the positional CLUSTER)
     #[arg(long = "cluster", global = true, value_name = "NAME")]
     pub kube_cluster: Option<String>,
@@ -101,6 +104,29 @@ pub struct GlobalArgs {
     pub verbosity: u8,
 }
 
+impl GlobalArgs {
+    /// The one `--context` given (the first, should several be; commands
+    /// that read one context refuse several in [`Cli::validate`]).
+    pub fn context(&self) -> Option<&str> {
+        self.contexts.first().map(String::as_str)
+    }
+
+    /// Several contexts are asked for (several `--context`, or
+    /// `--all-contexts`).
+    pub fn several_contexts(&self) -> bool {
+        self.all_contexts || self.contexts.len() > 1
+    }
+
+    /// These flags with one context in place of those given.
+    pub fn for_context(&self, context: Option<&str>) -> GlobalArgs {
+        GlobalArgs {
+            contexts: context.map(str::to_string).into_iter().collect(),
+            all_contexts: false,
+            ..self.clone()
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     /// Fitted to the terminal: low-priority columns and empty ones left out, long reasons cut
@@ -142,6 +168,9 @@ pub enum Command {
     /// Write the objects `status` reads as one kubectl List, for a hand-over (read it back with -f)
     #[command(after_help = examples::BUNDLE)]
     Bundle(BundleArgs),
+    /// Serve the verdicts of every ValkeyCluster in view as Prometheus metrics, kept live
+    #[command(after_help = examples::EXPORTER)]
+    Exporter(ExporterArgs),
     /// Print a shell completion script
     #[command(after_help = examples::COMPLETION)]
     Completion(CompletionArgs),
@@ -316,6 +345,13 @@ pub enum BundleFormat {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct ExporterArgs {
+    /// The address to serve /metrics, /healthz and /readyz on
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9808")]
+    pub listen: std::net::SocketAddr,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct CompletionArgs {
     #[arg(value_enum)]
     pub shell: CompletionShell,
@@ -458,6 +494,14 @@ pub mod examples {
         "  kubectl valkey-roll status -f cache-bundle.yaml"
     );
 
+    pub const EXPORTER: &str = concat!(
+        "Examples (the exporter reads live clusters):\n",
+        "  # Beside Prometheus, every namespace of the current context\n",
+        "  kubectl valkey-roll exporter --listen 127.0.0.1:9808\n\n",
+        "  # One view over two clusters' contexts\n",
+        "  kubectl valkey-roll exporter --context prod-eu --context prod-us"
+    );
+
     pub const COMPLETION: &str = concat!(
         "Examples:\n",
         "  kubectl valkey-roll completion bash > ~/.kube-valkey-roll.bash\n",
@@ -518,6 +562,27 @@ impl Cli {
         if !g.impersonate_groups.is_empty() && g.impersonate.is_none() {
             return fail("--as-group needs --as (as in kubectl)");
         }
+        if g.several_contexts() {
+            match &self.command {
+                Command::Status(s) if s.watch => {
+                    return fail(
+                        "--watch reads one context: several --context or --all-contexts go with status, wait or exporter",
+                    );
+                }
+                Command::Status(_) | Command::Wait(_) | Command::Exporter(_) => {}
+                _ => {
+                    return fail(
+                        "several --context or --all-contexts go with status, wait or exporter only",
+                    );
+                }
+            }
+            if g.from_file.is_some() {
+                return fail("-f reads a file, not kubeconfig contexts");
+            }
+        }
+        if g.contexts.iter().any(|c| c.is_empty()) {
+            return fail("--context needs a name");
+        }
         match &self.command {
             Command::Status(s) if s.watch && g.now.is_some() => {
                 return fail("--now cannot be used with --watch, which runs on the real clock");
@@ -530,6 +595,12 @@ impl Cli {
             }
             Command::Wait(_) if g.from_file.is_some() => {
                 return fail("wait needs a live cluster, not -f/--filename");
+            }
+            Command::Exporter(_) if g.now.is_some() => {
+                return fail("--now cannot be used with exporter, which runs on the real clock");
+            }
+            Command::Exporter(_) if g.from_file.is_some() => {
+                return fail("exporter needs a live cluster, not --from-file");
             }
             Command::Bundle(_) if g.from_file.is_some() => {
                 return fail(
@@ -561,6 +632,7 @@ impl Command {
             Command::Wait(_) => "wait",
             Command::History(_) => "history",
             Command::Bundle(_) => "bundle",
+            Command::Exporter(_) => "exporter",
             Command::Completion(_) => "completion",
             Command::Version => "version",
             Command::Complete(_) => "__complete",
@@ -653,6 +725,32 @@ mod tests {
                 "bad request timeout",
                 &["status", "--request-timeout", "soon"],
             ),
+            (
+                "two contexts for explain",
+                &["explain", "x", "--context", "a", "--context", "b"],
+            ),
+            ("all contexts for grant", &["grant", "x", "--all-contexts"]),
+            (
+                "two contexts for --watch",
+                &["status", "--watch", "--context", "a", "--context", "b"],
+            ),
+            (
+                "--all-contexts with --context",
+                &["status", "--all-contexts", "--context", "a"],
+            ),
+            ("exporter of a file", &["exporter", "-f", "snap.yaml"]),
+            (
+                "exporter with --now",
+                &["exporter", "--now", "2026-11-29T10:00:00Z"],
+            ),
+            (
+                "exporter on a bad address",
+                &["exporter", "--listen", "9808"],
+            ),
+            (
+                "several contexts and a file",
+                &["status", "--all-contexts", "-f", "snap.yaml"],
+            ),
         ];
         for (name, args) in cases {
             let err = parse(args).expect_err(name);
@@ -721,6 +819,20 @@ mod tests {
             .expect("force --protocol P2 parses");
         parse(&["grant", "x", "--any", "--protocol", "P2"])
             .expect("grant --any --protocol P2 parses");
+        let cli = parse(&["status", "--context", "a", "--context", "b"]).expect("two contexts");
+        assert_eq!(cli.global.contexts, ["a", "b"]);
+        assert!(cli.global.several_contexts());
+        let one = cli.global.for_context(Some("b"));
+        assert_eq!(one.context(), Some("b"));
+        assert!(!one.several_contexts());
+        let cli = parse(&["wait", "--all-contexts"]).expect("all contexts");
+        assert!(cli.global.several_contexts());
+        let cli = parse(&["exporter", "--context", "a"]).expect("exporter");
+        assert!(matches!(
+            cli.command,
+            Command::Exporter(ExporterArgs { listen }) if listen.to_string() == "127.0.0.1:9808"
+        ));
+        assert!(!cli.global.several_contexts());
         let cli = parse(&["grant", "x", "--protocol", "p1"]).expect("lower-case protocol");
         assert_eq!(
             cli.command.steer_args().and_then(|s| s.protocol),

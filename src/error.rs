@@ -13,6 +13,9 @@ pub enum Exit {
     Refused = 4,
     TimedOut = 5,
     OtherHolder = 6,
+    /// Several kubeconfig contexts were asked for and some could not be
+    /// read: the others are shown, and a warning names each one missing.
+    ContextsUnread = 7,
 }
 
 impl Exit {
@@ -177,6 +180,9 @@ pub enum Error {
     /// Every watch stream of `status --watch` or `wait` stopped.
     #[error("every watch ended")]
     WatchEnded,
+    /// The exporter could not listen on its address (taken, not local).
+    #[error("cannot listen on {address}: {problem}")]
+    Listen { address: String, problem: String },
     /// Bad combination of arguments found after clap parsed them.
     #[error("{0}")]
     Usage(String),

@@ -203,6 +203,9 @@ pub struct FailingContainer {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterReport {
+    /// The kubeconfig context it was read through when several were read
+    /// (several `--context`, `--all-contexts`); null when one was.
+    pub context: Option<String>,
     pub namespace: String,
     pub name: String,
     pub protocol: Protocol,

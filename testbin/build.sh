@@ -5,13 +5,14 @@
 #   ${TESTBIN_CACHE:-$HOME/.cache/kubectl-valkey-roll/testbin}/<tool>-<version>/<tool>
 #
 # Idempotent: a binary that is already in the cache is not built again.
-# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew]   (no argument: all)
+# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew] [prometheus]   (no argument: all)
 #
 # Progress goes to stderr. stdout gets only `export NAME=path` lines, so
 #   eval "$(bash testbin/build.sh kube etcd kwok)"
 # sets KUBE_APISERVER, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KUBECTL, ETCD,
-# KWOK (and KREW, VALIDATE_KREW_MANIFEST with krew). The same lines, for every
-# tool in the cache, are written to <cache>/env.sh for `source`.
+# KWOK (and KREW, VALIDATE_KREW_MANIFEST with krew; PROMTOOL with prometheus).
+# The same lines, for every tool in the cache, are written to <cache>/env.sh
+# for `source`.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -37,7 +38,9 @@ KUBE_VERSION=$(modver kube k8s.io/kubernetes)
 ETCD_VERSION=$(modver etcd go.etcd.io/etcd/server/v3)
 KWOK_VERSION=$(modver kwok sigs.k8s.io/kwok)
 KREW_VERSION=$(modver krew sigs.k8s.io/krew)
-[ -n "$KUBE_VERSION" ] && [ -n "$ETCD_VERSION" ] && [ -n "$KWOK_VERSION" ] && [ -n "$KREW_VERSION" ] ||
+PROMETHEUS_VERSION=$(modver prometheus github.com/prometheus/prometheus)
+[ -n "$KUBE_VERSION" ] && [ -n "$ETCD_VERSION" ] && [ -n "$KWOK_VERSION" ] && [ -n "$KREW_VERSION" ] &&
+  [ -n "$PROMETHEUS_VERSION" ] ||
   die "could not read the pinned versions from testbin/*/go.mod"
 
 kube_minor=${KUBE_VERSION#v1.}
@@ -50,7 +53,8 @@ path_of() { # tool version -> path of the cached binary
 
 # build MODULE_DIR LDFLAGS VERSION "tool=package"... : builds the listed tools
 # that are missing, in one `go build` (they share most packages), into a
-# staging directory, then moves each binary into its cache slot.
+# staging directory, then moves each binary into its cache slot. Build tags,
+# where a module needs some, come from $BUILD_TAGS.
 build() {
   local mod=$1 ldflags=$2 version=$3
   shift 3
@@ -76,7 +80,7 @@ build() {
   # Several: go names each binary after its package's last element.
   local out="$stage/"
   [ ${#pkgs[@]} -eq 1 ] && out="$stage/${want[0]}"
-  if ! (cd "$here/$mod" && "$GO" build -trimpath -ldflags "$ldflags" -o "$out" "${pkgs[@]}") >"$log" 2>&1; then
+  if ! (cd "$here/$mod" && "$GO" build -trimpath -tags "${BUILD_TAGS:-}" -ldflags "$ldflags" -o "$out" "${pkgs[@]}") >"$log" 2>&1; then
     kill "$hb" 2>/dev/null || true
     wait "$hb" 2>/dev/null || true
     grep -v '^go: downloading' "$log" | tail -n 60 | sed 's/^/testbin:   /' >&2
@@ -99,7 +103,7 @@ build() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew)
+[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew prometheus)
 
 mkdir -p "$cache"
 # One build at a time per cache (two test scripts may start together).
@@ -131,7 +135,19 @@ for g in "${groups[@]}"; do
         krew=sigs.k8s.io/krew/cmd/krew \
         validate-krew-manifest=sigs.k8s.io/krew/cmd/validate-krew-manifest
       ;;
-    *) die "unknown group '$g' (kube, etcd, kwok, krew)" ;;
+    prometheus)
+      # promtool, to check what the exporter serves and the alert rules.
+      # remove_all_sd is Prometheus's own tag: no service-discovery plugins
+      # (their cloud SDKs), which checking metrics and rules never uses.
+      # Prometheus 3.16.0 is the Go module's v0.316.0.
+      prom_minor=${PROMETHEUS_VERSION#v0.}
+      prom_minor=${prom_minor%%.*}
+      prom_release="${prom_minor:0:1}.${prom_minor:1}.${PROMETHEUS_VERSION##*.}"
+      BUILD_TAGS=remove_all_sd build prometheus \
+        "-s -w -X github.com/prometheus/common/version.Version=$prom_release -X github.com/prometheus/common/version.Revision=$PROMETHEUS_VERSION" \
+        "$PROMETHEUS_VERSION" promtool=github.com/prometheus/prometheus/cmd/promtool
+      ;;
+    *) die "unknown group '$g' (kube, etcd, kwok, krew, prometheus)" ;;
   esac
 done
 
@@ -151,6 +167,7 @@ all_env() {
   env_line KWOK kwok "$KWOK_VERSION"
   env_line KREW krew "$KREW_VERSION"
   env_line VALIDATE_KREW_MANIFEST validate-krew-manifest "$KREW_VERSION"
+  env_line PROMTOOL promtool "$PROMETHEUS_VERSION"
 }
 all_env >"$cache/env.sh.tmp" && mv -f "$cache/env.sh.tmp" "$cache/env.sh"
 say "env file: $cache/env.sh"

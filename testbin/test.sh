@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command: provisions what is missing (kube-apiserver,
-# kube-controller-manager, kube-scheduler, kubectl, etcd and kwok, built
+# kube-controller-manager, kube-scheduler, kubectl, etcd, kwok and promtool, built
 # from Go modules by testbin/build.sh into a cache that later runs reuse), then runs every test, end-to-end included, against
 # a real API server the tests start on loopback.
 #
@@ -11,8 +11,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-eval "$(bash testbin/build.sh kube etcd kwok)"
-export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK
+eval "$(bash testbin/build.sh kube etcd kwok prometheus)"
+export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK PROMTOOL
 
 # Text output is fitted to COLUMNS when it is set (docs/usage.md, "Fitting
 # the terminal"); the tests that want a width give it themselves.

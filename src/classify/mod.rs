@@ -286,6 +286,7 @@ fn classify_cluster(
 
     let status = cluster.and_then(|c| c.status.as_ref());
     ClusterReport {
+        context: None,
         namespace: namespace.to_string(),
         name: name.to_string(),
         protocol,

@@ -768,7 +768,7 @@ mod tests {
         ]));
         let global = global_args(&req).expect("parses");
         assert_eq!(global.namespace.as_deref(), Some("prod"));
-        assert_eq!(global.context.as_deref(), Some("kind"));
+        assert_eq!(global.context(), Some("kind"));
         assert_eq!(
             global.kubeconfig.as_deref(),
             Some(std::path::Path::new("/tmp/kc"))

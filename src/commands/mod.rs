@@ -7,7 +7,9 @@ use jiff::Timestamp;
 
 pub mod bundle;
 pub mod completion;
+pub mod contexts;
 pub mod explain;
+pub mod exporter;
 pub mod history;
 pub mod shared;
 pub mod status;

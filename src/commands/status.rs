@@ -5,15 +5,20 @@
 //! `--exit-code` a verdict that needs attention (Jammed, Stalled, Conflict)
 //! makes the exit 3, so a script or an alert can act on it.
 
+use super::contexts::{self, unread_warning};
 use super::shared::{is_table, keep_cluster, needs_attention, no_clusters_message, render_report};
 use crate::classify::classify;
 use crate::cli::StatusArgs;
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
+use crate::report::Report;
 use crate::source;
 use crate::source::watch::Scope;
 
 pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
+    if ctx.global.several_contexts() {
+        return run_contexts(ctx, args).await;
+    }
     let mut loaded = source::load_partial(&ctx.global, args.cluster.as_deref()).await?;
     let partial = source::partial_warning(&loaded.unread)
         + &super::shared::clock_warning(ctx, &loaded.snapshot);
@@ -50,4 +55,90 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     }
     outcome.stderr.insert_str(0, &partial);
     Ok(outcome)
+}
+
+/// `status` over several contexts (several `--context`, `--all-contexts`):
+/// each read at once, judged with the same clock, in one report where each
+/// cluster names its context. A context that cannot be read is a warning
+/// naming it and exit 7 ([`Exit::ContextsUnread`]); with `--exit-code`, a
+/// roll that needs attention still exits 3. A named cluster is looked for
+/// in every context; in none of those read, it is an error.
+async fn run_contexts(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
+    let names = contexts::resolve(&ctx.global)?;
+    let reads = futures::future::join_all(names.iter().map(|name| {
+        let global = ctx.global.for_context(name.0.as_deref());
+        let cluster = args.cluster.clone();
+        async move { source::load_partial(&global, cluster.as_deref()).await }
+    }))
+    .await;
+    let now = ctx.now();
+    let mut report = Report {
+        clusters: Vec::new(),
+    };
+    let mut stderr = String::new();
+    let mut unread = 0;
+    for (name, read) in names.iter().zip(reads) {
+        match read {
+            Ok(mut loaded) => {
+                // `warning: partial view: ...` says which context.
+                for line in source::partial_warning(&loaded.unread).lines() {
+                    let line = line.strip_prefix("warning: ").unwrap_or(line);
+                    stderr.push_str(&format!("warning: {}: {line}\n", name.words()));
+                }
+                let mut judged = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
+                drop(std::mem::take(&mut loaded.snapshot));
+                if let Some(cluster) = &args.cluster {
+                    judged.clusters.retain(|c| &c.name == cluster);
+                }
+                for c in &mut judged.clusters {
+                    c.context = Some(name.label());
+                }
+                report.clusters.extend(judged.clusters);
+            }
+            Err(err) => {
+                stderr.push_str(&unread_warning(name, &err));
+                unread += 1;
+            }
+        }
+    }
+    if let Some(name) = &args.cluster
+        && report.clusters.is_empty()
+        && unread == 0
+    {
+        return Err(crate::error::Error::NotFound {
+            kind: "ValkeyCluster",
+            namespace: ctx.global.namespace.clone(),
+            name: name.clone(),
+            nearest: Vec::new(),
+        });
+    }
+    let stdout = if is_table(ctx) {
+        if report.clusters.is_empty() {
+            stderr.push_str(&format!(
+                "No ValkeyClusters found in {} context(s) read.\n",
+                names.len() - unread
+            ));
+        }
+        crate::render::contexts::contexts_table(
+            &report,
+            crate::render::table::TableOptions {
+                wide: ctx.global.output == crate::cli::OutputFormat::Wide,
+                color: ctx.color,
+            },
+        )
+    } else {
+        render_report(&report, ctx)?
+    };
+    let exit = if args.exit_code && needs_attention(&report) {
+        Exit::NeedsAttention
+    } else if unread > 0 {
+        Exit::ContextsUnread
+    } else {
+        Exit::Done
+    };
+    Ok(Outcome {
+        stdout,
+        stderr,
+        exit,
+    })
 }

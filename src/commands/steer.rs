@@ -108,7 +108,7 @@ fn connection(global: &GlobalArgs) -> Connection {
             .kubeconfig
             .as_ref()
             .map(|p| p.to_string_lossy().into_owned()),
-        context: global.context.clone(),
+        context: global.context().map(str::to_string),
         kube_cluster: global.kube_cluster.clone(),
         user: global.user.clone(),
         impersonate: global.impersonate.clone(),

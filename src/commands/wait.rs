@@ -107,10 +107,15 @@ impl Naming {
     }
 
     fn prefix(self, c: &ClusterReport) -> String {
-        match self {
+        let own = match self {
             Naming::None => String::new(),
             Naming::Name => format!("{}: ", c.name),
             Naming::NamespaceName => format!("{}/{}: ", c.namespace, c.name),
+        };
+        // Several contexts: each cluster says which.
+        match &c.context {
+            Some(context) => format!("{context}: {own}"),
+            None => own,
         }
     }
 }
@@ -198,6 +203,9 @@ fn timed_out(timeout: Option<std::time::Duration>) -> String {
 }
 
 pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
+    if ctx.global.several_contexts() {
+        return run_contexts(ctx, args).await;
+    }
     let deadline = args.timeout.map(|t| Instant::now() + t);
     let timeout = async {
         match deadline {
@@ -244,17 +252,164 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let Some(report) = last_report else {
         return Ok(timed_out_before_reading(args));
     };
+    finish(ctx, args, &report, exit)
+}
+
+/// The outcome once `wait` stopped: the last report for `-o json|yaml`,
+/// and why it stopped.
+fn finish(ctx: &Ctx, args: &WaitArgs, report: &Report, exit: Exit) -> Result<Outcome> {
     let stdout = match ctx.global.output {
-        OutputFormat::Json => to_json(&report)?,
-        OutputFormat::Yaml => to_yaml(&report)?,
-        OutputFormat::Name => crate::render::name::clusters(&report),
+        OutputFormat::Json => to_json(report)?,
+        OutputFormat::Yaml => to_yaml(report)?,
+        OutputFormat::Name => crate::render::name::clusters(report),
         OutputFormat::Table | OutputFormat::Wide => String::new(),
     };
     Ok(Outcome {
         stdout,
-        stderr: final_words(&report, exit, args.timeout),
+        stderr: final_words(report, exit, args.timeout),
         exit,
     })
+}
+
+/// `wait` over several contexts (several `--context`, `--all-contexts`):
+/// every context's watch at once; it decides once each context it could
+/// read has been judged, on all their clusters together. A context that
+/// cannot be read (at the start, or its watch ends) is a warning naming it
+/// at once, and the wait goes on with the others; were they all to
+/// converge, the exit is 7 ([`Exit::ContextsUnread`]), not 0. Attention
+/// (3) and the timeout (5) are as for one context. A named cluster must be
+/// in every context read.
+async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
+    let names = super::contexts::resolve(&ctx.global)?;
+    let deadline = args.timeout.map(|t| Instant::now() + t);
+    let timeout = async {
+        match deadline {
+            Some(at) => tokio::time::sleep_until(at).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(timeout);
+    let one = |name: &super::contexts::ContextName| Ctx {
+        global: ctx.global.for_context(name.0.as_deref()),
+        ..ctx.clone()
+    };
+    let starts = futures::future::join_all(names.iter().map(|name| {
+        let ctx = one(name);
+        let cluster = args.cluster.clone();
+        async move { start(&ctx, cluster.as_deref()).await }
+    }));
+    let started = tokio::select! {
+        started = starts => started,
+        () = &mut timeout => return Ok(timed_out_before_reading(args)),
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut views = Vec::with_capacity(names.len());
+    let mut forwarders = Vec::new();
+    let mut unread = vec![false; names.len()];
+    for (at, started) in started.into_iter().enumerate() {
+        match started {
+            Ok((live, mut watch, scope)) => {
+                let tx = tx.clone();
+                forwarders.push(tokio::spawn(async move {
+                    loop {
+                        let update = watch.next().await;
+                        let end = update.is_err();
+                        if tx.send((at, update)).is_err() || end {
+                            return;
+                        }
+                    }
+                }));
+                views.push(Some((live, scope)));
+            }
+            Err(err) => {
+                eprint(&super::contexts::unread_warning(&names[at], &err));
+                unread[at] = true;
+                views.push(None);
+            }
+        }
+    }
+    drop(tx);
+    let naming = Naming::NamespaceName;
+    let mut snapshots: Vec<Option<std::sync::Arc<crate::snapshot::Snapshot>>> =
+        vec![None; names.len()];
+    let mut last_report = None;
+    let mut last_progress = None;
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let exit = loop {
+        if unread.iter().all(|&u| u) {
+            break Exit::ContextsUnread;
+        }
+        tokio::select! {
+            Some((at, update)) = rx.recv() => match update {
+                Ok(Update::Snapshot(s)) => snapshots[at] = Some(s),
+                Ok(Update::Connection(c)) => {
+                    let line = ConnectionView::from(c).log_line(Instant::now());
+                    eprint(&format!("{}: {line}", names[at].words()));
+                }
+                Err(err) => {
+                    eprint(&super::contexts::unread_warning(&names[at], &err));
+                    unread[at] = true;
+                    snapshots[at] = None;
+                }
+            },
+            _ = tick.tick() => {}
+            () = &mut timeout => break Exit::TimedOut,
+        }
+        // Decide only once every context still read has been judged.
+        if (0..names.len()).any(|at| !unread[at] && snapshots[at].is_none()) {
+            continue;
+        }
+        let now = ctx.now();
+        let mut report = Report {
+            clusters: Vec::new(),
+        };
+        for (at, snapshot) in snapshots.iter().enumerate() {
+            let (Some(snapshot), Some(Some((live, scope)))) = (snapshot, views.get(at)) else {
+                continue;
+            };
+            let mut judged = classify(snapshot, now, ctx.global.stall_threshold);
+            in_view(live, &judged, scope, false).await?;
+            for c in &mut judged.clusters {
+                c.context = Some(names[at].label());
+            }
+            report.clusters.extend(judged.clusters);
+        }
+        if report.clusters.is_empty() && unread.iter().all(|&u| !u) {
+            return Err(crate::error::Error::NoClusters {
+                namespace: ctx.global.namespace.clone(),
+            });
+        }
+        let key = progress_key(&report);
+        if last_progress.as_ref() != Some(&key) {
+            eprint(&progress_lines(&report, naming, last_progress.as_ref()));
+            last_progress = Some(key);
+        }
+        let decision = decide(&report, args.no_fail_fast);
+        last_report = Some(report);
+        match decision {
+            Decision::Exit(Exit::Done) if unread.iter().any(|&u| u) => {
+                break Exit::ContextsUnread;
+            }
+            Decision::Exit(exit) => break exit,
+            Decision::Continue => {}
+        }
+    };
+    for f in forwarders {
+        f.abort();
+    }
+    let report = last_report.unwrap_or(Report {
+        clusters: Vec::new(),
+    });
+    let mut outcome = finish(ctx, args, &report, exit)?;
+    if exit == Exit::ContextsUnread {
+        outcome.stderr.push_str(&format!(
+            "{} of {} contexts could not be read (warnings above)\n",
+            unread.iter().filter(|&&u| u).count(),
+            names.len()
+        ));
+    }
+    Ok(outcome)
 }
 
 fn timed_out_before_reading(args: &WaitArgs) -> Outcome {

@@ -103,7 +103,7 @@ pub(crate) fn next_wake(report: &Report, now: Timestamp, ticking: bool) -> Durat
 /// through the same door, so the terminal is restored and the exit is 0. A
 /// signal that cannot be listened for is simply not listened for; the view
 /// must not end because of it.
-async fn stop_requested() {
+pub(crate) async fn stop_requested() {
     let sigterm = async {
         #[cfg(unix)]
         {

@@ -257,6 +257,9 @@ mod tests {
         for added in ["perNodeSeconds", "etaSeconds", "etaBasis"] {
             want.insert(format!(".clusters[].{added}"));
         }
+        // Issue 24: the kubeconfig context of each cluster (null unless
+        // several were read; docs/metrics.md, README).
+        want.insert(".clusters[].context".to_string());
         // Issue 12, "Last words": the container's last termination on
         // evidence about a container (README "Machine-readable output").
         let evidence = ".clusters[].nodes[].evidence[].lastTermination";

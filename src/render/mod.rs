@@ -2,7 +2,9 @@
 //! `String` out; only `main` prints.
 //!
 //! - [`table`]: `status` for people (`-o table|wide`).
+//! - [`contexts`]: `status` over several kubeconfig contexts.
 //! - [`json`]: the documents of docs/plugin.md (`-o json|yaml`).
+//! - [`metrics`]: the exporter's Prometheus metrics and readiness.
 //! - [`name`]: `-o name`.
 //! - [`clock`]: what is said about `--now`, and the requests `-v` logs.
 //! - [`explain`]: one node or one cluster as prose and a timeline.
@@ -10,10 +12,12 @@
 //! - [`style`]: colour by severity, and neutralising control characters.
 //! - [`fit`]: text fitted to a terminal's width (wrapped, cut, columns left out).
 pub mod clock;
+pub mod contexts;
 pub mod explain;
 pub mod fit;
 pub mod history;
 pub mod json;
+pub mod metrics;
 pub mod name;
 pub mod steer;
 pub mod style;

@@ -204,7 +204,7 @@ pub(crate) fn read_kubeconfig(source: &ConfigSource) -> Result<Option<Kubeconfig
 
 fn kube_options(global: &GlobalArgs) -> KubeConfigOptions {
     KubeConfigOptions {
-        context: global.context.clone(),
+        context: global.context().map(str::to_string),
         cluster: global.kube_cluster.clone(),
         user: global.user.clone(),
     }
@@ -378,6 +378,26 @@ pub async fn connect(global: &GlobalArgs) -> Result<Live> {
     let env = std::env::var_os("KUBECONFIG");
     let source = config_source(global.kubeconfig.as_deref(), env.as_deref(), home_config);
     connect_with(global, &source).await
+}
+
+/// Every context of the kubeconfig (`--all-contexts`), in its order, from
+/// the same files `connect` reads. In a pod (no kubeconfig) there is none.
+pub fn kubeconfig_contexts(global: &GlobalArgs) -> Result<Vec<String>> {
+    let home_config = std::env::home_dir()
+        .map(|home| home.join(".kube").join("config"))
+        .filter(|p| p.exists());
+    let env = std::env::var_os("KUBECONFIG");
+    let source = config_source(global.kubeconfig.as_deref(), env.as_deref(), home_config);
+    Ok(read_kubeconfig(&source)?
+        .map(|kubeconfig| {
+            kubeconfig
+                .contexts
+                .into_iter()
+                .map(|c| c.name)
+                .filter(|name| !name.is_empty())
+                .collect()
+        })
+        .unwrap_or_default())
 }
 
 pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> Result<Live> {

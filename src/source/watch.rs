@@ -24,7 +24,11 @@
 //! The first snapshot comes once every kind has been listed. An error before
 //! that is fatal (the same errors as a one-shot `status`: missing CRD,
 //! forbidden, unreachable); after it, errors only change the connection
-//! state ([`Connection::Lost`]) while the watchers retry.
+//! state ([`Connection::Lost`]) while the watchers retry. A watch started
+//! with [`Watch::start_tolerant`] (the exporter's) is never ended by a
+//! watcher's error, before the first snapshot or after: it keeps retrying,
+//! and says per kind what it sees ([`Watch::health`]) and every failure
+//! ([`Watch::take_failures`]).
 
 use super::file;
 use super::live::Live;
@@ -32,6 +36,7 @@ use super::select::{Kind, check_cluster_name, selectors};
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use futures::StreamExt;
+use jiff::Timestamp;
 use kube::api::{Api, DynamicObject};
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff};
@@ -217,6 +222,20 @@ impl Stores {
     }
 }
 
+/// What one kind's watcher sees, for the exporter's health series.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KindHealth {
+    pub kind: Kind,
+    /// Listed since its last failure, and watched: its store is current.
+    pub up: bool,
+    /// The last time its store changed (a LIST ended, an object came or
+    /// went), by the real clock.
+    pub last_event: Option<Timestamp>,
+    /// Why it is down, in the words of a one-shot read; `None` while up, or
+    /// before its first answer.
+    pub error: Option<String>,
+}
+
 /// A running watch of the six kinds. Dropping it stops every watcher.
 pub struct Watch {
     rx: mpsc::UnboundedReceiver<KindMsg>,
@@ -228,9 +247,51 @@ pub struct Watch {
     namespace: Option<String>,
     /// The named ValkeyCluster, whose nodes alone are kept.
     cluster: Option<String>,
+    /// Errors never end this watch ([`Watch::start_tolerant`]).
+    tolerant: bool,
+    /// Per kind, in [`Kind::ALL`] order.
+    health: Vec<KindHealth>,
+    /// The failures not yet taken ([`Watch::take_failures`]; tolerant only).
+    failures: Vec<(Kind, Error)>,
+    /// Why the last snapshot could not be built (an object that breaks the
+    /// schema); `None` once one was.
+    unreadable: Option<String>,
 }
 
 impl Watch {
+    /// [`Watch::start`] for a process that must outlive any error (the
+    /// exporter): a watcher's failure, before the first snapshot or after,
+    /// never ends it; each is kept for [`Watch::take_failures`] and shows in
+    /// [`Watch::health`] while the kind's watcher retries with backoff. It
+    /// keeps no snapshot: each change hands on a new one (even one equal to
+    /// the last), and [`Watch::snapshot_now`] builds one on demand.
+    /// [`Watch::next`] then fails only for an object that breaks the schema
+    /// (the next change tries again) and when every watcher has stopped.
+    pub fn start_tolerant(live: &Live, scope: &Scope) -> Result<Watch> {
+        let mut watch = Watch::start(live, scope)?;
+        watch.tolerant = true;
+        Ok(watch)
+    }
+
+    /// Each kind's state, in [`Kind::ALL`] order.
+    pub fn health(&self) -> &[KindHealth] {
+        &self.health
+    }
+
+    /// Why the objects in view could not be read into a snapshot the last
+    /// time it was tried (an object that breaks the schema); `None` once
+    /// one was, even when it equals the last one handed on (and so is not
+    /// handed on again).
+    pub fn unreadable(&self) -> Option<&str> {
+        self.unreadable.as_deref()
+    }
+
+    /// The failures since the last call, oldest first (a tolerant watch's
+    /// only; empty otherwise).
+    pub fn take_failures(&mut self) -> Vec<(Kind, Error)> {
+        std::mem::take(&mut self.failures)
+    }
+
     /// Starts one watcher per kind, on the connection's watch client (no
     /// read timeout: a watch stays quiet for minutes, and
     /// `--request-timeout` must not cut it).
@@ -254,6 +315,18 @@ impl Watch {
             live: live.clone(),
             namespace: scope.namespace.clone(),
             cluster: scope.cluster.clone(),
+            tolerant: false,
+            health: Kind::ALL
+                .iter()
+                .map(|&kind| KindHealth {
+                    kind,
+                    up: false,
+                    last_event: None,
+                    error: None,
+                })
+                .collect(),
+            failures: Vec::new(),
+            unreadable: None,
         })
     }
 
@@ -279,6 +352,10 @@ impl Watch {
             for msg in batch {
                 match msg {
                     KindMsg::Changed(kind) => {
+                        let health = &mut self.health[kind.index()];
+                        health.up = true;
+                        health.last_event = Some(Timestamp::now());
+                        health.error = None;
                         if let Some(conn) = self.state.changed(kind) {
                             self.pending.push_back(Update::Connection(conn));
                         }
@@ -288,10 +365,17 @@ impl Watch {
                         error,
                         retry_in,
                     } => {
-                        if !self.state.started() {
+                        if !self.state.started() && !self.tolerant {
                             return Err(self.fatal(kind, error));
                         }
-                        let text = self.fatal(kind, error).to_string();
+                        let error = self.fatal(kind, error);
+                        let text = error.to_string();
+                        let health = &mut self.health[kind.index()];
+                        health.up = false;
+                        health.error = Some(text.clone());
+                        if self.tolerant {
+                            self.failures.push((kind, error));
+                        }
                         if let Some(conn) = self.state.failed(kind, text, retry_in, now) {
                             self.pending.push_back(Update::Connection(conn));
                         }
@@ -299,15 +383,47 @@ impl Watch {
                 }
             }
             if self.state.wants_snapshot() {
-                let mut snapshot = self.stores.snapshot()?;
-                if let Some(cluster) = &self.cluster {
-                    snapshot.retain_nodes_of(cluster);
-                }
-                if let Some(snapshot) = self.state.offer(snapshot) {
+                let snapshot = self.build()?;
+                let offered = if self.tolerant {
+                    Some(self.state.offer_unkept(snapshot))
+                } else {
+                    self.state.offer(snapshot)
+                };
+                if let Some(snapshot) = offered {
                     self.pending.push_back(Update::Snapshot(snapshot));
                 }
             }
         }
+    }
+
+    /// The objects in view as a snapshot, built from the stores (the named
+    /// cluster's nodes alone); an object that breaks the schema is the
+    /// error, kept for [`Watch::unreadable`].
+    fn build(&mut self) -> Result<Snapshot> {
+        match self.stores.snapshot() {
+            Ok(mut snapshot) => {
+                self.unreadable = None;
+                if let Some(cluster) = &self.cluster {
+                    snapshot.retain_nodes_of(cluster);
+                }
+                Ok(snapshot)
+            }
+            Err(e) => {
+                self.unreadable = Some(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// A snapshot of the objects in view now, built afresh from the stores:
+    /// for a tolerant watch, which keeps none between changes (the exporter
+    /// judges again when time alone can change a verdict, and holds no
+    /// snapshot meanwhile). `None` until every kind has been listed.
+    pub fn snapshot_now(&mut self) -> Option<Result<Snapshot>> {
+        if !self.state.started() {
+            return None;
+        }
+        Some(self.build())
     }
 
     /// A watcher error in the words of a one-shot read.
@@ -528,6 +644,15 @@ impl Aggregate {
     /// Something changed since the last snapshot, and every kind is listed.
     fn wants_snapshot(&self) -> bool {
         self.dirty && self.started()
+    }
+
+    /// The snapshot to hand on, always, keeping none (a tolerant watch's:
+    /// its consumer drops it once judged, and at 10,000 nodes a snapshot
+    /// is tens of MiB).
+    fn offer_unkept(&mut self, snapshot: Snapshot) -> Arc<Snapshot> {
+        self.dirty = false;
+        self.last = None;
+        Arc::new(snapshot)
     }
 
     /// The snapshot to hand on, unless it equals the last one. The last

@@ -43,9 +43,17 @@ fn main() {
         .collect();
     match args.first().map(String::as_str) {
         Some("serve") if args.len() >= 3 => {
-            let sizes: Vec<usize> = args[2..]
+            // `N`: one N-node cluster; `CxN`: C clusters of N nodes, each
+            // in its own namespace (the exporter's benchmark).
+            let sizes: Vec<(usize, usize)> = args[2..]
                 .iter()
-                .map(|n| n.parse().unwrap_or_else(|_| panic!("not a size: {n}")))
+                .map(|spec| {
+                    let (count, n) = spec.split_once('x').unwrap_or(("1", spec));
+                    match (count.parse(), n.parse()) {
+                        (Ok(count), Ok(n)) => (count, n),
+                        _ => panic!("not a size: {spec}"),
+                    }
+                })
                 .collect();
             serve(Path::new(&args[1]), &sizes);
         }
@@ -147,7 +155,7 @@ async fn load_one(client: kube::Client, namespace: String, mut item: Value) {
     }
 }
 
-fn serve(dir: &Path, sizes: &[usize]) {
+fn serve(dir: &Path, sizes: &[(usize, usize)]) {
     std::fs::create_dir_all(dir).expect("bench dir");
     let _ = std::fs::remove_file(dir.join("stop"));
     let server = harness::server();
@@ -163,30 +171,46 @@ fn serve(dir: &Path, sizes: &[usize]) {
         server.workdir().join("kube-cache").display(),
         server.version(),
     );
-    for &n in sizes {
-        let namespace = server.fresh_namespace(&format!("bench-{n}"));
+    for &(count, n) in sizes {
         let started = Instant::now();
-        let items = objects::cluster_items(&namespace, n);
-        let count = items.len();
-        rt.block_on(async {
-            let client = server.client().await;
-            // Clusters and nodes first (the others name them), then the rest.
-            let (first, rest): (Vec<Value>, Vec<Value>) = items
-                .into_iter()
-                .partition(|i| i["apiVersion"] == "valkey.io/v1alpha1");
-            for batch in [first, rest] {
-                futures::stream::iter(batch)
-                    .map(|item| load_one(client.clone(), namespace.clone(), item))
-                    .buffer_unordered(CONCURRENCY)
-                    .collect::<Vec<()>>()
-                    .await;
-            }
-        });
+        let mut first_namespace = None;
+        let mut objects = 0;
+        for _ in 0..count {
+            let hint = if count == 1 {
+                format!("bench-{n}")
+            } else {
+                format!("bench-{count}x{n}")
+            };
+            let namespace = server.fresh_namespace(&hint);
+            let items = objects::cluster_items(&namespace, n);
+            objects += items.len();
+            rt.block_on(async {
+                let client = server.client().await;
+                // Clusters and nodes first (the others name them), then the rest.
+                let (first, rest): (Vec<Value>, Vec<Value>) = items
+                    .into_iter()
+                    .partition(|i| i["apiVersion"] == "valkey.io/v1alpha1");
+                for batch in [first, rest] {
+                    futures::stream::iter(batch)
+                        .map(|item| load_one(client.clone(), namespace.clone(), item))
+                        .buffer_unordered(CONCURRENCY)
+                        .collect::<Vec<()>>()
+                        .await;
+                }
+            });
+            first_namespace.get_or_insert(namespace);
+        }
+        let namespace = first_namespace.unwrap_or_default();
+        let spec = if count == 1 {
+            n.to_string()
+        } else {
+            format!("{count}x{n}")
+        };
         eprintln!(
-            "cluster: {n} nodes ({count} objects) in namespace {namespace} in {:.1}s",
+            "cluster: {spec} nodes ({objects} objects) from namespace {namespace} in {:.1}s",
             started.elapsed().as_secs_f64()
         );
-        env.push_str(&format!("export BENCH_NS_{n}={namespace}\n"));
+        env.push_str(&format!("export BENCH_NS_{spec}={namespace}\n"));
     }
     let env_path = dir.join("env.sh");
     std::fs::write(dir.join("env.sh.tmp"), env).expect("write env");

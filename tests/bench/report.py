@@ -156,6 +156,53 @@ for name, n, key in [
 ]:
     w(f"| {name} | " + " | ".join(fig(l, n, key) for l in labels) + " |")
 w("")
+# The exporter's runs (tests/bench/exporter.sh): one table per run label.
+exporter_runs = {}  # label -> {(scenario, metric): (values..., unit)}
+for path in sorted(glob.glob(os.path.join(here, "exporter-*.tsv")), key=os.path.getmtime):
+    for line in open(path):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) < 4:
+            continue
+        exporter_runs.setdefault(parts[0], {})[(parts[1], parts[2])] = parts[3:]
+for label, r in exporter_runs.items():
+    w(f"## The exporter (`bash tests/bench/exporter.sh {label}`)")
+    w("")
+    tree = next((k[1] for k in r if k[0] == "tree"), "?")
+    start = next((k[1] for k in r if k[0] == "load.start"), "?")
+    end = next((k[1] for k in r if k[0] == "load.end"), "?")
+    w(f"Tree {tree}; load average at start {start}, at end {end}. A release build, every namespace watched, a roll in flight in every cluster (a third rolled, one holder, the rest asking); idle means nothing changes.")
+    w("")
+    scenarios = []
+    for (sc, _m) in r:
+        if sc not in ("tree", "load.start", "load.end") and sc not in scenarios:
+            scenarios.append(sc)
+    def named(sc):
+        if "x" in sc:
+            count, n = sc.split("x")
+            return f"{int(count) * int(n):,} nodes in {count} clusters"
+        return f"{int(sc):,} nodes in 1 cluster"
+    w("| figure | " + " | ".join(named(sc) for sc in scenarios) + " | target |")
+    w("|---|" + "---|" * len(scenarios) + "---|")
+    def cell(sc, metric):
+        v = r.get((sc, metric))
+        if not v:
+            return "-"
+        if metric == "scrape.s":
+            med, lo, hi = (float(x) * 1000 for x in v[:3])
+            return f"{med:.1f} ms ({lo:.1f}–{hi:.1f})"
+        return f"{v[0]} {v[-1]}" if metric != "clusters" else v[0]
+    for name, metric, target in [
+        ("ready (listed and judged) after start", "ready.s", ""),
+        ("resident memory, idle", "rss", "≤ 128 MiB"),
+        ("peak resident memory", "rss.peak", ""),
+        ("CPU while idle", "idle.cpu", "≤ 0.5 % of a core"),
+        ("a scrape of /metrics (median, min–max)", "scrape.s", "< 50 ms"),
+        ("scrape size", "scrape.bytes", ""),
+        ("series in a scrape", "scrape.series", ""),
+        ("clusters exported", "clusters", ""),
+    ]:
+        w(f"| {name} | " + " | ".join(cell(sc, metric) for sc in scenarios) + f" | {target} |")
+    w("")
 notes = os.path.join(here, "NOTES.md")
 if os.path.exists(notes):
     w(open(notes).read().rstrip())

@@ -33,6 +33,8 @@
 //! s.stop(); s.start(); s.restart();       // kube-apiserver only: same port, same etcd
 //! s.audit_log() -> &Path; s.audit_events() -> Vec<serde_json::Value>
 //! s.bins() -> &Bins                       // paths of kube-apiserver, etcd, kubectl
+//! harness::promtool() -> PathBuf          // promtool (testbin/prometheus)
+//! harness::second_server() -> &Server     // another server (own etcd, CA), for several contexts
 //!
 //! let cp: &'static harness::controlplane::ControlPlane = harness::control_plane(); // derefs to Server
 //! cp.log_tails(n) -> String               // the controllers' logs, for failure messages
@@ -118,6 +120,7 @@ pub struct Server {
 }
 
 static SERVER: OnceLock<Result<Server, String>> = OnceLock::new();
+static SECOND: OnceLock<Result<Server, String>> = OnceLock::new();
 
 /// The test API server, started on first use. Panics (in every test that
 /// asks) when it cannot be started, with the reason.
@@ -125,6 +128,16 @@ pub fn server() -> &'static Server {
     match SERVER.get_or_init(start) {
         Ok(s) => s,
         Err(e) => panic!("test API server unavailable: {e}"),
+    }
+}
+
+/// A second test API server, with its own etcd, CA and admin, started on
+/// first use: for the tests of several kubeconfig contexts (two clusters).
+/// Only the test binaries that call this start it.
+pub fn second_server() -> &'static Server {
+    match SECOND.get_or_init(start) {
+        Ok(s) => s,
+        Err(e) => panic!("second test API server unavailable: {e}"),
     }
 }
 
@@ -572,6 +585,14 @@ fn locate(var: &str, tool: &str, version: &str) -> Result<PathBuf, String> {
             path.display()
         ))
     }
+}
+
+/// promtool (testbin/prometheus), from `PROMTOOL` or build.sh's cache;
+/// panics naming the command that builds it when it is missing.
+pub fn promtool() -> PathBuf {
+    pinned_version("prometheus", "github.com/prometheus/prometheus")
+        .and_then(|version| locate("PROMTOOL", "promtool", &version))
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The binaries from the environment or build.sh's cache.

@@ -1,0 +1,451 @@
+//! `exporter`: the verdicts of every ValkeyCluster in view, kept live and
+//! served as Prometheus metrics (docs/metrics.md).
+//!
+//! One watch per kubeconfig context (the watch `status --watch` keeps: slim
+//! stores, a new snapshot on every change), started tolerant: no error ends
+//! it. Each context is judged again when its objects change (at most once
+//! a second: a roll in flight on 10,000 nodes changes often and costs some
+//! 100 ms to judge) and when time alone can change a verdict
+//! ([`crate::report::Report::next_change`]), at least every
+//! [`MAX_WAIT`]. Only a summary of the judged report is kept, with each
+//! kind's health, in [`Shared`] (the snapshot and the report are dropped
+//! once judged: at 10,000 nodes each is tens of MiB); a scrape renders them ([`crate::render::metrics`]) and never
+//! reads the API server or judges.
+//!
+//! It never exits on its own: an unreachable server, a kind it may not
+//! list, an object that breaks the schema, a kubeconfig entry that cannot be
+//! used all leave it serving, the context marked (its `up` series, `/readyz`)
+//! and its cluster series absent, while it retries with backoff. It stops on
+//! SIGTERM or Ctrl-C (exit 0). Only what it cannot start without is an
+//! error: the address to listen on, and the kubeconfig's contexts.
+
+mod http;
+
+use super::Ctx;
+use super::contexts::{self, ContextName};
+use crate::classify::classify;
+use crate::cli::{ExporterArgs, GlobalArgs};
+use crate::error::{Error, Outcome, Result};
+use crate::render::metrics::{ContextView, ErrorKind, Judged, KindView};
+use crate::report::Report;
+use crate::snapshot::Snapshot;
+use crate::source::live;
+use crate::source::select::Kind;
+use crate::source::watch::{Scope, Update, Watch};
+use jiff::Timestamp;
+use std::io::Write;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// The longest a whole view goes without being judged again: a backstop
+/// only, since the report says when time alone changes a verdict next
+/// ([`crate::report::Report::next_change`]), and the durations exported
+/// are brought to the scrape's time. Judging 10,000 nodes costs some 200
+/// ms (the snapshot built from the watch's stores, then judged): at this
+/// interval an idle exporter stays well under 0.5 % of a core.
+pub const MAX_WAIT: Duration = Duration::from_secs(300);
+
+/// The shortest time between two judgements of one context.
+pub const MIN_GAP: Duration = Duration::from_secs(1);
+
+/// How often an unreadable view is looked at again.
+const BAD_DATA_RETRY: Duration = Duration::from_secs(5);
+
+/// The longest wait between two tries to use a context's kubeconfig entry.
+const MAX_RETRY: Duration = Duration::from_secs(60);
+
+/// What every context's task last saw, read by each scrape.
+#[derive(Debug, Default)]
+pub struct Shared {
+    views: Mutex<Vec<ContextView>>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Vec<ContextView>> {
+        // A task that panicked while writing leaves the views as they were.
+        self.views
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A copy of every view (reports are shared, not copied).
+    pub fn views(&self) -> Vec<ContextView> {
+        self.lock().clone()
+    }
+
+    fn update(&self, at: usize, f: impl FnOnce(&mut ContextView)) {
+        if let Some(view) = self.lock().get_mut(at) {
+            f(view);
+        }
+    }
+}
+
+pub async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
+    let names = contexts::resolve(&ctx.global)?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| Error::Listen {
+            address: args.listen.to_string(),
+            problem: e.to_string(),
+        })?;
+    let shared = Arc::new(Shared::default());
+    let resources: Vec<&'static str> = Kind::ALL.iter().map(|k| resource(*k)).collect();
+    *shared.lock() = names
+        .iter()
+        .map(|n| ContextView::new(&n.label(), &resources))
+        .collect();
+    let scope = match &ctx.global.namespace {
+        Some(ns) => format!("namespace {ns}"),
+        None => "all namespaces".to_string(),
+    };
+    log(&format!(
+        "serving metrics on http://{}/metrics (/healthz, /readyz); watching ValkeyClusters in {scope} of {}\n",
+        listener.local_addr().unwrap_or(args.listen),
+        names
+            .iter()
+            .map(ContextName::words)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let mut tasks = Vec::with_capacity(names.len());
+    for (at, name) in names.into_iter().enumerate() {
+        let global = ctx.global.for_context(name.0.as_deref());
+        tasks.push(tokio::spawn(keep_context(
+            global,
+            name,
+            at,
+            Arc::clone(&shared),
+        )));
+    }
+    http::serve(listener, shared, super::watch::stop_requested()).await;
+    for task in tasks {
+        task.abort();
+    }
+    log("stopped\n");
+    Ok(Outcome::ok(String::new()))
+}
+
+/// The resource a kind's series name.
+fn resource(kind: Kind) -> &'static str {
+    match kind {
+        Kind::ValkeyClusters => "valkeyclusters",
+        Kind::ValkeyNodes => "valkeynodes",
+        Kind::StatefulSets => "statefulsets",
+        Kind::Deployments => "deployments",
+        Kind::Pods => "pods",
+        Kind::Events => "events",
+    }
+}
+
+/// The kind of an error, for `valkey_roll_exporter_errors_total`.
+pub fn error_kind(error: &Error) -> ErrorKind {
+    match error {
+        Error::Unreachable { .. } | Error::ServerNotTrusted { .. } => ErrorKind::Unreachable,
+        Error::CredentialsRejected { .. } | Error::Unauthorized { .. } => ErrorKind::Unauthorized,
+        Error::Forbidden { .. } => ErrorKind::Forbidden,
+        Error::CrdMissing { .. } | Error::NamespaceMissing { .. } | Error::NotFound { .. } => {
+            ErrorKind::NotFound
+        }
+        Error::Snapshot { .. } | Error::WatchCopy { .. } => ErrorKind::BadData,
+        Error::Kubeconfig { .. } => ErrorKind::Kubeconfig,
+        _ => ErrorKind::Api,
+    }
+}
+
+/// Keeps one context's view for as long as the exporter runs: connects (a
+/// kubeconfig entry that cannot be used is tried again, backing off to
+/// [`MAX_RETRY`]), then watches and judges.
+async fn keep_context(global: GlobalArgs, name: ContextName, at: usize, shared: Arc<Shared>) {
+    let mut retry = Duration::from_secs(1);
+    let mut said = None;
+    loop {
+        match live::connect(&global).await {
+            Ok(live) => {
+                let scope = Scope {
+                    // `-n`, else every namespace (not the kubeconfig's).
+                    namespace: global.namespace.clone(),
+                    cluster: None,
+                };
+                match Watch::start_tolerant(&live, &scope) {
+                    Ok(watch) => {
+                        watch_context(watch, &global, &name, at, &shared).await;
+                        // Every watcher stopped (it never should): start over.
+                        log(&format!(
+                            "{}: every watch stopped; starting again\n",
+                            name.words()
+                        ));
+                    }
+                    Err(e) => fail(&shared, at, &name, &e, &mut said),
+                }
+            }
+            Err(e) => fail(&shared, at, &name, &e, &mut said),
+        }
+        tokio::time::sleep(retry).await;
+        retry = (retry * 2).min(MAX_RETRY);
+    }
+}
+
+/// A context that could not be started: counted, shown on `/readyz`, said
+/// once on stderr.
+fn fail(shared: &Shared, at: usize, name: &ContextName, e: &Error, said: &mut Option<String>) {
+    let text = e.to_string();
+    shared.update(at, |view| {
+        view.count(error_kind(e));
+        view.judged = None;
+        view.blind = vec![text.clone()];
+    });
+    if said.as_ref() != Some(&text) {
+        log(&format!("{}: not ready: {text}\n", name.words()));
+        *said = Some(text);
+    }
+}
+
+/// Watches and judges one context until every watcher has stopped.
+async fn watch_context(
+    mut watch: Watch,
+    global: &GlobalArgs,
+    name: &ContextName,
+    at: usize,
+    shared: &Shared,
+) {
+    let threshold = global.stall_threshold;
+    let mut snapshot: Option<Arc<Snapshot>> = None;
+    let mut judged: Option<Judged> = None;
+    let mut last_judged: Option<Instant> = None;
+    let mut due = true;
+    let mut wake = Instant::now() + MAX_WAIT;
+    let mut said: Option<Vec<String>> = None;
+    loop {
+        let mut errors = Vec::new();
+        tokio::select! {
+            update = watch.next() => match update {
+                Ok(Update::Snapshot(s)) => {
+                    snapshot = Some(s);
+                    due = true;
+                }
+                Ok(Update::Connection(_)) => due = true,
+                Err(Error::WatchEnded) => return,
+                // An object that breaks the schema: the next change tries
+                // again.
+                Err(e) => errors.push(error_kind(&e)),
+            },
+            () = tokio::time::sleep_until(wake) => due = true,
+        }
+        // Unreadable until a snapshot is built again (which, equal to the
+        // last one, is not handed on).
+        let bad_data = watch.unreadable().map(str::to_string);
+        errors.extend(watch.take_failures().iter().map(|(_, e)| error_kind(e)));
+        let kinds: Vec<KindView> = watch
+            .health()
+            .iter()
+            .map(|h| KindView {
+                resource: resource(h.kind),
+                up: h.up,
+                last_event: h.last_event,
+            })
+            .collect();
+        let mut blind: Vec<String> = watch
+            .health()
+            .iter()
+            .filter(|h| !h.up)
+            .map(|h| match &h.error {
+                Some(e) => format!("{}: {e}", resource(h.kind)),
+                None => format!("{}: not listed yet", resource(h.kind)),
+            })
+            .collect();
+        blind.extend(bad_data.clone());
+        if !blind.is_empty() {
+            // Nothing is exported from a view that is not whole; it is
+            // judged again as soon as it is. An object fixed back to what
+            // was last read is no new snapshot: look again soon.
+            judged = None;
+            due = true;
+            wake = Instant::now()
+                + if bad_data.is_some() {
+                    BAD_DATA_RETRY
+                } else {
+                    MAX_WAIT
+                };
+        } else if due {
+            let now = Instant::now();
+            match last_judged.filter(|last| now < *last + MIN_GAP) {
+                Some(last) => wake = last + MIN_GAP,
+                None => {
+                    // The watch keeps no snapshot between changes: when
+                    // time alone is due, one is built from its stores.
+                    let current = match snapshot.take() {
+                        Some(s) => Some(s),
+                        None => match watch.snapshot_now() {
+                            Some(Ok(s)) => Some(Arc::new(s)),
+                            Some(Err(e)) => {
+                                errors.push(error_kind(&e));
+                                None
+                            }
+                            None => None,
+                        },
+                    };
+                    if let Some(current) = current {
+                        let report = judge(current, threshold).await;
+                        let at = Timestamp::now();
+                        wake = Instant::now() + until_next_change(&report, at);
+                        judged = Some(Judged::of(&report, at));
+                        drop(report);
+                        release_freed_memory();
+                        last_judged = Some(now);
+                        due = false;
+                    }
+                }
+            }
+        }
+        if said.as_ref() != Some(&blind) {
+            if blind.is_empty() {
+                log(&format!("{}: ready\n", name.words()));
+            } else {
+                log(&format!(
+                    "{}: not ready: {}\n",
+                    name.words(),
+                    blind.join("; ")
+                ));
+            }
+            said = Some(blind.clone());
+        }
+        let judged = judged.clone();
+        shared.update(at, move |view| {
+            for e in errors {
+                view.count(e);
+            }
+            view.kinds = kinds;
+            view.blind = blind;
+            view.judged = judged;
+        });
+    }
+}
+
+/// How long until time alone changes a verdict of `report` (judged at
+/// `at`), at most [`MAX_WAIT`]. Not `status --watch`'s wake, which looks
+/// again at least every 30 s for a person watching.
+fn until_next_change(report: &Report, at: Timestamp) -> Duration {
+    report
+        .next_change()
+        .map_or(MAX_WAIT, |next| {
+            Duration::try_from(at.duration_until(next)).unwrap_or(Duration::ZERO)
+        })
+        .min(MAX_WAIT)
+}
+
+/// Gives the memory freed by a judgement back to the system: glibc keeps
+/// freed small blocks in its heaps, so the snapshot and report of 10,000
+/// nodes (tens of MiB each, freed right after) would stay resident.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of the allocator's
+    // heaps to the system; it touches no live allocation.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Judges a snapshot off the async workers (10,000 nodes take some 100 ms).
+async fn judge(snapshot: Arc<Snapshot>, threshold: Duration) -> Report {
+    let now = Timestamp::now();
+    match tokio::task::spawn_blocking(move || classify(&snapshot, now, threshold)).await {
+        Ok(report) => report,
+        // The classifier never panics on data; were it to, nothing is
+        // exported until the next change.
+        Err(_) => Report {
+            clusters: Vec::new(),
+        },
+    }
+}
+
+/// One line on stderr, cleaned, with the time.
+fn log(line: &str) {
+    let text = format!("{} {line}", crate::units::timestamp(Timestamp::now()));
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(crate::render::style::clean_lines(&text).as_bytes());
+    let _ = err.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judged_again_when_time_changes_a_verdict_else_after_max_wait() {
+        use crate::fixture::sample::converged;
+        let at = crate::fixture::t(0);
+        let mut report = converged();
+        assert_eq!(until_next_change(&report, at), MAX_WAIT);
+        report.clusters[0].next_change = Some(crate::fixture::t(7));
+        assert_eq!(until_next_change(&report, at), Duration::from_secs(7));
+        report.clusters[0].next_change = Some(crate::fixture::t(-7));
+        assert_eq!(until_next_change(&report, at), Duration::ZERO);
+        report.clusters[0].next_change = Some(crate::fixture::t(3_600));
+        assert_eq!(until_next_change(&report, at), MAX_WAIT);
+    }
+
+    #[test]
+    fn errors_are_sorted_by_what_went_wrong() {
+        let cases: &[(Error, ErrorKind)] = &[
+            (
+                Error::Unreachable {
+                    server: "https://127.0.0.1:1".into(),
+                    problem: "refused".into(),
+                    source: None,
+                },
+                ErrorKind::Unreachable,
+            ),
+            (
+                Error::Forbidden {
+                    verb: "list".into(),
+                    resource: "pods".into(),
+                    namespace: None,
+                    message: "no".into(),
+                },
+                ErrorKind::Forbidden,
+            ),
+            (
+                Error::CrdMissing {
+                    crd: "valkeynodes.valkey.io".into(),
+                },
+                ErrorKind::NotFound,
+            ),
+            (
+                Error::Snapshot {
+                    source_name: "the API server's watch of pods".into(),
+                    doc: "1/items[0]".into(),
+                    object: String::new(),
+                    field: "status".into(),
+                    problem: "bad".into(),
+                },
+                ErrorKind::BadData,
+            ),
+            (
+                Error::Kubeconfig {
+                    problem: "no such context".into(),
+                },
+                ErrorKind::Kubeconfig,
+            ),
+            (
+                Error::Unauthorized {
+                    message: "expired".into(),
+                },
+                ErrorKind::Unauthorized,
+            ),
+            (
+                Error::Api {
+                    verb: "watch".into(),
+                    resource: "pods".into(),
+                    status: Some(500),
+                    message: "boom".into(),
+                    source: None,
+                },
+                ErrorKind::Api,
+            ),
+        ];
+        for (error, kind) in cases {
+            assert_eq!(error_kind(error), *kind, "{error}");
+        }
+    }
+}
