@@ -5,7 +5,7 @@ use crate::cli::{Cli, Command};
 use crate::commands::{self, Ctx};
 use crate::error::{Outcome, Result};
 use crate::render::style::{clean, clean_lines};
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -47,6 +47,24 @@ fn tune_allocator() {
     }
 }
 
+/// A usage error for stderr. It quotes the arguments (`unexpected
+/// argument '...'`), so it is cleaned like everything else printed. clap's
+/// plain rendering would delete escape sequences, the arguments' own
+/// included (`st\e[2Jatus` read as `status`, with "did you mean
+/// 'status'"), so the arguments are parsed again by the same command
+/// without styles: its rendering with escapes kept holds only the
+/// arguments' characters, and [`clean_lines`] shows them as `\u{1b}`. An
+/// error the second parse does not repeat (one from [`Cli::validate`],
+/// whose words are the program's) is rendered plainly.
+fn usage_error_text(err: &clap::Error) -> String {
+    let plain = Cli::command().styles(clap::builder::Styles::plain());
+    let text = match plain.try_get_matches_from(std::env::args_os()) {
+        Err(again) if again.kind() == err.kind() => again.render().ansi().to_string(),
+        _ => err.render().to_string(),
+    };
+    clean_lines(&text)
+}
+
 /// The whole program, shared by both binary names (`kubectl-valkey-roll`
 /// and `kubectl-valkey_roll`, the name kubectl looks up).
 pub fn main() -> ExitCode {
@@ -56,11 +74,7 @@ pub fn main() -> ExitCode {
         Err(err) => {
             // clap prints help and version to stdout (exit 0), usage errors to stderr (exit 2).
             if err.use_stderr() {
-                // A usage error quotes the arguments (`unexpected argument
-                // '...'`): cleaned like everything else printed, so
-                // without clap's colours.
-                let text = err.render().to_string();
-                let _ = std::io::stderr().write_all(clean_lines(&text).as_bytes());
+                let _ = std::io::stderr().write_all(usage_error_text(&err).as_bytes());
             } else {
                 let _ = err.print();
             }
