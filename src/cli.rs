@@ -37,7 +37,7 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Namespace (live: default the kubeconfig context's, else `default`; with -f: every namespace in the file unless given)
-    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE", value_parser = non_blank)]
     pub namespace: Option<String>,
     /// Every namespace
     #[arg(short = 'A', long, global = true, conflicts_with = "namespace")]
@@ -750,6 +750,13 @@ mod tests {
             (
                 "several contexts and a file",
                 &["status", "--all-contexts", "-f", "snap.yaml"],
+            ),
+            ("an empty namespace", &["status", "-n", ""]),
+            ("an empty --namespace=", &["status", "--namespace="]),
+            ("a blank namespace", &["explain", "x", "-n", " "]),
+            (
+                "an empty namespace after the subcommand",
+                &["grant", "x", "-f", "-", "--dry-run", "-n", ""],
             ),
         ];
         for (name, args) in cases {
