@@ -150,14 +150,37 @@ pub fn reason_cell(reason: &str) -> String {
     }
 }
 
-/// Characters a terminal shows as nothing (or that reorder what follows):
-/// Unicode's format characters (general category Cf: soft hyphen,
-/// zero-width space and joiners, bidirectional marks, embeddings,
-/// overrides and isolates, word joiner, invisible operators, the byte
-/// order mark, interlinear annotation, tags), the line and paragraph
-/// separators (Zl, Zp), and the fillers that render blank (Hangul fillers,
-/// the combining grapheme joiner, the Mongolian vowel separator).
+/// Characters a terminal shows as nothing, that reorder what follows, or
+/// that look like another: Unicode's format characters (general category
+/// Cf: soft hyphen, zero-width space and joiners, bidirectional marks,
+/// embeddings, overrides and isolates, word joiner, invisible operators,
+/// the byte order mark, interlinear annotation, tags), the line and
+/// paragraph separators (Zl, Zp), the fillers that render blank (Hangul
+/// fillers, the combining grapheme joiner, the Mongolian vowel separator),
+/// every character that takes no column of its own (combining marks,
+/// variation selectors: `e` + U+0301 reads as `é` but is another name),
+/// and the spaces other than ASCII's (no-break, thin, ideographic: a name
+/// with one reads as the same name with a space). Letters outside ASCII
+/// (`é`, `ü`, `日本`) take a column and stay as they are.
 fn is_invisible(c: char) -> bool {
+    !c.is_ascii() && (is_format_or_filler(c) || is_zero_width(c) || is_other_space(c))
+}
+
+/// No column of its own on a terminal (unicode-width's measure, the one
+/// the tables are fitted with): it draws over the character before it.
+fn is_zero_width(c: char) -> bool {
+    unicode_width::UnicodeWidthChar::width(c) == Some(0)
+}
+
+/// Unicode's space separators (Zs) other than the ASCII space.
+fn is_other_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
+}
+
+fn is_format_or_filler(c: char) -> bool {
     matches!(
         c,
         '\u{00ad}'
@@ -257,6 +280,24 @@ mod tests {
             ("soft hyphen", "a\u{ad}b", "a\\u{ad}b"),
             ("tag characters", "a\u{e0041}", "a\\u{e0041}"),
             ("hangul filler", "\u{3164}", "\\u{3164}"),
+            ("no-break space", "cache\u{a0}0", "cache\\u{a0}0"),
+            ("narrow no-break space", "a\u{202f}b", "a\\u{202f}b"),
+            ("em space", "a\u{2003}b", "a\\u{2003}b"),
+            ("ideographic space", "a\u{3000}b", "a\\u{3000}b"),
+            ("ogham space", "a\u{1680}b", "a\\u{1680}b"),
+            (
+                "a combining acute accent",
+                "cafe\u{301}",
+                "cafe\\u{301}",
+            ),
+            ("a combining enclosing circle", "a\u{20dd}", "a\\u{20dd}"),
+            ("a variation selector", "a\u{fe0f}", "a\\u{fe0f}"),
+            ("a combining dot below", "s\u{323}", "s\\u{323}"),
+            (
+                "letters that take a column stay",
+                "caf\u{e9} \u{fc}ber \u{65e5}\u{672c} \u{d55c}\u{ad6d} \u{3b1}\u{3b2}",
+                "caf\u{e9} \u{fc}ber \u{65e5}\u{672c} \u{d55c}\u{ad6d} \u{3b1}\u{3b2}",
+            ),
         ];
         for (name, text, want) in cases {
             assert_eq!(clean(text), *want, "{name}");
