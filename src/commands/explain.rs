@@ -236,7 +236,7 @@ fn ambiguous<'a>(kind: &str, name: &str, namespaces: impl Iterator<Item = &'a st
     let namespaces: Vec<&str> = namespaces.collect();
     Error::Usage(format!(
         "{kind} {name} is in several namespaces ({}); choose one with -n",
-        namespaces.join(", ")
+        crate::render::words::listed(&namespaces)
     ))
 }
 

@@ -132,7 +132,7 @@ pub fn prompt(planned: &Steered, question: &Confirmation, color: bool) -> String
 pub fn several_namespaces(node: &str, namespaces: &[&str]) -> String {
     format!(
         "ValkeyNode {node} exists in several namespaces ({}): say which with -n",
-        namespaces.join(", ")
+        crate::render::words::listed(namespaces)
     )
 }
 

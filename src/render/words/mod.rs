@@ -40,6 +40,21 @@ serialize_as_words!(
     crate::report::RoleNote
 );
 
+/// How many items of a list a message names before it counts the rest.
+pub const LISTED: usize = 10;
+
+/// `a, b, c`: items joined with commas, the first [`LISTED`] of a longer
+/// list followed by a count of the rest (`… and 990 more`), so an error
+/// about a thousand namespaces stays a line.
+pub fn listed<T: AsRef<str>>(items: &[T]) -> String {
+    let shown: Vec<&str> = items.iter().take(LISTED).map(AsRef::as_ref).collect();
+    let mut out = shown.join(", ");
+    if items.len() > LISTED {
+        out.push_str(&format!(", … and {} more", items.len() - LISTED));
+    }
+    out
+}
+
 /// `1 node` / `3 nodes`.
 fn nodes(n: usize) -> String {
     if n == 1 {
@@ -96,4 +111,37 @@ pub fn reason_in_row(n: &crate::report::NodeReport, protocol: crate::report::Pro
         .and_then(|prefix| full.strip_prefix(prefix))
         .unwrap_or(&full);
     crate::render::style::reason_cell(said)
+}
+
+#[cfg(test)]
+mod listed_tests {
+    use super::listed;
+
+    #[test]
+    fn long_lists_are_cut_with_a_count() {
+        let many: Vec<String> = (0..1000).map(|i| format!("ns-{i}")).collect();
+        // (case, items, said)
+        let cases: &[(&str, &[String], &str)] = &[
+            ("none", &[], ""),
+            ("one", &many[..1], "ns-0"),
+            (
+                "ten, all named",
+                &many[..10],
+                "ns-0, ns-1, ns-2, ns-3, ns-4, ns-5, ns-6, ns-7, ns-8, ns-9",
+            ),
+            (
+                "eleven",
+                &many[..11],
+                "ns-0, ns-1, ns-2, ns-3, ns-4, ns-5, ns-6, ns-7, ns-8, ns-9, … and 1 more",
+            ),
+            (
+                "a thousand",
+                &many,
+                "ns-0, ns-1, ns-2, ns-3, ns-4, ns-5, ns-6, ns-7, ns-8, ns-9, … and 990 more",
+            ),
+        ];
+        for (case, items, want) in cases {
+            assert_eq!(listed(items), *want, "{case}");
+        }
+    }
 }
