@@ -167,11 +167,10 @@ fn yq(s: &str) -> String {
     out
 }
 
-/// The commands in backquotes in explain's text.
+/// The commands explain suggests: each stands on a line of its own.
 fn suggested_commands(text: &str) -> Vec<String> {
-    text.split('`')
-        .skip(1)
-        .step_by(2)
+    text.lines()
+        .map(str::trim_start)
         .filter(|c| c.starts_with("kubectl "))
         .map(str::to_string)
         .collect()
@@ -288,16 +287,11 @@ fn pasted_commands_run_the_plugin_on_that_name_and_nothing_else() {
             let n = format!("--namespace={ns}");
             let r = run(&["explain", &n, "-f", &snap, "--", name]);
             assert_eq!(r.code, 0, "{label}: {}", r.both());
-            // Explain sets commands off with backquotes; a name with one in
-            // it cannot be cut out of the prose that way (the undo line
-            // below still covers it).
-            let commands = if name.contains('`') {
-                Vec::new()
-            } else {
-                suggested_commands(&r.stdout)
-            };
+            // Each command stands on its own line, a name with a
+            // backquote included (issue 22, item 10).
+            let commands = suggested_commands(&r.stdout);
             assert!(
-                name.contains('`') || commands.iter().any(|c| c.contains("revoke")),
+                commands.iter().any(|c| c.contains("revoke")),
                 "{label}: no revoke suggested in\n{}",
                 r.stdout
             );

@@ -151,9 +151,11 @@ fn words(line: &str) -> Vec<String> {
 /// Lines wider than `columns` that are not one unbreakable word (after
 /// their indentation, and a list's `- `).
 fn too_wide(screen: &str, columns: usize) -> Vec<String> {
+    // A suggested command stands whole on its own line, however wide, so
+    // it can be copied (issue 22).
     let one_word = |l: &str| {
         let body = l.trim_start();
-        words(body.strip_prefix("- ").unwrap_or(body)).len() <= 1
+        words(body.strip_prefix("- ").unwrap_or(body)).len() <= 1 || body.starts_with("kubectl ")
     };
     screen
         .lines()
@@ -210,6 +212,14 @@ fn the_width_rule_catches_a_long_line() {
     assert_eq!(
         too_wide("  `kubectl valkey-roll explain cache-1-0 -n prod`.\n", 20).len(),
         0
+    );
+    assert_eq!(
+        too_wide("      kubectl valkey-roll explain cache-1-0 -n prod\n", 20).len(),
+        0
+    );
+    assert_eq!(
+        too_wide("    then kubectl valkey-roll explain cache-1-0\n", 20).len(),
+        1
     );
 }
 

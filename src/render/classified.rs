@@ -183,9 +183,10 @@ fn superseded_pod_explain_says_delete_the_pod() {
             "will not replace",
             "even after the template is reverted",
             "kubernetes#67250, valkey-operator#408",
-            "`kubectl valkey-roll replace-pod cache-1-1 -n prod --reason \"...\"`",
+            // On a line of its own, without backquotes (issue 22).
+            "\n      kubectl valkey-roll replace-pod cache-1-1 -n prod --reason \"...\"\n",
         ],
-        &[],
+        &["`"],
     );
     insta::assert_snapshot!(out);
 }
@@ -232,9 +233,9 @@ fn stalled_cluster_names_the_front_and_why() {
             "The walk's front, cache-0-1, is Blocking",
             "LiveConfigApplied",
             "more than the stall threshold 10m",
-            "`kubectl valkey-roll explain cache-0-1 -n prod`",
+            "\n      kubectl valkey-roll explain cache-0-1 -n prod\n",
         ],
-        &[],
+        &["`"],
     );
     let node = explain(&stalled(), "cache-0-1");
     assert_says(

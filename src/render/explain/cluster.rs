@@ -3,6 +3,7 @@
 
 use crate::render::words;
 use crate::report::{ClusterReport, NodeState, Protocol, Verdict};
+use super::step::Step;
 use crate::shell::CommandLine;
 use crate::snapshot::{LeaseRead, ValkeyCluster};
 use crate::units::{human, human_or};
@@ -266,48 +267,57 @@ fn cluster_word(cluster: &ClusterReport, object: Option<&ValkeyCluster>) -> Stri
     }
 }
 
-pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
+pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<Step> {
     let ns = &cluster.namespace;
     let name = &cluster.name;
     let p2 = cluster.protocol == Protocol::P2;
     let mut steps = Vec::new();
     match cluster.verdict {
         Verdict::Conflict => {
+            let mut each = Step::say("Look at each holder:");
             for holder in &cluster.holders {
-                steps.push(format!("`{}`", vr("explain").arg(holder).opt("-n", ns)));
+                each = each.run(vr("explain").arg(holder).opt("-n", ns));
             }
+            steps.push(each);
             if p2 {
                 steps.push(
                     "In P2 there is no revoke: let the rolls finish, fixing any that fail.".into(),
                 );
             } else {
-                steps.push(format!(
-                    "Keep one: `{}` for each of the others (revoking does not roll a pod \
-                     back).",
-                    vr("revoke")
-                        .switch("NODE")
-                        .opt("-n", ns)
-                        .switch("--reason \"...\"")
-                ));
+                steps.push(
+                    Step::say(
+                        "Keep one: revoke each of the others (revoking does not roll a pod \
+                         back):",
+                    )
+                    .run(
+                        vr("revoke")
+                            .switch("NODE")
+                            .opt("-n", ns)
+                            .switch("--reason \"...\""),
+                    ),
+                );
             }
         }
         Verdict::Jammed => {
             let culprit = cluster.holders.first().or(cluster.front.as_ref());
             if let Some(node) = culprit {
-                steps.push(format!(
-                    "See the evidence and the ways out: `{}`.",
-                    vr("explain").arg(node).opt("-n", ns)
-                ));
+                steps.push(
+                    Step::say("See the evidence and the ways out:")
+                        .run(vr("explain").arg(node).opt("-n", ns)),
+                );
             }
             if !p2 && let Some(holder) = cluster.holders.first() {
-                steps.push(format!(
-                    "Fix the cause, or `{}`, or move the permit: `{}`.",
-                    vr("revoke").arg(holder).opt("-n", ns),
-                    vr("force")
-                        .switch("OTHER")
-                        .opt("-n", ns)
-                        .switch("--takeover --reason \"...\"")
-                ));
+                steps.push(
+                    Step::say("Fix the cause, or remove the permit:")
+                        .run(vr("revoke").arg(holder).opt("-n", ns))
+                        .then("or move the permit:")
+                        .run(
+                            vr("force")
+                                .switch("OTHER")
+                                .opt("-n", ns)
+                                .switch("--takeover --reason \"...\""),
+                        ),
+                );
             }
             if p2 {
                 steps.push(
@@ -319,56 +329,63 @@ pub(super) fn cluster_next_steps(cluster: &ClusterReport) -> Vec<String> {
                     culprit.and_then(|c| cluster.nodes.iter().find(|n| &n.name == c))
                     && node.facts.pod_superseded_not_ready
                 {
-                    steps.push(format!(
-                        "Its pod is trapped on a superseded revision (OrderedReady): `{}`.",
-                        vr("replace-pod")
-                            .arg(&node.name)
-                            .opt("-n", ns)
-                            .switch("--reason \"...\"")
-                    ));
+                    steps.push(
+                        Step::say("Its pod is trapped on a superseded revision (OrderedReady):")
+                            .run(
+                                vr("replace-pod")
+                                    .arg(&node.name)
+                                    .opt("-n", ns)
+                                    .switch("--reason \"...\""),
+                            ),
+                    );
                 }
             }
         }
-        Verdict::Rolling => steps.push(format!(
-            "Nothing yet: `{}`, or `{}`.",
-            vr("status").arg(name).opt("-n", ns).switch("--watch"),
-            vr("wait").arg(name).opt("-n", ns)
-        )),
+        Verdict::Rolling => steps.push(
+            Step::say("Nothing yet: follow it, or wait for it:")
+                .run(vr("status").arg(name).opt("-n", ns).switch("--watch"))
+                .run(vr("wait").arg(name).opt("-n", ns)),
+        ),
         Verdict::Stalled => {
             steps.push("Check that the valkey-operator is running and look at its logs.".into());
             if let Some(front) = &cluster.front {
-                steps.push(format!(
-                    "See why the front waits: `{}`.",
-                    vr("explain").arg(front).opt("-n", ns)
-                ));
+                steps.push(
+                    Step::say("See why the front waits:")
+                        .run(vr("explain").arg(front).opt("-n", ns)),
+                );
                 let front_waits = cluster
                     .nodes
                     .iter()
                     .any(|n| &n.name == front && n.state == NodeState::Waiting);
                 if front_waits {
-                    steps.push(format!(
-                        "{} it by hand: `{}` (add --allow-primary for a primary).",
-                        if p2 { "Advance" } else { "Grant" },
-                        vr("grant")
-                            .arg(front)
-                            .opt("-n", ns)
-                            .switch("--reason \"...\"")
-                    ));
+                    steps.push(
+                        Step::say(format!(
+                            "{} it by hand (add --allow-primary for a primary):",
+                            if p2 { "Advance" } else { "Grant" }
+                        ))
+                        .run(
+                            vr("grant")
+                                .arg(front)
+                                .opt("-n", ns)
+                                .switch("--reason \"...\""),
+                        ),
+                    );
                 }
             } else {
-                steps.push(format!(
-                    "Look at the ValkeyCluster's status: `{}`.",
-                    CommandLine::new("kubectl describe valkeycluster")
-                        .arg(name)
-                        .opt("-n", ns)
-                ));
+                steps.push(
+                    Step::say("Look at the ValkeyCluster's status:").run(
+                        CommandLine::new("kubectl describe valkeycluster")
+                            .arg(name)
+                            .opt("-n", ns),
+                    ),
+                );
             }
         }
-        Verdict::Waiting => steps.push(format!(
+        Verdict::Waiting => steps.push(Step::say(format!(
             "Nothing yet: {} is due. If nothing moves for {}, the verdict turns Stalled.",
             if p2 { "an advance" } else { "a grant" },
             human(cluster.stall_threshold_seconds)
-        )),
+        ))),
         Verdict::Converged => steps.push("Nothing.".into()),
     }
     steps

@@ -56,13 +56,13 @@ pub(super) fn last_words(
                     .opt("-n", namespace)
                     .opt("-c", &c.name)
                     .switch("--previous");
+                // The command on a line of its own, as explain's next steps
+                // print theirs (no backquotes: a name may hold one).
                 let _ = writeln!(
                     out,
-                    "  {}",
-                    clean(&format!(
-                        "(cut at {} KiB: the lines after these are not shown; `{whole}` has them)",
-                        LOG_LIMIT_BYTES / 1024
-                    ))
+                    "  (cut at {} KiB: the lines after these are not shown; this has them:)\n      {}",
+                    LOG_LIMIT_BYTES / 1024,
+                    clean(&whole.render())
                 );
             }
         }

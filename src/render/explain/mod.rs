@@ -19,6 +19,7 @@ use std::fmt::Write as _;
 mod cluster;
 mod last_words;
 mod node;
+mod step;
 
 use cluster::{cluster_next_steps, cluster_reasoning};
 use node::NodeView;
@@ -154,7 +155,7 @@ pub fn explain_node(
 
     section(&mut out, "What you could do next", color);
     for step in x.next_steps() {
-        out.push_str(&paragraph(&clean(&step), width, "  - ", "    "));
+        out.push_str(&step.render(width));
     }
     out
 }
@@ -267,7 +268,7 @@ pub fn explain_cluster(
 
     section(&mut out, "What you could do next", color);
     for step in cluster_next_steps(cluster) {
-        out.push_str(&paragraph(&clean(&step), width, "  - ", "    "));
+        out.push_str(&step.render(width));
     }
     out
 }

@@ -5,6 +5,7 @@ use super::cluster::vr;
 use crate::render::table::protocol_word;
 use crate::render::words;
 use crate::report::{ClusterReport, EvidenceKind, GrantSource, NodeReport, NodeState, Protocol};
+use super::step::Step;
 use crate::shell::CommandLine;
 use crate::snapshot::{ValkeyNode, WorkloadKind};
 use crate::units::{age, human, human_or, timestamp};
@@ -483,7 +484,7 @@ impl NodeView<'_> {
         out
     }
 
-    pub(super) fn next_steps(&self) -> Vec<String> {
+    pub(super) fn next_steps(&self) -> Vec<Step> {
         let n = self.node;
         let ns = self.ns();
         let name = &n.name;
@@ -493,36 +494,40 @@ impl NodeView<'_> {
         // and on a revision other than the StatefulSet's update revision.
         if n.facts.pod_superseded_not_ready {
             let pod = n.pod.as_deref().unwrap_or("<pod>");
-            steps.push(format!(
-                "Replace the superseded pod {pod} so the StatefulSet recreates it on its \
-                 current revision: `{}`. Reverting the template alone does not help.",
-                CommandLine::new("kubectl valkey-roll replace-pod")
-                    .arg(name)
-                    .opt("-n", ns)
-                    .switch("--reason \"...\"")
-            ));
+            steps.push(
+                Step::say(format!(
+                    "Replace the superseded pod {pod} so the StatefulSet recreates it on its \
+                     current revision:"
+                ))
+                .run(
+                    CommandLine::new("kubectl valkey-roll replace-pod")
+                        .arg(name)
+                        .opt("-n", ns)
+                        .switch("--reason \"...\""),
+                )
+                .then("Reverting the template alone does not help."),
+            );
         }
-        let pod_hint = |steps: &mut Vec<String>| {
+        let pod_hint = |steps: &mut Vec<Step>| {
             if let Some(pod) = &n.pod {
-                let logs = if self.has(EvidenceKind::CrashLoopBackOff)
+                let describe = CommandLine::new("kubectl describe pod")
+                    .arg(pod)
+                    .opt("-n", ns);
+                let step = if self.has(EvidenceKind::CrashLoopBackOff)
                     || self.has(EvidenceKind::OomKilled)
                 {
-                    format!(
-                        " and `{}`",
-                        CommandLine::new("kubectl logs")
-                            .arg(pod)
-                            .opt("-n", ns)
-                            .switch("--previous")
-                    )
+                    Step::say("Look at the pod and at its previous container's log:")
+                        .run(describe)
+                        .run(
+                            CommandLine::new("kubectl logs")
+                                .arg(pod)
+                                .opt("-n", ns)
+                                .switch("--previous"),
+                        )
                 } else {
-                    String::new()
+                    Step::say("Look at the pod:").run(describe)
                 };
-                steps.push(format!(
-                    "Look at the pod: `{}`{logs}.",
-                    CommandLine::new("kubectl describe pod")
-                        .arg(pod)
-                        .opt("-n", ns)
-                ));
+                steps.push(step);
             }
         };
         match n.state {
@@ -530,10 +535,10 @@ impl NodeView<'_> {
                 if !self.failures().is_empty() {
                     pod_hint(&mut steps);
                     if self.has_failure_beyond_superseded() {
-                        steps.push(self.fix_cause());
+                        steps.push(self.fix_cause().into());
                     }
                 } else if self.has(EvidenceKind::NotReleased) {
-                    steps.push(format!(
+                    steps.push(Step::say(format!(
                         "Check that the valkey-operator is running and look at its logs: the \
                          node controller {} once the roll is rolled out.",
                         if p2 {
@@ -541,14 +546,15 @@ impl NodeView<'_> {
                         } else {
                             "releases the permit"
                         }
-                    ));
+                    )));
                 } else {
-                    steps.push(format!(
-                        "See why the roll is slow: `{}`.",
-                        CommandLine::new("kubectl describe")
-                            .arg(&self.workload())
-                            .opt("-n", ns)
-                    ));
+                    steps.push(
+                        Step::say("See why the roll is slow:").run(
+                            CommandLine::new("kubectl describe")
+                                .arg(&self.workload())
+                                .opt("-n", ns),
+                        ),
+                    );
                     pod_hint(&mut steps);
                     steps.push(
                         "If it is only slow, wait, or judge with a longer --stall-threshold."
@@ -563,15 +569,20 @@ impl NodeView<'_> {
                             .into(),
                     );
                 } else {
-                    steps.push(format!(
-                        "`{}` removes its permit. It does not roll the pod back, and the \
-                         controller still waits for {name} to become Ready before it moves \
-                         on, so it stays a block until it is fixed.",
-                        vr("revoke")
-                            .arg(name)
-                            .opt("-n", ns)
-                            .switch("--reason \"...\"")
-                    ));
+                    steps.push(
+                        Step::say("Remove its permit:")
+                            .run(
+                                vr("revoke")
+                                    .arg(name)
+                                    .opt("-n", ns)
+                                    .switch("--reason \"...\""),
+                            )
+                            .then(format!(
+                                "It does not roll the pod back, and the controller still waits \
+                                 for {name} to become Ready before it moves on, so it stays a \
+                                 block until it is fixed."
+                            )),
+                    );
                     let force = match self
                         .cluster
                         .front
@@ -581,11 +592,13 @@ impl NodeView<'_> {
                         Some(front) => vr("force").arg(front),
                         None => vr("force").switch("OTHER"),
                     };
-                    steps.push(format!(
-                        "To roll another node first: `{}` (revokes {name}'s permit in the same \
-                         command).",
-                        force.opt("-n", ns).switch("--takeover --reason \"...\"")
-                    ));
+                    steps.push(
+                        Step::say(format!(
+                            "To roll another node first (this revokes {name}'s permit in the \
+                             same command):"
+                        ))
+                        .run(force.opt("-n", ns).switch("--takeover --reason \"...\"")),
+                    );
                 }
             }
             NodeState::StalePermit => {
@@ -595,16 +608,17 @@ impl NodeView<'_> {
                         .into(),
                 );
                 if !p2 {
-                    steps.push(format!(
-                        "`{}` removes it by hand.",
-                        vr("revoke")
-                            .arg(name)
-                            .opt("-n", ns)
-                            .opt("--reason", "stale permit")
-                    ));
+                    steps.push(
+                        Step::say("To remove it by hand:").run(
+                            vr("revoke")
+                                .arg(name)
+                                .opt("-n", ns)
+                                .opt("--reason", "stale permit"),
+                        ),
+                    );
                 }
             }
-            NodeState::Settling => steps.push(format!(
+            NodeState::Settling => steps.push(Step::say(format!(
                 "Nothing: the controller {} within seconds. If it stays past the stall \
                  threshold, the node turns Stuck.",
                 if p2 {
@@ -612,15 +626,17 @@ impl NodeView<'_> {
                 } else {
                     "releases the permit"
                 }
-            )),
-            NodeState::Rolling => steps.push(format!(
-                "Nothing yet: follow it with `{}`, or `{}`.",
-                vr("status")
-                    .arg(&self.cluster.name)
-                    .opt("-n", ns)
-                    .switch("--watch"),
-                vr("wait").arg(&self.cluster.name).opt("-n", ns)
-            )),
+            ))),
+            NodeState::Rolling => steps.push(
+                Step::say("Nothing yet: follow it, or wait for it:")
+                    .run(
+                        vr("status")
+                            .arg(&self.cluster.name)
+                            .opt("-n", ns)
+                            .switch("--watch"),
+                    )
+                    .run(vr("wait").arg(&self.cluster.name).opt("-n", ns)),
+            ),
             NodeState::Waiting if n.facts.behind.is_some() => {
                 steps.push(
                     "Nothing: the controller advances it when its walk reaches it (a node \
@@ -628,60 +644,65 @@ impl NodeView<'_> {
                         .into(),
                 );
                 for holder in self.holders_besides_me() {
-                    steps.push(format!(
-                        "If {} looks stuck: `{}`.",
-                        if p2 {
-                            "the node in flight"
-                        } else {
-                            "the holder"
-                        },
-                        vr("explain").arg(holder).opt("-n", ns)
-                    ));
+                    steps.push(
+                        Step::say(format!(
+                            "If {} looks stuck:",
+                            if p2 {
+                                "the node in flight"
+                            } else {
+                                "the holder"
+                            }
+                        ))
+                        .run(vr("explain").arg(holder).opt("-n", ns)),
+                    );
                 }
             }
             NodeState::Waiting => {
-                steps.push(format!(
+                steps.push(Step::say(format!(
                     "Nothing: the controller {} it when its walk reaches it.",
                     if p2 { "advances" } else { "grants" }
-                ));
+                )));
                 for holder in self.holders_besides_me() {
-                    steps.push(format!(
-                        "If {} looks stuck: `{}`.",
-                        if p2 {
-                            "the node in flight"
-                        } else {
-                            "the holder"
-                        },
-                        vr("explain").arg(holder).opt("-n", ns)
-                    ));
+                    steps.push(
+                        Step::say(format!(
+                            "If {} looks stuck:",
+                            if p2 {
+                                "the node in flight"
+                            } else {
+                                "the holder"
+                            }
+                        ))
+                        .run(vr("explain").arg(holder).opt("-n", ns)),
+                    );
                 }
                 let is_front = self.ahead().is_empty();
                 if self.holders_besides_me().is_empty() {
-                    let mut grant = format!(
-                        "To {} it by hand: `{}`",
-                        if p2 { "advance" } else { "grant" },
+                    let mut grant = Step::say(format!(
+                        "To {} it by hand:",
+                        if p2 { "advance" } else { "grant" }
+                    ))
+                    .run(
                         vr("grant")
                             .arg(name)
                             .opt("-n", ns)
-                            .switch("--reason \"...\"")
+                            .switch("--reason \"...\""),
                     );
                     if n.facts.is_primary {
-                        grant.push_str(if p2 {
-                            " (it is the shard's primary: add --allow-primary; the \
-                             controller's failover does not run for a revision advanced by hand)"
+                        grant = grant.then(if p2 {
+                            "It is the shard's primary: add --allow-primary; the controller's \
+                             failover does not run for a revision advanced by hand."
                         } else {
-                            " (it is the shard's primary: add --allow-primary; the \
-                             controller's failover does not run for a permit given by hand)"
+                            "It is the shard's primary: add --allow-primary; the controller's \
+                             failover does not run for a permit given by hand."
                         });
                     }
                     if !is_front {
-                        grant.push_str(if p2 {
-                            "; refused in P2 while it is not the walk's front"
+                        grant = grant.then(if p2 {
+                            "Refused in P2 while it is not the walk's front."
                         } else {
-                            "; it is not the walk's front, so the tool warns"
+                            "It is not the walk's front, so the tool warns."
                         });
                     }
-                    grant.push('.');
                     steps.push(grant);
                 }
             }
@@ -691,25 +712,25 @@ impl NodeView<'_> {
                     pod_hint(&mut steps);
                 }
                 if self.has_failure_beyond_superseded() {
-                    steps.push(self.fix_cause());
+                    steps.push(self.fix_cause().into());
                 }
                 if f.unhealthy_because.is_empty() && self.failures().is_empty() {
                     steps.push(
                         "Check the node's conditions above and the valkey-operator's logs.".into(),
                     );
                 } else {
-                    steps.push(format!(
+                    steps.push(Step::say(format!(
                         "Once it is healthy the walk moves on by itself; {} elsewhere does not \
                          get past it.",
                         if p2 { "a grant" } else { "a permit" }
-                    ));
+                    )));
                 }
             }
             NodeState::Converged => steps.push("Nothing.".into()),
-            NodeState::Standalone => steps.push(format!(
+            NodeState::Standalone => steps.push(Step::say(format!(
                 "Nothing: {} do not apply to a standalone node.",
                 if p2 { "staged rolls" } else { "permits" }
-            )),
+            ))),
         }
         steps
     }
