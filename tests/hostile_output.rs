@@ -4,7 +4,8 @@
 //! stays linear in a name's length. Each case runs the plugin binary.
 
 use assert_cmd::Command;
-use std::path::Path;
+use kubectl_valkey_roll::fixture;
+use std::path::{Path, PathBuf};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
 const NOW: &str = "2026-11-29T10:16:11Z";
@@ -38,7 +39,6 @@ fn run(args: &[&str]) -> Ran {
     }
 }
 
-#[allow(dead_code)] // the snapshots of the cases below
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write snapshot");
@@ -101,4 +101,143 @@ fn usage_errors_show_control_characters_instead_of_deleting_them() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// ---- item 3: completion offers only names that need no quoting ----
+
+/// Names the probe typed in through kubectl's completion: each would need
+/// quoting, so none is a real Kubernetes name.
+const UNTYPABLE: &[&str] = &[
+    "x;touch PWNED",
+    "a b",
+    "-n",
+    "$(id)",
+    "`id`",
+    "it's",
+    "say\"hi\"",
+    "x\nrm",
+    "x\ttab",
+    "x*",
+    "X-upper",
+];
+
+/// A P1 cluster in `prod` with the node `cache-0-0` and a node for each
+/// hostile name, as `kubectl get -o json` would write them.
+fn hostile_snapshot(names: &[&str]) -> String {
+    let mut cluster = fixture::cluster("prod", "cache")
+        .image("valkey:8")
+        .node(fixture::node("cache-0-0").image("valkey:8").ready());
+    for name in names {
+        cluster = cluster.node(fixture::node(name).image("valkey:8").ready());
+    }
+    fixture::list_json(&fixture::snapshot_of(&[&cluster]))
+}
+
+/// kubectl: `KUBECTL` (testbin/test.sh exports the one build.sh built).
+fn kubectl() -> Option<PathBuf> {
+    std::env::var_os("KUBECTL")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
+}
+
+/// Runs kubectl's own bash completion for `kubectl valkey-roll WORDS<TAB>`
+/// (the last word the one being completed), with the plugin and its
+/// completion helper on PATH as an install puts them; returns COMPREPLY.
+fn bash_complete(kubectl: &Path, dir: &Path, words: &[&str]) -> Vec<String> {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let links = [
+        ("kubectl", kubectl.to_path_buf()),
+        (
+            "kubectl-valkey_roll",
+            PathBuf::from(env!("CARGO_BIN_EXE_kubectl-valkey_roll")),
+        ),
+        (
+            "kubectl_complete-valkey_roll",
+            root.join("completions/kubectl_complete-valkey_roll"),
+        ),
+    ];
+    for (name, target) in links {
+        let link = bin.join(name);
+        if !link.exists() {
+            std::os::unix::fs::symlink(&target, &link)
+                .unwrap_or_else(|e| panic!("link {name}: {e}"));
+        }
+    }
+    // Without the bash-completion package, kubectl's script needs its
+    // word splitter: a stand-in that takes the words as given.
+    let script = r#"
+source <(kubectl completion bash)
+if ! declare -F _get_comp_words_by_ref >/dev/null; then
+  _get_comp_words_by_ref() {
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    words=("${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+  }
+fi
+COMP_WORDS=(kubectl valkey-roll "$@")
+COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+COMP_LINE="${COMP_WORDS[*]}"
+COMP_POINT=${#COMP_LINE}
+__start_kubectl
+printf '%s\0' "${COMPREPLY[@]}"
+"#;
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg("bash")
+        .args(words)
+        .current_dir(dir)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env_remove("KUBECONFIG")
+        .env("HOME", dir)
+        .output()
+        .expect("bash");
+    assert!(out.status.success(), "bash: {out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .split('\0')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn kubectls_bash_completion_never_types_a_name_that_needs_quoting() {
+    let Some(kubectl) = kubectl() else {
+        eprintln!("skipped: no KUBECTL (bash testbin/build.sh kube builds it)");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let snap = write(d, "snap.json", &hostile_snapshot(UNTYPABLE));
+    // (case, words after `kubectl valkey-roll`, the last being completed)
+    let cases: &[(&str, &[&str])] = &[
+        ("every node", &["explain", "-f", &snap, ""]),
+        ("nodes from x", &["explain", "-f", &snap, "x"]),
+        ("nodes to grant", &["grant", "-f", &snap, ""]),
+        ("nodes to revoke", &["revoke", "-f", &snap, ""]),
+    ];
+    for (case, words) in cases {
+        let reply = bash_complete(&kubectl, d, words);
+        if words.last() == Some(&"") {
+            assert!(
+                reply.iter().any(|w| w == "cache-0-0"),
+                "{case}: the real name is not offered: {reply:?}"
+            );
+        }
+        for word in &reply {
+            assert!(
+                !UNTYPABLE.iter().any(|n| word.contains(n)),
+                "{case}: offers {word:?}: {reply:?}"
+            );
+            assert!(
+                word.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-.".contains(c)),
+                "{case}: offers {word:?}"
+            );
+        }
+    }
+    assert!(!d.join("PWNED").exists(), "a completion ran a command");
 }

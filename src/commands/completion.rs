@@ -597,6 +597,10 @@ async fn looked_up(req: &Request) -> Option<Completions> {
     })
     .await
     .ok()??;
+    let candidates: Vec<Candidate> = candidates
+        .into_iter()
+        .filter(|c| typable(lookup, &c.value))
+        .collect();
     let candidates = match &req.slot {
         Slot::FlagValue { inline, .. } if !inline.is_empty() => candidates
             .into_iter()
@@ -608,6 +612,40 @@ async fn looked_up(req: &Request) -> Option<Completions> {
         candidates,
         directive: directive::NO_FILE_COMP | directive::KEEP_ORDER,
     })
+}
+
+/// Whether `value` may be offered: the shell types a candidate in as it
+/// is (kubectl's bash script quotes nothing), so one that would need
+/// quoting could split into words, become a flag or run a command. A name
+/// of an object (node, cluster, namespace) is a DNS-1123 subdomain, as the
+/// API server requires: anything else is not a real name (only a hand-made
+/// file holds one) and is dropped without a word. A kubeconfig entry's
+/// name is free text (`arn:aws:eks:...:cluster/prod`, `admin@prod`): it is
+/// offered when it needs no quoting and does not start with `-`.
+pub fn typable(lookup: Lookup, value: &str) -> bool {
+    match lookup {
+        Lookup::Clusters | Lookup::Nodes(_) | Lookup::Namespaces => is_dns_subdomain(value),
+        Lookup::Contexts | Lookup::KubeClusters | Lookup::Users => {
+            !value.is_empty()
+                && !value.starts_with('-')
+                && crate::shell::word(value) == value
+        }
+    }
+}
+
+/// Kubernetes' DNS-1123 subdomain: at most 253 characters, dot-separated
+/// labels of lower-case letters, digits and `-`, each starting and ending
+/// with a letter or digit.
+fn is_dns_subdomain(value: &str) -> bool {
+    let label_ok = |l: &str| {
+        let b = l.as_bytes();
+        !b.is_empty()
+            && b.iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+            && b[0] != b'-'
+            && b[b.len() - 1] != b'-'
+    };
+    value.len() <= 253 && value.split('.').all(label_ok)
 }
 
 /// The namespaces the user may list; with `-f`, the snapshot's.
@@ -973,6 +1011,50 @@ mod tests {
         );
         let got = name_candidates(&report(), Lookup::Clusters);
         assert_eq!(got[0].description.as_deref(), Some("Jammed (prod/a)"));
+    }
+
+    #[test]
+    fn only_names_that_need_no_quoting_are_offered() {
+        let node = Lookup::Nodes(NodeOrder::TroubleFirst);
+        let long = "a".repeat(254);
+        let longest = format!("{}.{}", "a".repeat(63), "b".repeat(189));
+        // (case, lookup, value, offered)
+        let cases: &[(&str, Lookup, &str, bool)] = &[
+            ("a node name", node, "cache-0-1", true),
+            ("a dotted name", node, "valkey.cache-0-1", true),
+            ("a cluster name", Lookup::Clusters, "cache", true),
+            ("a namespace", Lookup::Namespaces, "prod", true),
+            ("253 characters", node, &longest, true),
+            ("254 characters", node, &long, false),
+            ("a command after a semicolon", node, "x;touch PWNED", false),
+            ("a space", node, "a b", false),
+            ("a flag", node, "-n", false),
+            ("a flag namespace", Lookup::Namespaces, "-A", false),
+            ("command substitution", node, "$(id)", false),
+            ("backquotes", node, "`id`", false),
+            ("a single quote", node, "it's", false),
+            ("a double quote", node, "say\"hi\"", false),
+            ("a newline", node, "a\nb", false),
+            ("a tab", node, "a\tb", false),
+            ("a glob", node, "cache-*", false),
+            ("a tilde", Lookup::Clusters, "~root", false),
+            ("upper case", node, "Cache", false),
+            ("non-ASCII", node, "caf\u{e9}", false),
+            ("a trailing dash", node, "cache-", false),
+            ("an empty label", node, "a..b", false),
+            ("empty", node, "", false),
+            ("a context with an ARN", Lookup::Contexts, "arn:aws:eks:eu-west-1:1:cluster/prod", true),
+            ("a user at a cluster", Lookup::Users, "admin@prod", true),
+            ("a kubeconfig cluster", Lookup::KubeClusters, "kind-dev", true),
+            ("a context with a space", Lookup::Contexts, "my ctx", false),
+            ("a context like a flag", Lookup::Contexts, "--all", false),
+            ("a context with a semicolon", Lookup::Contexts, "x;touch PWNED", false),
+            ("a context with $()", Lookup::Contexts, "$(id)", false),
+            ("an empty context", Lookup::Contexts, "", false),
+        ];
+        for (case, lookup, value, offered) in cases {
+            assert_eq!(typable(*lookup, value), *offered, "{case}: {value:?}");
+        }
     }
 
     #[test]
