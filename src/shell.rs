@@ -37,12 +37,21 @@ pub fn word(value: &str) -> Cow<'_, str> {
     }
 }
 
-/// A command line built from its parts, each value quoted as it goes in.
+/// A command line built from its parts, each value quoted as it is
+/// written out.
 #[derive(Clone, Debug)]
 pub struct CommandLine {
     head: String,
     positionals: Vec<String>,
-    options: Vec<String>,
+    options: Vec<Opt>,
+}
+
+#[derive(Clone, Debug)]
+enum Opt {
+    /// `-n prod`: a flag and its value (data).
+    Value(String, String),
+    /// Written as given (never data).
+    Switch(String),
 }
 
 impl CommandLine {
@@ -65,35 +74,58 @@ impl CommandLine {
     /// A flag with a value: `-n prod`, or `-n=-x` when the value starts with
     /// `-` (it would otherwise be read as a flag of its own).
     pub fn opt(mut self, flag: &str, value: &str) -> Self {
-        let quoted = word(value);
-        if value.starts_with('-') {
-            self.options.push(format!("{flag}={quoted}"));
-        } else {
-            self.options.push(format!("{flag} {quoted}"));
-        }
+        self.options
+            .push(Opt::Value(flag.to_string(), value.to_string()));
         self
     }
 
     /// A flag without a value (`--yes`), or a placeholder the reader fills
     /// in (`--reason "..."`): written as given, never data.
     pub fn switch(mut self, text: &str) -> Self {
-        self.options.push(text.to_string());
+        self.options.push(Opt::Switch(text.to_string()));
         self
     }
 
     /// The line: `head POSITIONALS OPTIONS`, or `head OPTIONS -- POSITIONALS`
     /// when a positional starts with `-`.
     pub fn render(&self) -> String {
-        let positionals: Vec<Cow<'_, str>> = self.positionals.iter().map(|p| word(p)).collect();
+        self.render_with(|v| Cow::Borrowed(v))
+    }
+
+    /// The line for a person to read on a screen: each value longer than
+    /// [`LONGEST_WORD`](crate::render::fit::LONGEST_WORD) characters cut
+    /// there with `…` before it is quoted. No Kubernetes name is that long
+    /// and no argument can be over 128 KiB, so such a command could not
+    /// run anyway; cut, it stays one quoted word that can only miss, and
+    /// the screen stays linear in the input. The undo line of `-o json`
+    /// keeps [`render`](Self::render)'s exact values.
+    pub fn render_for_screen(&self) -> String {
+        self.render_with(crate::render::fit::bounded)
+    }
+
+    fn render_with<'a>(&'a self, shown: impl Fn(&'a str) -> Cow<'a, str>) -> String {
+        let quoted = |v: &'a str| word(&shown(v)).into_owned();
+        let positionals: Vec<String> = self.positionals.iter().map(|p| quoted(p)).collect();
+        let options: Vec<String> = self
+            .options
+            .iter()
+            .map(|o| match o {
+                Opt::Value(flag, value) if value.starts_with('-') => {
+                    format!("{flag}={}", quoted(value))
+                }
+                Opt::Value(flag, value) => format!("{flag} {}", quoted(value)),
+                Opt::Switch(text) => text.clone(),
+            })
+            .collect();
         let dashed = self.positionals.iter().any(|p| p.starts_with('-'));
         let mut parts: Vec<&str> = vec![&self.head];
         if dashed {
-            parts.extend(self.options.iter().map(String::as_str));
+            parts.extend(options.iter().map(String::as_str));
             parts.push("--");
-            parts.extend(positionals.iter().map(|p| p.as_ref()));
+            parts.extend(positionals.iter().map(String::as_str));
         } else {
-            parts.extend(positionals.iter().map(|p| p.as_ref()));
-            parts.extend(self.options.iter().map(String::as_str));
+            parts.extend(positionals.iter().map(String::as_str));
+            parts.extend(options.iter().map(String::as_str));
         }
         parts.join(" ")
     }
@@ -155,6 +187,38 @@ mod tests {
             assert_eq!(got, *want, "{name}");
             assert_eq!(argv(&got), vec![value.to_string()], "{name}: {got}");
         }
+    }
+
+    #[test]
+    fn a_screen_cuts_a_value_no_name_can_be_and_json_keeps_it() {
+        let long = format!("cache-{}", "x".repeat(300));
+        let cut = format!("cache-{}…", "x".repeat(247));
+        let line = CommandLine::new("kubectl valkey-roll revoke")
+            .arg(&long)
+            .opt("-n", &format!("-{long}"));
+        assert_eq!(
+            line.render(),
+            format!("kubectl valkey-roll revoke {long} -n=-{long}")
+        );
+        let screen = line.render_for_screen();
+        assert_eq!(
+            screen,
+            format!("kubectl valkey-roll revoke '{cut}' -n='-{}…'", &long[..252])
+        );
+        assert_eq!(
+            argv(&screen),
+            [
+                "kubectl",
+                "valkey-roll",
+                "revoke",
+                &cut,
+                &format!("-n=-{}…", &long[..252])
+            ]
+        );
+        let short = CommandLine::new("kubectl valkey-roll revoke")
+            .arg("cache-0-1")
+            .opt("-n", "prod");
+        assert_eq!(short.render_for_screen(), short.render());
     }
 
     #[test]

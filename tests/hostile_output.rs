@@ -241,3 +241,88 @@ fn kubectls_bash_completion_never_types_a_name_that_needs_quoting() {
     }
     assert!(!d.join("PWNED").exists(), "a completion ran a command");
 }
+
+// ---- item 4: text output linear in a name's length ----
+
+#[test]
+fn a_multi_megabyte_name_is_cut_in_text_and_whole_in_json() {
+    // Before: a 4 MB name took about 40 s for `status` in a debug build
+    // (comfy-table measured it again for every character it split off).
+    const LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = format!("cache-0-1{}", "x".repeat(4 << 20));
+    let cluster = fixture::cluster("prod", "cache").image("valkey:8").node(
+        fixture::node(&name)
+            .image("valkey:8")
+            .ready()
+            .last_rollout_hash("h0")
+            .permit("h1")
+            .trace("h1", "alice", fixture::t(-3600), "canary"),
+    );
+    let snap = write(
+        dir.path(),
+        "snap.json",
+        &fixture::list_json(&fixture::snapshot_of(&[&cluster])),
+    );
+    let shown = format!("cache-0-1{}…", "x".repeat(253 - "cache-0-1".len()));
+    // (case, args, whole: the name is printed whole)
+    let cases: &[(&str, &[&str], bool)] = &[
+        ("status", &["status", "-f", &snap], false),
+        (
+            "status, 80 columns",
+            &["status", "-f", &snap, "--width", "80"],
+            false,
+        ),
+        (
+            "status -o wide",
+            &["status", "-f", &snap, "-o", "wide"],
+            false,
+        ),
+        // A node so named cannot be asked for: an argument holds at most
+        // 128 KiB. Its cluster lists it, in a table and in prose.
+        (
+            "explain the cluster",
+            &["explain", "-f", &snap, "cache"],
+            false,
+        ),
+        (
+            "explain the cluster, 80 columns",
+            &["explain", "-f", &snap, "--width", "80", "cache"],
+            false,
+        ),
+        ("history", &["history", "-f", &snap, "cache"], false),
+        (
+            "status -o json",
+            &["status", "-f", &snap, "-o", "json"],
+            true,
+        ),
+        (
+            "status -o yaml",
+            &["status", "-f", &snap, "-o", "yaml"],
+            true,
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (case, args, whole) in cases {
+        let start = std::time::Instant::now();
+        let r = run(args);
+        let took = start.elapsed();
+        if r.code != 0 {
+            failures.push(format!("{case}: exit {}: {}", r.code, &r.stderr));
+        }
+        if took > LIMIT {
+            failures.push(format!("{case}: took {took:?}"));
+        }
+        let has_whole = r.stdout.contains(&name);
+        if has_whole != *whole {
+            failures.push(format!("{case}: the whole name printed: {has_whole}"));
+        }
+        if !whole && !r.stdout.contains(&shown) {
+            failures.push(format!(
+                "{case}: the name is not shown cut at 253 characters"
+            ));
+        }
+        eprintln!("{case}: {took:?}, {} bytes", r.stdout.len());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -626,9 +626,7 @@ pub fn typable(lookup: Lookup, value: &str) -> bool {
     match lookup {
         Lookup::Clusters | Lookup::Nodes(_) | Lookup::Namespaces => is_dns_subdomain(value),
         Lookup::Contexts | Lookup::KubeClusters | Lookup::Users => {
-            !value.is_empty()
-                && !value.starts_with('-')
-                && crate::shell::word(value) == value
+            !value.is_empty() && !value.starts_with('-') && crate::shell::word(value) == value
         }
     }
 }
@@ -1043,12 +1041,27 @@ mod tests {
             ("a trailing dash", node, "cache-", false),
             ("an empty label", node, "a..b", false),
             ("empty", node, "", false),
-            ("a context with an ARN", Lookup::Contexts, "arn:aws:eks:eu-west-1:1:cluster/prod", true),
+            (
+                "a context with an ARN",
+                Lookup::Contexts,
+                "arn:aws:eks:eu-west-1:1:cluster/prod",
+                true,
+            ),
             ("a user at a cluster", Lookup::Users, "admin@prod", true),
-            ("a kubeconfig cluster", Lookup::KubeClusters, "kind-dev", true),
+            (
+                "a kubeconfig cluster",
+                Lookup::KubeClusters,
+                "kind-dev",
+                true,
+            ),
             ("a context with a space", Lookup::Contexts, "my ctx", false),
             ("a context like a flag", Lookup::Contexts, "--all", false),
-            ("a context with a semicolon", Lookup::Contexts, "x;touch PWNED", false),
+            (
+                "a context with a semicolon",
+                Lookup::Contexts,
+                "x;touch PWNED",
+                false,
+            ),
             ("a context with $()", Lookup::Contexts, "$(id)", false),
             ("an empty context", Lookup::Contexts, "", false),
         ];

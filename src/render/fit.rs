@@ -11,6 +11,44 @@ use super::style::{Tone, cell_color};
 use comfy_table::{Attribute, ContentArrangement, Table, presets};
 use unicode_width::UnicodeWidthStr;
 
+/// The longest word text output shows whole, in characters: 253, the
+/// longest name the API server accepts (a DNS-1123 subdomain). A longer
+/// word (only a hand-made file holds one) is cut there, with `…`, in table
+/// cells and prose, so the work of fitting a table stays linear in the
+/// input (comfy-table measures a long word again for every character it
+/// splits off: a 4 MB name took seconds, a 50 MB one minutes). JSON, YAML,
+/// `-o name` and commands to paste keep every name whole.
+pub const LONGEST_WORD: usize = 253;
+
+/// `text` with each word longer than [`LONGEST_WORD`] characters cut to
+/// that many, `…` after it; as it is when it has none.
+pub fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
+    let too_long =
+        |word: &str| word.len() > LONGEST_WORD && word.chars().nth(LONGEST_WORD).is_some();
+    if !text.split([' ', '\n']).any(too_long) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len().min(64 * 1024));
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        for (j, word) in line.split(' ').enumerate() {
+            if j > 0 {
+                out.push(' ');
+            }
+            match word.char_indices().nth(LONGEST_WORD) {
+                Some((at, _)) => {
+                    out.push_str(&word[..at]);
+                    out.push('…');
+                }
+                None => out.push_str(word),
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The columns `text` takes on a terminal (escape sequences take none).
 pub fn columns(text: &str) -> usize {
     if !text.contains('\u{1b}') {
@@ -99,6 +137,7 @@ pub fn lines(text: &str, width: usize, first: usize, indent: usize) -> Vec<Strin
 /// `indent` (both printed as given), each line ending in a newline.
 /// Without a width: one line, as it is.
 pub fn paragraph(text: &str, width: Option<usize>, first: &str, indent: &str) -> String {
+    let text = &*bounded(text);
     let Some(width) = width else {
         return format!("{first}{text}\n");
     };
@@ -317,8 +356,36 @@ impl Grid<'_> {
         }
     }
 
-    /// The table as text, fitted to `width` when there is one.
+    /// The table as text, fitted to `width` when there is one; a word
+    /// longer than [`LONGEST_WORD`] is cut there first.
     pub fn render(&self, width: Option<usize>, color: bool) -> String {
+        let long = |c: &Cell| matches!(bounded(&c.text), std::borrow::Cow::Owned(_));
+        if !self.rows.iter().flatten().any(long) {
+            return self.fitted(width, color);
+        }
+        let rows = self
+            .rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|c| Cell {
+                        text: bounded(&c.text).into_owned(),
+                        ..c.clone()
+                    })
+                    .collect()
+            })
+            .collect();
+        Grid {
+            header: self.header.clone(),
+            rank: self.rank.clone(),
+            rows,
+            last: self.last,
+            indent: self.indent,
+        }
+        .fitted(width, color)
+    }
+
+    fn fitted(&self, width: Option<usize>, color: bool) -> String {
         let n = self.header.len();
         let natural: Vec<usize> = (0..n)
             .map(|i| {
@@ -479,6 +546,41 @@ mod tests {
                 "wait"
             ]
         );
+    }
+
+    #[test]
+    fn words_longer_than_a_name_can_be_are_cut() {
+        let name = "a".repeat(LONGEST_WORD);
+        let longer = format!("{name}b");
+        let cut = format!("{name}…");
+        // (case, text, shown)
+        let cases: Vec<(&str, String, String)> = vec![
+            (
+                "short words",
+                "behind cache-1-0".into(),
+                "behind cache-1-0".into(),
+            ),
+            ("the longest name", name.clone(), name.clone()),
+            ("one character more", longer.clone(), cut.clone()),
+            (
+                "in a sentence",
+                format!("behind {longer}, queue 2"),
+                format!("behind {cut} queue 2"),
+            ),
+            (
+                "on several lines",
+                format!("{longer}\nx {longer}"),
+                format!("{cut}\nx {cut}"),
+            ),
+            (
+                "counted in characters, not bytes",
+                "\u{e9}".repeat(LONGEST_WORD),
+                "\u{e9}".repeat(LONGEST_WORD),
+            ),
+        ];
+        for (case, text, want) in cases {
+            assert_eq!(bounded(&text), want, "{case}");
+        }
     }
 
     #[test]

@@ -285,11 +285,7 @@ mod tests {
             ("em space", "a\u{2003}b", "a\\u{2003}b"),
             ("ideographic space", "a\u{3000}b", "a\\u{3000}b"),
             ("ogham space", "a\u{1680}b", "a\\u{1680}b"),
-            (
-                "a combining acute accent",
-                "cafe\u{301}",
-                "cafe\\u{301}",
-            ),
+            ("a combining acute accent", "cafe\u{301}", "cafe\\u{301}"),
             ("a combining enclosing circle", "a\u{20dd}", "a\\u{20dd}"),
             ("a variation selector", "a\u{fe0f}", "a\\u{fe0f}"),
             ("a combining dot below", "s\u{323}", "s\\u{323}"),

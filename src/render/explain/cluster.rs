@@ -1,9 +1,9 @@
 //! One cluster's prose: why its queue is or is not moving, and what a
 //! person could do next.
 
+use super::step::Step;
 use crate::render::words;
 use crate::report::{ClusterReport, NodeState, Protocol, Verdict};
-use super::step::Step;
 use crate::shell::CommandLine;
 use crate::snapshot::{LeaseRead, ValkeyCluster};
 use crate::units::{human, human_or};

@@ -2,10 +2,10 @@
 //! could do next.
 
 use super::cluster::vr;
+use super::step::Step;
 use crate::render::table::protocol_word;
 use crate::render::words;
 use crate::report::{ClusterReport, EvidenceKind, GrantSource, NodeReport, NodeState, Protocol};
-use super::step::Step;
 use crate::shell::CommandLine;
 use crate::snapshot::{ValkeyNode, WorkloadKind};
 use crate::units::{age, human, human_or, timestamp};

@@ -36,9 +36,10 @@ impl Step {
         }
     }
 
-    /// A command, on its own line after what came before.
+    /// A command, on its own line after what came before (a value longer
+    /// than any Kubernetes name cut, as on every screen).
     pub(super) fn run(mut self, command: CommandLine) -> Self {
-        self.parts.push(Part::Run(command.render()));
+        self.parts.push(Part::Run(command.render_for_screen()));
         self
     }
 
