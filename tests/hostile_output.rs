@@ -326,3 +326,152 @@ fn a_multi_megabyte_name_is_cut_in_text_and_whole_in_json() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The jammed example with its stuck node's name made `len` bytes long,
+/// wherever it names that node (the node, its labels, its events).
+fn jammed_with_a_long_name(len: usize) -> (String, String) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jammed.yaml");
+    let text = std::fs::read_to_string(path).expect("examples/jammed.yaml");
+    let name = format!("cache-1-0{}", "x".repeat(len - "cache-1-0".len()));
+    let mut out = text;
+    for before in ["name: ", "instance: ", "ValkeyNode "] {
+        out = out.replace(
+            &format!("{before}cache-1-0\n"),
+            &format!("{before}{name}\n"),
+        );
+    }
+    (out, name)
+}
+
+#[test]
+fn no_line_of_text_carries_a_megabyte_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (text, name) = jammed_with_a_long_name(1 << 20);
+    let snap = write(dir.path(), "jammed.yaml", &text);
+    let mut failures = Vec::new();
+    for args in [
+        vec!["status", "-f", &snap],
+        vec!["status", "-f", &snap, "-o", "wide"],
+        vec!["explain", "-f", &snap, "cache"],
+        vec!["explain", "-f", &snap, "--width", "80", "cache"],
+        vec!["history", "-f", &snap, "cache"],
+    ] {
+        let r = run(&args);
+        let longest = r.stdout.lines().map(str::len).max().unwrap_or(0);
+        if r.code > 3 || r.stdout.contains(&name) || longest > 2000 {
+            failures.push(format!(
+                "{}: exit {}, longest line {longest}: {:.300}",
+                args.join(" "),
+                r.code,
+                r.stderr
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// ---- item 10: look-alikes shown, long lists cut, `-n ''` refused ----
+
+#[test]
+fn look_alike_characters_in_names_are_shown_as_codes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // (case, name, shown)
+    let cases: &[(&str, &str, &str)] = &[
+        ("a no-break space", "cache\u{a0}0", "cache\\u{a0}0"),
+        ("a combining accent", "cafe\u{301}-0", "cafe\\u{301}-0"),
+        ("a zero-width space", "cache\u{200b}-0", "cache\\u{200b}-0"),
+        ("an ideographic space", "cache\u{3000}0", "cache\\u{3000}0"),
+        (
+            "a variation selector",
+            "cache\u{fe0f}-0",
+            "cache\\u{fe0f}-0",
+        ),
+        ("a thin space", "cache\u{2009}0", "cache\\u{2009}0"),
+    ];
+    let mut failures = Vec::new();
+    for (case, name, shown) in cases {
+        let snap = write(dir.path(), "snap.json", &hostile_snapshot(&[name]));
+        for args in [
+            vec!["status", "-f", &snap],
+            vec!["explain", "-f", &snap, "cache"],
+        ] {
+            let r = run(&args);
+            if r.code != 0 || !r.stdout.contains(shown) || r.stdout.contains(name) {
+                failures.push(format!("{case}, {}: {}", args[0], r.both()));
+            }
+        }
+    }
+    // Letters that take a column stay readable.
+    let snap = write(
+        dir.path(),
+        "snap.json",
+        &hostile_snapshot(&["caf\u{e9}-\u{65e5}\u{672c}"]),
+    );
+    let r = run(&["status", "-f", &snap]);
+    if !r.stdout.contains("caf\u{e9}-\u{65e5}\u{672c}") {
+        failures.push(format!("letters: {}", r.stdout));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn an_error_about_a_thousand_namespaces_names_ten_and_counts_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let clusters: Vec<fixture::ClusterBuilder> = (0..1000)
+        .map(|i| {
+            fixture::cluster(&format!("ns-{i:04}"), "cache")
+                .image("valkey:8")
+                .node(fixture::node("cache-0-0").image("valkey:8").ready())
+        })
+        .collect();
+    let refs: Vec<&fixture::ClusterBuilder> = clusters.iter().collect();
+    let snap = write(
+        dir.path(),
+        "snap.json",
+        &fixture::list_json(&fixture::snapshot_of(&refs)),
+    );
+    // (case, args)
+    let cases: &[(&str, &[&str])] = &[
+        ("explain a node", &["explain", "-f", &snap, "cache-0-0"]),
+        ("explain a cluster", &["explain", "-f", &snap, "cache"]),
+        (
+            "revoke a node",
+            &["revoke", "-f", &snap, "--dry-run=client", "cache-0-0"],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (case, args) in cases {
+        let r = run(args);
+        let longest = r.stderr.lines().map(str::len).max().unwrap_or(0);
+        if r.code != 2
+            || !r.stderr.contains("ns-0009, … and 990 more")
+            || r.stderr.contains("ns-0010")
+            || longest > 300
+        {
+            failures.push(format!(
+                "{case}: exit {}, longest line {longest}: {:.400}",
+                r.code, r.stderr
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn an_empty_namespace_is_a_usage_error() {
+    // (case, args)
+    let cases: &[(&str, &[&str])] = &[
+        ("-n ''", &["status", "-n", "", "-f", "-"]),
+        ("--namespace=", &["status", "--namespace=", "-f", "-"]),
+        ("-n ' '", &["explain", "x", "-n", " ", "-f", "-"]),
+    ];
+    for (case, args) in cases {
+        let r = run(args);
+        assert_eq!(r.code, 2, "{case}: {}", r.both());
+        assert!(
+            r.stderr.contains("must not be empty"),
+            "{case}: {}",
+            r.stderr
+        );
+    }
+}

@@ -325,7 +325,8 @@ fn warnings(out: &mut String, future: &[(String, Timestamp)], now: Timestamp, sc
 
 fn section(out: &mut String, title: &str, color: bool) {
     out.push('\n');
-    out.push_str(&strong(title, color));
+    // A title may name a node (`Last words of NODE`).
+    out.push_str(&strong(&fit::bounded(title), color));
     out.push('\n');
 }
 
