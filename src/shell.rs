@@ -89,7 +89,7 @@ impl CommandLine {
     /// The line: `head POSITIONALS OPTIONS`, or `head OPTIONS -- POSITIONALS`
     /// when a positional starts with `-`.
     pub fn render(&self) -> String {
-        self.render_with(|v| Cow::Borrowed(v))
+        self.render_with(Cow::Borrowed)
     }
 
     /// The line for a person to read on a screen: each value longer than
