@@ -370,16 +370,34 @@ pub enum NodeOrder {
     TroubleFirst,
 }
 
+impl NodeOrder {
+    /// The order for the subcommand named `sub`; the nodes in trouble
+    /// first unless it grants or revokes.
+    fn of(sub: &str) -> NodeOrder {
+        match sub {
+            "grant" | "force" => NodeOrder::WaitingFirst,
+            "revoke" => NodeOrder::HoldersFirst,
+            _ => NodeOrder::TroubleFirst,
+        }
+    }
+}
+
 /// What the request needs looked up, if anything.
 pub fn lookup_for(req: &Request) -> Option<Lookup> {
     match (&req.slot, req.subcommand.as_deref()) {
-        (Slot::Positional { index: 0 }, Some(sub)) => match sub {
-            "status" | "wait" | "bundle" | "history" => Some(Lookup::Clusters),
-            "grant" | "force" => Some(Lookup::Nodes(NodeOrder::WaitingFirst)),
-            "revoke" => Some(Lookup::Nodes(NodeOrder::HoldersFirst)),
-            "explain" | "replace-pod" => Some(Lookup::Nodes(NodeOrder::TroubleFirst)),
-            _ => None,
-        },
+        // What the subcommand's first positional names, as clap defines it:
+        // a new command with a CLUSTER or NODE argument completes with no
+        // change here.
+        (Slot::Positional { index: 0 }, Some(sub)) => {
+            let root = built_command();
+            let first = root.find_subcommand(sub)?.get_positionals().next()?;
+            match first.get_value_names()?.first()?.as_str() {
+                "CLUSTER" => Some(Lookup::Clusters),
+                // explain's NAME: a node, else a cluster.
+                "NODE" | "NAME" => Some(Lookup::Nodes(NodeOrder::of(sub))),
+                _ => None,
+            }
+        }
         (Slot::FlagValue { flag, .. }, _) => match flag.as_str() {
             "namespace" => Some(Lookup::Namespaces),
             "context" => Some(Lookup::Contexts),
@@ -871,6 +889,26 @@ mod tests {
             let req = parse_words(&words(w));
             assert_eq!(lookup_for(&req), Some(*want), "{w:?}");
             assert_eq!(static_completions(&req), None, "{w:?}");
+        }
+    }
+
+    /// Every subcommand clap knows that names a cluster or a node first is
+    /// completed with a lookup, and every other one is not; the verbs
+    /// with an order of their own are subcommands.
+    #[test]
+    fn lookups_follow_clap_s_subcommands() {
+        let root = built_command();
+        for sub in root.get_subcommands() {
+            let name = sub.get_name();
+            let names_one = sub.get_positionals().next().is_some_and(|a| {
+                a.get_value_names()
+                    .is_some_and(|v| ["CLUSTER", "NODE", "NAME"].contains(&v[0].as_str()))
+            });
+            let req = parse_words(&words(&[name, ""]));
+            assert_eq!(lookup_for(&req).is_some(), names_one, "{name}");
+        }
+        for verb in ["grant", "force", "revoke"] {
+            assert!(root.find_subcommand(verb).is_some(), "{verb}");
         }
     }
 

@@ -15,74 +15,47 @@ use crate::snapshot::Snapshot;
 use crate::source;
 use crate::steer::Steered;
 use crate::steer::exec::{self, Confirm, Options};
-use crate::steer::plan::{self, Action, Confirmation, Connection, Decision, DryRun, Request};
+use crate::steer::plan::{self, Confirmation, Connection, Decision, DryRun, Request, Steer};
 
 pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
-    let request = Request {
-        action: Action::Grant,
-        namespace: String::new(),
-        node: args.node.clone(),
+    let steer = Steer::Grant {
         revision: args.revision.clone(),
         any: args.any,
         allow_primary: args.allow_primary,
-        reason: args.reason.clone(),
-        takeover: false,
-        protocol_override: protocol(&args.steer),
-        dry_run: dry_run(&args.steer),
-        connection: connection(&ctx.global),
     };
-    run(ctx, request, &args.steer).await
+    run(ctx, steer, &args.node, args.reason.clone(), &args.steer).await
 }
 
 pub async fn revoke(ctx: &Ctx, args: &RevokeArgs) -> Result<Outcome> {
-    let request = Request {
-        action: Action::Revoke,
-        namespace: String::new(),
-        node: args.node.clone(),
-        revision: None,
-        any: false,
-        allow_primary: false,
-        reason: args.reason.clone(),
-        takeover: false,
-        protocol_override: protocol(&args.steer),
-        dry_run: dry_run(&args.steer),
-        connection: connection(&ctx.global),
-    };
-    run(ctx, request, &args.steer).await
+    run(
+        ctx,
+        Steer::Revoke,
+        &args.node,
+        args.reason.clone(),
+        &args.steer,
+    )
+    .await
 }
 
 pub async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
-    let request = Request {
-        action: Action::Force,
-        namespace: String::new(),
-        node: args.node.clone(),
+    let steer = Steer::Force {
         revision: args.revision.clone(),
         any: args.any,
-        allow_primary: true,
-        reason: Some(args.reason.clone()),
         takeover: args.takeover,
-        protocol_override: protocol(&args.steer),
-        dry_run: dry_run(&args.steer),
-        connection: connection(&ctx.global),
     };
-    run(ctx, request, &args.steer).await
+    let reason = Some(args.reason.clone());
+    run(ctx, steer, &args.node, reason, &args.steer).await
 }
 
 pub async fn replace_pod(ctx: &Ctx, args: &ReplacePodArgs) -> Result<Outcome> {
-    let request = Request {
-        action: Action::ReplacePod,
-        namespace: String::new(),
-        node: args.node.clone(),
-        revision: None,
-        any: false,
-        allow_primary: false,
-        reason: args.reason.clone(),
-        takeover: false,
-        protocol_override: protocol(&args.steer),
-        dry_run: dry_run(&args.steer),
-        connection: connection(&ctx.global),
-    };
-    run(ctx, request, &args.steer).await
+    run(
+        ctx,
+        Steer::ReplacePod,
+        &args.node,
+        args.reason.clone(),
+        &args.steer,
+    )
+    .await
 }
 
 fn protocol(steer: &SteerArgs) -> Option<Protocol> {
@@ -116,17 +89,33 @@ fn connection(global: &GlobalArgs) -> Connection {
     }
 }
 
-async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outcome> {
+/// Reads, settles the node's namespace, then plans: against a cluster the
+/// executor goes on to send; from a file the plan is the answer.
+async fn run(
+    ctx: &Ctx,
+    steer: Steer,
+    node: &str,
+    reason: Option<String>,
+    flags: &SteerArgs,
+) -> Result<Outcome> {
     let loaded = source::load(&ctx.global, None).await?;
-    request.namespace = namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), &request.node)?;
+    let request = Request {
+        steer,
+        namespace: namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), node)?,
+        node: node.to_string(),
+        reason,
+        protocol_override: protocol(flags),
+        dry_run: dry_run(flags),
+        connection: connection(&ctx.global),
+    };
+    let opts = Options {
+        yes: flags.yes,
+        interactive: ctx.stdin_is_terminal,
+        stall_threshold: ctx.global.stall_threshold,
+        now: ctx.global.now,
+    };
     let steered = match &loaded.live {
         Some(live) => {
-            let opts = Options {
-                yes: steer.yes,
-                interactive: ctx.stdin_is_terminal,
-                stall_threshold: ctx.global.stall_threshold,
-                now: ctx.global.now,
-            };
             exec::execute(
                 live,
                 &loaded.snapshot,
@@ -144,15 +133,7 @@ async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outco
                 .ok()
                 .filter(|u| !u.is_empty())
                 .unwrap_or_else(|| "unknown".to_string());
-            let now = ctx.now();
-            let report = exec::judge(&loaded.snapshot, now, ctx.global.stall_threshold, &request);
-            let planned = plan::plan(&loaded.snapshot, &report, &request, now, &actor)?;
-            Steered::planned(exec::predict_confirmation(
-                planned,
-                request.dry_run,
-                steer.yes,
-                ctx.stdin_is_terminal,
-            ))
+            Steered::planned(exec::first_plan(&loaded.snapshot, &request, &opts, &actor)?)
         }
     };
     output(ctx, &steered)

@@ -17,7 +17,7 @@ pub mod note;
 pub mod plan;
 
 pub use note::Note;
-pub use plan::{Action, Decision, Plan, Refusal, Request, Warning, plan};
+pub use plan::{Action, Decision, Plan, Refusal, Request, Steer, Warning, plan};
 
 use crate::error::Exit;
 

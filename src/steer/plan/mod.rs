@@ -78,25 +78,93 @@ impl fmt::Display for Action {
     }
 }
 
-/// One steering command, as parsed.
+/// What a steering command asks for: its verb, with the flags that verb
+/// takes (docs/plugin.md).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Steer {
+    Grant {
+        /// `--revision HASH`: write this instead of the asked-for revision.
+        revision: Option<String>,
+        /// `--any`: write `*` (P1 only).
+        any: bool,
+        /// `--allow-primary`: the shard's primary may be granted.
+        allow_primary: bool,
+    },
+    Revoke,
+    /// Never refused for a primary (it warns instead).
+    Force {
+        revision: Option<String>,
+        any: bool,
+        /// `--takeover`: revoke every other holder in the same command.
+        takeover: bool,
+    },
+    ReplacePod,
+}
+
+impl Steer {
+    pub fn action(&self) -> Action {
+        match self {
+            Steer::Grant { .. } => Action::Grant,
+            Steer::Revoke => Action::Revoke,
+            Steer::Force { .. } => Action::Force,
+            Steer::ReplacePod => Action::ReplacePod,
+        }
+    }
+
+    /// What `--revision` or `--any` asks to write (grant, force); `None`:
+    /// the node's asked-for revision.
+    pub fn value_given(&self) -> Option<String> {
+        match self {
+            Steer::Grant { revision, any, .. } | Steer::Force { revision, any, .. } => {
+                revision.clone().or_else(|| any.then(|| "*".to_string()))
+            }
+            Steer::Revoke | Steer::ReplacePod => None,
+        }
+    }
+
+    /// `--any` given (grant, force).
+    pub fn any(&self) -> bool {
+        matches!(
+            self,
+            Steer::Grant { any: true, .. } | Steer::Force { any: true, .. }
+        )
+    }
+
+    /// `grant --allow-primary`.
+    pub fn allow_primary(&self) -> bool {
+        matches!(
+            self,
+            Steer::Grant {
+                allow_primary: true,
+                ..
+            }
+        )
+    }
+
+    /// `force --takeover`.
+    pub fn takeover(&self) -> bool {
+        matches!(self, Steer::Force { takeover: true, .. })
+    }
+}
+
+/// One steering command, as parsed, with the node's namespace settled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
-    pub action: Action,
+    pub steer: Steer,
     pub namespace: String,
     pub node: String,
-    /// `--revision HASH`: write this instead of the asked-for revision.
-    pub revision: Option<String>,
-    /// `--any`: write `*` (P1 only).
-    pub any: bool,
-    pub allow_primary: bool,
     pub reason: Option<String>,
-    /// `force --takeover`: revoke every other holder in the same command.
-    pub takeover: bool,
     /// `--protocol`, for a cluster whose protocol is unknown.
     pub protocol_override: Option<Protocol>,
     pub dry_run: DryRun,
     /// The connection flags given, repeated in the undo command.
     pub connection: Connection,
+}
+
+impl Request {
+    pub fn action(&self) -> Action {
+        self.steer.action()
+    }
 }
 
 /// `--dry-run`: `None` writes, `Client` only plans, `Server` sends every
@@ -308,7 +376,7 @@ fn plan_once(
         .or_else(|| node_obj.cluster_name().map(str::to_string))
         .unwrap_or_default();
     let mut plan = Plan {
-        action: request.action,
+        action: request.action(),
         namespace: request.namespace.clone(),
         cluster: cluster_name,
         node: request.node.clone(),
@@ -332,7 +400,7 @@ fn plan_once(
         plan.protocol = cluster.protocol;
     }
     // The pod's state decides replace-pod, not permits or the protocol.
-    if request.action == Action::ReplacePod {
+    if request.action() == Action::ReplacePod {
         let pod = crate::classify::node_pod(snapshot, &request.namespace, &request.node);
         replace::plan_replace(
             &mut plan,
@@ -377,7 +445,7 @@ fn plan_once(
         actor,
         rv,
     };
-    match (plan.protocol, request.action) {
+    match (plan.protocol, request.action()) {
         (Protocol::P2, Action::Revoke) => plan.refuse(Refusal::NoRevokeInP2 {
             node: node.name.clone(),
         }),

@@ -14,11 +14,8 @@ use crate::snapshot::keys;
 /// The value a grant or force writes: `--revision`, `*` for `--any`, else
 /// the asked-for revision. Refuses when there is none.
 fn value_to_write(c: &Ctx<'_>, protocol: Protocol) -> Result<String, Refusal> {
-    if let Some(r) = &c.request.revision {
-        return Ok(r.clone());
-    }
-    if c.request.any {
-        return Ok("*".to_string());
+    if let Some(given) = c.request.steer.value_given() {
+        return Ok(given);
     }
     let node = c.node.name.clone();
     match (&c.node.desired_revision, c.node.facts.asks) {
@@ -39,7 +36,7 @@ fn other_holders(c: &Ctx<'_>) -> Vec<Refusal> {
 /// A grant of the shard's primary needs `--allow-primary`.
 fn primary_without_allow(c: &Ctx<'_>) -> Option<Refusal> {
     let unsure = may_be_primary(c.node)?;
-    (!c.request.allow_primary).then(|| Refusal::Primary {
+    (!c.request.steer.allow_primary()).then(|| Refusal::Primary {
         node: c.node.name.clone(),
         unsure,
     })
@@ -96,7 +93,7 @@ pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
 
 pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
     let mut refusals = other_holders(c);
-    if c.request.any {
+    if c.request.steer.any() {
         refusals.push(Refusal::NoAnyInP2);
     }
     let value = value_to_write(c, Protocol::P2);
@@ -195,11 +192,11 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
         let holder = HolderInfo::of(o);
         overridden.push(Overridden::Holder {
             holder: holder.clone(),
-            takeover: c.request.takeover,
+            takeover: c.request.steer.takeover(),
         });
         plan.warnings.push(Warning::OtherHolder {
             holder,
-            takeover: c.request.takeover,
+            takeover: c.request.steer.takeover(),
         });
     }
     if let Some(unsure) = may_be_primary(c.node) {
@@ -223,7 +220,7 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     not_front_warning(c, plan);
     common_grant_warnings(c, plan, &value, Protocol::P1);
 
-    if c.request.takeover {
+    if c.request.steer.takeover() {
         for o in c.others {
             let rv = node_rv(c.snapshot, &c.request.namespace, o);
             plan.patches.push(revoke_patch(o, rv));

@@ -101,8 +101,8 @@ fn undo_command(request: &Request, holding: &[String], steps: &[UndoStep<'_>]) -
 
 /// `grant`, `revoke`, `force` or `force --takeover`, for an undo's reason.
 fn what_was_done(request: &Request) -> String {
-    match request.action {
-        Action::Force if request.takeover => "force --takeover".to_string(),
+    match request.action() {
+        Action::Force if request.steer.takeover() => "force --takeover".to_string(),
         a => a.to_string(),
     }
 }

@@ -14,9 +14,8 @@ fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
     let grant = req(Action::Grant, "cache-0-1");
     let mut force = req(Action::Force, "cache-0-1");
     force.reason = Some("x".into());
-    force.allow_primary = true;
     let mut takeover = force.clone();
-    takeover.takeover = true;
+    super::takeover(&mut takeover);
     let mut flagged = grant.clone();
     flagged.connection = Connection {
         kubeconfig: Some("/home/me/kube config".into()),
@@ -55,7 +54,7 @@ fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
             Scene::p1(vec![claims_primary(own(OLD))]),
             {
                 let mut r = grant.clone();
-                r.allow_primary = true;
+                allow_primary(&mut r);
                 r
             },
             format!("{k} grant cache-0-1 -n prod --protocol P1 --revision {OLD} --allow-primary"),
