@@ -137,7 +137,7 @@ fn format_of(args: &BundleArgs, output: OutputFormat) -> BundleFormat {
 }
 
 pub async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
-    let live = live::connect(&ctx.global).await?;
+    let live = live::connect(&ctx.access()).await?;
     let namespace = crate::source::live_namespace(
         ctx.global.namespace.as_deref(),
         ctx.global.all_namespaces,

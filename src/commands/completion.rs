@@ -599,7 +599,7 @@ async fn looked_up(req: &Request) -> Option<Completions> {
     let candidates = tokio::spawn(async move {
         match lookup {
             Lookup::Clusters | Lookup::Nodes(_) => {
-                let loaded = crate::source::load(&ctx.global, None).await.ok()?;
+                let loaded = crate::source::load(&ctx.target(), None).await.ok()?;
                 let report = crate::classify::classify(
                     &loaded.snapshot,
                     ctx.now(),
@@ -631,7 +631,7 @@ async fn looked_up(req: &Request) -> Option<Completions> {
 /// The namespaces the user may list; with `-f`, the snapshot's.
 async fn namespaces(ctx: &Ctx) -> Option<Vec<Candidate>> {
     let mut names: Vec<String> = if ctx.global.from_file.is_some() {
-        let loaded = crate::source::load(&ctx.global, None).await.ok()?;
+        let loaded = crate::source::load(&ctx.target(), None).await.ok()?;
         loaded
             .snapshot
             .clusters
@@ -639,7 +639,7 @@ async fn namespaces(ctx: &Ctx) -> Option<Vec<Candidate>> {
             .map(|c| c.namespace().to_string())
             .collect()
     } else {
-        let live = crate::source::live::connect(&ctx.global).await.ok()?;
+        let live = crate::source::live::connect(&ctx.access()).await.ok()?;
         let api: kube::Api<k8s_openapi::api::core::v1::Namespace> =
             kube::Api::all(live.client.clone());
         api.list_metadata(&kube::api::ListParams::default())

@@ -19,7 +19,7 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     if ctx.global.several_contexts() {
         return run_contexts(ctx, args).await;
     }
-    let mut loaded = source::load_partial(&ctx.global, args.cluster.as_deref()).await?;
+    let mut loaded = source::load_partial(&ctx.target(), args.cluster.as_deref()).await?;
     let partial = source::partial_warning(&loaded.unread)
         + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let mut report = classify(&loaded.snapshot, ctx.now(), ctx.global.stall_threshold);
@@ -65,12 +65,15 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
 /// in every context; in none of those read, it is an error.
 async fn run_contexts(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let names = contexts::resolve(&ctx.global)?;
-    let reads = futures::future::join_all(names.iter().map(|name| {
-        let global = ctx.global.for_context(name.0.as_deref());
-        let cluster = args.cluster.clone();
-        async move { source::load_partial(&global, cluster.as_deref()).await }
-    }))
-    .await;
+    let reads =
+        futures::future::join_all(names.iter().map(|name| {
+            let global = ctx.global.for_context(name.0.as_deref());
+            let cluster = args.cluster.clone();
+            async move {
+                source::load_partial(&crate::commands::target(&global), cluster.as_deref()).await
+            }
+        }))
+        .await;
     let now = ctx.now();
     let mut report = Report {
         clusters: Vec::new(),

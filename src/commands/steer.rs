@@ -98,7 +98,7 @@ async fn run(
     reason: Option<String>,
     flags: &SteerArgs,
 ) -> Result<Outcome> {
-    let loaded = source::load(&ctx.global, None).await?;
+    let loaded = source::load(&ctx.target(), None).await?;
     let request = Request {
         steer,
         namespace: namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), node)?,

@@ -123,7 +123,7 @@ pub(crate) async fn stop_requested() {
 
 /// Connects and starts the watch of what `status`/`wait` would read.
 pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Live, Watch, Scope)> {
-    let live = live::connect(&ctx.global).await?;
+    let live = live::connect(&ctx.access()).await?;
     let scope = Scope {
         namespace: live_namespace(
             ctx.global.namespace.as_deref(),

@@ -1,6 +1,8 @@
 //! The live view: kube's watcher for the six kinds `status` reads, each into
-//! its own reflector store, and a new [`Snapshot`] whenever any of them
-//! changes.
+//! a store of its own, and a new [`Snapshot`] whenever any of them
+//! changes. The stores are not kube's reflector: `StoreWriter` applies
+//! the watcher's events as the reflector would, but keeps each object as
+//! compact JSON, slimmed as a one-shot read keeps it.
 //!
 //! Each kind is selected exactly as the one-shot LIST selects it (label
 //! `valkey.io/cluster[=name]` for nodes, workloads and pods; field

@@ -160,7 +160,7 @@ async fn keep_context(global: GlobalArgs, name: ContextName, at: usize, shared: 
     let mut retry = Duration::from_secs(1);
     let mut said = None;
     loop {
-        match live::connect(&global).await {
+        match live::connect(&crate::commands::access(&global)).await {
             Ok(live) => {
                 let scope = Scope {
                     // `-n`, else every namespace (not the kubeconfig's).
