@@ -427,9 +427,9 @@ fn write_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Error::Write {
+        .map_err(|source| Error::Write {
             path: "stdout".to_string(),
-            problem: e.to_string(),
+            source,
         })
 }
 

@@ -761,9 +761,9 @@ where
         let request = || {
             kube::core::Request::new(url.clone())
                 .list(&params)
-                .map_err(|e| Error::ListRequest {
+                .map_err(|source| Error::ListRequest {
                     resource: resource.clone(),
-                    problem: e.to_string(),
+                    source,
                 })
         };
         let failed = |e| live.error(e, "list", &resource, namespace);

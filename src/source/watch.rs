@@ -199,9 +199,9 @@ impl Stores {
             let source_name = format!("the API server's watch of {}", ar.plural);
             for (at, object) in store.lock().values().enumerate() {
                 let mut value: Value =
-                    serde_json::from_slice(object).map_err(|e| Error::WatchCopy {
+                    serde_json::from_slice(object).map_err(|source| Error::WatchCopy {
                         resource: ar.plural.clone(),
-                        problem: e.to_string(),
+                        source,
                     })?;
                 // As a typed list's item: the list's kind and version.
                 if let Value::Object(map) = &mut value
