@@ -382,22 +382,25 @@ impl NodeOrder {
     }
 }
 
+/// What the first positional of `root`'s subcommand `sub` takes, by the
+/// value name clap gives it.
+fn first_positional(root: &clap::Command, sub: &str) -> Option<Lookup> {
+    let first = root.find_subcommand(sub)?.get_positionals().next()?;
+    match first.get_value_names()?.first()?.as_str() {
+        "CLUSTER" => Some(Lookup::Clusters),
+        // explain's NAME: a node, else a cluster.
+        "NODE" | "NAME" => Some(Lookup::Nodes(NodeOrder::of(sub))),
+        _ => None,
+    }
+}
+
 /// What the request needs looked up, if anything.
 pub fn lookup_for(req: &Request) -> Option<Lookup> {
     match (&req.slot, req.subcommand.as_deref()) {
         // What the subcommand's first positional names, as clap defines it:
         // a new command with a CLUSTER or NODE argument completes with no
         // change here.
-        (Slot::Positional { index: 0 }, Some(sub)) => {
-            let root = built_command();
-            let first = root.find_subcommand(sub)?.get_positionals().next()?;
-            match first.get_value_names()?.first()?.as_str() {
-                "CLUSTER" => Some(Lookup::Clusters),
-                // explain's NAME: a node, else a cluster.
-                "NODE" | "NAME" => Some(Lookup::Nodes(NodeOrder::of(sub))),
-                _ => None,
-            }
-        }
+        (Slot::Positional { index: 0 }, Some(sub)) => first_positional(&built_command(), sub),
         (Slot::FlagValue { flag, .. }, _) => match flag.as_str() {
             "namespace" => Some(Lookup::Namespaces),
             "context" => Some(Lookup::Contexts),
@@ -910,6 +913,12 @@ mod tests {
         for verb in ["grant", "force", "revoke"] {
             assert!(root.find_subcommand(verb).is_some(), "{verb}");
         }
+        // A command added to clap's definition completes with no list to
+        // extend.
+        let added = root.clone().subcommand(
+            clap::Command::new("rollback").arg(Arg::new("cluster").value_name("CLUSTER")),
+        );
+        assert_eq!(first_positional(&added, "rollback"), Some(Lookup::Clusters));
     }
 
     fn node(name: &str, state: NodeState, queue: Option<usize>) -> NodeReport {
