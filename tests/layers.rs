@@ -204,7 +204,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         } else if name.ends_with(".rs")
             && !matches!(
                 name.as_str(),
-                "main.rs" | "build.rs" | "fixture.rs" | "sample.rs"
+                "main.rs" | "fixture.rs" | "sample.rs"
             )
         {
             out.push(path);
