@@ -202,10 +202,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
                 collect(&path, out);
             }
         } else if name.ends_with(".rs")
-            && !matches!(
-                name.as_str(),
-                "main.rs" | "fixture.rs" | "sample.rs"
-            )
+            && !matches!(name.as_str(), "main.rs" | "fixture.rs" | "sample.rs")
         {
             out.push(path);
         }

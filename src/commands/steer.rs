@@ -15,7 +15,7 @@ use crate::snapshot::Snapshot;
 use crate::source;
 use crate::steer::Steered;
 use crate::steer::exec::{self, Confirm, Options};
-use crate::steer::plan::{self, Confirmation, Connection, Decision, DryRun, Request, Steer};
+use crate::steer::plan::{self, AccessFlags, Confirmation, Decision, DryRun, Request, Steer};
 
 pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
     let steer = Steer::Grant {
@@ -75,8 +75,8 @@ fn dry_run(steer: &SteerArgs) -> DryRun {
 
 /// The flags that chose the API server and the user, repeated in the undo
 /// command a plan prints.
-fn connection(global: &GlobalArgs) -> Connection {
-    Connection {
+fn access_flags(global: &GlobalArgs) -> AccessFlags {
+    AccessFlags {
         kubeconfig: global
             .kubeconfig
             .as_ref()
@@ -106,7 +106,7 @@ async fn run(
         reason,
         protocol_override: protocol(flags),
         dry_run: dry_run(flags),
-        connection: connection(&ctx.global),
+        access: access_flags(&ctx.global),
     };
     let opts = Options {
         yes: flags.yes,

@@ -1046,7 +1046,7 @@ mod tests {
             reason: Some("wedged".into()),
             protocol_override: None,
             dry_run: DryRun::None,
-            connection: plan::Connection::default(),
+            access: plan::AccessFlags::default(),
         }
     }
 

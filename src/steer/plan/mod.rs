@@ -157,8 +157,8 @@ pub struct Request {
     /// `--protocol`, for a cluster whose protocol is unknown.
     pub protocol_override: Option<Protocol>,
     pub dry_run: DryRun,
-    /// The connection flags given, repeated in the undo command.
-    pub connection: Connection,
+    /// The access flags given, repeated in the undo command.
+    pub access: AccessFlags,
 }
 
 impl Request {
@@ -176,11 +176,12 @@ pub enum DryRun {
     Server,
 }
 
-/// The flags that chose the API server and the user (`--kubeconfig`,
-/// `--context`, `--cluster`, `--user`, `--as`, `--as-group`), so that an
-/// undo pasted later reaches the same cluster as the same user.
+/// The access flags: those that chose the API server and the user
+/// (`--kubeconfig`, `--context`, `--cluster`, `--user`, `--as`,
+/// `--as-group`; [`crate::source::Access`] as given), so that an undo
+/// pasted later reaches the same cluster as the same user.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Connection {
+pub struct AccessFlags {
     pub kubeconfig: Option<String>,
     pub context: Option<String>,
     pub kube_cluster: Option<String>,

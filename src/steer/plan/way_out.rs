@@ -55,7 +55,7 @@ impl Command {
         }
     }
 
-    /// The request it stands for: `base`'s namespace, connection and dry
+    /// The request it stands for: `base`'s namespace, access flags and dry
     /// run, a reason (force needs one).
     pub fn request(&self, base: &Request) -> Request {
         let steer = match self.action {
@@ -79,7 +79,7 @@ impl Command {
             reason: Some("way out".to_string()),
             protocol_override: self.protocol.or(base.protocol_override),
             dry_run: base.dry_run,
-            connection: base.connection.clone(),
+            access: base.access.clone(),
         }
     }
 }

@@ -189,7 +189,7 @@ pub(super) fn req(action: Action, node: &str) -> Request {
         reason: None,
         protocol_override: None,
         dry_run: DryRun::None,
-        connection: Connection::default(),
+        access: AccessFlags::default(),
     }
 }
 

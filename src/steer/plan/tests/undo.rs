@@ -17,7 +17,7 @@ fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
     let mut takeover = force.clone();
     super::takeover(&mut takeover);
     let mut flagged = grant.clone();
-    flagged.connection = Connection {
+    flagged.access = AccessFlags {
         kubeconfig: Some("/home/me/kube config".into()),
         context: Some("staging".into()),
         kube_cluster: Some("kc".into()),
@@ -26,7 +26,7 @@ fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
         impersonate_groups: vec!["ops".into(), "sre team".into()],
     };
     let mut flagged_force = takeover.clone();
-    flagged_force.connection = flagged.connection.clone();
+    flagged_force.access = flagged.access.clone();
     let conn = "-n prod --kubeconfig '/home/me/kube config' --context staging --cluster kc --user bob --as alice --as-group ops --as-group 'sre team'";
     let k = "kubectl valkey-roll";
     // (case, scene, request, undo)
