@@ -27,7 +27,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 
 /// What to do after judging a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decision {
+pub enum Next {
     Continue,
     Exit(Exit),
 }
@@ -35,9 +35,9 @@ pub enum Decision {
 /// The decision for one report: attention first (a jam is news even when
 /// another cluster is done), then Converged, else keep waiting. A report
 /// without clusters is never Converged.
-pub fn decide(report: &Report, no_fail_fast: bool) -> Decision {
+pub fn decide(report: &Report, no_fail_fast: bool) -> Next {
     if !no_fail_fast && super::shared::needs_attention(report) {
-        return Decision::Exit(Exit::NeedsAttention);
+        return Next::Exit(Exit::NeedsAttention);
     }
     if !report.clusters.is_empty()
         && report
@@ -45,9 +45,9 @@ pub fn decide(report: &Report, no_fail_fast: bool) -> Decision {
             .iter()
             .all(|c| c.verdict == Verdict::Converged)
     {
-        return Decision::Exit(Exit::Done);
+        return Next::Exit(Exit::Done);
     }
-    Decision::Continue
+    Next::Continue
 }
 
 /// What a progress line says, without what only ticks (the holders' hold
@@ -245,7 +245,7 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         }
         let decision = decide(&report, args.no_fail_fast);
         last_report = Some(report);
-        if let Decision::Exit(exit) = decision {
+        if let Next::Exit(exit) = decision {
             break exit;
         }
     };
@@ -388,11 +388,11 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         let decision = decide(&report, args.no_fail_fast);
         last_report = Some(report);
         match decision {
-            Decision::Exit(Exit::Done) if unread.iter().any(|&u| u) => {
+            Next::Exit(Exit::Done) if unread.iter().any(|&u| u) => {
                 break Exit::ContextsUnread;
             }
-            Decision::Exit(exit) => break exit,
-            Decision::Continue => {}
+            Next::Exit(exit) => break exit,
+            Next::Continue => {}
         }
     };
     for f in forwarders {
@@ -469,10 +469,10 @@ mod tests {
 
     #[test]
     fn decision_table() {
-        use Decision::{Continue, Exit as Stop};
+        use Next::{Continue, Exit as Stop};
         use Verdict::*;
         // (verdicts of the clusters in view, --no-fail-fast, decision)
-        let cases: &[(&[Verdict], bool, Decision)] = &[
+        let cases: &[(&[Verdict], bool, Next)] = &[
             (&[Converged], false, Stop(Exit::Done)),
             (&[Converged, Converged], false, Stop(Exit::Done)),
             (&[Rolling], false, Continue),
