@@ -198,7 +198,7 @@ pub enum Slot {
 /// The words typed so far, understood: what is being completed, and the
 /// kubectl-style flags that say which cluster to ask.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Request {
+pub struct Typed {
     /// The subcommand typed, by its canonical name (as typed when unknown).
     pub subcommand: Option<String>,
     pub slot: Slot,
@@ -219,7 +219,7 @@ fn built_command() -> clap::Command {
 /// Understands `words` (everything after the plugin's name; the last one is
 /// being completed) with the program's own clap definition, so every flag's
 /// arity is the real one.
-pub fn parse_words(words: &[String]) -> Request {
+pub fn parse_words(words: &[String]) -> Typed {
     let root = built_command();
     let (current, before) = match words.split_last() {
         Some((last, before)) => (last.clone(), before),
@@ -316,7 +316,7 @@ pub fn parse_words(words: &[String]) -> Request {
     } else {
         Slot::Positional { index: positionals }
     };
-    Request {
+    Typed {
         subcommand,
         slot,
         prefix: current,
@@ -395,7 +395,7 @@ fn first_positional(root: &clap::Command, sub: &str) -> Option<Lookup> {
 }
 
 /// What the request needs looked up, if anything.
-pub fn lookup_for(req: &Request) -> Option<Lookup> {
+pub fn lookup_for(req: &Typed) -> Option<Lookup> {
     match (&req.slot, req.subcommand.as_deref()) {
         // What the subcommand's first positional names, as clap defines it:
         // a new command with a CLUSTER or NODE argument completes with no
@@ -414,7 +414,7 @@ pub fn lookup_for(req: &Request) -> Option<Lookup> {
 
 /// Completions that need no cluster. `None` when the answer has to be
 /// looked up ([`lookup_for`]).
-pub fn static_completions(req: &Request) -> Option<Completions> {
+pub fn static_completions(req: &Typed) -> Option<Completions> {
     if lookup_for(req).is_some() {
         return None;
     }
@@ -561,7 +561,7 @@ fn node_description(c: &ClusterReport, n: &NodeReport) -> String {
 
 /// The global flags typed on the words, as the program would parse them;
 /// the defaults when they do not parse (a completion never fails).
-pub fn global_args(req: &Request) -> Option<GlobalArgs> {
+pub fn global_args(req: &Typed) -> Option<GlobalArgs> {
     let parse = |words: &[String]| {
         let argv = std::iter::once("kubectl-valkey-roll".to_string())
             .chain(words.iter().cloned())
@@ -589,7 +589,7 @@ pub async fn complete(_ctx: &Ctx, args: &CompleteArgs) -> Result<Outcome> {
 
 /// Candidates read from the cluster, the `-f` snapshot or the kubeconfig;
 /// `None` on any error.
-async fn looked_up(req: &Request) -> Option<Completions> {
+async fn looked_up(req: &Typed) -> Option<Completions> {
     let lookup = lookup_for(req)?;
     let ctx = Ctx {
         global: global_args(req)?,
