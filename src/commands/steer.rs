@@ -121,7 +121,7 @@ async fn run(
                 &loaded.snapshot,
                 &request,
                 &opts,
-                &mut Terminal { color: ctx.color },
+                &mut TerminalPrompt { color: ctx.color },
             )
             .await?
         }
@@ -218,12 +218,12 @@ fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
 
 /// Asks on the terminal: the plan and the question on stderr, the answer
 /// from stdin. Only `y` or `yes` goes ahead.
-pub struct Terminal {
+pub struct TerminalPrompt {
     /// Colour the plan shown before asking.
     pub color: bool,
 }
 
-impl Confirm for Terminal {
+impl Confirm for TerminalPrompt {
     async fn ask(&mut self, planned: &Steered, question: &Confirmation) -> bool {
         let prompt = render::steer::prompt(planned, question, self.color);
         // Reading stdin blocks: keep it off the async workers.

@@ -256,7 +256,7 @@ struct Output<'a> {
 }
 
 enum Mode {
-    Terminal(Terminal),
+    AltScreen(AltScreen),
     /// The [`Report::timeless`] of the report last printed.
     Log {
         last: Option<Report>,
@@ -264,7 +264,7 @@ enum Mode {
 }
 
 /// The alternate screen, left again when dropped (also on an error).
-struct Terminal {
+struct AltScreen {
     entered: bool,
     /// The report last drawn (without the last line).
     body: Option<String>,
@@ -274,11 +274,11 @@ struct Terminal {
     frame: String,
 }
 
-impl Terminal {
-    fn enter() -> Terminal {
+impl AltScreen {
+    fn enter() -> AltScreen {
         let mut out = std::io::stdout().lock();
         let entered = out.write_all(enter_alt_screen().as_bytes()).is_ok() && out.flush().is_ok();
-        Terminal {
+        AltScreen {
             entered,
             body: None,
             updated: Timestamp::now(),
@@ -296,7 +296,7 @@ impl Terminal {
     }
 }
 
-impl Drop for Terminal {
+impl Drop for AltScreen {
     fn drop(&mut self) {
         self.leave();
     }
@@ -305,7 +305,7 @@ impl Drop for Terminal {
 impl<'a> Output<'a> {
     fn new(ctx: &'a Ctx, scope: &Scope) -> Output<'a> {
         let mode = if ctx.stdout_is_terminal {
-            Mode::Terminal(Terminal::enter())
+            Mode::AltScreen(AltScreen::enter())
         } else {
             Mode::Log { last: None }
         };
@@ -323,7 +323,7 @@ impl<'a> Output<'a> {
         connection: &ConnectionView,
     ) -> Result<()> {
         match &mut self.mode {
-            Mode::Terminal(term) => {
+            Mode::AltScreen(term) => {
                 let body = render(report, self.ctx, &self.scope)?;
                 if term.body.as_ref() != Some(&body) {
                     term.body = Some(body);
@@ -348,7 +348,7 @@ impl<'a> Output<'a> {
     /// terminal durations are not a change, and a Converged cluster shows
     /// none.
     fn shows_ticking(&self, report: &Report) -> bool {
-        matches!(self.mode, Mode::Terminal(_))
+        matches!(self.mode, Mode::AltScreen(_))
             && report
                 .clusters
                 .iter()
@@ -357,7 +357,7 @@ impl<'a> Output<'a> {
 
     fn connection(&mut self, connection: &ConnectionView) -> Result<()> {
         match &self.mode {
-            Mode::Terminal(_) => self.redraw(connection),
+            Mode::AltScreen(_) => self.redraw(connection),
             Mode::Log { .. } => {
                 let line = connection.log_line(Instant::now());
                 let mut err = std::io::stderr().lock();
@@ -369,7 +369,7 @@ impl<'a> Output<'a> {
 
     /// Writes the frame when it differs from the one on screen.
     fn redraw(&mut self, connection: &ConnectionView) -> Result<()> {
-        let Mode::Terminal(term) = &mut self.mode else {
+        let Mode::AltScreen(term) = &mut self.mode else {
             return Ok(());
         };
         let body = term
@@ -390,7 +390,7 @@ impl<'a> Output<'a> {
     /// print on the normal screen, so the final state stays visible.
     fn finish(self) -> String {
         match self.mode {
-            Mode::Terminal(mut term) => {
+            Mode::AltScreen(mut term) => {
                 term.leave();
                 term.body.take().unwrap_or_default()
             }
