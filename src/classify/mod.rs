@@ -379,7 +379,7 @@ fn judge_roles(
         .filter_map(|m| m.shard)
         .min();
     role::judge(
-        &role::Ctx::new(&members, &cluster_events, replicas, rolling_shard),
+        &role::RoleInput::new(&members, &cluster_events, replicas, rolling_shard),
         clock,
     )
 }

@@ -75,7 +75,7 @@ pub(crate) struct Member<'v, 'a> {
 }
 
 /// What the cluster says that role judging needs.
-pub(crate) struct Ctx<'e, 'v, 'a> {
+pub(crate) struct RoleInput<'e, 'v, 'a> {
     pub members: &'v [Member<'v, 'a>],
     /// The events about the ValkeyCluster.
     pub cluster_events: &'e [&'a Event],
@@ -179,7 +179,7 @@ fn occurrences(e: &Event) -> Vec<(Timestamp, bool)> {
     out
 }
 
-impl<'e, 'v, 'a> Ctx<'e, 'v, 'a> {
+impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
     pub fn new(
         members: &'v [Member<'v, 'a>],
         cluster_events: &'e [&'a Event],
@@ -199,7 +199,7 @@ impl<'e, 'v, 'a> Ctx<'e, 'v, 'a> {
                     .or_insert(Some(i));
             }
         }
-        Ctx {
+        RoleInput {
             members,
             cluster_events,
             replicas,
@@ -210,7 +210,7 @@ impl<'e, 'v, 'a> Ctx<'e, 'v, 'a> {
     }
 }
 
-impl Ctx<'_, '_, '_> {
+impl RoleInput<'_, '_, '_> {
     /// The node whose pod has `ip`, when exactly one has.
     fn node_at(&self, ip: &str) -> Option<usize> {
         self.by_address.get(ip).copied().flatten()
@@ -421,7 +421,7 @@ struct Replay {
 }
 
 fn failed_over(
-    ctx: &Ctx<'_, '_, '_>,
+    ctx: &RoleInput<'_, '_, '_>,
     shard: u32,
     from: Option<usize>,
     at: Timestamp,
@@ -449,7 +449,7 @@ fn failed_over(
     r.beliefs.insert(shard, belief);
 }
 
-fn replay(ctx: &Ctx<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
+fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
     let mut r = Replay {
         beliefs: BTreeMap::new(),
         restarted: vec![false; ctx.members.len()],
@@ -538,7 +538,7 @@ fn annotated(view: &NodeView<'_>) -> Option<Role> {
 /// [`FAILOVER_WINDOW`]. A first occurrence names its shard's addresses; a
 /// repeat is in the shard the walk is rolling, failing over its primary.
 fn under_way(
-    ctx: &Ctx<'_, '_, '_>,
+    ctx: &RoleInput<'_, '_, '_>,
     facts: &[(Timestamp, Fact)],
     clock: &Clock,
 ) -> Option<FailoverUnderWay> {
@@ -606,7 +606,7 @@ fn under_way(
 }
 
 /// Judges every member's role, and the failover under way.
-pub(crate) fn judge(ctx: &Ctx<'_, '_, '_>, clock: &Clock) -> Roles {
+pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
     let facts = ctx.facts();
     let failover = under_way(ctx, &facts, clock);
     let replay = replay(ctx, &facts);

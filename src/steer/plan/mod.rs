@@ -436,7 +436,7 @@ fn plan_once(
         .resource_version
         .clone()
         .or_else(|| node.facts.resource_version.clone());
-    let ctx = Ctx {
+    let ctx = RuleInput {
         snapshot,
         cluster,
         node,
@@ -464,7 +464,7 @@ fn plan_once(
 }
 
 /// Everything the per-action rules read.
-struct Ctx<'a> {
+struct RuleInput<'a> {
     snapshot: &'a Snapshot,
     cluster: &'a ClusterReport,
     node: &'a NodeReport,

@@ -7,13 +7,13 @@ use super::patch::{
 };
 use super::refusal::{Confirmation, HolderInfo, Overridden, PodTrouble, Refusal, Warning};
 use super::undo::undo_of;
-use super::{Ctx, Plan};
+use super::{Plan, RuleInput};
 use crate::report::{NodeReport, Protocol};
 use crate::snapshot::keys;
 
 /// The value a grant or force writes: `--revision`, `*` for `--any`, else
 /// the asked-for revision. Refuses when there is none.
-fn value_to_write(c: &Ctx<'_>, protocol: Protocol) -> Result<String, Refusal> {
+fn value_to_write(c: &RuleInput<'_>, protocol: Protocol) -> Result<String, Refusal> {
     if let Some(given) = c.request.steer.value_given() {
         return Ok(given);
     }
@@ -26,7 +26,7 @@ fn value_to_write(c: &Ctx<'_>, protocol: Protocol) -> Result<String, Refusal> {
 }
 
 /// A grant is refused while another node holds: one refusal per holder.
-fn other_holders(c: &Ctx<'_>) -> Vec<Refusal> {
+fn other_holders(c: &RuleInput<'_>) -> Vec<Refusal> {
     c.others
         .iter()
         .map(|o| Refusal::OtherHolder(HolderInfo::of(o)))
@@ -34,7 +34,7 @@ fn other_holders(c: &Ctx<'_>) -> Vec<Refusal> {
 }
 
 /// A grant of the shard's primary needs `--allow-primary`.
-fn primary_without_allow(c: &Ctx<'_>) -> Option<Refusal> {
+fn primary_without_allow(c: &RuleInput<'_>) -> Option<Refusal> {
     let unsure = may_be_primary(c.node)?;
     (!c.request.steer.allow_primary()).then(|| Refusal::Primary {
         node: c.node.name.clone(),
@@ -51,7 +51,7 @@ fn refuse_all(plan: &mut Plan, refusals: Vec<Refusal>) -> bool {
     refused
 }
 
-pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
+pub(super) fn grant_p1(c: &RuleInput<'_>, plan: &mut Plan) {
     let mut refusals = other_holders(c);
     let value = value_to_write(c, Protocol::P1);
     if let Err(r) = &value {
@@ -91,7 +91,7 @@ pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
     plan.revision = Some(value);
 }
 
-pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
+pub(super) fn grant_p2(c: &RuleInput<'_>, plan: &mut Plan) {
     let mut refusals = other_holders(c);
     if c.request.steer.any() {
         refusals.push(Refusal::NoAnyInP2);
@@ -140,7 +140,7 @@ pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
     plan.revision = Some(value);
 }
 
-pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
+pub(super) fn revoke_p1(c: &RuleInput<'_>, plan: &mut Plan) {
     let Some(old) = c.node.permit.clone().filter(|_| c.node.facts.holder) else {
         plan.refuse(Refusal::HoldsNothing {
             node: c.node.name.clone(),
@@ -177,7 +177,7 @@ pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
     plan.undo = undo_of(c.request, &plan.patches, &plan.other_holders);
 }
 
-pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
+pub(super) fn force_p1(c: &RuleInput<'_>, plan: &mut Plan) {
     let value = match value_to_write(c, Protocol::P1) {
         Ok(v) => v,
         Err(r) => {
@@ -280,7 +280,7 @@ fn pod_unhealthy_because(n: &NodeReport) -> Option<Vec<PodTrouble>> {
     (!because.is_empty()).then_some(because)
 }
 
-fn not_front_warning(c: &Ctx<'_>, plan: &mut Plan) {
+fn not_front_warning(c: &RuleInput<'_>, plan: &mut Plan) {
     if c.cluster.front.as_deref() != Some(c.node.name.as_str()) {
         plan.warnings.push(Warning::NotFront {
             node: c.node.name.clone(),
@@ -289,7 +289,7 @@ fn not_front_warning(c: &Ctx<'_>, plan: &mut Plan) {
     }
 }
 
-fn common_grant_warnings(c: &Ctx<'_>, plan: &mut Plan, value: &str, protocol: Protocol) {
+fn common_grant_warnings(c: &RuleInput<'_>, plan: &mut Plan, value: &str, protocol: Protocol) {
     if !c.node.facts.healthy {
         plan.warnings.push(Warning::NotHealthy {
             node: c.node.name.clone(),
