@@ -61,7 +61,7 @@ use clock::Clock;
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
 use judge::{ClusterSide, Judged, StuckBy};
-use node::NodeView;
+use node::NodeObjects;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use text::{secs, since};
@@ -73,7 +73,7 @@ pub fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<Node
         .nodes
         .iter()
         .find(|n| n.namespace() == namespace && n.name() == node)?;
-    Some(NodeView::new(&index, n).node_pod())
+    Some(NodeObjects::new(&index, n).node_pod())
 }
 
 /// Judges every ValkeyCluster in the snapshot (and every cluster that a
@@ -164,7 +164,7 @@ fn classify_cluster(
         image: cluster.and_then(|c| c.spec.image.as_deref()),
         spec_edited_at: cluster.and_then(roll::spec_edited_at),
     };
-    let views: Vec<NodeView<'_>> = nodes.iter().map(|n| NodeView::new(index, n)).collect();
+    let views: Vec<NodeObjects<'_>> = nodes.iter().map(|n| NodeObjects::new(index, n)).collect();
     let roles = judge_roles(
         index, namespace, name, cluster, &views, protocol, side, clock,
     );
@@ -344,7 +344,7 @@ fn judge_roles(
     namespace: &str,
     name: &str,
     cluster: Option<&ValkeyCluster>,
-    views: &[NodeView<'_>],
+    views: &[NodeObjects<'_>],
     protocol: Protocol,
     side: ClusterSide<'_>,
     clock: &Clock,

@@ -28,7 +28,7 @@
 
 use super::clock::Clock;
 use super::events;
-use super::node::NodeView;
+use super::node::NodeObjects;
 use super::text::secs;
 use crate::report::{FailoverSource, FailoverUnderWay, Role, RoleNote, RoleSource};
 use crate::snapshot::keys;
@@ -69,7 +69,7 @@ pub(crate) struct Roles {
 
 /// A node of the cluster as role judging sees it.
 pub(crate) struct Member<'v, 'a> {
-    pub view: &'v NodeView<'a>,
+    pub view: &'v NodeObjects<'a>,
     pub shard: Option<u32>,
     pub index: Option<u32>,
 }
@@ -524,7 +524,7 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
 }
 
 /// A node's role from the annotation the later operator writes.
-fn annotated(view: &NodeView<'_>) -> Option<Role> {
+fn annotated(view: &NodeObjects<'_>) -> Option<Role> {
     match view.node.annotation(keys::ANN_OBSERVED_ROLE)?.trim() {
         "primary" | "master" => Some(Role::Primary),
         "replica" | "slave" => Some(Role::Replica),
@@ -748,7 +748,7 @@ fn replica_inferred() -> JudgedRole {
     }
 }
 
-fn status_role(view: &NodeView<'_>) -> JudgedRole {
+fn status_role(view: &NodeObjects<'_>) -> JudgedRole {
     let role = view.status_role();
     JudgedRole {
         role,

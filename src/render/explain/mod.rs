@@ -21,7 +21,7 @@ mod last_words;
 mod node;
 
 use cluster::{cluster_next_steps, cluster_reasoning};
-use node::NodeView;
+use node::NodeProse;
 
 /// `explain NODE -o json|yaml`: the node's entry of the status document with
 /// its events added as `timeline`.
@@ -59,7 +59,7 @@ pub fn explain_node(
 ) -> String {
     let screen: Screen = screen.into();
     let (color, width) = (screen.color, screen.width);
-    let x = NodeView {
+    let x = NodeProse {
         cluster,
         node,
         object,
