@@ -2,8 +2,8 @@
 //! signs that a roll will not finish by waiting.
 
 use super::clock::Clock;
+use super::clock::{secs, since};
 use super::node::NodeObjects;
-use super::text::{secs, since};
 use crate::report::{Evidence, EvidenceKind, FailingContainer, Finding, Termination};
 use crate::snapshot::{ContainerState, ContainerStatus, Pod};
 use jiff::SignedDuration;

@@ -2,11 +2,11 @@
 //! StalePermit, Stuck, Settling, Rolling, Waiting, Blocking, Converged.
 
 use super::clock::Clock;
+use super::clock::{secs, since};
 use super::evidence::failure_evidence;
 use super::grant_time::{Grant, grant_time};
 use super::index::Index;
 use super::node::NodeObjects;
-use super::text::{secs, since};
 use super::walk::Place;
 use crate::report::{Evidence, EvidenceKind, Finding, NodeState, Protocol, Sickness, Unhealthy};
 use crate::snapshot::keys;

@@ -58,13 +58,13 @@ use crate::report::{
 };
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use clock::Clock;
+use clock::{secs, since};
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
 use judge::{ClusterSide, Judged, StuckBy};
 use node::NodeObjects;
 use std::collections::BTreeMap;
 use std::time::Duration;
-use text::{secs, since};
 
 /// The pod of ValkeyNode `namespace/node` (None: no such node).
 pub fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<NodePod> {

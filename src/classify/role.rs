@@ -27,9 +27,9 @@
 //! note, the table's `?`), never guessed.
 
 use super::clock::Clock;
+use super::clock::secs;
 use super::events;
 use super::node::NodeObjects;
-use super::text::secs;
 use crate::report::{FailoverSource, FailoverUnderWay, Role, RoleNote, RoleSource};
 use crate::snapshot::keys;
 use jiff::{SignedDuration, Timestamp};
@@ -577,7 +577,7 @@ fn under_way(
             to: to.map(name),
             since: Some(since),
             source: FailoverSource::Event,
-            for_seconds: secs(super::text::since(now, since)),
+            for_seconds: secs(super::clock::since(now, since)),
         });
     }
     // Its primary before it began: the operator may advance the node it
@@ -601,7 +601,7 @@ fn under_way(
         to: to.filter(|_| from.is_some()).map(name),
         since: Some(since),
         source: FailoverSource::Series,
-        for_seconds: secs(super::text::since(now, since)),
+        for_seconds: secs(super::clock::since(now, since)),
     })
 }
 
