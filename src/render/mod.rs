@@ -25,4 +25,4 @@ pub mod table;
 pub mod words;
 
 #[cfg(test)]
-mod classified;
+mod end_to_end;
