@@ -97,7 +97,7 @@ pub fn nearest_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a st
     originals.dedup();
     let lowered: Vec<String> = originals.iter().map(|c| c.to_lowercase()).collect();
     let lowered_refs: Vec<&str> = lowered.iter().map(String::as_str).collect();
-    crate::steer::plan::nearest(&name.to_lowercase(), &lowered_refs)
+    crate::names::nearest(&name.to_lowercase(), &lowered_refs)
         .into_iter()
         .filter_map(|hit| {
             lowered

@@ -15,7 +15,7 @@ use crate::snapshot::Snapshot;
 use crate::source;
 use crate::steer::Steered;
 use crate::steer::exec::{self, Confirm, Options};
-use crate::steer::plan::{self, AccessFlags, Confirmation, Decision, DryRun, Request, Steer};
+use crate::steer::plan::{AccessFlags, Confirmation, Decision, DryRun, Request, Steer};
 
 pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
     let steer = Steer::Grant {
@@ -161,7 +161,7 @@ fn namespace_of(snapshot: &Snapshot, in_view: Option<&str>, node: &str) -> Resul
                 kind: "ValkeyNode",
                 namespace: None,
                 name: node.to_string(),
-                nearest: plan::nearest(node, &names),
+                nearest: crate::names::nearest(node, &names),
             })
         }
         many => Err(Error::Usage(render::steer::several_namespaces(node, many))),

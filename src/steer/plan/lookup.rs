@@ -1,7 +1,8 @@
 //! Finding the node a command names, and the nearest names when it does
-//! not exist.
+//! not exist ([`crate::names::nearest`]).
 
 use crate::error::{Error, Result};
+use crate::names::nearest;
 use crate::snapshot::{Snapshot, ValkeyNode};
 
 /// The ValkeyNode, or an error naming the nearest names in its namespace.
@@ -29,21 +30,4 @@ pub(super) fn find_node<'a>(
         name: name.to_string(),
         nearest: nearest(name, &names),
     })
-}
-
-/// Up to three names within a small edit distance of `name`, nearest first.
-pub fn nearest(name: &str, candidates: &[&str]) -> Vec<String> {
-    let limit = (name.chars().count() / 3).max(2);
-    let mut scored: Vec<(usize, &str)> = candidates
-        .iter()
-        .map(|c| (strsim::levenshtein(name, c), *c))
-        .filter(|(d, _)| *d <= limit)
-        .collect();
-    scored.sort();
-    scored.dedup();
-    scored
-        .into_iter()
-        .take(3)
-        .map(|(_, c)| c.to_string())
-        .collect()
 }

@@ -21,7 +21,7 @@
 //! - `refusal`: [`Refusal`], [`Warning`], [`Confirmation`] and [`Change`].
 //! - `patch`: the merge patches, the pod delete and the Events' messages.
 //! - `undo`: the command that undoes what was written.
-//! - `lookup`: the node by name, or the nearest names.
+//! - `lookup`: the node by name, or the nearest names ([`crate::names`]).
 
 mod lookup;
 mod patch;
@@ -34,7 +34,6 @@ mod way_out;
 #[cfg(test)]
 mod tests;
 
-pub use lookup::nearest;
 pub use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect, PodDelete};
 pub use refusal::{
     Change, Confirmation, HolderInfo, Missing, Overridden, PodMoved, PodTrouble, Refusal, Warning,
