@@ -1,4 +1,4 @@
-//! Steering a roll by hand: `grant`, `revoke`, `force`.
+//! Steering a roll by hand: `grant`, `revoke`, `force`, `replace-pod`.
 //!
 //! - [`plan`]: pure. What to write and why, or why not (docs/plugin.md's rules).
 //! - [`exec`]: asks, takes the cluster's Lease, re-reads and re-plans, sends

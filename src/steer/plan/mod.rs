@@ -3,9 +3,10 @@
 //! they were decided on, the Events to record and the command that undoes
 //! the write. No client, no printing, no clock of its own.
 //!
-//! The rules are docs/plugin.md's (`grant`, `revoke`, `force`); every refusal is
-//! a [`Refusal`], every caution a [`Warning`], every question a
-//! [`Confirmation`], every difference on a re-plan a [`Change`]: facts
+//! The rules are docs/plugin.md's (`grant`, `revoke`, `force`,
+//! `replace-pod`); every refusal is a [`Refusal`], every caution a
+//! [`Warning`], every question a [`Confirmation`], every difference on a
+//! re-plan a [`Change`]: facts
 //! (which node, holder, revision, protocol, how long), worded for people
 //! by render (`render::steer`), in one place per kind.
 //!
