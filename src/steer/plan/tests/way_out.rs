@@ -347,7 +347,7 @@ fn every_refusal_has_a_way_out_that_is_not_refused_in_turn() {
             p2_waiting(false),
             r(Force, "cache-1-1", |r| r.reason = Some("x".into())),
         ),
-        (p2, p2_waiting(false), r(Grant, "cache-0-1", |r| any(r))),
+        (p2, p2_waiting(false), r(Grant, "cache-0-1", any)),
         (
             p2,
             p2_waiting(false),
