@@ -193,7 +193,7 @@ fn classify_cluster(
     let holders: Vec<&Judged<'_>> = judged.iter().filter(|j| j.holder).collect();
     let cluster_events = cluster_events(index, namespace, name);
     let deferred = deferred::deferred(cluster, &cluster_events, &judged);
-    let is_queue = |j: &&Judged<'_>| matches!(j.state, NodeState::Waiting | NodeState::Blocking);
+    let is_queue = |j: &&Judged<'_>| j.state.is_queued();
     // A primary held back is the front the operator names.
     let held_back = deferred
         .as_ref()
