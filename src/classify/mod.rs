@@ -43,8 +43,9 @@ mod timeline;
 mod verdict;
 mod walk;
 
+// Its helpers also build the scenarios whose sentences render's tests read.
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use events::time as event_time;
 pub use evidence::RESTART_LOOP_MIN;
