@@ -173,7 +173,10 @@ pub fn skip_without<T>(found: Result<T, String>) {
     let binary = std::env::current_exe()
         .ok()
         .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .map(|s| s.rsplit_once('-').map_or(s.clone(), |(name, _hash)| name.to_string()))
+        .map(|s| {
+            s.rsplit_once('-')
+                .map_or(s.clone(), |(name, _hash)| name.to_string())
+        })
         .unwrap_or_else(|| "this test binary".into());
     let line = format!(
         "skipped {binary}: {missing}; to run it: `bash testbin/test.sh`, or `bash testbin/build.sh` \
@@ -189,7 +192,8 @@ pub fn skip_without<T>(found: Result<T, String>) {
 /// Whether a missing test binary must fail the test: in CI and under
 /// `bash testbin/test.sh`.
 pub fn binaries_required() -> bool {
-    let set = |var: &str| std::env::var(var).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    let set =
+        |var: &str| std::env::var(var).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
     set("CI") || set("TESTBIN_REQUIRE")
 }
 
