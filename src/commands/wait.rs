@@ -18,7 +18,7 @@ use crate::cli::{OutputFormat, WaitArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
 use crate::render::json::{to_json, to_yaml};
-use crate::render::wait::{self as words, Naming, contexts_unread, final_words, progress_line};
+use crate::render::wait::{Naming, contexts_unread, final_words, progress_line};
 use crate::report::{ClusterReport, NodeState, Report, Verdict};
 use crate::source::watch::{Scope, Update};
 use std::io::Write;
@@ -330,7 +330,7 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
 fn timed_out_before_reading(args: &WaitArgs) -> Outcome {
     Outcome {
         stdout: String::new(),
-        stderr: words::timed_out_before_reading(args.timeout),
+        stderr: crate::render::wait::timed_out_before_reading(args.timeout),
         exit: Exit::TimedOut,
     }
 }
