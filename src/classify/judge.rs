@@ -257,7 +257,9 @@ pub(crate) fn judge<'a>(
     } else {
         NodeState::Converged
     };
-    if matches!(j.state, NodeState::Waiting | NodeState::Blocking) {
+    // The facts and the state say the same of holding (docs/plugin.md).
+    debug_assert_eq!(j.state.is_holder(), holder, "{:?}", j.state);
+    if j.state.is_queued() {
         // A behind node started waiting when the cluster's spec changed.
         let behind_since = cluster.spec_edited_at.filter(|_| behind);
         j.waiting_since = wait_start(&view).into_iter().chain(behind_since).min();

@@ -43,8 +43,9 @@ mod timeline;
 mod verdict;
 mod walk;
 
+// Its helpers also build the scenarios whose sentences render's tests read.
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use events::time as event_time;
 pub use evidence::RESTART_LOOP_MIN;
@@ -193,7 +194,7 @@ fn classify_cluster(
     let holders: Vec<&Judged<'_>> = judged.iter().filter(|j| j.holder).collect();
     let cluster_events = cluster_events(index, namespace, name);
     let deferred = deferred::deferred(cluster, &cluster_events, &judged);
-    let is_queue = |j: &&Judged<'_>| matches!(j.state, NodeState::Waiting | NodeState::Blocking);
+    let is_queue = |j: &&Judged<'_>| j.state.is_queued();
     // A primary held back is the front the operator names.
     let held_back = deferred
         .as_ref()

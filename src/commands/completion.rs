@@ -523,14 +523,6 @@ pub fn name_candidates(report: &Report, lookup: Lookup) -> Vec<Candidate> {
     out
 }
 
-/// docs/plugin.md's node states 2 to 5 are exactly the holders.
-fn is_holder(state: NodeState) -> bool {
-    matches!(
-        state,
-        NodeState::StalePermit | NodeState::Stuck | NodeState::Settling | NodeState::Rolling
-    )
-}
-
 /// A node that jams its cluster: a stuck or stale holder, or a Blocking
 /// node with failure evidence.
 fn in_trouble(n: &NodeReport) -> bool {
@@ -541,9 +533,9 @@ fn in_trouble(n: &NodeReport) -> bool {
 fn rank(order: NodeOrder, n: &NodeReport) -> u8 {
     match order {
         NodeOrder::WaitingFirst => u8::from(n.state != NodeState::Waiting),
-        NodeOrder::HoldersFirst => u8::from(!is_holder(n.state)),
+        NodeOrder::HoldersFirst => u8::from(!n.state.is_holder()),
         NodeOrder::TroubleFirst if in_trouble(n) => 0,
-        NodeOrder::TroubleFirst if is_holder(n.state) => 1,
+        NodeOrder::TroubleFirst if n.state.is_holder() => 1,
         NodeOrder::TroubleFirst => 2,
     }
 }

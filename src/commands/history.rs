@@ -28,7 +28,7 @@ pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
                 return Ok(Outcome {
                     stdout: String::new(),
                     stderr: clock
-                        + &super::shared::no_clusters_message(loaded.namespace.as_deref()),
+                        + &crate::render::notice::no_clusters_message(loaded.namespace.as_deref()),
                     exit: Exit::Done,
                 });
             }

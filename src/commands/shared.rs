@@ -16,7 +16,8 @@ use kube::api::ListParams;
 
 /// The report as `status` renders it, per `-o`: the table (`wide` adds
 /// columns) or the docs/plugin.md document. Shared with `--watch` and `wait`.
-/// An empty report renders as an empty table (see [`no_clusters_message`])
+/// An empty report renders as an empty table (see
+/// [`crate::render::notice::no_clusters_message`])
 /// or `{"clusters": []}`.
 pub fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
     match ctx.global.output {
@@ -53,14 +54,6 @@ pub fn clock_warning(ctx: &Ctx, snapshot: &Snapshot) -> String {
     match conditions.chain(events).min() {
         Some(earliest) if now < earliest => crate::render::clock::before_everything(now, earliest),
         _ => String::new(),
-    }
-}
-
-/// What a table says when there is nothing to show.
-pub fn no_clusters_message(namespace: Option<&str>) -> String {
-    match namespace {
-        Some(ns) => format!("No ValkeyClusters found in namespace {ns}.\n"),
-        None => "No ValkeyClusters found in any namespace.\n".to_string(),
     }
 }
 
@@ -253,17 +246,5 @@ mod tests {
             };
             assert_eq!(needs_attention(&r), *want, "{verdicts:?}");
         }
-    }
-
-    #[test]
-    fn empty_listing_message() {
-        assert_eq!(
-            no_clusters_message(Some("prod")),
-            "No ValkeyClusters found in namespace prod.\n"
-        );
-        assert_eq!(
-            no_clusters_message(None),
-            "No ValkeyClusters found in any namespace.\n"
-        );
     }
 }

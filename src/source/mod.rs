@@ -120,28 +120,6 @@ async fn load_with(target: &Target, cluster: Option<&str>, partial: bool) -> Res
     })
 }
 
-/// The warning a partial view carries, one line per kind left out: which
-/// kind, why, and what is judged without it. Empty for a whole view.
-pub fn partial_warning(unread: &[live::Unread]) -> String {
-    unread
-        .iter()
-        .map(|u| {
-            let without = match u.resource.as_str() {
-                "pods" => "pod evidence (CrashLoopBackOff, image pulls, readiness) is missing",
-                "events" => "grant times come from annotations and managedFields only, progress from object times",
-                "statefulsets" | "deployments" => "workload roll state is missing",
-                "valkeyclusters" => "clusters are judged by their nodes alone",
-                _ => "what depends on them is missing",
-            };
-            format!(
-                "warning: partial view: {resource} could not be listed ({}); judged without them: {without}\n",
-                u.error,
-                resource = u.resource
-            )
-        })
-        .collect()
-}
-
 /// The namespace in view when reading a file: `-n`, else all of them.
 pub fn file_namespace(namespace: Option<&str>, all_namespaces: bool) -> Option<String> {
     if all_namespaces {

@@ -7,7 +7,7 @@
 //! as-is: the conditions and the ValkeyCluster's message.
 
 use super::fit::{self, Cell, Grid, Last, Screen, paragraph, rewrap};
-use super::style::{clean, clean_or_dash, paint, reason_cell, state_tone, strong};
+use super::style::{clean, clean_or_dash, paint, reason_cell, strong};
 use super::table::{headline_after, state_cell};
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Verdict};
 use crate::snapshot::{Condition, LeaseRead, PreviousLog, ValkeyCluster, ValkeyNode};
@@ -67,7 +67,7 @@ pub fn explain_node(
     let mut out = String::new();
     let state_word = paint(
         &node.state.to_string().to_uppercase(),
-        state_tone(node.state),
+        node.state.tone(),
         true,
         color,
     );
