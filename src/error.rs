@@ -1,7 +1,12 @@
-//! One error type for the whole program; each variant knows its exit code.
+//! One error type for the whole program, and its exit code
+//! ([`Error::exit`]: 2 for a usage error, 1 for every other).
 //!
-//! Variants carry the facts (which object, which field, which verb); the
-//! message is built by `Display`, where it is shown.
+//! Variants carry the facts (which object, which field, which verb) and,
+//! where there is one, the typed cause (`source`: an I/O, JSON or kube
+//! error); the message is built by `Display`, where it is shown. Some
+//! still carry a cause in words (`problem`): those made by code that
+//! words it itself (the snapshot reader's budgets and schema checks), or
+//! by several error types at once (`Encode`).
 
 /// Exit codes of every command (docs/plugin.md, "Exit codes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,8 +45,11 @@ pub enum Error {
     },
     #[error("cannot read {path}: {problem}")]
     Read { path: String, problem: String },
-    #[error("cannot write {path}: {problem}")]
-    Write { path: String, problem: String },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
     /// `namespace` is `None` when every namespace in view was looked in
     /// (`ValkeyCluster cache not found in any namespace`).
     #[error("{kind} {} not found{}{}", located(.namespace, .name), if .namespace.is_none() { " in any namespace" } else { "" }, nearest_hint(.nearest))]
@@ -172,17 +180,26 @@ pub enum Error {
         problem: Option<String>,
     },
     /// kube could not build a LIST request (bad parameters).
-    #[error("cannot build the list of {resource}: {problem}")]
-    ListRequest { resource: String, problem: String },
+    #[error("cannot build the list of {resource}: {source}")]
+    ListRequest {
+        resource: String,
+        source: kube::core::request::Error,
+    },
     /// An object of a watch's store that cannot be copied into a snapshot.
-    #[error("watch {resource}: {problem}")]
-    WatchCopy { resource: String, problem: String },
+    #[error("watch {resource}: {source}")]
+    WatchCopy {
+        resource: String,
+        source: serde_json::Error,
+    },
     /// Every watch stream of `status --watch` or `wait` stopped.
     #[error("every watch ended")]
     WatchEnded,
     /// The exporter could not listen on its address (taken, not local).
-    #[error("cannot listen on {address}: {problem}")]
-    Listen { address: String, problem: String },
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        address: String,
+        source: std::io::Error,
+    },
     /// Bad combination of arguments found after clap parsed them.
     #[error("{0}")]
     Usage(String),
@@ -251,6 +268,10 @@ fn in_namespace(namespace: &Option<String>) -> String {
 }
 
 impl Error {
+    /// The code the program exits with: [`Exit::Usage`] (2) for a bad
+    /// combination of arguments, [`Exit::Error`] (1) for every other
+    /// error. The other codes (3 to 7) are outcomes, not errors: a command
+    /// returns them in its [`Outcome`].
     pub fn exit(&self) -> Exit {
         match self {
             Error::Usage(_) => Exit::Usage,

@@ -5,7 +5,8 @@
 //! a [`report::Report`] (pure); [`steer`] plans (pure) and executes writes;
 //! [`render`] turns reports and plans into text ([`shell`] quotes the
 //! commands it prints; [`units`] the short forms of durations and hashes
-//! that every layer spells alike); [`commands`] holds one
+//! that every layer spells alike; [`names`] the nearest names, for "did
+//! you mean"); [`commands`] holds one
 //! module per command and [`app`] dispatches to them; [`verbose`] writes
 //! kubectl's `-v` lines.
 pub mod app;
@@ -17,6 +18,7 @@ pub mod error;
 /// (the `fixture` feature, never in a release build).
 #[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
+pub mod names;
 pub mod render;
 pub mod report;
 pub mod shell;

@@ -96,11 +96,123 @@ pub enum Verdict {
     Converged,
 }
 
+impl NodeState {
+    /// Every state, in the order docs/plugin.md decides them (and `Ord`).
+    pub const ALL: [NodeState; 8] = [
+        NodeState::Standalone,
+        NodeState::StalePermit,
+        NodeState::Stuck,
+        NodeState::Settling,
+        NodeState::Rolling,
+        NodeState::Waiting,
+        NodeState::Blocking,
+        NodeState::Converged,
+    ];
+
+    /// docs/plugin.md's node states 2 to 5 are exactly the holders: the
+    /// classifier's `facts.holder` agrees (tests/props/invariants.rs).
+    pub fn is_holder(self) -> bool {
+        match self {
+            NodeState::StalePermit
+            | NodeState::Stuck
+            | NodeState::Settling
+            | NodeState::Rolling => true,
+            NodeState::Standalone
+            | NodeState::Waiting
+            | NodeState::Blocking
+            | NodeState::Converged => false,
+        }
+    }
+
+    /// In the cluster's queue: not holding, not done, waiting its turn.
+    pub fn is_queued(self) -> bool {
+        match self {
+            NodeState::Waiting | NodeState::Blocking => true,
+            NodeState::Standalone
+            | NodeState::StalePermit
+            | NodeState::Stuck
+            | NodeState::Settling
+            | NodeState::Rolling
+            | NodeState::Converged => false,
+        }
+    }
+
+    /// How alarming the state is (its colour). Not the same ranking as
+    /// [`NodeState::urgency`]: a Blocking node is more alarming than a
+    /// rolling one, yet the rolling holder is looked at first.
+    pub fn tone(self) -> Tone {
+        match self {
+            NodeState::Stuck | NodeState::StalePermit => Tone::Bad,
+            NodeState::Blocking => Tone::Warn,
+            NodeState::Rolling | NodeState::Settling => Tone::Busy,
+            NodeState::Waiting => Tone::Queue,
+            NodeState::Converged => Tone::Good,
+            NodeState::Standalone => Tone::Quiet,
+        }
+    }
+
+    /// Who needs a look first (0 first), the order of the node table's
+    /// rows: jammed holders, then the holders in flight, then the queue from
+    /// its front (Blocking is the front when nobody asks), then the rest.
+    pub fn urgency(self) -> u8 {
+        match self {
+            NodeState::Stuck | NodeState::StalePermit => 0,
+            NodeState::Rolling | NodeState::Settling => 1,
+            NodeState::Blocking => 2,
+            NodeState::Waiting => 3,
+            NodeState::Converged => 4,
+            NodeState::Standalone => 5,
+        }
+    }
+}
+
 impl Verdict {
+    /// Every verdict, in the order docs/plugin.md's table tries them.
+    pub const ALL: [Verdict; 6] = [
+        Verdict::Conflict,
+        Verdict::Jammed,
+        Verdict::Rolling,
+        Verdict::Stalled,
+        Verdict::Waiting,
+        Verdict::Converged,
+    ];
+
     /// `wait` and `status --exit-code` stop with exit 3 on these.
     pub fn needs_attention(self) -> bool {
-        matches!(self, Verdict::Conflict | Verdict::Jammed | Verdict::Stalled)
+        match self {
+            Verdict::Conflict | Verdict::Jammed | Verdict::Stalled => true,
+            Verdict::Rolling | Verdict::Waiting | Verdict::Converged => false,
+        }
     }
+
+    /// How alarming the verdict is (its colour).
+    pub fn tone(self) -> Tone {
+        match self {
+            Verdict::Conflict | Verdict::Jammed => Tone::Bad,
+            Verdict::Stalled => Tone::Warn,
+            Verdict::Rolling => Tone::Busy,
+            Verdict::Waiting => Tone::Queue,
+            Verdict::Converged => Tone::Good,
+        }
+    }
+}
+
+/// How alarming a verdict or state is, from someone-has-to-act to outside
+/// the roll. Render gives each one colour (`render::style::paint`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// Someone has to act: red.
+    Bad,
+    /// Not moving, or holding others up: yellow.
+    Warn,
+    /// A roll in flight: cyan.
+    Busy,
+    /// Queued: blue.
+    Queue,
+    /// Nothing to do: green.
+    Good,
+    /// Outside the roll: no colour.
+    Quiet,
 }
 
 /// Where a grant time came from (docs/protocol.md, "When did a permit start?").
@@ -604,6 +716,75 @@ impl fmt::Display for EvidenceKind {
         match self {
             EvidenceKind::OomKilled => f.write_str("OOMKilled"),
             other => fmt::Debug::fmt(other, f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each state's place in [`NodeState::ALL`]; a new state does not
+    /// compile until it has one, and the test below fails until it is there.
+    fn place(s: NodeState) -> usize {
+        match s {
+            NodeState::Standalone => 0,
+            NodeState::StalePermit => 1,
+            NodeState::Stuck => 2,
+            NodeState::Settling => 3,
+            NodeState::Rolling => 4,
+            NodeState::Waiting => 5,
+            NodeState::Blocking => 6,
+            NodeState::Converged => 7,
+        }
+    }
+
+    fn verdict_place(v: Verdict) -> usize {
+        match v {
+            Verdict::Conflict => 0,
+            Verdict::Jammed => 1,
+            Verdict::Rolling => 2,
+            Verdict::Stalled => 3,
+            Verdict::Waiting => 4,
+            Verdict::Converged => 5,
+        }
+    }
+
+    #[test]
+    fn all_lists_every_state_and_verdict_once_in_decision_order() {
+        for (i, s) in NodeState::ALL.into_iter().enumerate() {
+            assert_eq!(place(s), i, "{s:?}");
+        }
+        assert!(
+            NodeState::ALL.is_sorted(),
+            "ALL follows the decision order (Ord)"
+        );
+        for (i, v) in Verdict::ALL.into_iter().enumerate() {
+            assert_eq!(verdict_place(v), i, "{v:?}");
+        }
+    }
+
+    /// The rules of docs/plugin.md, one row per state: holder, queued,
+    /// tone, urgency.
+    #[test]
+    fn each_state_carries_its_rules() {
+        use NodeState::*;
+        let rows = [
+            (Standalone, false, false, Tone::Quiet, 5),
+            (StalePermit, true, false, Tone::Bad, 0),
+            (Stuck, true, false, Tone::Bad, 0),
+            (Settling, true, false, Tone::Busy, 1),
+            (Rolling, true, false, Tone::Busy, 1),
+            (Waiting, false, true, Tone::Queue, 3),
+            (Blocking, false, true, Tone::Warn, 2),
+            (Converged, false, false, Tone::Good, 4),
+        ];
+        for (s, holder, queued, tone, urgency) in rows {
+            assert_eq!(
+                (s.is_holder(), s.is_queued(), s.tone(), s.urgency()),
+                (holder, queued, tone, urgency),
+                "{s:?}"
+            );
         }
     }
 }

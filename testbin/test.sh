@@ -17,5 +17,8 @@ export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK P
 # Text output is fitted to COLUMNS when it is set (docs/usage.md, "Fitting
 # the terminal"); the tests that want a width give it themselves.
 unset COLUMNS
+# Here a missing test server fails its tests; a plain `cargo test` would
+# skip them with one line (tests/harness/mod.rs, `skip_without`).
+export TESTBIN_REQUIRE=1
 
 cargo test --all-targets --features test-hooks,fixture "$@"

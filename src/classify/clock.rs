@@ -1,5 +1,7 @@
 //! The judging instant, and the earliest later instant at which one of
-//! the classifier's comparisons against it would come out otherwise.
+//! the classifier's comparisons against it would come out otherwise; and
+//! the arithmetic of durations as the report states them ([`since`],
+//! [`over`], [`secs`]).
 //!
 //! Time alone changes verdicts (a holder crosses the stall threshold, a
 //! pod has been Unschedulable past its grace). Every comparison that
@@ -13,6 +15,30 @@ use std::cell::Cell;
 /// A flip that happens "just after" an instant: the tokio timer's
 /// resolution, so a re-judge at `t + limit + JUST_AFTER` sees `> limit`.
 const JUST_AFTER: SignedDuration = SignedDuration::from_millis(1);
+
+/// `now - then` in whole seconds, never negative: a time in the future
+/// (clock skew) counts as now.
+pub(crate) fn since(now: Timestamp, then: Timestamp) -> SignedDuration {
+    let d = now.duration_since(then);
+    if d.is_negative() {
+        SignedDuration::ZERO
+    } else {
+        d
+    }
+}
+
+/// `d` is over the threshold `t`, as the report shows it: on the whole
+/// seconds it reports (`quietForSeconds`, `heldForSeconds`), so that a
+/// script applying docs/plugin.md's tables to the document agrees with the
+/// verdict (60.5 s quiet is not over 60 s).
+pub(crate) fn over(d: SignedDuration, t: SignedDuration) -> bool {
+    SignedDuration::from_secs(d.as_secs()) > t
+}
+
+/// Whole seconds of a non-negative duration.
+pub(crate) fn secs(d: SignedDuration) -> u64 {
+    u64::try_from(d.as_secs()).unwrap_or(0)
+}
 
 #[derive(Debug)]
 pub(crate) struct Clock {
@@ -47,11 +73,11 @@ impl Clock {
     }
 
     /// Time since `then` is strictly over `limit`, on the whole seconds the
-    /// report shows ([`super::text::over`]): `floor(d) > limit`, which turns
+    /// report shows ([`over`]): `floor(d) > limit`, which turns
     /// true at `then + floor(limit) + 1s`.
     pub fn over(&self, then: Timestamp, limit: SignedDuration) -> bool {
-        let d = super::text::since(self.now, then);
-        let over = super::text::over(d, limit);
+        let d = since(self.now, then);
+        let over = over(d, limit);
         if !over {
             let whole = SignedDuration::from_secs(limit.as_secs().saturating_add(1));
             self.flips_at(then.checked_add(whole).ok());
@@ -61,7 +87,7 @@ impl Clock {
 
     /// Time since `then` is strictly more than `limit` (to the nanosecond).
     pub fn beyond(&self, then: Timestamp, limit: SignedDuration) -> bool {
-        let beyond = super::text::since(self.now, then) > limit;
+        let beyond = since(self.now, then) > limit;
         if !beyond {
             self.flips_at(
                 then.checked_add(limit)
@@ -125,6 +151,14 @@ mod tests {
             assert_eq!(compare(&clock), *want, "{name}");
             assert_eq!(clock.next_change(), *flips, "{name}");
         }
+    }
+
+    #[test]
+    fn never_negative() {
+        let a: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        let b: Timestamp = "2026-01-01T00:05:00Z".parse().unwrap();
+        assert_eq!(since(a, b), SignedDuration::ZERO);
+        assert_eq!(since(b, a), SignedDuration::from_secs(300));
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! signs that a roll will not finish by waiting.
 
 use super::clock::Clock;
-use super::node::NodeView;
-use super::text::{secs, since};
+use super::clock::{secs, since};
+use super::node::NodeObjects;
 use crate::report::{Evidence, EvidenceKind, FailingContainer, Finding, Termination};
 use crate::snapshot::{ContainerState, ContainerStatus, Pod};
 use jiff::SignedDuration;
@@ -83,7 +83,7 @@ pub(crate) fn failing_container(pod: &Pod) -> Option<FailingContainer> {
 
 /// Every piece of failure evidence on the node's pod and workload, pod
 /// first. A pod being deleted gives none (its workload still may).
-pub(crate) fn failure_evidence(view: &NodeView<'_>, clock: &Clock) -> Vec<Evidence> {
+pub(crate) fn failure_evidence(view: &NodeObjects<'_>, clock: &Clock) -> Vec<Evidence> {
     let now = clock.now();
     let mut out = Vec::new();
     if let Some(pod) = view.pod

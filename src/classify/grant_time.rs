@@ -5,7 +5,7 @@
 
 use super::events;
 use super::index::Index;
-use super::node::NodeView;
+use super::node::NodeObjects;
 use super::text::hash_in;
 use crate::report::{GrantSource, Protocol, Unavailable};
 use crate::snapshot::keys;
@@ -50,7 +50,7 @@ fn permit_path(protocol: Protocol) -> Vec<String> {
 /// The managedFields entries that own the permit field: (manager, time).
 /// None when the object carries no managedFields at all.
 fn permit_owners(
-    view: &NodeView<'_>,
+    view: &NodeObjects<'_>,
     protocol: Protocol,
 ) -> Option<Vec<(String, Option<Timestamp>)>> {
     let entries = view
@@ -83,7 +83,7 @@ fn permit_owners(
 /// The trace annotations, when they speak of the current permit: their
 /// time, by and reason; or why they do not count.
 fn trace(
-    view: &NodeView<'_>,
+    view: &NodeObjects<'_>,
     protocol: Protocol,
     permit: &str,
 ) -> Result<(Timestamp, Option<String>, Option<String>), Unavailable> {
@@ -125,7 +125,7 @@ fn trace(
 /// ValkeyNodeUpdated naming the node.
 fn event(
     index: &Index<'_>,
-    view: &NodeView<'_>,
+    view: &NodeObjects<'_>,
     protocol: Protocol,
     permit: &str,
 ) -> Result<Timestamp, Unavailable> {
@@ -163,7 +163,7 @@ fn event(
         })
 }
 
-fn managed_fields(view: &NodeView<'_>, protocol: Protocol) -> Result<Timestamp, Unavailable> {
+fn managed_fields(view: &NodeObjects<'_>, protocol: Protocol) -> Result<Timestamp, Unavailable> {
     let Some(owners) = permit_owners(view, protocol) else {
         return Err(Unavailable::NoManagedFields);
     };
@@ -181,7 +181,7 @@ fn managed_fields(view: &NodeView<'_>, protocol: Protocol) -> Result<Timestamp, 
 /// source that gave nothing is listed with its reason.
 pub(crate) fn grant_time(
     index: &Index<'_>,
-    view: &NodeView<'_>,
+    view: &NodeObjects<'_>,
     protocol: Protocol,
     permit: &str,
 ) -> Grant {
@@ -216,7 +216,7 @@ pub(crate) fn grant_time(
 
 /// The time of a grant by hand, for quiet time: the trace's granted-at,
 /// whatever permit it was for.
-pub(crate) fn hand_grant_time(view: &NodeView<'_>) -> Option<Timestamp> {
+pub(crate) fn hand_grant_time(view: &NodeObjects<'_>) -> Option<Timestamp> {
     view.node
         .annotation(keys::ANN_GRANTED_AT)
         .and_then(|v| v.trim().parse::<Timestamp>().ok())

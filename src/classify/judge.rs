@@ -2,11 +2,11 @@
 //! StalePermit, Stuck, Settling, Rolling, Waiting, Blocking, Converged.
 
 use super::clock::Clock;
+use super::clock::{secs, since};
 use super::evidence::failure_evidence;
 use super::grant_time::{Grant, grant_time};
 use super::index::Index;
-use super::node::NodeView;
-use super::text::{secs, since};
+use super::node::NodeObjects;
 use super::walk::Place;
 use crate::report::{Evidence, EvidenceKind, Finding, NodeState, Protocol, Sickness, Unhealthy};
 use crate::snapshot::keys;
@@ -27,7 +27,7 @@ pub(crate) enum StuckBy {
 /// Everything the classifier found out about one node.
 #[derive(Clone, Debug)]
 pub(crate) struct Judged<'a> {
-    pub view: NodeView<'a>,
+    pub view: NodeObjects<'a>,
     pub place: Place<'a>,
     pub cluster_owned: bool,
     pub asks: bool,
@@ -75,7 +75,7 @@ impl Judged<'_> {
 
 /// The earliest known time among the node's roll condition (WorkloadDrift
 /// or WorkloadRollPending, True) and its Ready=False transition.
-fn wait_start(view: &NodeView<'_>) -> Option<Timestamp> {
+fn wait_start(view: &NodeObjects<'_>) -> Option<Timestamp> {
     let node = view.node;
     let roll = [keys::COND_DRIFT, keys::COND_PENDING]
         .into_iter()
@@ -106,7 +106,7 @@ pub(crate) struct ClusterSide<'a> {
 /// replacement starts). A node whose workload was never observed is being
 /// created, not rolled: never a holder.
 fn p2_holder(
-    view: &NodeView<'_>,
+    view: &NodeObjects<'_>,
     asks: bool,
     asked_for: Option<&str>,
     permit: Option<&str>,
@@ -127,7 +127,7 @@ fn p2_holder(
 
 pub(crate) fn judge<'a>(
     index: &Index<'a>,
-    view: NodeView<'a>,
+    view: NodeObjects<'a>,
     place: Place<'a>,
     protocol: Protocol,
     cluster: ClusterSide<'_>,
@@ -257,7 +257,9 @@ pub(crate) fn judge<'a>(
     } else {
         NodeState::Converged
     };
-    if matches!(j.state, NodeState::Waiting | NodeState::Blocking) {
+    // The facts and the state say the same of holding (docs/plugin.md).
+    debug_assert_eq!(j.state.is_holder(), holder, "{:?}", j.state);
+    if j.state.is_queued() {
         // A behind node started waiting when the cluster's spec changed.
         let behind_since = cluster.spec_edited_at.filter(|_| behind);
         j.waiting_since = wait_start(&view).into_iter().chain(behind_since).min();

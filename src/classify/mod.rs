@@ -43,8 +43,9 @@ mod timeline;
 mod verdict;
 mod walk;
 
+// Its helpers also build the scenarios whose sentences render's tests read.
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use events::time as event_time;
 pub use evidence::RESTART_LOOP_MIN;
@@ -58,13 +59,13 @@ use crate::report::{
 };
 use crate::snapshot::{Snapshot, ValkeyCluster};
 use clock::Clock;
+use clock::{secs, since};
 use index::Index;
 use jiff::{SignedDuration, Timestamp};
 use judge::{ClusterSide, Judged, StuckBy};
-use node::NodeView;
+use node::NodeObjects;
 use std::collections::BTreeMap;
 use std::time::Duration;
-use text::{secs, since};
 
 /// The pod of ValkeyNode `namespace/node` (None: no such node).
 pub fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<NodePod> {
@@ -73,7 +74,7 @@ pub fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<Node
         .nodes
         .iter()
         .find(|n| n.namespace() == namespace && n.name() == node)?;
-    Some(NodeView::new(&index, n).node_pod())
+    Some(NodeObjects::new(&index, n).node_pod())
 }
 
 /// Judges every ValkeyCluster in the snapshot (and every cluster that a
@@ -164,7 +165,7 @@ fn classify_cluster(
         image: cluster.and_then(|c| c.spec.image.as_deref()),
         spec_edited_at: cluster.and_then(roll::spec_edited_at),
     };
-    let views: Vec<NodeView<'_>> = nodes.iter().map(|n| NodeView::new(index, n)).collect();
+    let views: Vec<NodeObjects<'_>> = nodes.iter().map(|n| NodeObjects::new(index, n)).collect();
     let roles = judge_roles(
         index, namespace, name, cluster, &views, protocol, side, clock,
     );
@@ -193,7 +194,7 @@ fn classify_cluster(
     let holders: Vec<&Judged<'_>> = judged.iter().filter(|j| j.holder).collect();
     let cluster_events = cluster_events(index, namespace, name);
     let deferred = deferred::deferred(cluster, &cluster_events, &judged);
-    let is_queue = |j: &&Judged<'_>| matches!(j.state, NodeState::Waiting | NodeState::Blocking);
+    let is_queue = |j: &&Judged<'_>| j.state.is_queued();
     // A primary held back is the front the operator names.
     let held_back = deferred
         .as_ref()
@@ -344,7 +345,7 @@ fn judge_roles(
     namespace: &str,
     name: &str,
     cluster: Option<&ValkeyCluster>,
-    views: &[NodeView<'_>],
+    views: &[NodeObjects<'_>],
     protocol: Protocol,
     side: ClusterSide<'_>,
     clock: &Clock,
@@ -379,7 +380,7 @@ fn judge_roles(
         .filter_map(|m| m.shard)
         .min();
     role::judge(
-        &role::Ctx::new(&members, &cluster_events, replicas, rolling_shard),
+        &role::RoleInput::new(&members, &cluster_events, replicas, rolling_shard),
         clock,
     )
 }

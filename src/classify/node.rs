@@ -22,7 +22,7 @@ const ADVANCE_SLACK: jiff::SignedDuration = jiff::SignedDuration::from_secs(2);
 
 /// A ValkeyNode with the objects found for it in the snapshot.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct NodeView<'a> {
+pub(crate) struct NodeObjects<'a> {
     pub node: &'a ValkeyNode,
     pub pod: Option<&'a Pod>,
     pub sts: Option<&'a StatefulSet>,
@@ -42,7 +42,7 @@ fn non_empty(s: Option<&str>) -> Option<&str> {
     s.filter(|v| !v.trim().is_empty())
 }
 
-impl<'a> NodeView<'a> {
+impl<'a> NodeObjects<'a> {
     /// Finds the node's workload (`valkey-<node>`, of its workload type) and
     /// its pod: `status.podName` when set and present; otherwise the pod
     /// labelled `app.kubernetes.io/instance=<node>`, preferring one that is
@@ -72,7 +72,7 @@ impl<'a> NodeView<'a> {
                     )
                 })
         });
-        NodeView {
+        NodeObjects {
             node,
             pod,
             sts,
@@ -535,7 +535,7 @@ impl NodePod {
     }
 }
 
-impl NodeView<'_> {
+impl NodeObjects<'_> {
     /// `self.node_pod().superseded_not_ready()` without copying the pod's
     /// strings: the report asks it of every node.
     pub fn pod_superseded_not_ready(&self) -> bool {

@@ -6,7 +6,6 @@ use super::events;
 use super::grant_time::hand_grant_time;
 use super::index::Index;
 use super::judge::Judged;
-use crate::report::NodeState;
 use crate::snapshot::{ValkeyCluster, condition, keys};
 use jiff::Timestamp;
 
@@ -92,7 +91,7 @@ pub(crate) fn oldest_start(
 ) -> Option<Timestamp> {
     let node_starts = nodes
         .iter()
-        .filter(|j| matches!(j.state, NodeState::Waiting | NodeState::Blocking))
+        .filter(|j| j.state.is_queued())
         .map(|j| j.waiting_since.unwrap_or(now));
     let cluster_start = cluster.filter(|_| cluster_not_done || creating).map(|c| {
         let created = c.metadata.creation_timestamp.as_ref().map(|t| t.0);

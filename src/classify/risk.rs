@@ -5,8 +5,8 @@
 //! one, every replica's roll leaves its shard so. Losing the primary then
 //! loses writes. The verdict does not change for it.
 
+use super::clock::secs;
 use super::judge::Judged;
-use super::text::secs;
 use crate::report::{Risk, RiskKind, Role};
 use jiff::Timestamp;
 use std::collections::BTreeMap;
@@ -66,7 +66,7 @@ pub(crate) fn risks(nodes: &[Judged<'_>], now: Timestamp) -> Vec<Risk> {
             shard,
             primary: Some(primary.name().to_string()),
             since,
-            for_seconds: since.map(|t| secs(super::text::since(now, t))),
+            for_seconds: since.map(|t| secs(super::clock::since(now, t))),
         });
     }
     out

@@ -27,9 +27,9 @@
 //! note, the table's `?`), never guessed.
 
 use super::clock::Clock;
+use super::clock::secs;
 use super::events;
-use super::node::NodeView;
-use super::text::secs;
+use super::node::NodeObjects;
 use crate::report::{FailoverSource, FailoverUnderWay, Role, RoleNote, RoleSource};
 use crate::snapshot::keys;
 use jiff::{SignedDuration, Timestamp};
@@ -69,13 +69,13 @@ pub(crate) struct Roles {
 
 /// A node of the cluster as role judging sees it.
 pub(crate) struct Member<'v, 'a> {
-    pub view: &'v NodeView<'a>,
+    pub view: &'v NodeObjects<'a>,
     pub shard: Option<u32>,
     pub index: Option<u32>,
 }
 
 /// What the cluster says that role judging needs.
-pub(crate) struct Ctx<'e, 'v, 'a> {
+pub(crate) struct RoleInput<'e, 'v, 'a> {
     pub members: &'v [Member<'v, 'a>],
     /// The events about the ValkeyCluster.
     pub cluster_events: &'e [&'a Event],
@@ -179,7 +179,7 @@ fn occurrences(e: &Event) -> Vec<(Timestamp, bool)> {
     out
 }
 
-impl<'e, 'v, 'a> Ctx<'e, 'v, 'a> {
+impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
     pub fn new(
         members: &'v [Member<'v, 'a>],
         cluster_events: &'e [&'a Event],
@@ -199,7 +199,7 @@ impl<'e, 'v, 'a> Ctx<'e, 'v, 'a> {
                     .or_insert(Some(i));
             }
         }
-        Ctx {
+        RoleInput {
             members,
             cluster_events,
             replicas,
@@ -210,7 +210,7 @@ impl<'e, 'v, 'a> Ctx<'e, 'v, 'a> {
     }
 }
 
-impl Ctx<'_, '_, '_> {
+impl RoleInput<'_, '_, '_> {
     /// The node whose pod has `ip`, when exactly one has.
     fn node_at(&self, ip: &str) -> Option<usize> {
         self.by_address.get(ip).copied().flatten()
@@ -421,7 +421,7 @@ struct Replay {
 }
 
 fn failed_over(
-    ctx: &Ctx<'_, '_, '_>,
+    ctx: &RoleInput<'_, '_, '_>,
     shard: u32,
     from: Option<usize>,
     at: Timestamp,
@@ -449,7 +449,7 @@ fn failed_over(
     r.beliefs.insert(shard, belief);
 }
 
-fn replay(ctx: &Ctx<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
+fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
     let mut r = Replay {
         beliefs: BTreeMap::new(),
         restarted: vec![false; ctx.members.len()],
@@ -524,7 +524,7 @@ fn replay(ctx: &Ctx<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
 }
 
 /// A node's role from the annotation the later operator writes.
-fn annotated(view: &NodeView<'_>) -> Option<Role> {
+fn annotated(view: &NodeObjects<'_>) -> Option<Role> {
     match view.node.annotation(keys::ANN_OBSERVED_ROLE)?.trim() {
         "primary" | "master" => Some(Role::Primary),
         "replica" | "slave" => Some(Role::Replica),
@@ -538,7 +538,7 @@ fn annotated(view: &NodeView<'_>) -> Option<Role> {
 /// [`FAILOVER_WINDOW`]. A first occurrence names its shard's addresses; a
 /// repeat is in the shard the walk is rolling, failing over its primary.
 fn under_way(
-    ctx: &Ctx<'_, '_, '_>,
+    ctx: &RoleInput<'_, '_, '_>,
     facts: &[(Timestamp, Fact)],
     clock: &Clock,
 ) -> Option<FailoverUnderWay> {
@@ -577,7 +577,7 @@ fn under_way(
             to: to.map(name),
             since: Some(since),
             source: FailoverSource::Event,
-            for_seconds: secs(super::text::since(now, since)),
+            for_seconds: secs(super::clock::since(now, since)),
         });
     }
     // Its primary before it began: the operator may advance the node it
@@ -601,12 +601,12 @@ fn under_way(
         to: to.filter(|_| from.is_some()).map(name),
         since: Some(since),
         source: FailoverSource::Series,
-        for_seconds: secs(super::text::since(now, since)),
+        for_seconds: secs(super::clock::since(now, since)),
     })
 }
 
 /// Judges every member's role, and the failover under way.
-pub(crate) fn judge(ctx: &Ctx<'_, '_, '_>, clock: &Clock) -> Roles {
+pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
     let facts = ctx.facts();
     let failover = under_way(ctx, &facts, clock);
     let replay = replay(ctx, &facts);
@@ -748,7 +748,7 @@ fn replica_inferred() -> JudgedRole {
     }
 }
 
-fn status_role(view: &NodeView<'_>) -> JudgedRole {
+fn status_role(view: &NodeObjects<'_>) -> JudgedRole {
     let role = view.status_role();
     JudgedRole {
         role,

@@ -7,8 +7,8 @@
 //! says so.
 
 use super::clock::Clock;
+use super::clock::{secs, since};
 use super::judge::Judged;
-use super::text::{secs, since};
 use crate::report::{NodeState, OperatorSilence, SilentAfter};
 use jiff::SignedDuration;
 

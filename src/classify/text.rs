@@ -1,31 +1,5 @@
-//! Small pieces the classifier shares: durations as the report states
-//! them, and the words it looks for in condition messages and event notes.
-
-use jiff::{SignedDuration, Timestamp};
-
-/// `now - then` in whole seconds, never negative: a time in the future
-/// (clock skew) counts as now.
-pub(crate) fn since(now: Timestamp, then: Timestamp) -> SignedDuration {
-    let d = now.duration_since(then);
-    if d.is_negative() {
-        SignedDuration::ZERO
-    } else {
-        d
-    }
-}
-
-/// `d` is over the threshold `t`, as the report shows it: on the whole
-/// seconds it reports (`quietForSeconds`, `heldForSeconds`), so that a
-/// script applying docs/plugin.md's tables to the document agrees with the
-/// verdict (60.5 s quiet is not over 60 s).
-pub(crate) fn over(d: SignedDuration, t: SignedDuration) -> bool {
-    SignedDuration::from_secs(d.as_secs()) > t
-}
-
-/// Whole seconds of a non-negative duration.
-pub(crate) fn secs(d: SignedDuration) -> u64 {
-    u64::try_from(d.as_secs()).unwrap_or(0)
-}
+//! Small pieces the classifier shares: the words it looks for in
+//! condition messages and event notes. (Durations: [`super::clock`].)
 
 /// The hash that follows the word `hash` in a condition message or event
 /// note (`... template hash <h> awaits ...`, `(hash <h>)`), without quotes
@@ -117,14 +91,6 @@ pub(crate) fn whole_words(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn never_negative() {
-        let a: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
-        let b: Timestamp = "2026-01-01T00:05:00Z".parse().unwrap();
-        assert_eq!(since(a, b), SignedDuration::ZERO);
-        assert_eq!(since(b, a), SignedDuration::from_secs(300));
-    }
 
     #[test]
     fn hashes_in_messages() {

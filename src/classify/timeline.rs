@@ -3,7 +3,7 @@
 use super::events;
 use super::failover;
 use super::index::Index;
-use super::node::NodeView;
+use super::node::NodeObjects;
 use super::role;
 use crate::report::TimelineEntry;
 use crate::snapshot::{Snapshot, ValkeyNode};
@@ -45,7 +45,7 @@ fn addresses_of<'a>(
         .nodes
         .iter()
         .filter(|n| n.namespace() == namespace)
-        .filter_map(|n| Some((NodeView::new(index, n).pod_ip()?, n.name())))
+        .filter_map(|n| Some((NodeObjects::new(index, n).pod_ip()?, n.name())))
         .collect()
 }
 

@@ -2,8 +2,8 @@
 //! the facts of the reason that explains it.
 
 use super::clock::Clock;
+use super::clock::{secs, since};
 use super::judge::{Judged, StuckBy};
-use super::text::{secs, since};
 use crate::report::{
     ClusterReason, Creating, Deferred, Failover, Hold, NodeState, NotDone, OperatorSilence,
     Protocol, Silence, Stale, Unfinished, Verdict, WaitingFor,

@@ -137,7 +137,7 @@ fn format_of(args: &BundleArgs, output: OutputFormat) -> BundleFormat {
 }
 
 pub async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
-    let live = live::connect(&ctx.global).await?;
+    let live = live::connect(&ctx.access()).await?;
     let namespace = crate::source::live_namespace(
         ctx.global.namespace.as_deref(),
         ctx.global.all_namespaces,
@@ -229,9 +229,9 @@ pub fn pods_of(snapshot: &Snapshot, cluster: Option<(&str, &str)>) -> BTreeSet<(
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| Error::Write {
+    std::fs::write(path, text).map_err(|source| Error::Write {
         path: path.display().to_string(),
-        problem: e.to_string(),
+        source,
     })
 }
 
@@ -249,6 +249,25 @@ mod tests {
             cluster: Some("cache".into()),
             plugin: "kubectl-valkey-roll 0.1.0 (abc)".into(),
         }
+    }
+
+    /// A failed write keeps the I/O error itself (its kind, for whoever
+    /// handles it), and says it as before.
+    #[test]
+    fn a_failed_write_carries_the_io_error() {
+        let path = Path::new("/no-such-folder-of-this-test/bundle.yaml");
+        let err = write_file(path, "x").expect_err("no such folder");
+        let io = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(
+            io.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::NotFound),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with("cannot write /no-such-folder-of-this-test/bundle.yaml: No such file"),
+            "{err}"
+        );
     }
 
     /// The example's items as the live reader hands them over: by kind.

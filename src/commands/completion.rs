@@ -198,7 +198,7 @@ pub enum Slot {
 /// The words typed so far, understood: what is being completed, and the
 /// kubectl-style flags that say which cluster to ask.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Request {
+pub struct Typed {
     /// The subcommand typed, by its canonical name (as typed when unknown).
     pub subcommand: Option<String>,
     pub slot: Slot,
@@ -219,7 +219,7 @@ fn built_command() -> clap::Command {
 /// Understands `words` (everything after the plugin's name; the last one is
 /// being completed) with the program's own clap definition, so every flag's
 /// arity is the real one.
-pub fn parse_words(words: &[String]) -> Request {
+pub fn parse_words(words: &[String]) -> Typed {
     let root = built_command();
     let (current, before) = match words.split_last() {
         Some((last, before)) => (last.clone(), before),
@@ -316,7 +316,7 @@ pub fn parse_words(words: &[String]) -> Request {
     } else {
         Slot::Positional { index: positionals }
     };
-    Request {
+    Typed {
         subcommand,
         slot,
         prefix: current,
@@ -370,16 +370,37 @@ pub enum NodeOrder {
     TroubleFirst,
 }
 
+impl NodeOrder {
+    /// The order for the subcommand named `sub`; the nodes in trouble
+    /// first unless it grants or revokes.
+    fn of(sub: &str) -> NodeOrder {
+        match sub {
+            "grant" | "force" => NodeOrder::WaitingFirst,
+            "revoke" => NodeOrder::HoldersFirst,
+            _ => NodeOrder::TroubleFirst,
+        }
+    }
+}
+
+/// What the first positional of `root`'s subcommand `sub` takes, by the
+/// value name clap gives it.
+fn first_positional(root: &clap::Command, sub: &str) -> Option<Lookup> {
+    let first = root.find_subcommand(sub)?.get_positionals().next()?;
+    match first.get_value_names()?.first()?.as_str() {
+        "CLUSTER" => Some(Lookup::Clusters),
+        // explain's NAME: a node, else a cluster.
+        "NODE" | "NAME" => Some(Lookup::Nodes(NodeOrder::of(sub))),
+        _ => None,
+    }
+}
+
 /// What the request needs looked up, if anything.
-pub fn lookup_for(req: &Request) -> Option<Lookup> {
+pub fn lookup_for(req: &Typed) -> Option<Lookup> {
     match (&req.slot, req.subcommand.as_deref()) {
-        (Slot::Positional { index: 0 }, Some(sub)) => match sub {
-            "status" | "wait" | "bundle" | "history" => Some(Lookup::Clusters),
-            "grant" | "force" => Some(Lookup::Nodes(NodeOrder::WaitingFirst)),
-            "revoke" => Some(Lookup::Nodes(NodeOrder::HoldersFirst)),
-            "explain" | "replace-pod" => Some(Lookup::Nodes(NodeOrder::TroubleFirst)),
-            _ => None,
-        },
+        // What the subcommand's first positional names, as clap defines it:
+        // a new command with a CLUSTER or NODE argument completes with no
+        // change here.
+        (Slot::Positional { index: 0 }, Some(sub)) => first_positional(&built_command(), sub),
         (Slot::FlagValue { flag, .. }, _) => match flag.as_str() {
             "namespace" => Some(Lookup::Namespaces),
             "context" => Some(Lookup::Contexts),
@@ -393,7 +414,7 @@ pub fn lookup_for(req: &Request) -> Option<Lookup> {
 
 /// Completions that need no cluster. `None` when the answer has to be
 /// looked up ([`lookup_for`]).
-pub fn static_completions(req: &Request) -> Option<Completions> {
+pub fn static_completions(req: &Typed) -> Option<Completions> {
     if lookup_for(req).is_some() {
         return None;
     }
@@ -502,14 +523,6 @@ pub fn name_candidates(report: &Report, lookup: Lookup) -> Vec<Candidate> {
     out
 }
 
-/// docs/plugin.md's node states 2 to 5 are exactly the holders.
-fn is_holder(state: NodeState) -> bool {
-    matches!(
-        state,
-        NodeState::StalePermit | NodeState::Stuck | NodeState::Settling | NodeState::Rolling
-    )
-}
-
 /// A node that jams its cluster: a stuck or stale holder, or a Blocking
 /// node with failure evidence.
 fn in_trouble(n: &NodeReport) -> bool {
@@ -520,9 +533,9 @@ fn in_trouble(n: &NodeReport) -> bool {
 fn rank(order: NodeOrder, n: &NodeReport) -> u8 {
     match order {
         NodeOrder::WaitingFirst => u8::from(n.state != NodeState::Waiting),
-        NodeOrder::HoldersFirst => u8::from(!is_holder(n.state)),
+        NodeOrder::HoldersFirst => u8::from(!n.state.is_holder()),
         NodeOrder::TroubleFirst if in_trouble(n) => 0,
-        NodeOrder::TroubleFirst if is_holder(n.state) => 1,
+        NodeOrder::TroubleFirst if n.state.is_holder() => 1,
         NodeOrder::TroubleFirst => 2,
     }
 }
@@ -540,7 +553,7 @@ fn node_description(c: &ClusterReport, n: &NodeReport) -> String {
 
 /// The global flags typed on the words, as the program would parse them;
 /// the defaults when they do not parse (a completion never fails).
-pub fn global_args(req: &Request) -> Option<GlobalArgs> {
+pub fn global_args(req: &Typed) -> Option<GlobalArgs> {
     let parse = |words: &[String]| {
         let argv = std::iter::once("kubectl-valkey-roll".to_string())
             .chain(words.iter().cloned())
@@ -568,7 +581,7 @@ pub async fn complete(_ctx: &Ctx, args: &CompleteArgs) -> Result<Outcome> {
 
 /// Candidates read from the cluster, the `-f` snapshot or the kubeconfig;
 /// `None` on any error.
-async fn looked_up(req: &Request) -> Option<Completions> {
+async fn looked_up(req: &Typed) -> Option<Completions> {
     let lookup = lookup_for(req)?;
     let ctx = Ctx {
         global: global_args(req)?,
@@ -581,7 +594,7 @@ async fn looked_up(req: &Request) -> Option<Completions> {
     let candidates = tokio::spawn(async move {
         match lookup {
             Lookup::Clusters | Lookup::Nodes(_) => {
-                let loaded = crate::source::load(&ctx.global, None).await.ok()?;
+                let loaded = crate::source::load(&ctx.target(), None).await.ok()?;
                 let report = crate::classify::classify(
                     &loaded.snapshot,
                     ctx.now(),
@@ -649,7 +662,7 @@ fn is_dns_subdomain(value: &str) -> bool {
 /// The namespaces the user may list; with `-f`, the snapshot's.
 async fn namespaces(ctx: &Ctx) -> Option<Vec<Candidate>> {
     let mut names: Vec<String> = if ctx.global.from_file.is_some() {
-        let loaded = crate::source::load(&ctx.global, None).await.ok()?;
+        let loaded = crate::source::load(&ctx.target(), None).await.ok()?;
         loaded
             .snapshot
             .clusters
@@ -657,7 +670,7 @@ async fn namespaces(ctx: &Ctx) -> Option<Vec<Candidate>> {
             .map(|c| c.namespace().to_string())
             .collect()
     } else {
-        let live = crate::source::live::connect(&ctx.global).await.ok()?;
+        let live = crate::source::live::connect(&ctx.access()).await.ok()?;
         let api: kube::Api<k8s_openapi::api::core::v1::Namespace> =
             kube::Api::all(live.client.clone());
         api.list_metadata(&kube::api::ListParams::default())
@@ -908,6 +921,32 @@ mod tests {
             assert_eq!(lookup_for(&req), Some(*want), "{w:?}");
             assert_eq!(static_completions(&req), None, "{w:?}");
         }
+    }
+
+    /// Every subcommand clap knows that names a cluster or a node first is
+    /// completed with a lookup, and every other one is not; the verbs
+    /// with an order of their own are subcommands.
+    #[test]
+    fn lookups_follow_clap_s_subcommands() {
+        let root = built_command();
+        for sub in root.get_subcommands() {
+            let name = sub.get_name();
+            let names_one = sub.get_positionals().next().is_some_and(|a| {
+                a.get_value_names()
+                    .is_some_and(|v| ["CLUSTER", "NODE", "NAME"].contains(&v[0].as_str()))
+            });
+            let req = parse_words(&words(&[name, ""]));
+            assert_eq!(lookup_for(&req).is_some(), names_one, "{name}");
+        }
+        for verb in ["grant", "force", "revoke"] {
+            assert!(root.find_subcommand(verb).is_some(), "{verb}");
+        }
+        // A command added to clap's definition completes with no list to
+        // extend.
+        let added = root.clone().subcommand(
+            clap::Command::new("rollback").arg(Arg::new("cluster").value_name("CLUSTER")),
+        );
+        assert_eq!(first_positional(&added, "rollback"), Some(Lookup::Clusters));
     }
 
     fn node(name: &str, state: NodeState, queue: Option<usize>) -> NodeReport {

@@ -32,7 +32,7 @@ impl ContextName {
 /// current one.
 pub fn resolve(global: &GlobalArgs) -> Result<Vec<ContextName>> {
     let names = if global.all_contexts {
-        let all = live::kubeconfig_contexts(global)?;
+        let all = live::kubeconfig_contexts(global.kubeconfig.as_deref())?;
         if all.is_empty() {
             return Err(Error::Kubeconfig {
                 problem: "--all-contexts: the kubeconfig has no context".to_string(),

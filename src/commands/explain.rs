@@ -24,8 +24,8 @@ use crate::source::{self, Live, live, logs, operator};
 use serde::Serialize;
 
 pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
-    let mut loaded = source::load_partial(&ctx.global, None).await?;
-    let partial = source::partial_warning(&loaded.unread)
+    let mut loaded = source::load_partial(&ctx.target(), None).await?;
+    let partial = crate::render::notice::partial_warning(&loaded.unread)
         + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let now = ctx.now();
     let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);

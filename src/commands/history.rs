@@ -12,7 +12,7 @@ use crate::render::json::{to_json, to_yaml};
 use crate::source;
 
 pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
-    let loaded = source::load(&ctx.global, args.cluster.as_deref()).await?;
+    let loaded = source::load(&ctx.target(), args.cluster.as_deref()).await?;
     let now = ctx.now();
     let clock = super::shared::clock_warning(ctx, &loaded.snapshot);
     let mut report = classify_with_history(&loaded.snapshot, now, ctx.global.stall_threshold);
@@ -28,7 +28,7 @@ pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
                 return Ok(Outcome {
                     stdout: String::new(),
                     stderr: clock
-                        + &super::shared::no_clusters_message(loaded.namespace.as_deref()),
+                        + &crate::render::notice::no_clusters_message(loaded.namespace.as_deref()),
                     exit: Exit::Done,
                 });
             }

@@ -3,6 +3,7 @@
 
 use crate::cli::GlobalArgs;
 use crate::render::fit::Screen;
+use crate::source;
 use jiff::Timestamp;
 
 pub mod bundle;
@@ -30,7 +31,41 @@ pub struct Ctx {
     pub stdin_is_terminal: bool,
 }
 
+/// Where the flags say to read from ([`source::Target`]).
+pub fn target(global: &GlobalArgs) -> source::Target {
+    source::Target {
+        file: global.from_file.clone(),
+        namespace: global.namespace.clone(),
+        all_namespaces: global.all_namespaces,
+        access: access(global),
+    }
+}
+
+/// How the flags say to reach the API server ([`source::Access`]): the one
+/// `--context` given (commands that read several run once per context).
+pub fn access(global: &GlobalArgs) -> source::Access {
+    source::Access {
+        kubeconfig: global.kubeconfig.clone(),
+        context: global.context().map(str::to_string),
+        kube_cluster: global.kube_cluster.clone(),
+        user: global.user.clone(),
+        impersonate: global.impersonate.clone(),
+        impersonate_groups: global.impersonate_groups.clone(),
+        request_timeout: global.request_timeout,
+    }
+}
+
 impl Ctx {
+    /// What the command reads ([`target`] of its flags).
+    pub fn target(&self) -> source::Target {
+        target(&self.global)
+    }
+
+    /// How the command reaches the API server ([`access`] of its flags).
+    pub fn access(&self) -> source::Access {
+        access(&self.global)
+    }
+
     /// The clock: `--now`, else the real one.
     pub fn now(&self) -> Timestamp {
         self.global.now.unwrap_or_else(Timestamp::now)

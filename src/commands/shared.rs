@@ -16,7 +16,8 @@ use kube::api::ListParams;
 
 /// The report as `status` renders it, per `-o`: the table (`wide` adds
 /// columns) or the docs/plugin.md document. Shared with `--watch` and `wait`.
-/// An empty report renders as an empty table (see [`no_clusters_message`])
+/// An empty report renders as an empty table (see
+/// [`crate::render::notice::no_clusters_message`])
 /// or `{"clusters": []}`.
 pub fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
     match ctx.global.output {
@@ -56,14 +57,6 @@ pub fn clock_warning(ctx: &Ctx, snapshot: &Snapshot) -> String {
     }
 }
 
-/// What a table says when there is nothing to show.
-pub fn no_clusters_message(namespace: Option<&str>) -> String {
-    match namespace {
-        Some(ns) => format!("No ValkeyClusters found in namespace {ns}.\n"),
-        None => "No ValkeyClusters found in any namespace.\n".to_string(),
-    }
-}
-
 /// Some verdict needs a person: exit 3 with `--exit-code`.
 pub fn needs_attention(report: &Report) -> bool {
     report.clusters.iter().any(|c| c.verdict.needs_attention())
@@ -97,7 +90,7 @@ pub fn nearest_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a st
     originals.dedup();
     let lowered: Vec<String> = originals.iter().map(|c| c.to_lowercase()).collect();
     let lowered_refs: Vec<&str> = lowered.iter().map(String::as_str).collect();
-    crate::steer::plan::nearest(&name.to_lowercase(), &lowered_refs)
+    crate::names::nearest(&name.to_lowercase(), &lowered_refs)
         .into_iter()
         .filter_map(|hit| {
             lowered
@@ -253,17 +246,5 @@ mod tests {
             };
             assert_eq!(needs_attention(&r), *want, "{verdicts:?}");
         }
-    }
-
-    #[test]
-    fn empty_listing_message() {
-        assert_eq!(
-            no_clusters_message(Some("prod")),
-            "No ValkeyClusters found in namespace prod.\n"
-        );
-        assert_eq!(
-            no_clusters_message(None),
-            "No ValkeyClusters found in any namespace.\n"
-        );
     }
 }

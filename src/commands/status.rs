@@ -6,11 +6,12 @@
 //! makes the exit 3, so a script or an alert can act on it.
 
 use super::contexts::{self, unread_warning};
-use super::shared::{is_table, keep_cluster, needs_attention, no_clusters_message, render_report};
+use super::shared::{is_table, keep_cluster, needs_attention, render_report};
 use crate::classify::classify;
 use crate::cli::StatusArgs;
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
+use crate::render::notice::{no_clusters_message, partial_warning};
 use crate::report::Report;
 use crate::source;
 use crate::source::watch::Scope;
@@ -19,9 +20,9 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     if ctx.global.several_contexts() {
         return run_contexts(ctx, args).await;
     }
-    let mut loaded = source::load_partial(&ctx.global, args.cluster.as_deref()).await?;
-    let partial = source::partial_warning(&loaded.unread)
-        + &super::shared::clock_warning(ctx, &loaded.snapshot);
+    let mut loaded = source::load_partial(&ctx.target(), args.cluster.as_deref()).await?;
+    let partial =
+        partial_warning(&loaded.unread) + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let mut report = classify(&loaded.snapshot, ctx.now(), ctx.global.stall_threshold);
     // The report owns all it shows: the objects go before it is rendered,
     // so the two are never held at once with the output.
@@ -65,12 +66,15 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
 /// in every context; in none of those read, it is an error.
 async fn run_contexts(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let names = contexts::resolve(&ctx.global)?;
-    let reads = futures::future::join_all(names.iter().map(|name| {
-        let global = ctx.global.for_context(name.0.as_deref());
-        let cluster = args.cluster.clone();
-        async move { source::load_partial(&global, cluster.as_deref()).await }
-    }))
-    .await;
+    let reads =
+        futures::future::join_all(names.iter().map(|name| {
+            let global = ctx.global.for_context(name.0.as_deref());
+            let cluster = args.cluster.clone();
+            async move {
+                source::load_partial(&crate::commands::target(&global), cluster.as_deref()).await
+            }
+        }))
+        .await;
     let now = ctx.now();
     let mut report = Report {
         clusters: Vec::new(),
@@ -81,7 +85,7 @@ async fn run_contexts(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         match read {
             Ok(mut loaded) => {
                 // `warning: partial view: ...` says which context.
-                for line in source::partial_warning(&loaded.unread).lines() {
+                for line in partial_warning(&loaded.unread).lines() {
                     let line = line.strip_prefix("warning: ").unwrap_or(line);
                     stderr.push_str(&format!("warning: {}: {line}\n", name.words()));
                 }

@@ -15,74 +15,47 @@ use crate::snapshot::Snapshot;
 use crate::source;
 use crate::steer::Steered;
 use crate::steer::exec::{self, Confirm, Options};
-use crate::steer::plan::{self, Action, Confirmation, Connection, Decision, DryRun, Request};
+use crate::steer::plan::{AccessFlags, Confirmation, Decision, DryRun, Request, Steer};
 
 pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
-    let request = Request {
-        action: Action::Grant,
-        namespace: String::new(),
-        node: args.node.clone(),
+    let steer = Steer::Grant {
         revision: args.revision.clone(),
         any: args.any,
         allow_primary: args.allow_primary,
-        reason: args.reason.clone(),
-        takeover: false,
-        protocol_override: protocol(&args.steer),
-        dry_run: dry_run(&args.steer),
-        connection: connection(&ctx.global),
     };
-    run(ctx, request, &args.steer).await
+    run(ctx, steer, &args.node, args.reason.clone(), &args.steer).await
 }
 
 pub async fn revoke(ctx: &Ctx, args: &RevokeArgs) -> Result<Outcome> {
-    let request = Request {
-        action: Action::Revoke,
-        namespace: String::new(),
-        node: args.node.clone(),
-        revision: None,
-        any: false,
-        allow_primary: false,
-        reason: args.reason.clone(),
-        takeover: false,
-        protocol_override: protocol(&args.steer),
-        dry_run: dry_run(&args.steer),
-        connection: connection(&ctx.global),
-    };
-    run(ctx, request, &args.steer).await
+    run(
+        ctx,
+        Steer::Revoke,
+        &args.node,
+        args.reason.clone(),
+        &args.steer,
+    )
+    .await
 }
 
 pub async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
-    let request = Request {
-        action: Action::Force,
-        namespace: String::new(),
-        node: args.node.clone(),
+    let steer = Steer::Force {
         revision: args.revision.clone(),
         any: args.any,
-        allow_primary: true,
-        reason: Some(args.reason.clone()),
         takeover: args.takeover,
-        protocol_override: protocol(&args.steer),
-        dry_run: dry_run(&args.steer),
-        connection: connection(&ctx.global),
     };
-    run(ctx, request, &args.steer).await
+    let reason = Some(args.reason.clone());
+    run(ctx, steer, &args.node, reason, &args.steer).await
 }
 
 pub async fn replace_pod(ctx: &Ctx, args: &ReplacePodArgs) -> Result<Outcome> {
-    let request = Request {
-        action: Action::ReplacePod,
-        namespace: String::new(),
-        node: args.node.clone(),
-        revision: None,
-        any: false,
-        allow_primary: false,
-        reason: args.reason.clone(),
-        takeover: false,
-        protocol_override: protocol(&args.steer),
-        dry_run: dry_run(&args.steer),
-        connection: connection(&ctx.global),
-    };
-    run(ctx, request, &args.steer).await
+    run(
+        ctx,
+        Steer::ReplacePod,
+        &args.node,
+        args.reason.clone(),
+        &args.steer,
+    )
+    .await
 }
 
 fn protocol(steer: &SteerArgs) -> Option<Protocol> {
@@ -102,8 +75,8 @@ fn dry_run(steer: &SteerArgs) -> DryRun {
 
 /// The flags that chose the API server and the user, repeated in the undo
 /// command a plan prints.
-fn connection(global: &GlobalArgs) -> Connection {
-    Connection {
+fn access_flags(global: &GlobalArgs) -> AccessFlags {
+    AccessFlags {
         kubeconfig: global
             .kubeconfig
             .as_ref()
@@ -116,23 +89,39 @@ fn connection(global: &GlobalArgs) -> Connection {
     }
 }
 
-async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outcome> {
-    let loaded = source::load(&ctx.global, None).await?;
-    request.namespace = namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), &request.node)?;
+/// Reads, settles the node's namespace, then plans: against a cluster the
+/// executor goes on to send; from a file the plan is the answer.
+async fn run(
+    ctx: &Ctx,
+    steer: Steer,
+    node: &str,
+    reason: Option<String>,
+    flags: &SteerArgs,
+) -> Result<Outcome> {
+    let loaded = source::load(&ctx.target(), None).await?;
+    let request = Request {
+        steer,
+        namespace: namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), node)?,
+        node: node.to_string(),
+        reason,
+        protocol_override: protocol(flags),
+        dry_run: dry_run(flags),
+        access: access_flags(&ctx.global),
+    };
+    let opts = Options {
+        yes: flags.yes,
+        interactive: ctx.stdin_is_terminal,
+        stall_threshold: ctx.global.stall_threshold,
+        now: ctx.global.now,
+    };
     let steered = match &loaded.live {
         Some(live) => {
-            let opts = Options {
-                yes: steer.yes,
-                interactive: ctx.stdin_is_terminal,
-                stall_threshold: ctx.global.stall_threshold,
-                now: ctx.global.now,
-            };
             exec::execute(
                 live,
                 &loaded.snapshot,
                 &request,
                 &opts,
-                &mut Terminal { color: ctx.color },
+                &mut TerminalPrompt { color: ctx.color },
             )
             .await?
         }
@@ -144,15 +133,7 @@ async fn run(ctx: &Ctx, mut request: Request, steer: &SteerArgs) -> Result<Outco
                 .ok()
                 .filter(|u| !u.is_empty())
                 .unwrap_or_else(|| "unknown".to_string());
-            let now = ctx.now();
-            let report = exec::judge(&loaded.snapshot, now, ctx.global.stall_threshold, &request);
-            let planned = plan::plan(&loaded.snapshot, &report, &request, now, &actor)?;
-            Steered::planned(exec::predict_confirmation(
-                planned,
-                request.dry_run,
-                steer.yes,
-                ctx.stdin_is_terminal,
-            ))
+            Steered::planned(exec::first_plan(&loaded.snapshot, &request, &opts, &actor)?)
         }
     };
     output(ctx, &steered)
@@ -180,7 +161,7 @@ fn namespace_of(snapshot: &Snapshot, in_view: Option<&str>, node: &str) -> Resul
                 kind: "ValkeyNode",
                 namespace: None,
                 name: node.to_string(),
-                nearest: plan::nearest(node, &names),
+                nearest: crate::names::nearest(node, &names),
             })
         }
         many => Err(Error::Usage(render::steer::several_namespaces(node, many))),
@@ -237,12 +218,12 @@ fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
 
 /// Asks on the terminal: the plan and the question on stderr, the answer
 /// from stdin. Only `y` or `yes` goes ahead.
-pub struct Terminal {
+pub struct TerminalPrompt {
     /// Colour the plan shown before asking.
     pub color: bool,
 }
 
-impl Confirm for Terminal {
+impl Confirm for TerminalPrompt {
     async fn ask(&mut self, planned: &Steered, question: &Confirmation) -> bool {
         let prompt = render::steer::prompt(planned, question, self.color);
         // Reading stdin blocks: keep it off the async workers.

@@ -1,6 +1,6 @@
 //! `version`: what was built, from which commit, for which target, and which
 //! forms of the roll protocol it understands. Everything is fixed at build
-//! time (src/build.rs), so two builds of one commit say the same.
+//! time (build.rs), so two builds of one commit say the same.
 
 use crate::cli::OutputFormat;
 use crate::commands::Ctx;
@@ -12,7 +12,7 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct VersionInfo {
     pub version: &'static str,
-    /// The commit built (HEAD, src/build.rs), or `unknown`.
+    /// The commit built (HEAD, build.rs), or `unknown`.
     pub commit: &'static str,
     /// The target triple the binary was built for.
     pub target: &'static str,

@@ -18,16 +18,15 @@ use crate::cli::{OutputFormat, WaitArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
 use crate::render::json::{to_json, to_yaml};
-use crate::render::words::ClusterSaid;
+use crate::render::wait::{Naming, contexts_unread, final_words, progress_line};
 use crate::report::{ClusterReport, NodeState, Report, Verdict};
 use crate::source::watch::{Scope, Update};
-use crate::units::human;
 use std::io::Write;
 use tokio::time::{Instant, MissedTickBehavior};
 
 /// What to do after judging a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decision {
+pub enum Next {
     Continue,
     Exit(Exit),
 }
@@ -35,9 +34,9 @@ pub enum Decision {
 /// The decision for one report: attention first (a jam is news even when
 /// another cluster is done), then Converged, else keep waiting. A report
 /// without clusters is never Converged.
-pub fn decide(report: &Report, no_fail_fast: bool) -> Decision {
+pub fn decide(report: &Report, no_fail_fast: bool) -> Next {
     if !no_fail_fast && super::shared::needs_attention(report) {
-        return Decision::Exit(Exit::NeedsAttention);
+        return Next::Exit(Exit::NeedsAttention);
     }
     if !report.clusters.is_empty()
         && report
@@ -45,9 +44,9 @@ pub fn decide(report: &Report, no_fail_fast: bool) -> Decision {
             .iter()
             .all(|c| c.verdict == Verdict::Converged)
     {
-        return Decision::Exit(Exit::Done);
+        return Next::Exit(Exit::Done);
     }
-    Decision::Continue
+    Next::Continue
 }
 
 /// What a progress line says, without what only ticks (the holders' hold
@@ -88,118 +87,35 @@ pub fn progress_key(report: &Report) -> ProgressKey {
     )
 }
 
-/// How a cluster is named in progress lines: not at all when one was
-/// named, by name in one namespace, by namespace/name across all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Naming {
-    None,
-    Name,
-    NamespaceName,
-}
-
-impl Naming {
-    pub fn for_scope(scope: &Scope) -> Naming {
-        match (&scope.cluster, &scope.namespace) {
-            (_, None) => Naming::NamespaceName,
-            (Some(_), Some(_)) => Naming::None,
-            (None, Some(_)) => Naming::Name,
-        }
-    }
-
-    fn prefix(self, c: &ClusterReport) -> String {
-        let own = match self {
-            Naming::None => String::new(),
-            Naming::Name => format!("{}: ", c.name),
-            Naming::NamespaceName => format!("{}/{}: ", c.namespace, c.name),
-        };
-        // Several contexts: each cluster says which.
-        match &c.context {
-            Some(context) => format!("{context}: {own}"),
-            None => own,
-        }
+/// How clusters are named in progress lines for a scope: not at all when
+/// one was named, by name in one namespace, by namespace/name across all.
+pub fn naming_for(scope: &Scope) -> Naming {
+    match (&scope.cluster, &scope.namespace) {
+        (_, None) => Naming::NamespaceName,
+        (Some(_), Some(_)) => Naming::None,
+        (None, Some(_)) => Naming::Name,
     }
 }
 
-/// One line per cluster whose progress is not in `since` (every cluster
-/// when `since` is `None`): "4/6 rolled; cache-1-1 Rolling for 2m".
-pub fn progress_lines(report: &Report, naming: Naming, since: Option<&ProgressKey>) -> String {
+/// The clusters whose progress is not in `since` (every cluster when
+/// `since` is `None`).
+pub fn moved<'a>(report: &'a Report, since: Option<&ProgressKey>) -> Vec<&'a ClusterReport> {
     let now = progress_key(report);
-    let mut out = String::new();
-    for (c, key) in report.clusters.iter().zip(&now.0) {
-        if since.is_some_and(|since| since.0.contains(key)) {
-            continue;
-        }
-        let done = c.done.map_or_else(|| "?".to_string(), |d| d.to_string());
-        let holders: Vec<String> = c
-            .nodes
-            .iter()
-            .filter(|n| c.holders.contains(&n.name))
-            .map(|n| match n.held_for_seconds {
-                Some(held) => format!("{} {} for {}", n.name, n.state, human(held)),
-                None => format!("{} {}", n.name, n.state),
-            })
-            .collect();
-        let what = match (c.verdict, holders.is_empty()) {
-            (Verdict::Rolling, false) => holders.join(", "),
-            (verdict, false) => format!("{verdict}: {}", holders.join(", ")),
-            (Verdict::Converged, true) => "Converged".to_string(),
-            (verdict, true) => match &c.front {
-                Some(front) => format!("{verdict}, front {front}"),
-                // Unfinished by the ValkeyCluster's word alone (between
-                // nodes of a Spec-driven roll). A state of Ready here is
-                // for an older generation, so it is not quoted.
-                None => match (c.state.as_deref(), c.state_reason.as_deref()) {
-                    (Some(state), Some(reason)) if state != "Ready" => format!(
-                        "{verdict}; the ValkeyCluster reports it is not done ({state}/{reason})"
-                    ),
-                    (Some(state), None) if state != "Ready" => {
-                        format!("{verdict}; the ValkeyCluster reports it is not done ({state})")
-                    }
-                    _ => format!("{verdict}; the ValkeyCluster reports it is not done"),
-                },
-            },
-        };
-        out.push_str(&format!(
-            "{}{done}/{} rolled; {what}\n",
-            naming.prefix(c),
-            c.total
-        ));
-    }
-    out
+    report
+        .clusters
+        .iter()
+        .zip(now.0)
+        .filter(|(_, key)| !since.is_some_and(|since| since.0.contains(key)))
+        .map(|(c, _)| c)
+        .collect()
 }
 
-/// Why `wait` stopped, for stderr, in the cluster's protocol's words (nothing for a plain success: the last
-/// progress line said Converged).
-fn final_words(report: &Report, exit: Exit, timeout: Option<std::time::Duration>) -> String {
-    let mut out = String::new();
-    for c in &report.clusters {
-        let name = format!("{}/{}", c.namespace, c.name);
-        match exit {
-            Exit::NeedsAttention if c.verdict.needs_attention() => out.push_str(&format!(
-                "{name} needs attention: {}: {}\n",
-                c.verdict.to_string().to_uppercase(),
-                ClusterSaid(&c.reason, c.protocol)
-            )),
-            Exit::TimedOut if c.verdict != Verdict::Converged => out.push_str(&format!(
-                "{name} is still {}: {}\n",
-                c.verdict,
-                ClusterSaid(&c.reason, c.protocol)
-            )),
-            _ => {}
-        }
-    }
-    if exit == Exit::TimedOut {
-        out.insert_str(0, &format!("{}\n", timed_out(timeout)));
-    }
-    out
-}
-
-/// `timed out after 10s` (`timed out` without a timeout).
-fn timed_out(timeout: Option<std::time::Duration>) -> String {
-    match timeout {
-        Some(t) => format!("timed out after {}", human(t.as_secs())),
-        None => "timed out".to_string(),
-    }
+/// One progress line per cluster that moved since `since`.
+pub fn progress_lines(report: &Report, naming: Naming, since: Option<&ProgressKey>) -> String {
+    moved(report, since)
+        .into_iter()
+        .map(|c| progress_line(c, naming))
+        .collect()
 }
 
 pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
@@ -218,7 +134,7 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         started = start(ctx, args.cluster.as_deref()) => started?,
         () = &mut timeout => return Ok(timed_out_before_reading(args)),
     };
-    let naming = Naming::for_scope(&scope);
+    let naming = naming_for(&scope);
     let mut snapshot = None;
     let mut last_report = None;
     let mut last_progress = None;
@@ -245,7 +161,7 @@ pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         }
         let decision = decide(&report, args.no_fail_fast);
         last_report = Some(report);
-        if let Decision::Exit(exit) = decision {
+        if let Next::Exit(exit) = decision {
             break exit;
         }
     };
@@ -388,11 +304,11 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         let decision = decide(&report, args.no_fail_fast);
         last_report = Some(report);
         match decision {
-            Decision::Exit(Exit::Done) if unread.iter().any(|&u| u) => {
+            Next::Exit(Exit::Done) if unread.iter().any(|&u| u) => {
                 break Exit::ContextsUnread;
             }
-            Decision::Exit(exit) => break exit,
-            Decision::Continue => {}
+            Next::Exit(exit) => break exit,
+            Next::Continue => {}
         }
     };
     for f in forwarders {
@@ -403,10 +319,9 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     });
     let mut outcome = finish(ctx, args, &report, exit)?;
     if exit == Exit::ContextsUnread {
-        outcome.stderr.push_str(&format!(
-            "{} of {} contexts could not be read (warnings above)\n",
+        outcome.stderr.push_str(&contexts_unread(
             unread.iter().filter(|&&u| u).count(),
-            names.len()
+            names.len(),
         ));
     }
     Ok(outcome)
@@ -415,10 +330,7 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
 fn timed_out_before_reading(args: &WaitArgs) -> Outcome {
     Outcome {
         stdout: String::new(),
-        stderr: format!(
-            "{}, before the clusters could be read\n",
-            timed_out(args.timeout)
-        ),
+        stderr: crate::render::wait::timed_out_before_reading(args.timeout),
         exit: Exit::TimedOut,
     }
 }
@@ -433,7 +345,7 @@ fn eprint(text: &str) {
 mod tests {
     use super::*;
     use crate::fixture::sample::{bare_cluster, bare_node};
-    use crate::report::{ClusterReason, NodeReport, Protocol};
+    use crate::report::{ClusterReason, NodeReport};
 
     fn node(name: &str, state: NodeState, held: Option<u64>) -> NodeReport {
         NodeReport {
@@ -469,10 +381,10 @@ mod tests {
 
     #[test]
     fn decision_table() {
-        use Decision::{Continue, Exit as Stop};
+        use Next::{Continue, Exit as Stop};
         use Verdict::*;
         // (verdicts of the clusters in view, --no-fail-fast, decision)
-        let cases: &[(&[Verdict], bool, Decision)] = &[
+        let cases: &[(&[Verdict], bool, Next)] = &[
             (&[Converged], false, Stop(Exit::Done)),
             (&[Converged, Converged], false, Stop(Exit::Done)),
             (&[Rolling], false, Continue),
@@ -510,74 +422,28 @@ mod tests {
     }
 
     #[test]
-    fn progress_lines_say_who_holds() {
-        let mut jammed = rolling("cache-1-1", NodeState::Stuck, 840, 1);
-        jammed.clusters[0].verdict = Verdict::Jammed;
-        let mut between = report(&[Verdict::Waiting]);
-        between.clusters[0].state = Some("Reconciling".into());
-        between.clusters[0].state_reason = Some("UpdatingNodes".into());
-        between.clusters[0].done = None;
-        let mut waiting = report(&[Verdict::Waiting]);
-        waiting.clusters[0].front = Some("cache-0-0".into());
-        let mut done = report(&[Verdict::Converged]);
-        done.clusters[0].done = Some(6);
-        let cases: &[(&str, Report, Naming, &str)] = &[
-            (
-                "rolling",
-                rolling("cache-1-1", NodeState::Rolling, 120, 4),
-                Naming::None,
-                "4/6 rolled; cache-1-1 Rolling for 2m\n",
-            ),
-            (
-                "jammed",
-                jammed,
-                Naming::Name,
-                "cache: 1/6 rolled; Jammed: cache-1-1 Stuck for 14m\n",
-            ),
-            (
-                "between nodes",
-                between,
-                Naming::None,
-                "?/6 rolled; Waiting; the ValkeyCluster reports it is not done (Reconciling/UpdatingNodes)\n",
-            ),
-            (
-                "waiting on the front",
-                waiting,
-                Naming::NamespaceName,
-                "prod/c0: 4/6 rolled; Waiting, front cache-0-0\n",
-            ),
-            ("done", done, Naming::None, "6/6 rolled; Converged\n"),
-        ];
-        for (name, report, naming, want) in cases {
-            assert_eq!(progress_lines(report, *naming, None), *want, "{name}");
-        }
-    }
-
-    #[test]
     fn progress_lines_only_for_clusters_that_moved() {
         let mut before = rolling("cache-1-1", NodeState::Rolling, 120, 4);
         let mut other = cluster("store", Verdict::Converged);
         other.done = Some(6);
         before.clusters.push(other);
         let since = progress_key(&before);
+        let names = |r: &Report, since| -> Vec<String> {
+            moved(r, since).iter().map(|c| c.name.clone()).collect()
+        };
+        assert_eq!(names(&before, None), ["cache", "store"]);
         // Only time passed: nothing to say.
         let mut later = before.clone();
         later.clusters[0].nodes[1].held_for_seconds = Some(180);
+        assert_eq!(names(&later, Some(&since)), Vec::<String>::new());
         assert_eq!(progress_lines(&later, Naming::Name, Some(&since)), "");
-        // `cache` moved on, `store` did not.
-        let mut moved = before.clone();
-        moved.clusters[0].nodes[1].state = NodeState::Settling;
+        // `cache` moved on, `store` did not: one line, `cache`'s.
+        let mut moved_on = before.clone();
+        moved_on.clusters[0].nodes[1].state = NodeState::Settling;
+        assert_eq!(names(&moved_on, Some(&since)), ["cache"]);
         assert_eq!(
-            progress_lines(&moved, Naming::Name, Some(&since)),
-            "cache: 4/6 rolled; cache-1-1 Settling for 2m\n"
-        );
-        // A state of Ready is not quoted as the reason for waiting.
-        let mut stale = report(&[Verdict::Waiting]);
-        stale.clusters[0].state = Some("Ready".into());
-        stale.clusters[0].state_reason = Some("ClusterHealthy".into());
-        assert_eq!(
-            progress_lines(&stale, Naming::None, None),
-            "4/6 rolled; Waiting; the ValkeyCluster reports it is not done\n"
+            progress_lines(&moved_on, Naming::Name, Some(&since)),
+            progress_line(&moved_on.clusters[0], Naming::Name)
         );
     }
 
@@ -618,34 +484,13 @@ mod tests {
             cluster: c.map(str::to_string),
         };
         assert_eq!(
-            Naming::for_scope(&scope(Some("prod"), Some("cache"))),
+            naming_for(&scope(Some("prod"), Some("cache"))),
             Naming::None
         );
-        assert_eq!(Naming::for_scope(&scope(Some("prod"), None)), Naming::Name);
+        assert_eq!(naming_for(&scope(Some("prod"), None)), Naming::Name);
         assert_eq!(
-            Naming::for_scope(&scope(None, Some("cache"))),
+            naming_for(&scope(None, Some("cache"))),
             Naming::NamespaceName
         );
-    }
-
-    #[test]
-    fn final_words_say_why() {
-        let mut r = report(&[Verdict::Converged, Verdict::Jammed]);
-        r.clusters[1].reason = ClusterReason::HolderHeldOver {
-            holder: "cache-1-1".into(),
-            protocol: Protocol::P1,
-            held: Some(840),
-            threshold: 600,
-        };
-        assert_eq!(
-            final_words(&r, Exit::NeedsAttention, None),
-            "prod/c1 needs attention: JAMMED: cache-1-1 holds the permit and has not finished rolling for 14m (stall threshold 10m)\n"
-        );
-        let r = report(&[Verdict::Rolling]);
-        assert_eq!(
-            final_words(&r, Exit::TimedOut, Some(std::time::Duration::from_secs(3))),
-            "timed out after 3s\nprod/c0 is still Rolling: rolling\n"
-        );
-        assert_eq!(final_words(&r, Exit::Done, None), "");
     }
 }

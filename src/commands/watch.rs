@@ -20,11 +20,13 @@
 //!   it changes visibly ([`Report::timeless`]); ticking durations alone are
 //!   no change. The connection state goes to stderr.
 
-use super::shared::{in_view, no_clusters_message, render_report};
+use super::shared::{in_view, render_report};
 use crate::classify::classify;
 use crate::cli::{OutputFormat, StatusArgs};
 use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
+use crate::render::notice::no_clusters_message;
+use crate::render::watch::{LISTING, connection_log_line, connection_words, status_line};
 use crate::report::Report;
 use crate::source::watch::{Connection, Scope, Update, Watch};
 use crate::source::{Live, live, live_namespace};
@@ -123,7 +125,7 @@ pub(crate) async fn stop_requested() {
 
 /// Connects and starts the watch of what `status`/`wait` would read.
 pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Live, Watch, Scope)> {
-    let live = live::connect(&ctx.global).await?;
+    let live = live::connect(&ctx.access()).await?;
     let scope = Scope {
         namespace: live_namespace(
             ctx.global.namespace.as_deref(),
@@ -168,38 +170,29 @@ impl From<Connection> for ConnectionView {
 }
 
 impl ConnectionView {
-    /// "live", or "connection lost, retrying in 4s" (whole seconds, rounded
-    /// up, so it never says 0s before the try).
-    fn words(&self, now: Instant) -> String {
+    /// How long until the next try (`None` when live); never negative.
+    fn retry_in(&self, now: Instant) -> Option<Duration> {
         match self {
-            ConnectionView::Live => "live".to_string(),
-            ConnectionView::Lost { retry_at, .. } => {
-                let left = retry_at.saturating_duration_since(now);
-                if left.is_zero() {
-                    "connection lost, retrying now".to_string()
-                } else {
-                    let secs = left.as_millis().div_ceil(1000);
-                    format!("connection lost, retrying in {secs}s")
-                }
-            }
+            ConnectionView::Live => None,
+            ConnectionView::Lost { retry_at, .. } => Some(retry_at.saturating_duration_since(now)),
         }
+    }
+
+    /// "live", or "connection lost, retrying in 4s".
+    fn words(&self, now: Instant) -> String {
+        connection_words(self.retry_in(now))
     }
 
     /// The stderr line off a terminal.
     pub(crate) fn log_line(&self, now: Instant) -> String {
-        match self {
-            ConnectionView::Live => "connection restored; the view is live again\n".to_string(),
-            ConnectionView::Lost { error, .. } => {
-                format!("{}: {error}\n", self.words(now))
+        let lost = match (self, self.retry_in(now)) {
+            (ConnectionView::Lost { error, .. }, Some(retry_in)) => {
+                Some((retry_in, error.as_str()))
             }
-        }
+            _ => None,
+        };
+        connection_log_line(lost)
     }
-}
-
-/// The last line of a terminal frame.
-pub fn status_line(updated: Timestamp, connection: &str) -> String {
-    let local = updated.to_zoned(jiff::tz::TimeZone::system());
-    format!("updated {} · {connection}", local.strftime("%H:%M:%S"))
 }
 
 /// A frame for a terminal: from the top left, every line cleared to its
@@ -256,7 +249,7 @@ struct Output<'a> {
 }
 
 enum Mode {
-    Terminal(Terminal),
+    AltScreen(AltScreen),
     /// The [`Report::timeless`] of the report last printed.
     Log {
         last: Option<Report>,
@@ -264,7 +257,7 @@ enum Mode {
 }
 
 /// The alternate screen, left again when dropped (also on an error).
-struct Terminal {
+struct AltScreen {
     entered: bool,
     /// The report last drawn (without the last line).
     body: Option<String>,
@@ -274,11 +267,11 @@ struct Terminal {
     frame: String,
 }
 
-impl Terminal {
-    fn enter() -> Terminal {
+impl AltScreen {
+    fn enter() -> AltScreen {
         let mut out = std::io::stdout().lock();
         let entered = out.write_all(enter_alt_screen().as_bytes()).is_ok() && out.flush().is_ok();
-        Terminal {
+        AltScreen {
             entered,
             body: None,
             updated: Timestamp::now(),
@@ -296,7 +289,7 @@ impl Terminal {
     }
 }
 
-impl Drop for Terminal {
+impl Drop for AltScreen {
     fn drop(&mut self) {
         self.leave();
     }
@@ -305,7 +298,7 @@ impl Drop for Terminal {
 impl<'a> Output<'a> {
     fn new(ctx: &'a Ctx, scope: &Scope) -> Output<'a> {
         let mode = if ctx.stdout_is_terminal {
-            Mode::Terminal(Terminal::enter())
+            Mode::AltScreen(AltScreen::enter())
         } else {
             Mode::Log { last: None }
         };
@@ -323,7 +316,7 @@ impl<'a> Output<'a> {
         connection: &ConnectionView,
     ) -> Result<()> {
         match &mut self.mode {
-            Mode::Terminal(term) => {
+            Mode::AltScreen(term) => {
                 let body = render(report, self.ctx, &self.scope)?;
                 if term.body.as_ref() != Some(&body) {
                     term.body = Some(body);
@@ -348,7 +341,7 @@ impl<'a> Output<'a> {
     /// terminal durations are not a change, and a Converged cluster shows
     /// none.
     fn shows_ticking(&self, report: &Report) -> bool {
-        matches!(self.mode, Mode::Terminal(_))
+        matches!(self.mode, Mode::AltScreen(_))
             && report
                 .clusters
                 .iter()
@@ -357,7 +350,7 @@ impl<'a> Output<'a> {
 
     fn connection(&mut self, connection: &ConnectionView) -> Result<()> {
         match &self.mode {
-            Mode::Terminal(_) => self.redraw(connection),
+            Mode::AltScreen(_) => self.redraw(connection),
             Mode::Log { .. } => {
                 let line = connection.log_line(Instant::now());
                 let mut err = std::io::stderr().lock();
@@ -369,13 +362,10 @@ impl<'a> Output<'a> {
 
     /// Writes the frame when it differs from the one on screen.
     fn redraw(&mut self, connection: &ConnectionView) -> Result<()> {
-        let Mode::Terminal(term) = &mut self.mode else {
+        let Mode::AltScreen(term) = &mut self.mode else {
             return Ok(());
         };
-        let body = term
-            .body
-            .clone()
-            .unwrap_or_else(|| "Listing and watching...\n".to_string());
+        let body = term.body.clone().unwrap_or_else(|| LISTING.to_string());
         let last_line = status_line(term.updated, &connection.words(Instant::now()));
         let frame = terminal_frame(&body, &last_line);
         if frame == term.frame {
@@ -390,7 +380,7 @@ impl<'a> Output<'a> {
     /// print on the normal screen, so the final state stays visible.
     fn finish(self) -> String {
         match self.mode {
-            Mode::Terminal(mut term) => {
+            Mode::AltScreen(mut term) => {
                 term.leave();
                 term.body.take().unwrap_or_default()
             }
@@ -427,9 +417,9 @@ fn write_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Error::Write {
+        .map_err(|source| Error::Write {
             path: "stdout".to_string(),
-            problem: e.to_string(),
+            source,
         })
 }
 
@@ -683,47 +673,26 @@ mod tests {
     }
 
     #[test]
-    fn connection_words() {
+    fn connection_view_knows_when_the_next_try_is() {
         let now = Instant::now();
-        let cases: &[(ConnectionView, &str)] = &[
-            (ConnectionView::Live, "live"),
-            (
-                ConnectionView::Lost {
-                    retry_at: now + Duration::from_millis(3200),
-                    error: "refused".into(),
-                },
-                "connection lost, retrying in 4s",
-            ),
-            (
-                ConnectionView::Lost {
-                    retry_at: now,
-                    error: "refused".into(),
-                },
-                "connection lost, retrying now",
-            ),
-        ];
-        for (view, words) in cases {
-            assert_eq!(view.words(now), *words);
-        }
-        let lost = ConnectionView::Lost {
-            retry_at: now + Duration::from_secs(1),
+        let lost = |after: Duration| ConnectionView::Lost {
+            retry_at: now + after,
             error: "connection refused".into(),
         };
+        assert_eq!(ConnectionView::Live.retry_in(now), None);
         assert_eq!(
-            lost.log_line(now),
+            lost(Duration::from_millis(3200)).retry_in(now),
+            Some(Duration::from_millis(3200))
+        );
+        // A try already due is due now, not overdue.
+        assert_eq!(
+            lost(Duration::ZERO).retry_in(now + Duration::from_secs(5)),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            lost(Duration::from_secs(1)).log_line(now),
             "connection lost, retrying in 1s: connection refused\n"
         );
-    }
-
-    #[test]
-    fn status_line_names_the_time_and_the_connection() {
-        let line = status_line(Timestamp::UNIX_EPOCH, "live");
-        assert!(line.starts_with("updated "), "{line}");
-        assert!(line.ends_with(" · live"), "{line}");
-        // HH:MM:SS
-        let time = &line["updated ".len()..line.len() - " · live".len()];
-        assert_eq!(time.len(), 8, "{line}");
-        assert_eq!(time.matches(':').count(), 2, "{line}");
     }
 
     use crate::commands::shared::check_in_view;

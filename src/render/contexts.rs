@@ -3,7 +3,7 @@
 //! that jammed), then each context's clusters as `status` shows them.
 
 use super::fit::Cell;
-use super::style::{Tone, clean, reason_cell, verdict_tone};
+use super::style::{Tone, clean, reason_cell};
 use super::table::{TableOptions, borderless, status_table};
 use crate::report::Report;
 
@@ -18,7 +18,7 @@ pub fn contexts_table(report: &Report, opts: TableOptions) -> String {
         .iter()
         .map(|c| {
             let done = c.done.map_or_else(|| "?".to_string(), |d| d.to_string());
-            let tone = verdict_tone(c.verdict);
+            let tone = c.verdict.tone();
             let verdict =
                 Cell::new(c.verdict.to_string().to_uppercase()).toned(tone, tone == Tone::Bad);
             vec![

@@ -18,7 +18,7 @@ use unicode_width::UnicodeWidthStr;
 /// input (comfy-table measures a long word again for every character it
 /// splits off: a 4 MB name took seconds, a 50 MB one minutes). JSON, YAML,
 /// `-o name` and commands to paste keep every name whole.
-pub const LONGEST_WORD: usize = 253;
+pub const LONGEST_WORD: usize = crate::names::LONGEST_NAME;
 
 /// `text` with each word longer than [`LONGEST_WORD`] characters cut to
 /// that many, `…` after it; as it is when it has none.

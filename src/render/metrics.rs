@@ -220,26 +220,10 @@ impl ErrorKind {
 }
 
 /// Every verdict, in the order the state set lists them.
-const VERDICTS: [Verdict; 6] = [
-    Verdict::Conflict,
-    Verdict::Jammed,
-    Verdict::Rolling,
-    Verdict::Stalled,
-    Verdict::Waiting,
-    Verdict::Converged,
-];
+const VERDICTS: [Verdict; 6] = Verdict::ALL;
 
 /// Every node state, in PLUGIN.md's order.
-const STATES: [NodeState; 8] = [
-    NodeState::Standalone,
-    NodeState::StalePermit,
-    NodeState::Stuck,
-    NodeState::Settling,
-    NodeState::Rolling,
-    NodeState::Waiting,
-    NodeState::Blocking,
-    NodeState::Converged,
-];
+const STATES: [NodeState; 8] = NodeState::ALL;
 
 /// The version and commit of this build, for `valkey_roll_exporter_build_info`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,6 +6,9 @@
 //! - [`json`]: the documents of docs/plugin.md (`-o json|yaml`).
 //! - [`metrics`]: the exporter's Prometheus metrics and readiness.
 //! - [`name`]: `-o name`.
+//! - [`notice`]: what a view says of itself (no clusters, a partial read).
+//! - [`wait`]: `wait`'s progress lines and why it stopped.
+//! - [`watch`]: `status --watch`'s last line and connection state.
 //! - [`clock`]: what is said about `--now`, and the requests `-v` logs.
 //! - [`explain`]: one node or one cluster as prose and a timeline.
 //! - [`steer`]: steering plans and results.
@@ -19,10 +22,13 @@ pub mod history;
 pub mod json;
 pub mod metrics;
 pub mod name;
+pub mod notice;
 pub mod steer;
 pub mod style;
 pub mod table;
+pub mod wait;
+pub mod watch;
 pub mod words;
 
 #[cfg(test)]
-mod classified;
+mod end_to_end;

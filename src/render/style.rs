@@ -1,46 +1,11 @@
 //! Colour by severity, shared by the table and explain; and a guard against
 //! control characters in text that came from a cluster or a file.
 
-use crate::report::{NodeState, Verdict};
 use owo_colors::OwoColorize;
 
-/// How alarming a verdict or state is; one colour each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tone {
-    /// Someone has to act: red.
-    Bad,
-    /// Not moving, or holding others up: yellow.
-    Warn,
-    /// A roll in flight: cyan.
-    Busy,
-    /// Queued: blue.
-    Queue,
-    /// Nothing to do: green.
-    Good,
-    /// Outside the roll: no colour.
-    Quiet,
-}
-
-pub fn verdict_tone(verdict: Verdict) -> Tone {
-    match verdict {
-        Verdict::Conflict | Verdict::Jammed => Tone::Bad,
-        Verdict::Stalled => Tone::Warn,
-        Verdict::Rolling => Tone::Busy,
-        Verdict::Waiting => Tone::Queue,
-        Verdict::Converged => Tone::Good,
-    }
-}
-
-pub fn state_tone(state: NodeState) -> Tone {
-    match state {
-        NodeState::Stuck | NodeState::StalePermit => Tone::Bad,
-        NodeState::Blocking => Tone::Warn,
-        NodeState::Rolling | NodeState::Settling => Tone::Busy,
-        NodeState::Waiting => Tone::Queue,
-        NodeState::Converged => Tone::Good,
-        NodeState::Standalone => Tone::Quiet,
-    }
-}
+// The scale lives with the states it ranks (`NodeState::tone`,
+// `Verdict::tone`); here it only gets its colours.
+pub use crate::report::Tone;
 
 /// `text` in the tone's colour (bold when asked), or unchanged without colour.
 pub fn paint(text: &str, tone: Tone, bold: bool, color: bool) -> String {

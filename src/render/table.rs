@@ -7,7 +7,7 @@
 //! in walk order, then the rest.
 
 use super::fit::{Cell, Grid, Last, Screen, columns, paragraph, parts};
-use super::style::{Tone, clean, clean_or_dash, paint, state_tone, verdict_tone};
+use super::style::{Tone, clean, clean_or_dash, paint};
 use crate::report::{ClusterReport, GrantSource, NodeReport, NodeState, Protocol, Report, Verdict};
 use crate::units::{human, human_or, short_hash, timestamp};
 
@@ -76,7 +76,7 @@ pub fn headline_after(
 ) -> String {
     let location = clean(&format!("{}/{}", cluster.namespace, cluster.name));
     let verdict = cluster.verdict.to_string().to_uppercase();
-    let word = paint(&verdict, verdict_tone(cluster.verdict), true, color);
+    let word = paint(&verdict, cluster.verdict.tone(), true, color);
     let mut indent = columns(&location) + 2;
     if let Some(w) = width {
         indent += columns(lead);
@@ -238,18 +238,6 @@ fn rough(seconds: u64) -> String {
         human(seconds)
     } else {
         human((seconds + 30) / 60 * 60)
-    }
-}
-
-/// The order rows appear in: who needs a look first. Ties keep walk order.
-fn urgency(state: NodeState) -> u8 {
-    match state {
-        NodeState::Stuck | NodeState::StalePermit => 0,
-        NodeState::Rolling | NodeState::Settling => 1,
-        NodeState::Blocking => 2,
-        NodeState::Waiting => 3,
-        NodeState::Converged => 4,
-        NodeState::Standalone => 5,
     }
 }
 
@@ -416,7 +404,8 @@ const REASON_ROOM: usize = 28;
 
 fn node_table(cluster: &ClusterReport, opts: TableOptions, width: Option<usize>) -> String {
     let mut nodes: Vec<&NodeReport> = cluster.nodes.iter().collect();
-    nodes.sort_by_key(|n| urgency(n.state));
+    // Who needs a look first; ties keep walk order (a stable sort).
+    nodes.sort_by_key(|n| n.state.urgency());
     let look = Look {
         wide: opts.wide,
         color: opts.color,
@@ -492,7 +481,7 @@ pub fn state_cell(state: NodeState, color: bool) -> Cell {
     if !color {
         return cell;
     }
-    let tone = state_tone(state);
+    let tone = state.tone();
     cell.toned(tone, tone == Tone::Bad)
 }
 

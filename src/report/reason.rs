@@ -14,7 +14,8 @@ use super::{GrantSource, Protocol};
 /// Whole seconds, as the report states durations.
 pub type Seconds = u64;
 
-/// A node's REASON.
+/// A node's REASON. Its words (`Display`, and the document's `reason`
+/// string through `Serialize`) are in `render/words/node.rs`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NodeReason {
     Standalone,
@@ -91,7 +92,8 @@ pub enum Unhealthy {
     LiveConfigNotApplied,
 }
 
-/// What a piece of evidence found (the document's `message`).
+/// What a piece of evidence found (the document's `message`). Its words
+/// are in `render/words/evidence.rs`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Finding {
     /// A container waiting for one of the failure reasons
@@ -262,7 +264,8 @@ pub enum WaitingFor {
     Unknown,
 }
 
-/// The cluster's reason: who, why, for how long.
+/// The cluster's reason: who, why, for how long. Its words (the sentence,
+/// and the document's `reason`) are in `render/words/cluster.rs`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClusterReason {
     /// More than one node holds or is in flight.

@@ -9,7 +9,6 @@ use super::credentials::Credentials;
 use super::file;
 use super::requests;
 use super::select::{Kind, check_cluster_name, selector_safe, selectors};
-use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
 use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
@@ -21,6 +20,29 @@ use kube::config::{Config, KubeConfigOptions, Kubeconfig};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+
+/// How to reach the API server and as whom, in kubectl's terms
+/// (`--kubeconfig`, `--context`, `--cluster`, `--user`, `--as`,
+/// `--as-group`, `--request-timeout`). The commands build it from their
+/// flags; [`connect`] reads nothing else but the environment's
+/// `KUBECONFIG` and `~/.kube/config`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// A kubeconfig file, in place of `KUBECONFIG` and `~/.kube/config`.
+    pub kubeconfig: Option<PathBuf>,
+    /// The context, else the kubeconfig's current one.
+    pub context: Option<String>,
+    /// The kubeconfig's cluster entry, else the context's.
+    pub kube_cluster: Option<String>,
+    /// The kubeconfig's user entry, else the context's.
+    pub user: Option<String>,
+    /// Act as this user.
+    pub impersonate: Option<String>,
+    /// Act as these groups.
+    pub impersonate_groups: Vec<String>,
+    /// Time limit of each request but watches; zero: none.
+    pub request_timeout: std::time::Duration,
+}
 
 /// A connection to one API server, as the kubeconfig and flags chose it.
 #[derive(Clone)]
@@ -202,11 +224,11 @@ pub(crate) fn read_kubeconfig(source: &ConfigSource) -> Result<Option<Kubeconfig
     }
 }
 
-fn kube_options(global: &GlobalArgs) -> KubeConfigOptions {
+fn kube_options(access: &Access) -> KubeConfigOptions {
     KubeConfigOptions {
-        context: global.context().map(str::to_string),
-        cluster: global.kube_cluster.clone(),
-        user: global.user.clone(),
+        context: access.context.clone(),
+        cluster: access.kube_cluster.clone(),
+        user: access.user.clone(),
     }
 }
 
@@ -307,10 +329,10 @@ pub(crate) fn kubeconfig_user(
 /// flags that override it. Makes no request.
 #[cfg(test)]
 pub(crate) async fn client_config(
-    global: &GlobalArgs,
+    access: &Access,
     source: &ConfigSource,
 ) -> Result<(Config, Option<String>)> {
-    client_config_with_cluster(global, source)
+    client_config_with_cluster(access, source)
         .await
         .map(|(config, user, _, _)| (config, user))
 }
@@ -318,10 +340,10 @@ pub(crate) async fn client_config(
 /// [`client_config`], with the kubeconfig's cluster entry and the context
 /// it used too. Every kubeconfig problem names the file it is in.
 async fn client_config_with_cluster(
-    global: &GlobalArgs,
+    access: &Access,
     source: &ConfigSource,
 ) -> Result<(Config, Option<String>, Option<String>, Option<String>)> {
-    let options = kube_options(global);
+    let options = kube_options(access);
     let mut context = None;
     let (mut config, mut kube_user, cluster) = match read_kubeconfig(source)? {
         Some(kubeconfig) => {
@@ -349,15 +371,15 @@ async fn client_config_with_cluster(
             (config, None, None)
         }
     };
-    if let Some(user) = &global.impersonate {
+    if let Some(user) = &access.impersonate {
         config.auth_info.impersonate = Some(user.clone());
         kube_user = Some(user.clone());
     }
-    if !global.impersonate_groups.is_empty() {
-        config.auth_info.impersonate_groups = Some(global.impersonate_groups.clone());
+    if !access.impersonate_groups.is_empty() {
+        config.auth_info.impersonate_groups = Some(access.impersonate_groups.clone());
     }
     // kubectl's --request-timeout=0 means no limit.
-    let timeout = Some(global.request_timeout).filter(|t| !t.is_zero());
+    let timeout = Some(access.request_timeout).filter(|t| !t.is_zero());
     config.connect_timeout = timeout;
     config.write_timeout = timeout;
     config.read_timeout = timeout;
@@ -371,23 +393,24 @@ async fn client_config_with_cluster(
 /// paths, merged), else `~/.kube/config`, else in-cluster; `--context`,
 /// `--cluster`, `--user`, `--as`, `--as-group` and `--request-timeout`
 /// applied. Makes no request.
-pub async fn connect(global: &GlobalArgs) -> Result<Live> {
+pub async fn connect(access: &Access) -> Result<Live> {
     let home_config = std::env::home_dir()
         .map(|home| home.join(".kube").join("config"))
         .filter(|p| p.exists());
     let env = std::env::var_os("KUBECONFIG");
-    let source = config_source(global.kubeconfig.as_deref(), env.as_deref(), home_config);
-    connect_with(global, &source).await
+    let source = config_source(access.kubeconfig.as_deref(), env.as_deref(), home_config);
+    connect_with(access, &source).await
 }
 
 /// Every context of the kubeconfig (`--all-contexts`), in its order, from
-/// the same files `connect` reads. In a pod (no kubeconfig) there is none.
-pub fn kubeconfig_contexts(global: &GlobalArgs) -> Result<Vec<String>> {
+/// the same files `connect` reads (`kubeconfig`: `--kubeconfig`). In a pod
+/// (no kubeconfig) there is none.
+pub fn kubeconfig_contexts(kubeconfig: Option<&Path>) -> Result<Vec<String>> {
     let home_config = std::env::home_dir()
         .map(|home| home.join(".kube").join("config"))
         .filter(|p| p.exists());
     let env = std::env::var_os("KUBECONFIG");
-    let source = config_source(global.kubeconfig.as_deref(), env.as_deref(), home_config);
+    let source = config_source(kubeconfig, env.as_deref(), home_config);
     Ok(read_kubeconfig(&source)?
         .map(|kubeconfig| {
             kubeconfig
@@ -400,8 +423,8 @@ pub fn kubeconfig_contexts(global: &GlobalArgs) -> Result<Vec<String>> {
         .unwrap_or_default())
 }
 
-pub(crate) async fn connect_with(global: &GlobalArgs, source: &ConfigSource) -> Result<Live> {
-    let (config, kube_user, cluster, context) = client_config_with_cluster(global, source).await?;
+pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Result<Live> {
+    let (config, kube_user, cluster, context) = client_config_with_cluster(access, source).await?;
     let credentials = Credentials::of(
         &config.auth_info,
         source.files(),
@@ -738,9 +761,9 @@ where
         let request = || {
             kube::core::Request::new(url.clone())
                 .list(&params)
-                .map_err(|e| Error::ListRequest {
+                .map_err(|source| Error::ListRequest {
                     resource: resource.clone(),
-                    problem: e.to_string(),
+                    source,
                 })
         };
         let failed = |e| live.error(e, "list", &resource, namespace);
@@ -1076,11 +1099,12 @@ mod tests {
     use kube::core::Status;
     use std::ffi::OsString;
 
-    fn global(args: &[&str]) -> GlobalArgs {
+    /// What the flags `args` give, as a command builds it.
+    fn access(args: &[&str]) -> Access {
         let argv = std::iter::once("kubectl-valkey-roll")
             .chain(args.iter().copied())
             .chain(std::iter::once("status"));
-        Cli::try_parse_from(argv).expect("test flags parse").global
+        crate::commands::access(&Cli::try_parse_from(argv).expect("test flags parse").global)
     }
 
     const MAIN: &str = r#"apiVersion: v1
@@ -1280,7 +1304,7 @@ users:
             ),
         ];
         for (name, args, source, server, namespace, user) in cases {
-            let (config, kube_user) = client_config(&global(&args), source)
+            let (config, kube_user) = client_config(&access(&args), source)
                 .await
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(config.cluster_url.to_string(), server, "{name}");
@@ -1337,7 +1361,7 @@ users:
             ),
         ];
         for (name, args, source, needle) in cases {
-            match client_config(&global(&args), &source).await {
+            match client_config(&access(&args), &source).await {
                 Err(Error::Kubeconfig { problem }) => {
                     assert!(problem.contains(needle), "{name}: {problem}")
                 }
@@ -1351,7 +1375,7 @@ users:
     async fn flags_set_impersonation_and_timeouts() {
         let files = Files::new();
         let source = ConfigSource::Flag(files.path("main"));
-        let args = global(&[
+        let args = access(&[
             "--as",
             "dave",
             "--as-group",
@@ -1376,7 +1400,7 @@ users:
             ),
             (seven, seven, seven)
         );
-        let (config, _) = client_config(&global(&["--request-timeout", "0s"]), &source)
+        let (config, _) = client_config(&access(&["--request-timeout", "0s"]), &source)
             .await
             .expect("config");
         assert_eq!(
@@ -1388,7 +1412,7 @@ users:
             (None, None, None),
             "0 means no limit, as in kubectl"
         );
-        let (config, _) = client_config(&global(&[]), &source).await.expect("config");
+        let (config, _) = client_config(&access(&[]), &source).await.expect("config");
         assert_eq!(config.auth_info.impersonate, None);
         assert_eq!(config.auth_info.impersonate_groups, None);
     }
@@ -1397,7 +1421,7 @@ users:
     async fn an_unreachable_server_is_named() {
         let files = Files::new();
         let live = connect_with(
-            &global(&["--request-timeout", "5s"]),
+            &access(&["--request-timeout", "5s"]),
             &ConfigSource::Flag(files.path("main")),
         )
         .await

@@ -14,12 +14,25 @@ pub mod select;
 pub mod slim;
 pub mod watch;
 
-use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use k8s_openapi::api::core::v1::Event;
 
-pub use live::Live;
+pub use live::{Access, Live};
+
+/// What a command reads: a snapshot file, else a cluster reached through
+/// [`Access`]; and which namespaces. The commands build it from their
+/// flags (`commands::target`), so reading knows nothing of the CLI.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Target {
+    /// `-f`: this file (`-` is stdin) instead of a cluster.
+    pub file: Option<std::path::PathBuf>,
+    /// `-n`.
+    pub namespace: Option<String>,
+    /// `-A`: every namespace.
+    pub all_namespaces: bool,
+    pub access: Access,
+}
 
 /// What a command reads before it judges anything.
 #[derive(Clone)]
@@ -53,19 +66,19 @@ impl std::fmt::Debug for Loaded {
 /// All of the file's clusters are kept even when one is named: the
 /// classifier picks the named one. Live: `-A` reads every namespace, `-n`
 /// that one, else the kubeconfig context's namespace.
-pub async fn load(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
-    load_with(global, cluster, false).await
+pub async fn load(target: &Target, cluster: Option<&str>) -> Result<Loaded> {
+    load_with(target, cluster, false).await
 }
 
 /// [`load`] for the commands that only show (`status`, `explain`): a kind
 /// the user may not list is left out and named in [`Loaded::unread`]
 /// ([`live::read_partial`]), so what can be judged without it is shown.
-pub async fn load_partial(global: &GlobalArgs, cluster: Option<&str>) -> Result<Loaded> {
-    load_with(global, cluster, true).await
+pub async fn load_partial(target: &Target, cluster: Option<&str>) -> Result<Loaded> {
+    load_with(target, cluster, true).await
 }
 
-async fn load_with(global: &GlobalArgs, cluster: Option<&str>, partial: bool) -> Result<Loaded> {
-    if let Some(path) = &global.from_file {
+async fn load_with(target: &Target, cluster: Option<&str>, partial: bool) -> Result<Loaded> {
+    if let Some(path) = &target.file {
         let path = path.clone();
         // Reading stdin or a large file blocks: keep it off the async workers.
         let mut snapshot = tokio::task::spawn_blocking(move || file::read_snapshot(&path))
@@ -74,7 +87,7 @@ async fn load_with(global: &GlobalArgs, cluster: Option<&str>, partial: bool) ->
                 what: "reading the snapshot failed",
                 problem: Some(e.to_string()),
             })??;
-        let namespace = file_namespace(global.namespace.as_deref(), global.all_namespaces);
+        let namespace = file_namespace(target.namespace.as_deref(), target.all_namespaces);
         if let Some(ns) = &namespace {
             snapshot.retain_namespace(ns);
         }
@@ -85,10 +98,10 @@ async fn load_with(global: &GlobalArgs, cluster: Option<&str>, partial: bool) ->
             unread: Vec::new(),
         });
     }
-    let live = live::connect(global).await?;
+    let live = live::connect(&target.access).await?;
     let namespace = live_namespace(
-        global.namespace.as_deref(),
-        global.all_namespaces,
+        target.namespace.as_deref(),
+        target.all_namespaces,
         &live.default_namespace,
     );
     let (snapshot, unread) = if partial {
@@ -105,28 +118,6 @@ async fn load_with(global: &GlobalArgs, cluster: Option<&str>, partial: bool) ->
         live: Some(live),
         unread,
     })
-}
-
-/// The warning a partial view carries, one line per kind left out: which
-/// kind, why, and what is judged without it. Empty for a whole view.
-pub fn partial_warning(unread: &[live::Unread]) -> String {
-    unread
-        .iter()
-        .map(|u| {
-            let without = match u.resource.as_str() {
-                "pods" => "pod evidence (CrashLoopBackOff, image pulls, readiness) is missing",
-                "events" => "grant times come from annotations and managedFields only, progress from object times",
-                "statefulsets" | "deployments" => "workload roll state is missing",
-                "valkeyclusters" => "clusters are judged by their nodes alone",
-                _ => "what depends on them is missing",
-            };
-            format!(
-                "warning: partial view: {resource} could not be listed ({}); judged without them: {without}\n",
-                u.error,
-                resource = u.resource
-            )
-        })
-        .collect()
 }
 
 /// The namespace in view when reading a file: `-n`, else all of them.

@@ -17,9 +17,10 @@
 //! k8s-openapi type and slimmed ([`node`], [`event`], the `From`s: a file,
 //! the watch, and every fallback), and [`read_page`] reads a LIST page
 //! straight from the response bytes into the slim objects, never building
-//! what is not kept (the live one-shot read). Both give equal snapshots;
-//! where the direct reading cannot be sure of that (a time past the latest
-//! one the plugin can hold, or anything it cannot read), it says so and the
+//! what is not kept (the live one-shot read). Both give equal snapshots
+//! (the contract, and the tests that hold it, are on [`read_page`]); where
+//! the direct reading cannot be sure of that (a time past the latest one
+//! the plugin can hold, or anything it cannot read), it says so and the
 //! caller reads the page the whole way, which also names a broken field as
 //! before. [`value`] slims the JSON the watch stores to the same fields.
 
@@ -72,7 +73,7 @@ pub fn event(e: &mut Event) {
 }
 
 /// Slims, in place, an object of kind `kind` as the watch holds it (JSON):
-/// the same fields go as [`pod`] and the others drop, so the reflector
+/// the same fields go as [`pod`] and the others drop, so the watch's
 /// stores never hold what the snapshot would throw away. The valkey.io
 /// kinds are left whole (their managedFields are read).
 pub fn value(kind: &str, object: &mut serde_json::Value) {
@@ -435,12 +436,21 @@ impl<R: std::io::BufRead> Values<R> {
     }
 }
 
-/// One LIST page of `K`, read straight from the answer as it arrives
-/// (never held whole: one item at a time) into a snapshot of slim
-/// objects; with the page's `continue` token. `None` when the page must be
-/// read the whole way instead (see the module docs): it does not parse into
-/// the slim types, an object has no name, or some text in it is a time
-/// past [`crate::snapshot::LATEST`].
+/// The fast page reader, and the one way into it (`live::list` calls it
+/// through `stream_page`): one LIST page of `K`, read straight from the
+/// answer as it arrives (never held whole: one item at a time) into a
+/// snapshot of slim objects; with the page's `continue` token.
+///
+/// Contract: whenever it answers `Some`, the snapshot is equal to the one
+/// the whole way gives for the same bytes (parse the page as JSON,
+/// convert it as a file is, `file::add_value`, and slim it), and so is the
+/// token. Where it cannot be sure of that it answers `None` and the caller
+/// reads the page the whole way: it does not parse into the slim types, an
+/// object has no name, or some text in it is a time past
+/// [`crate::snapshot::LATEST`]. Held by the tests
+/// `a_page_read_directly_is_the_page_read_the_whole_way_slimmed`,
+/// `a_page_read_in_pieces_is_the_page_read_at_once` and
+/// `a_page_it_cannot_be_sure_of_goes_the_whole_way` (below).
 pub(crate) fn read_page<K: Direct>(
     body: impl std::io::BufRead,
 ) -> Option<(Snapshot, Option<String>)> {

@@ -1,6 +1,8 @@
 //! The live view: kube's watcher for the six kinds `status` reads, each into
-//! its own reflector store, and a new [`Snapshot`] whenever any of them
-//! changes.
+//! a store of its own, and a new [`Snapshot`] whenever any of them
+//! changes. The stores are not kube's reflector: `StoreWriter` applies
+//! the watcher's events as the reflector would, but keeps each object as
+//! compact JSON, slimmed as a one-shot read keeps it.
 //!
 //! Each kind is selected exactly as the one-shot LIST selects it (label
 //! `valkey.io/cluster[=name]` for nodes, workloads and pods; field
@@ -197,9 +199,9 @@ impl Stores {
             let source_name = format!("the API server's watch of {}", ar.plural);
             for (at, object) in store.lock().values().enumerate() {
                 let mut value: Value =
-                    serde_json::from_slice(object).map_err(|e| Error::WatchCopy {
+                    serde_json::from_slice(object).map_err(|source| Error::WatchCopy {
                         resource: ar.plural.clone(),
-                        problem: e.to_string(),
+                        source,
                     })?;
                 // As a typed list's item: the list's kind and version.
                 if let Value::Object(map) = &mut value

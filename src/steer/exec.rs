@@ -63,9 +63,31 @@ pub struct Options {
 }
 
 impl Options {
-    fn now(&self) -> Timestamp {
+    /// The steering commands' one clock: `--now`, else the real one.
+    pub fn now(&self) -> Timestamp {
         self.now.unwrap_or_else(Timestamp::now)
     }
+}
+
+/// The plan a person is shown (and asked about) before anything is sent,
+/// live or from a file alike: judged with the request's `--protocol`,
+/// planned on the options' clock, and refused as a real run would be for
+/// want of confirmation ([`predict_confirmation`]).
+pub fn first_plan(
+    snapshot: &Snapshot,
+    request: &Request,
+    opts: &Options,
+    actor: &str,
+) -> Result<Plan> {
+    let now = opts.now();
+    let report = judge(snapshot, now, opts.stall_threshold, request);
+    let planned = plan::plan(snapshot, &report, request, now, actor)?;
+    Ok(predict_confirmation(
+        planned,
+        request.dry_run,
+        opts.yes,
+        opts.interactive,
+    ))
 }
 
 /// Runs a steering request against a cluster. `first` is the snapshot read
@@ -78,10 +100,7 @@ pub async fn execute<C: Confirm>(
     confirm: &mut C,
 ) -> Result<Steered> {
     let actor = live::who_am_i(live).await;
-    let now = opts.now();
-    let report = judge(first, now, opts.stall_threshold, request);
-    let planned = plan::plan(first, &report, request, now, &actor)?;
-    let planned = predict_confirmation(planned, request.dry_run, opts.yes, opts.interactive);
+    let planned = first_plan(first, request, opts, &actor)?;
     if planned.is_refused() || request.dry_run == DryRun::Client {
         return Ok(Steered::planned(planned));
     }
@@ -101,7 +120,7 @@ pub async fn execute<C: Confirm>(
     };
     if !confirmed {
         planned.refuse(Refusal::NotConfirmed {
-            action: request.action,
+            action: request.action(),
             node: request.node.clone(),
             asked: opts.interactive,
         });
@@ -125,7 +144,7 @@ pub async fn execute<C: Confirm>(
         }
     };
     let lease_name = format!("{}/{}", request.namespace, lease::name(&planned.cluster));
-    let not_sent = unsent(request.action, &planned.patches);
+    let not_sent = unsent(request.action(), &planned.patches);
     let result = under_lease(live, planned, request, opts, &actor, &mut guard).await;
     // The Lease goes whatever happened; when it cannot be (the server went
     // away), the person is told it is left and for how long.
@@ -192,7 +211,7 @@ enum Step {
 /// On a terminal, or with `--yes`, it goes on (the plan says a real run
 /// asks first). A real run (`--dry-run=none`) is left as it is: it asks
 /// or refuses later, in [`execute`].
-pub fn predict_confirmation(mut plan: Plan, dry_run: DryRun, yes: bool, interactive: bool) -> Plan {
+fn predict_confirmation(mut plan: Plan, dry_run: DryRun, yes: bool, interactive: bool) -> Plan {
     if dry_run != DryRun::None
         && !plan.is_refused()
         && confirmation_step(&plan, yes, interactive) == Step::Refuse
@@ -263,7 +282,7 @@ async fn send(
     actor: &str,
     guard: Option<&mut lease::Guard>,
 ) -> Result<Steered> {
-    if request.action == Action::ReplacePod {
+    if request.action() == Action::ReplacePod {
         return send_delete(live, current, request, guard).await;
     }
     let original = current.clone();
@@ -465,7 +484,7 @@ async fn finish_written(
     // The Events first: the write has happened whatever the check finds.
     record_events(live, &result, &written, &mut notes).await;
     hooks::pause(Point::AfterPatch).await;
-    let exit = if matches!(request.action, Action::Grant | Action::Force) {
+    let exit = if matches!(request.action(), Action::Grant | Action::Force) {
         check_other_holders(live, &result, request, opts, &mut notes).await
     } else {
         Exit::Done
@@ -709,7 +728,7 @@ async fn finish_stopped(
         if !sent.is_empty() {
             // A server dry run: accepted, not stored.
             notes.push(Note::AcceptedBeforeStop {
-                action: request.action,
+                action: request.action(),
                 sent: sent_patches(&sent),
             });
         }
@@ -779,7 +798,7 @@ fn partly_written(
     result.events = events_for(original, original, sent);
     result.undo = plan::undo_of(request, sent, &holding);
     let note = Note::StoppedPartWay {
-        action: request.action,
+        action: request.action(),
         cause,
         written: sent_patches(sent),
         not_written: sent_patches(&unsent),
@@ -1017,17 +1036,17 @@ mod tests {
 
     fn takeover_request() -> Request {
         Request {
-            action: Action::Force,
+            steer: plan::Steer::Force {
+                revision: None,
+                any: false,
+                takeover: true,
+            },
             namespace: "prod".into(),
             node: "cache-0-1".into(),
-            revision: None,
-            any: false,
-            allow_primary: true,
             reason: Some("wedged".into()),
-            takeover: true,
             protocol_override: None,
             dry_run: DryRun::None,
-            connection: plan::Connection::default(),
+            access: plan::AccessFlags::default(),
         }
     }
 

@@ -1,4 +1,4 @@
-//! Steering a roll by hand: `grant`, `revoke`, `force`.
+//! Steering a roll by hand: `grant`, `revoke`, `force`, `replace-pod`.
 //!
 //! - [`plan`]: pure. What to write and why, or why not (docs/plugin.md's rules).
 //! - [`exec`]: asks, takes the cluster's Lease, re-reads and re-plans, sends
@@ -17,7 +17,7 @@ pub mod note;
 pub mod plan;
 
 pub use note::Note;
-pub use plan::{Action, Decision, Plan, Refusal, Request, Warning, plan};
+pub use plan::{Action, Decision, Plan, Refusal, Request, Steer, Warning, plan};
 
 use crate::error::Exit;
 

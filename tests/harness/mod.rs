@@ -4,8 +4,10 @@
 //! kube-apiserver backed by one etcd, both on loopback, both built from Go
 //! modules by `bash testbin/build.sh` (the harness never builds anything; it
 //! finds the binaries through `KUBE_APISERVER`, `ETCD` and `KUBECTL`, or in
-//! the cache directory build.sh fills, and fails with a message naming the
-//! command when they are missing).
+//! the cache directory build.sh fills; when they are missing it fails with a
+//! message naming the command under CI and `bash testbin/test.sh`, and
+//! elsewhere ends the test binary with one line saying how to get them,
+//! see [`skip_without`]).
 //!
 //! The server starts lazily, on the first call to [`server()`], from a thread
 //! that lives as long as the test binary; the test CRDs (tests/crds/) are
@@ -123,8 +125,10 @@ static SERVER: OnceLock<Result<Server, String>> = OnceLock::new();
 static SECOND: OnceLock<Result<Server, String>> = OnceLock::new();
 
 /// The test API server, started on first use. Panics (in every test that
-/// asks) when it cannot be started, with the reason.
+/// asks) when it cannot be started, with the reason; when its binaries are
+/// missing outside CI, ends the test binary instead ([`skip_without`]).
 pub fn server() -> &'static Server {
+    skip_without(locate_bins());
     match SERVER.get_or_init(start) {
         Ok(s) => s,
         Err(e) => panic!("test API server unavailable: {e}"),
@@ -135,6 +139,7 @@ pub fn server() -> &'static Server {
 /// first use: for the tests of several kubeconfig contexts (two clusters).
 /// Only the test binaries that call this start it.
 pub fn second_server() -> &'static Server {
+    skip_without(locate_bins());
     match SECOND.get_or_init(start) {
         Ok(s) => s,
         Err(e) => panic!("second test API server unavailable: {e}"),
@@ -145,7 +150,51 @@ pub fn second_server() -> &'static Server {
 /// kwok beside it, started on first use (see controlplane.rs). Only the test
 /// binaries that call this start them.
 pub fn control_plane() -> &'static controlplane::ControlPlane {
+    skip_without(locate_bins());
+    skip_without(controlplane::locate_control_plane_bins());
     controlplane::control_plane()
+}
+
+/// When a binary the tests need is missing (`found` is the lookup's
+/// error, which names it and the command that builds it): under CI
+/// (`CI=true`) or `bash testbin/test.sh` (`TESTBIN_REQUIRE=1`) nothing
+/// happens here, and the caller fails as before, so a missing server is
+/// never a silent skip there. Anywhere else, a plain `cargo test` on a
+/// fresh clone: one line on stderr saying how to get the binaries, and
+/// this test binary ends with success, its other tests not run (libtest
+/// has no way to skip a test from inside it).
+pub fn skip_without<T>(found: Result<T, String>) {
+    let Err(missing) = found else {
+        return;
+    };
+    if binaries_required() {
+        return;
+    }
+    let binary = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .map(|s| {
+            s.rsplit_once('-')
+                .map_or(s.clone(), |(name, _hash)| name.to_string())
+        })
+        .unwrap_or_else(|| "this test binary".into());
+    let line = format!(
+        "skipped {binary}: {missing}; to run it: `bash testbin/test.sh`, or `bash testbin/build.sh` \
+         then `source ~/.cache/kubectl-valkey-roll/testbin/env.sh` and `cargo test`\n"
+    );
+    // Straight to the stream: libtest captures eprintln! in a test, and
+    // the process ends before it would print what it captured.
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    std::process::exit(0);
+}
+
+/// Whether a missing test binary must fail the test: in CI and under
+/// `bash testbin/test.sh`.
+pub fn binaries_required() -> bool {
+    let set =
+        |var: &str| std::env::var(var).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    set("CI") || set("TESTBIN_REQUIRE")
 }
 
 /// A `kube::Client` for a kubeconfig file, on the caller's tokio runtime.
@@ -590,9 +639,12 @@ fn locate(var: &str, tool: &str, version: &str) -> Result<PathBuf, String> {
 /// promtool (testbin/prometheus), from `PROMTOOL` or build.sh's cache;
 /// panics naming the command that builds it when it is missing.
 pub fn promtool() -> PathBuf {
-    pinned_version("prometheus", "github.com/prometheus/prometheus")
-        .and_then(|version| locate("PROMTOOL", "promtool", &version))
-        .unwrap_or_else(|e| panic!("{e}"))
+    let found = pinned_version("prometheus", "github.com/prometheus/prometheus")
+        .and_then(|version| locate("PROMTOOL", "promtool", &version));
+    if let Err(e) = &found {
+        skip_without::<()>(Err(e.clone()));
+    }
+    found.unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The binaries from the environment or build.sh's cache.

@@ -16,13 +16,6 @@
 use kubectl_valkey_roll::report::{ClusterReport, NodeReport, NodeState, Report, Verdict};
 use kubectl_valkey_roll::snapshot::{Snapshot, condition};
 
-pub fn is_holder_state(state: NodeState) -> bool {
-    matches!(
-        state,
-        NodeState::Stuck | NodeState::Settling | NodeState::Rolling | NodeState::StalePermit
-    )
-}
-
 /// Checks the report of `snapshot`; `Err` names the first broken
 /// invariant. `threshold_seconds` is the stall threshold it was judged
 /// with; `max_seconds` bounds every duration.
@@ -86,7 +79,7 @@ fn holders_are_holder_states(c: &ClusterReport) -> Result<(), String> {
     let mut by_state: Vec<&str> = c
         .nodes
         .iter()
-        .filter(|n| is_holder_state(n.state))
+        .filter(|n| n.state.is_holder())
         .map(|n| n.name.as_str())
         .collect();
     by_state.sort_unstable();
@@ -98,7 +91,7 @@ fn holders_are_holder_states(c: &ClusterReport) -> Result<(), String> {
         ));
     }
     for n in &c.nodes {
-        if n.facts.holder != is_holder_state(n.state) {
+        if n.facts.holder != n.state.is_holder() {
             return Err(format!(
                 "node {} is {:?} but its facts say holder={}",
                 n.name, n.state, n.facts.holder
@@ -114,7 +107,7 @@ fn front_is_first_waiting_or_blocking(c: &ClusterReport) -> Result<(), String> {
     let first = c
         .nodes
         .iter()
-        .find(|n| matches!(n.state, NodeState::Waiting | NodeState::Blocking))
+        .find(|n| n.state.is_queued())
         .map(|n| n.name.as_str());
     if c.front.as_deref() != first {
         return Err(format!(
@@ -132,19 +125,12 @@ pub fn first_matching_verdict(
     c: &ClusterReport,
     threshold_seconds: u64,
 ) -> Verdict {
-    let holders: Vec<&NodeReport> = c
-        .nodes
-        .iter()
-        .filter(|n| is_holder_state(n.state))
-        .collect();
+    let holders: Vec<&NodeReport> = c.nodes.iter().filter(|n| n.state.is_holder()).collect();
     let front = c
         .front
         .as_ref()
         .and_then(|f| c.nodes.iter().find(|n| &n.name == f));
-    let waiting_or_blocking = c
-        .nodes
-        .iter()
-        .any(|n| matches!(n.state, NodeState::Waiting | NodeState::Blocking));
+    let waiting_or_blocking = c.nodes.iter().any(|n| n.state.is_queued());
     let unfinished =
         waiting_or_blocking || cluster_not_ready(snapshot, c) || being_created(snapshot, c);
     let quiet = c.quiet_for_seconds.unwrap_or(0);

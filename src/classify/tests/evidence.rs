@@ -206,47 +206,6 @@ fn every_reason() {
 }
 
 #[test]
-fn evidence_words() {
-    let r = holder_with(
-        fixture::node(N)
-            .replica()
-            .shard(0, 1)
-            .ready()
-            .sts(2, 2, "rev-old", "rev-new", 0)
-            .pod_not_ready(mins(-3))
-            .pod_revision("rev-old"),
-    );
-    let n = node(&r, N);
-    assert_eq!(
-        n.reason.to_string(),
-        "pod valkey-cache-0-1-0 superseded (revision rev-old, not Ready 3m)"
-    );
-    assert!(
-        n.evidence[0].finding.to_string().contains("delete the pod"),
-        "{}",
-        n.evidence[0].finding.to_string()
-    );
-    assert!(
-        n.evidence[0].finding.to_string().contains("rev-new"),
-        "{}",
-        n.evidence[0].finding.to_string()
-    );
-
-    let r = holder_with(
-        fixture::node(N)
-            .replica()
-            .shard(0, 1)
-            .ready()
-            .sts_rolled_out()
-            .pod_unschedulable(mins(-5)),
-    );
-    assert_eq!(
-        node(&r, N).reason.to_string(),
-        "pod valkey-cache-0-1-0 Unschedulable for 5m"
-    );
-}
-
-#[test]
 fn evidence_on_a_node_that_holds_nothing() {
     // Shown on the Blocking node, and it jams the cluster as the front.
     let c = cluster()
@@ -261,8 +220,14 @@ fn evidence_on_a_node_that_holds_nothing() {
     assert_eq!(kinds(&r), vec![OomKilled]);
     assert_eq!(state(&r, N), NodeState::Blocking);
     assert_eq!(
-        node(&r, N).reason.to_string(),
-        "pod valkey-cache-0-1-0 OOMKilled (restarts 1)"
+        node(&r, N).reason,
+        crate::report::NodeReason::Blocking(crate::report::Sickness::Failing(
+            crate::report::Finding::OomKilled {
+                pod: "valkey-cache-0-1-0".into(),
+                container: "server".into(),
+                restarts: 1,
+            }
+        ))
     );
     assert_eq!(r.verdict, Verdict::Jammed);
 }

@@ -296,10 +296,11 @@ fn trusted_trace_fills_by_and_reason() {
         (None, None)
     );
     assert!(
-        n.facts
-            .unavailable_sources
-            .iter()
-            .any(|s| s.to_string().contains("stale")),
+        n.facts.unavailable_sources.iter().any(|s| matches!(
+            s,
+            crate::report::Unavailable::TraceForOtherRevision { revision, permit }
+                if revision == "h1" && permit == "h2"
+        )),
         "{:?}",
         n.facts.unavailable_sources
     );

@@ -23,13 +23,13 @@ use jiff::Timestamp;
 use std::time::Duration;
 
 /// The stall threshold every test uses unless it says otherwise.
-pub(super) const T: Duration = Duration::from_secs(600);
+pub(crate) const T: Duration = Duration::from_secs(600);
 
-pub(super) const NS: &str = "prod";
-pub(super) const CL: &str = "cache";
+pub(crate) const NS: &str = "prod";
+pub(crate) const CL: &str = "cache";
 
 /// A node that is at rest: ready, pod Ready, StatefulSet rolled out.
-pub(super) fn healthy(name: &str, shard: u32, index: u32) -> NodeBuilder {
+pub(crate) fn healthy(name: &str, shard: u32, index: u32) -> NodeBuilder {
     let n = fixture::node(name)
         .shard(shard, index)
         .ready()
@@ -39,19 +39,19 @@ pub(super) fn healthy(name: &str, shard: u32, index: u32) -> NodeBuilder {
 }
 
 /// prod/cache, Ready for its generation.
-pub(super) fn cluster() -> ClusterBuilder {
+pub(crate) fn cluster() -> ClusterBuilder {
     fixture::cluster(NS, CL).ready_for_generation()
 }
 
 /// The one cluster of a snapshot, classified at `now` with [`T`] (with
 /// its history).
-pub(super) fn judge(s: &Snapshot, now: Timestamp) -> ClusterReport {
+pub(crate) fn judge(s: &Snapshot, now: Timestamp) -> ClusterReport {
     let mut r = super::classify_with_history(s, now, T);
     assert_eq!(r.clusters.len(), 1, "one cluster expected");
     r.clusters.remove(0)
 }
 
-pub(super) fn node<'a>(c: &'a ClusterReport, name: &str) -> &'a NodeReport {
+pub(crate) fn node<'a>(c: &'a ClusterReport, name: &str) -> &'a NodeReport {
     c.nodes
         .iter()
         .find(|n| n.name == name)

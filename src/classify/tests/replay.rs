@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::fixture::{event_deferred, event_node_updated, event_permitted, t};
-use crate::report::Protocol;
+use crate::report::{ClusterReason, Finding, Protocol};
 use NodeState::*;
 
 const X: &str = "cache-0-1";
@@ -113,8 +113,8 @@ fn builder_roll(r: &mut Replay, who: &str, other_state: NodeState, prefix: &str,
         let (sx, sy) = states(Stuck);
         let rep = prime.check(&format!("{prefix}9'"), sx, sy, Verdict::Jammed);
         assert!(
-            rep.reason.to_string().contains("CrashLoopBackOff"),
-            "{}",
+            matches!(&rep.reason, ClusterReason::HolderFailing { finding: Finding::ContainerWaiting { reason, .. }, .. } if reason == "CrashLoopBackOff"),
+            "{:?}",
             rep.reason
         );
     }
@@ -315,8 +315,8 @@ fn builder_only_roll_p2() {
             });
             let rep = prime.check("5'", Stuck, Waiting, Verdict::Jammed);
             assert!(
-                rep.reason.to_string().contains("ImagePullBackOff"),
-                "{}",
+                matches!(&rep.reason, ClusterReason::HolderFailing { finding: Finding::ContainerWaiting { reason, .. }, .. } if reason == "ImagePullBackOff"),
+                "{:?}",
                 rep.reason
             );
         }

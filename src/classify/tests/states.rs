@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::fixture::{event_permitted, mins, t};
-use crate::report::{EvidenceKind, GrantSource};
+use crate::report::{
+    Ahead, ClusterReason, EvidenceKind, Finding, GrantSource, NodeReason, Sickness, Unhealthy,
+};
 use NodeState::*;
 
 const N: &str = "cache-0-1";
@@ -261,10 +263,14 @@ fn stuck_node_report_reads_like_the_example() {
         .pod_waiting("CrashLoopBackOff", 7);
     let r = one(n, permitted("h1", mins(-14)));
     let got = node(&r, N);
-    assert_eq!(
-        got.reason.to_string(),
-        "pod valkey-cache-0-1-0 CrashLoopBackOff (restarts 7)"
-    );
+    // Its sentences: render::words::tests::a_stuck_node_reads_like_the_example.
+    let crash = Finding::ContainerWaiting {
+        pod: "valkey-cache-0-1-0".into(),
+        container: "server".into(),
+        reason: "CrashLoopBackOff".into(),
+        restarts: 7,
+    };
+    assert_eq!(got.reason, NodeReason::Failing(crash.clone()));
     assert_eq!(got.held_for_seconds, Some(840));
     assert_eq!(got.granted_at, Some(mins(-14)));
     assert_eq!(got.granted_at_source, GrantSource::Event);
@@ -273,17 +279,22 @@ fn stuck_node_report_reads_like_the_example() {
     assert_eq!(got.last_rollout_hash.as_deref(), Some("h0"));
     assert_eq!(got.pod.as_deref(), Some("valkey-cache-0-1-0"));
     assert_eq!(got.waiting_for_seconds, None);
+    assert_eq!(got.evidence[0].finding, crash);
     assert_eq!(
-        got.evidence[0].finding.to_string(),
-        "container server waiting: CrashLoopBackOff (restarts 7)"
+        got.evidence[1].finding,
+        Finding::HeldOverThreshold {
+            held: 840,
+            threshold: 600
+        }
     );
     assert_eq!(
-        got.evidence[1].finding.to_string(),
-        "held 14m > stall threshold 10m"
-    );
-    assert_eq!(
-        r.reason.to_string(),
-        "cache-0-1 holds the permit and its pod is CrashLoopBackOff (restarts 7) for 14m"
+        r.reason,
+        ClusterReason::HolderFailing {
+            holder: N.into(),
+            protocol: crate::report::Protocol::P1,
+            finding: crash,
+            held: Some(840),
+        }
     );
     assert!(got.facts.holder && got.facts.cluster_owned && !got.facts.complete);
 }
@@ -307,7 +318,13 @@ fn waiting_time_and_queue() {
         (a.state, a.queue_position, a.waiting_for_seconds),
         (Waiting, Some(1), Some(480))
     );
-    assert_eq!(a.reason.to_string(), "queue 1, behind cache-0-2");
+    assert_eq!(
+        a.reason,
+        NodeReason::Waiting {
+            queue: 1,
+            ahead: Ahead::Holders(vec!["cache-0-2".into()])
+        }
+    );
     let b = node(&r, "cache-0-0");
     assert_eq!(
         (b.state, b.queue_position, b.waiting_for_seconds),
@@ -339,19 +356,17 @@ fn facts_are_filled() {
     );
     let f = &node(&r, N).facts;
     assert!(!f.healthy);
-    assert_eq!(
-        f.unhealthy_because
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>(),
-        vec![
-            "node not ready".to_string(),
-            "generation 2 not observed (observed 1)".to_string()
-        ]
-    );
+    let because = vec![
+        Unhealthy::NodeNotReady,
+        Unhealthy::GenerationNotObserved {
+            generation: 2,
+            observed: 1,
+        },
+    ];
+    assert_eq!(f.unhealthy_because, because);
     assert_eq!(f.waiting_since, Some(mins(-2)));
     assert_eq!(
-        node(&r, N).reason.to_string(),
-        "node not ready; generation 2 not observed (observed 1)"
+        node(&r, N).reason,
+        NodeReason::Blocking(Sickness::Status(because))
     );
 }

@@ -1,5 +1,5 @@
-//! Every row of docs/plugin.md's verdict table, quiet time and the reason
-//! sentences.
+//! Every row of docs/plugin.md's verdict table and quiet time (the reason
+//! sentences: render::words::tests).
 
 use super::*;
 use crate::fixture::{event_applied, event_permitted, mins, t};
@@ -264,126 +264,6 @@ fn quiet_for() {
 }
 
 #[test]
-fn reasons_name_who_why_and_how_long() {
-    let cases: Vec<(&str, ClusterBuilder, &[&str])> = vec![
-        (
-            "conflict names every holder",
-            cluster()
-                .node(healthy("cache-0-1", 0, 1).permit("h1"))
-                .node(healthy("cache-1-1", 1, 1).permit("h2")),
-            &["2 nodes", "cache-0-1, cache-1-1", "one-at-a-time"],
-        ),
-        (
-            "jammed front",
-            cluster()
-                .node(
-                    healthy("cache-0-1", 0, 1)
-                        .not_ready(mins(-3))
-                        .pod_waiting("ImagePullBackOff", 0),
-                )
-                .node(healthy("cache-0-0", 0, 0).desired("h1")),
-            &["front cache-0-1", "ImagePullBackOff", "1 waiting"],
-        ),
-        (
-            "held over threshold",
-            cluster()
-                .node(healthy("cache-0-1", 0, 1).permit("h1").desired("h1"))
-                .event(event_permitted(NS, CL, "cache-0-1", "h1", mins(-12))),
-            &[
-                "cache-0-1 holds the permit",
-                "has not finished rolling for 12m",
-                "10m",
-            ],
-        ),
-        (
-            "stalled front",
-            cluster().node(healthy("cache-0-1", 0, 1).drift("h1", mins(-20))),
-            &[
-                "nothing has moved for 20m",
-                "front cache-0-1 asks for a permit",
-                "controller may be down",
-            ],
-        ),
-        (
-            "stalled, the cluster's word",
-            fixture::cluster(NS, CL)
-                .updating_nodes(mins(-20))
-                .node(healthy("cache-0-1", 0, 1)),
-            &["ValkeyCluster reports it is not done", "UpdatingNodes"],
-        ),
-        (
-            "waiting for a grant",
-            cluster().node(healthy("cache-0-1", 0, 1).drift("h1", mins(-2))),
-            &["a grant is due", "cache-0-1 is next", "2m"],
-        ),
-        (
-            "rolling",
-            cluster()
-                .node(healthy("cache-0-1", 0, 1).permit("h1").desired("h1"))
-                .event(event_permitted(NS, CL, "cache-0-1", "h1", mins(-3))),
-            &["cache-0-1 is rolling", "held 3m", "event"],
-        ),
-        (
-            "settling",
-            cluster()
-                .node(
-                    healthy("cache-0-1", 0, 1)
-                        .permit("h1")
-                        .pod_ready_since(mins(-1)),
-                )
-                .event(event_permitted(NS, CL, "cache-0-1", "h1", mins(-4))),
-            &["cache-0-1 has rolled, held 4m (event)", "yet to release"],
-        ),
-        (
-            "not released",
-            cluster()
-                .node(
-                    healthy("cache-0-1", 0, 1)
-                        .permit("h1")
-                        .pod_ready_since(mins(-12)),
-                )
-                .event(event_permitted(NS, CL, "cache-0-1", "h1", mins(-14))),
-            &["cache-0-1 finished rolling 12m ago but still holds the permit"],
-        ),
-        (
-            "stale permit, jammed",
-            cluster()
-                .node(
-                    healthy("cache-0-1", 0, 1)
-                        .permit("aaaaaaaaaaaaaaaa")
-                        .desired("bbbbbbbbbbbbbbbb"),
-                )
-                .event(event_permitted(
-                    NS,
-                    CL,
-                    "cache-0-1",
-                    "aaaaaaaaaaaaaaaa",
-                    mins(-5),
-                )),
-            &[
-                "stale permit aaaaaaaaaaaa while it asks for bbbbbbbbbbbb",
-                "held 5m (event)",
-            ],
-        ),
-        (
-            "converged",
-            cluster().node(healthy("cache-0-1", 0, 1)),
-            &["all 1 node rolled and healthy"],
-        ),
-    ];
-    for (name, c, parts) in cases {
-        let r = at0(&c);
-        for p in parts {
-            assert!(
-                r.reason.to_string().contains(p),
-                "{name}: {:?} lacks {p:?}",
-                r.reason
-            );
-        }
-    }
-}
-
-#[test]
 fn cluster_fields() {
     let c = fixture::cluster(NS, CL)
         .updating_nodes(mins(-20))
@@ -407,8 +287,11 @@ fn cluster_fields() {
     assert!(r.cluster_found && !r.unfinished_by_cluster);
     assert_eq!(state(&r, "cache-2-0"), Standalone);
     assert_eq!(
-        node(&r, "cache-1-0").reason.to_string(),
-        "queue 2, behind cache-0-1"
+        node(&r, "cache-1-0").reason,
+        crate::report::NodeReason::Waiting {
+            queue: 2,
+            ahead: crate::report::Ahead::Holders(vec!["cache-0-1".into()])
+        }
     );
 }
 

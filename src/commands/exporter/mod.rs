@@ -85,9 +85,9 @@ pub async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
     let names = contexts::resolve(&ctx.global)?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
-        .map_err(|e| Error::Listen {
+        .map_err(|source| Error::Listen {
             address: args.listen.to_string(),
-            problem: e.to_string(),
+            source,
         })?;
     let shared = Arc::new(Shared::default());
     let resources: Vec<&'static str> = Kind::ALL.iter().map(|k| resource(*k)).collect();
@@ -160,7 +160,7 @@ async fn keep_context(global: GlobalArgs, name: ContextName, at: usize, shared: 
     let mut retry = Duration::from_secs(1);
     let mut said = None;
     loop {
-        match live::connect(&global).await {
+        match live::connect(&crate::commands::access(&global)).await {
             Ok(live) => {
                 let scope = Scope {
                     // `-n`, else every namespace (not the kubeconfig's).

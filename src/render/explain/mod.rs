@@ -7,7 +7,7 @@
 //! as-is: the conditions and the ValkeyCluster's message.
 
 use super::fit::{self, Cell, Grid, Last, Screen, paragraph, rewrap};
-use super::style::{clean, clean_or_dash, paint, reason_cell, state_tone, strong};
+use super::style::{clean, clean_or_dash, paint, reason_cell, strong};
 use super::table::{headline_after, state_cell};
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Verdict};
 use crate::snapshot::{Condition, LeaseRead, PreviousLog, ValkeyCluster, ValkeyNode};
@@ -22,7 +22,7 @@ mod node;
 mod step;
 
 use cluster::{cluster_next_steps, cluster_reasoning};
-use node::NodeView;
+use node::NodeProse;
 
 /// `explain NODE -o json|yaml`: the node's entry of the status document with
 /// its events added as `timeline`.
@@ -60,7 +60,7 @@ pub fn explain_node(
 ) -> String {
     let screen: Screen = screen.into();
     let (color, width) = (screen.color, screen.width);
-    let x = NodeView {
+    let x = NodeProse {
         cluster,
         node,
         object,
@@ -68,7 +68,7 @@ pub fn explain_node(
     let mut out = String::new();
     let state_word = paint(
         &node.state.to_string().to_uppercase(),
-        state_tone(node.state),
+        node.state.tone(),
         true,
         color,
     );

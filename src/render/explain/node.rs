@@ -12,7 +12,7 @@ use crate::units::{age, human, human_or, timestamp};
 use jiff::Timestamp;
 
 /// One node seen with its cluster: the pieces of prose are built here.
-pub(super) struct NodeView<'a> {
+pub(super) struct NodeProse<'a> {
     pub cluster: &'a ClusterReport,
     pub node: &'a NodeReport,
     pub object: Option<&'a ValkeyNode>,
@@ -26,7 +26,7 @@ fn or_dash(s: &Option<String>) -> String {
     s.clone().unwrap_or_else(|| "-".into())
 }
 
-impl NodeView<'_> {
+impl NodeProse<'_> {
     fn ns(&self) -> &str {
         &self.cluster.namespace
     }

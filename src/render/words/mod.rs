@@ -16,6 +16,8 @@ mod evidence;
 mod grant;
 mod node;
 mod role;
+#[cfg(test)]
+mod tests;
 
 pub use cluster::{ClusterSaid, asides};
 pub use evidence::{Found, Phrase, Short, joined};

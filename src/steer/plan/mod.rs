@@ -3,9 +3,10 @@
 //! they were decided on, the Events to record and the command that undoes
 //! the write. No client, no printing, no clock of its own.
 //!
-//! The rules are docs/plugin.md's (`grant`, `revoke`, `force`); every refusal is
-//! a [`Refusal`], every caution a [`Warning`], every question a
-//! [`Confirmation`], every difference on a re-plan a [`Change`]: facts
+//! The rules are docs/plugin.md's (`grant`, `revoke`, `force`,
+//! `replace-pod`); every refusal is a [`Refusal`], every caution a
+//! [`Warning`], every question a [`Confirmation`], every difference on a
+//! re-plan a [`Change`]: facts
 //! (which node, holder, revision, protocol, how long), worded for people
 //! by render (`render::steer`), in one place per kind.
 //!
@@ -21,7 +22,7 @@
 //! - `refusal`: [`Refusal`], [`Warning`], [`Confirmation`] and [`Change`].
 //! - `patch`: the merge patches, the pod delete and the Events' messages.
 //! - `undo`: the command that undoes what was written.
-//! - `lookup`: the node by name, or the nearest names.
+//! - `lookup`: the node by name, or the nearest names ([`crate::names`]).
 
 mod lookup;
 mod patch;
@@ -34,7 +35,6 @@ mod way_out;
 #[cfg(test)]
 mod tests;
 
-pub use lookup::nearest;
 pub use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect, PodDelete};
 pub use refusal::{
     Change, Confirmation, HolderInfo, Missing, Overridden, PodMoved, PodTrouble, Refusal, Warning,
@@ -78,25 +78,93 @@ impl fmt::Display for Action {
     }
 }
 
-/// One steering command, as parsed.
+/// What a steering command asks for: its verb, with the flags that verb
+/// takes (docs/plugin.md).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Steer {
+    Grant {
+        /// `--revision HASH`: write this instead of the asked-for revision.
+        revision: Option<String>,
+        /// `--any`: write `*` (P1 only).
+        any: bool,
+        /// `--allow-primary`: the shard's primary may be granted.
+        allow_primary: bool,
+    },
+    Revoke,
+    /// Never refused for a primary (it warns instead).
+    Force {
+        revision: Option<String>,
+        any: bool,
+        /// `--takeover`: revoke every other holder in the same command.
+        takeover: bool,
+    },
+    ReplacePod,
+}
+
+impl Steer {
+    pub fn action(&self) -> Action {
+        match self {
+            Steer::Grant { .. } => Action::Grant,
+            Steer::Revoke => Action::Revoke,
+            Steer::Force { .. } => Action::Force,
+            Steer::ReplacePod => Action::ReplacePod,
+        }
+    }
+
+    /// What `--revision` or `--any` asks to write (grant, force); `None`:
+    /// the node's asked-for revision.
+    pub fn value_given(&self) -> Option<String> {
+        match self {
+            Steer::Grant { revision, any, .. } | Steer::Force { revision, any, .. } => {
+                revision.clone().or_else(|| any.then(|| "*".to_string()))
+            }
+            Steer::Revoke | Steer::ReplacePod => None,
+        }
+    }
+
+    /// `--any` given (grant, force).
+    pub fn any(&self) -> bool {
+        matches!(
+            self,
+            Steer::Grant { any: true, .. } | Steer::Force { any: true, .. }
+        )
+    }
+
+    /// `grant --allow-primary`.
+    pub fn allow_primary(&self) -> bool {
+        matches!(
+            self,
+            Steer::Grant {
+                allow_primary: true,
+                ..
+            }
+        )
+    }
+
+    /// `force --takeover`.
+    pub fn takeover(&self) -> bool {
+        matches!(self, Steer::Force { takeover: true, .. })
+    }
+}
+
+/// One steering command, as parsed, with the node's namespace settled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
-    pub action: Action,
+    pub steer: Steer,
     pub namespace: String,
     pub node: String,
-    /// `--revision HASH`: write this instead of the asked-for revision.
-    pub revision: Option<String>,
-    /// `--any`: write `*` (P1 only).
-    pub any: bool,
-    pub allow_primary: bool,
     pub reason: Option<String>,
-    /// `force --takeover`: revoke every other holder in the same command.
-    pub takeover: bool,
     /// `--protocol`, for a cluster whose protocol is unknown.
     pub protocol_override: Option<Protocol>,
     pub dry_run: DryRun,
-    /// The connection flags given, repeated in the undo command.
-    pub connection: Connection,
+    /// The access flags given, repeated in the undo command.
+    pub access: AccessFlags,
+}
+
+impl Request {
+    pub fn action(&self) -> Action {
+        self.steer.action()
+    }
 }
 
 /// `--dry-run`: `None` writes, `Client` only plans, `Server` sends every
@@ -108,11 +176,12 @@ pub enum DryRun {
     Server,
 }
 
-/// The flags that chose the API server and the user (`--kubeconfig`,
-/// `--context`, `--cluster`, `--user`, `--as`, `--as-group`), so that an
-/// undo pasted later reaches the same cluster as the same user.
+/// The access flags: those that chose the API server and the user
+/// (`--kubeconfig`, `--context`, `--cluster`, `--user`, `--as`,
+/// `--as-group`; [`crate::source::Access`] as given), so that an undo
+/// pasted later reaches the same cluster as the same user.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Connection {
+pub struct AccessFlags {
     pub kubeconfig: Option<String>,
     pub context: Option<String>,
     pub kube_cluster: Option<String>,
@@ -308,7 +377,7 @@ fn plan_once(
         .or_else(|| node_obj.cluster_name().map(str::to_string))
         .unwrap_or_default();
     let mut plan = Plan {
-        action: request.action,
+        action: request.action(),
         namespace: request.namespace.clone(),
         cluster: cluster_name,
         node: request.node.clone(),
@@ -332,7 +401,7 @@ fn plan_once(
         plan.protocol = cluster.protocol;
     }
     // The pod's state decides replace-pod, not permits or the protocol.
-    if request.action == Action::ReplacePod {
+    if request.action() == Action::ReplacePod {
         let pod = crate::classify::node_pod(snapshot, &request.namespace, &request.node);
         replace::plan_replace(
             &mut plan,
@@ -367,7 +436,7 @@ fn plan_once(
         .resource_version
         .clone()
         .or_else(|| node.facts.resource_version.clone());
-    let ctx = Ctx {
+    let ctx = RuleInput {
         snapshot,
         cluster,
         node,
@@ -377,7 +446,7 @@ fn plan_once(
         actor,
         rv,
     };
-    match (plan.protocol, request.action) {
+    match (plan.protocol, request.action()) {
         (Protocol::P2, Action::Revoke) => plan.refuse(Refusal::NoRevokeInP2 {
             node: node.name.clone(),
         }),
@@ -395,7 +464,7 @@ fn plan_once(
 }
 
 /// Everything the per-action rules read.
-struct Ctx<'a> {
+struct RuleInput<'a> {
     snapshot: &'a Snapshot,
     cluster: &'a ClusterReport,
     node: &'a NodeReport,

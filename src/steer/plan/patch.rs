@@ -2,7 +2,7 @@
 //! resourceVersion it was decided on (or replace-pod's pod delete, with
 //! its preconditions), and the Event recorded after it.
 
-use super::Ctx;
+use super::RuleInput;
 use crate::report::{NodeReport, Protocol};
 use crate::snapshot::{Snapshot, VALKEY_API_VERSION, ValkeyNode, keys};
 use crate::units::short_hash;
@@ -133,7 +133,7 @@ fn node_object<'a>(snapshot: &'a Snapshot, namespace: &str, name: &str) -> Optio
 
 /// The Event about `node`, its UID (for `involvedObject`) from the snapshot.
 pub(super) fn node_event(
-    c: &Ctx<'_>,
+    c: &RuleInput<'_>,
     type_: EventType,
     node: &NodeReport,
     reason: &'static str,
@@ -163,7 +163,7 @@ fn metadata(rv: Option<String>, annotations: Map<String, Value>) -> Value {
 
 /// The patch that grants `c.node` a permit for `value`, decided on the
 /// node's resourceVersion `c.rv`.
-pub(super) fn grant_patch(c: &Ctx<'_>, value: &str, protocol: Protocol) -> NodePatch {
+pub(super) fn grant_patch(c: &RuleInput<'_>, value: &str, protocol: Protocol) -> NodePatch {
     let mut ann = Map::new();
     if protocol != Protocol::P2 {
         ann.insert(keys::ANN_PERMIT.into(), json!(value));
@@ -226,7 +226,7 @@ pub(super) fn revoke_patch(node: &NodeReport, rv: Option<String>) -> NodePatch {
 /// The Event's note is data written to the API (and shown as it will be
 /// sent by `--dry-run=client`), so it is spelt here, not in render.
 pub(super) fn event_message(
-    c: &Ctx<'_>,
+    c: &RuleInput<'_>,
     what: &str,
     value: Option<&str>,
     why: Option<&str>,

@@ -7,18 +7,15 @@ use super::patch::{
 };
 use super::refusal::{Confirmation, HolderInfo, Overridden, PodTrouble, Refusal, Warning};
 use super::undo::undo_of;
-use super::{Ctx, Plan};
+use super::{Plan, RuleInput};
 use crate::report::{NodeReport, Protocol};
 use crate::snapshot::keys;
 
 /// The value a grant or force writes: `--revision`, `*` for `--any`, else
 /// the asked-for revision. Refuses when there is none.
-fn value_to_write(c: &Ctx<'_>, protocol: Protocol) -> Result<String, Refusal> {
-    if let Some(r) = &c.request.revision {
-        return Ok(r.clone());
-    }
-    if c.request.any {
-        return Ok("*".to_string());
+fn value_to_write(c: &RuleInput<'_>, protocol: Protocol) -> Result<String, Refusal> {
+    if let Some(given) = c.request.steer.value_given() {
+        return Ok(given);
     }
     let node = c.node.name.clone();
     match (&c.node.desired_revision, c.node.facts.asks) {
@@ -29,7 +26,7 @@ fn value_to_write(c: &Ctx<'_>, protocol: Protocol) -> Result<String, Refusal> {
 }
 
 /// A grant is refused while another node holds: one refusal per holder.
-fn other_holders(c: &Ctx<'_>) -> Vec<Refusal> {
+fn other_holders(c: &RuleInput<'_>) -> Vec<Refusal> {
     c.others
         .iter()
         .map(|o| Refusal::OtherHolder(HolderInfo::of(o)))
@@ -37,9 +34,9 @@ fn other_holders(c: &Ctx<'_>) -> Vec<Refusal> {
 }
 
 /// A grant of the shard's primary needs `--allow-primary`.
-fn primary_without_allow(c: &Ctx<'_>) -> Option<Refusal> {
+fn primary_without_allow(c: &RuleInput<'_>) -> Option<Refusal> {
     let unsure = may_be_primary(c.node)?;
-    (!c.request.allow_primary).then(|| Refusal::Primary {
+    (!c.request.steer.allow_primary()).then(|| Refusal::Primary {
         node: c.node.name.clone(),
         unsure,
     })
@@ -54,7 +51,7 @@ fn refuse_all(plan: &mut Plan, refusals: Vec<Refusal>) -> bool {
     refused
 }
 
-pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
+pub(super) fn grant_p1(c: &RuleInput<'_>, plan: &mut Plan) {
     let mut refusals = other_holders(c);
     let value = value_to_write(c, Protocol::P1);
     if let Err(r) = &value {
@@ -94,9 +91,9 @@ pub(super) fn grant_p1(c: &Ctx<'_>, plan: &mut Plan) {
     plan.revision = Some(value);
 }
 
-pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
+pub(super) fn grant_p2(c: &RuleInput<'_>, plan: &mut Plan) {
     let mut refusals = other_holders(c);
-    if c.request.any {
+    if c.request.steer.any() {
         refusals.push(Refusal::NoAnyInP2);
     }
     let value = value_to_write(c, Protocol::P2);
@@ -143,7 +140,7 @@ pub(super) fn grant_p2(c: &Ctx<'_>, plan: &mut Plan) {
     plan.revision = Some(value);
 }
 
-pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
+pub(super) fn revoke_p1(c: &RuleInput<'_>, plan: &mut Plan) {
     let Some(old) = c.node.permit.clone().filter(|_| c.node.facts.holder) else {
         plan.refuse(Refusal::HoldsNothing {
             node: c.node.name.clone(),
@@ -180,7 +177,7 @@ pub(super) fn revoke_p1(c: &Ctx<'_>, plan: &mut Plan) {
     plan.undo = undo_of(c.request, &plan.patches, &plan.other_holders);
 }
 
-pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
+pub(super) fn force_p1(c: &RuleInput<'_>, plan: &mut Plan) {
     let value = match value_to_write(c, Protocol::P1) {
         Ok(v) => v,
         Err(r) => {
@@ -195,11 +192,11 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
         let holder = HolderInfo::of(o);
         overridden.push(Overridden::Holder {
             holder: holder.clone(),
-            takeover: c.request.takeover,
+            takeover: c.request.steer.takeover(),
         });
         plan.warnings.push(Warning::OtherHolder {
             holder,
-            takeover: c.request.takeover,
+            takeover: c.request.steer.takeover(),
         });
     }
     if let Some(unsure) = may_be_primary(c.node) {
@@ -223,7 +220,7 @@ pub(super) fn force_p1(c: &Ctx<'_>, plan: &mut Plan) {
     not_front_warning(c, plan);
     common_grant_warnings(c, plan, &value, Protocol::P1);
 
-    if c.request.takeover {
+    if c.request.steer.takeover() {
         for o in c.others {
             let rv = node_rv(c.snapshot, &c.request.namespace, o);
             plan.patches.push(revoke_patch(o, rv));
@@ -283,7 +280,7 @@ fn pod_unhealthy_because(n: &NodeReport) -> Option<Vec<PodTrouble>> {
     (!because.is_empty()).then_some(because)
 }
 
-fn not_front_warning(c: &Ctx<'_>, plan: &mut Plan) {
+fn not_front_warning(c: &RuleInput<'_>, plan: &mut Plan) {
     if c.cluster.front.as_deref() != Some(c.node.name.as_str()) {
         plan.warnings.push(Warning::NotFront {
             node: c.node.name.clone(),
@@ -292,7 +289,7 @@ fn not_front_warning(c: &Ctx<'_>, plan: &mut Plan) {
     }
 }
 
-fn common_grant_warnings(c: &Ctx<'_>, plan: &mut Plan, value: &str, protocol: Protocol) {
+fn common_grant_warnings(c: &RuleInput<'_>, plan: &mut Plan, value: &str, protocol: Protocol) {
     if !c.node.facts.healthy {
         plan.warnings.push(Warning::NotHealthy {
             node: c.node.name.clone(),

@@ -6,7 +6,7 @@
 //! is written to the nodes. So it is spelt here; render only prints it.
 
 use super::patch::{NodePatch, PatchEffect};
-use super::{Action, Connection, Request};
+use super::{AccessFlags, Action, Request};
 use crate::shell::CommandLine;
 use crate::snapshot::keys;
 
@@ -53,7 +53,7 @@ pub fn undo_of(request: &Request, written: &[NodePatch], holding: &[String]) -> 
 
 /// The steps as one shell line, each step by a command that is not refused
 /// at that point: grant while no other node holds, else force (which needs
-/// a reason and --yes). Every line repeats the connection flags and `-n`,
+/// a reason and --yes). Every line repeats the access flags and `-n`,
 /// and a grant or force says `--protocol P1`: once the permits are gone, a
 /// cluster at rest shows no protocol. Every value is quoted for the shell
 /// ([`crate::shell`]): a node name from a file may hold anything.
@@ -71,7 +71,7 @@ fn undo_command(request: &Request, holding: &[String], steps: &[UndoStep<'_>]) -
         let mut line = CommandLine::new(&format!("kubectl valkey-roll {verb}"))
             .arg(name)
             .opt("-n", &request.namespace);
-        line = connection_flags(line, &request.connection);
+        line = access_flags(line, &request.access);
         match step.old {
             None => holding.retain(|h| *h != name),
             Some(old) => {
@@ -101,15 +101,15 @@ fn undo_command(request: &Request, holding: &[String], steps: &[UndoStep<'_>]) -
 
 /// `grant`, `revoke`, `force` or `force --takeover`, for an undo's reason.
 fn what_was_done(request: &Request) -> String {
-    match request.action {
-        Action::Force if request.takeover => "force --takeover".to_string(),
+    match request.action() {
+        Action::Force if request.steer.takeover() => "force --takeover".to_string(),
         a => a.to_string(),
     }
 }
 
 /// `--kubeconfig P --context C --cluster K --user U --as A --as-group G...`,
 /// each value quoted for the shell.
-fn connection_flags(mut line: CommandLine, conn: &Connection) -> CommandLine {
+fn access_flags(mut line: CommandLine, conn: &AccessFlags) -> CommandLine {
     let flags = [
         ("--kubeconfig", &conn.kubeconfig),
         ("--context", &conn.context),

@@ -6,7 +6,7 @@
 //! same snapshot, and kept only when that plan is not refused: a way out
 //! never points at a command that would itself be refused.
 
-use super::{Action, Plan, Refusal, Request};
+use super::{Action, Plan, Refusal, Request, Steer};
 use crate::report::{
     ClusterReport, EvidenceKind, NodeReport, NodeState, Protocol, Report, Verdict,
 };
@@ -55,21 +55,31 @@ impl Command {
         }
     }
 
-    /// The request it stands for: `base`'s namespace, connection and dry
+    /// The request it stands for: `base`'s namespace, access flags and dry
     /// run, a reason (force needs one).
     pub fn request(&self, base: &Request) -> Request {
+        let steer = match self.action {
+            Action::Grant => Steer::Grant {
+                revision: None,
+                any: false,
+                allow_primary: self.allow_primary,
+            },
+            Action::Revoke => Steer::Revoke,
+            Action::Force => Steer::Force {
+                revision: None,
+                any: false,
+                takeover: self.takeover,
+            },
+            Action::ReplacePod => Steer::ReplacePod,
+        };
         Request {
-            action: self.action,
+            steer,
             namespace: base.namespace.clone(),
             node: self.node.clone(),
-            revision: None,
-            any: false,
-            allow_primary: self.allow_primary,
             reason: Some("way out".to_string()),
-            takeover: self.takeover,
             protocol_override: self.protocol.or(base.protocol_override),
             dry_run: base.dry_run,
-            connection: base.connection.clone(),
+            access: base.access.clone(),
         }
     }
 }

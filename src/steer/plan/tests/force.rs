@@ -11,7 +11,6 @@ fn force_names_holders_keeps_them_or_takes_over() {
     ]);
     let mut r = req(Action::Force, "cache-0-0");
     r.reason = Some("cache-1-1 is dead".into());
-    r.allow_primary = true;
 
     let kept = run(&scene, &r);
     assert_eq!(kept.decision, Decision::Planned, "{:?}", kept.reasons);
@@ -44,7 +43,7 @@ fn force_names_holders_keeps_them_or_takes_over() {
     );
     assert!(text.contains("proactive failover does not run"), "{text}");
 
-    r.takeover = true;
+    takeover(&mut r);
     let took = run(&scene, &r);
     assert_eq!(took.kept_holders, Vec::<String>::new());
     let names: Vec<(&str, PatchEffect)> = took

@@ -80,7 +80,7 @@ fn grant_values_and_warnings() {
         (
             "--any on a node that asks for nothing",
             Scene::p1(vec![converged("cache-0-1")]),
-            |r| r.any = true,
+            |r| any(r),
             "*",
             vec![Warning::NotFront {
                 node: "cache-0-1".into(),
@@ -90,7 +90,7 @@ fn grant_values_and_warnings() {
         (
             "--revision other than the asked-for one",
             Scene::p1(vec![waiting("cache-0-1")]),
-            |r| r.revision = Some(OLD.into()),
+            |r| revision(r, OLD),
             OLD,
             vec![Warning::RevisionDiffers {
                 node: "cache-0-1".into(),
@@ -112,7 +112,7 @@ fn grant_values_and_warnings() {
         (
             "a primary with --allow-primary",
             Scene::p1(vec![primary(waiting("cache-0-1"))]),
-            |r| r.allow_primary = true,
+            |r| allow_primary(r),
             H,
             vec![Warning::Primary {
                 node: "cache-0-1".into(),
@@ -158,7 +158,7 @@ fn grant_values_and_warnings() {
             Scene::unknown(vec![converged("cache-0-1")]),
             |r| {
                 r.protocol_override = Some(Protocol::P1);
-                r.revision = Some(H.into());
+                revision(r, H);
             },
             H,
             vec![
@@ -266,7 +266,7 @@ fn a_given_protocol_judges_an_unknown_cluster_by_its_rules() {
         let report = crate::steer::exec::judge(&snapshot, now(), threshold, &r);
         plan(&snapshot, &report, &r, now(), "alice").expect("plan")
     };
-    let revision = |r: &mut Request| r.revision = Some(H.into());
+    let revision = |r: &mut Request| revision(r, H);
     // P2: cache-0-1 holds (its spec revision advanced, not yet applied).
     let p = ask(Action::Grant, Protocol::P2, &revision);
     assert_eq!(p.protocol, Protocol::P2);
@@ -310,7 +310,7 @@ fn a_given_protocol_judges_an_unknown_cluster_by_its_rules() {
         (
             "grant --any",
             Action::Grant,
-            &|r| r.any = true,
+            &|r| any(r),
             Refusal::NoAnyInP2,
         ),
     ];

@@ -165,19 +165,31 @@ impl Scene {
     }
 }
 
+/// A request for `action` on `node` in [`NS`], with none of its verb's
+/// flags.
 pub(super) fn req(action: Action, node: &str) -> Request {
+    let steer = match action {
+        Action::Grant => Steer::Grant {
+            revision: None,
+            any: false,
+            allow_primary: false,
+        },
+        Action::Revoke => Steer::Revoke,
+        Action::Force => Steer::Force {
+            revision: None,
+            any: false,
+            takeover: false,
+        },
+        Action::ReplacePod => Steer::ReplacePod,
+    };
     Request {
-        action,
+        steer,
         namespace: NS.into(),
         node: node.into(),
-        revision: None,
-        any: false,
-        allow_primary: false,
         reason: None,
-        takeover: false,
         protocol_override: None,
         dry_run: DryRun::None,
-        connection: Connection::default(),
+        access: AccessFlags::default(),
     }
 }
 
@@ -194,4 +206,38 @@ fn claims_primary(mut n: NodeReport) -> NodeReport {
     n.role = Some(crate::report::Role::Primary);
     n.facts.is_primary = false;
     n
+}
+
+/// `--revision HASH` on a grant or force.
+fn revision(r: &mut Request, hash: &str) {
+    match &mut r.steer {
+        Steer::Grant { revision, .. } | Steer::Force { revision, .. } => {
+            *revision = Some(hash.to_string());
+        }
+        other => panic!("--revision on {}", other.action()),
+    }
+}
+
+/// `--any` on a grant or force.
+fn any(r: &mut Request) {
+    match &mut r.steer {
+        Steer::Grant { any, .. } | Steer::Force { any, .. } => *any = true,
+        other => panic!("--any on {}", other.action()),
+    }
+}
+
+/// `grant --allow-primary`.
+fn allow_primary(r: &mut Request) {
+    match &mut r.steer {
+        Steer::Grant { allow_primary, .. } => *allow_primary = true,
+        other => panic!("--allow-primary on {}", other.action()),
+    }
+}
+
+/// `force --takeover`.
+fn takeover(r: &mut Request) {
+    match &mut r.steer {
+        Steer::Force { takeover, .. } => *takeover = true,
+        other => panic!("--takeover on {}", other.action()),
+    }
 }

@@ -120,7 +120,7 @@ fn refusals() {
         (
             "P2 grant with --any",
             Scene::p2(vec![waiting("cache-0-1")]),
-            with(req(Action::Grant, "cache-0-1"), &|r| r.any = true),
+            with(req(Action::Grant, "cache-0-1"), &|r| any(r)),
             vec![Refusal::NoAnyInP2],
         ),
         (
@@ -160,7 +160,7 @@ fn refusals() {
             "unknown protocol without --protocol",
             Scene::unknown(vec![converged("cache-0-1")]),
             with(req(Action::Grant, "cache-0-1"), &|r| {
-                r.revision = Some(H.into())
+                revision(r, H);
             }),
             vec![Refusal::ProtocolUnknown {
                 cluster: "cache".into(),
@@ -269,7 +269,7 @@ fn the_primary_check_reads_the_node_role() {
         };
         assert_eq!(p.reasons.contains(&primary), refused, "{name}: {p:?}");
         let mut allowed = request.clone();
-        allowed.allow_primary = true;
+        allow_primary(&mut allowed);
         let p = run(&scene, &allowed);
         assert!(!p.reasons.contains(&primary), "{name}: {:?}", p.reasons);
         assert_eq!(
@@ -286,7 +286,6 @@ fn the_primary_check_reads_the_node_role() {
     // the undo of a revoke on it carries --allow-primary.
     let mut f = req(Action::Force, "cache-0-0");
     f.reason = Some("x".into());
-    f.allow_primary = true;
     let scene = Scene::p1(vec![claims_primary(unhealthy(
         waiting("cache-0-0"),
         Unhealthy::NodeNotReady,

@@ -38,7 +38,7 @@ fn changed_decisions_are_told_apart() {
     );
     // A takeover whose first revoke is written: not a change.
     let mut r = req(Action::Force, "cache-0-1");
-    r.takeover = true;
+    takeover(&mut r);
     r.reason = Some("x".into());
     let two = run(&Scene::p1(vec![waiting("cache-0-1"), stuck_holder()]), &r);
     let one = run(

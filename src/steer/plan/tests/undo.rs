@@ -14,11 +14,10 @@ fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
     let grant = req(Action::Grant, "cache-0-1");
     let mut force = req(Action::Force, "cache-0-1");
     force.reason = Some("x".into());
-    force.allow_primary = true;
     let mut takeover = force.clone();
-    takeover.takeover = true;
+    super::takeover(&mut takeover);
     let mut flagged = grant.clone();
-    flagged.connection = Connection {
+    flagged.access = AccessFlags {
         kubeconfig: Some("/home/me/kube config".into()),
         context: Some("staging".into()),
         kube_cluster: Some("kc".into()),
@@ -27,7 +26,7 @@ fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
         impersonate_groups: vec!["ops".into(), "sre team".into()],
     };
     let mut flagged_force = takeover.clone();
-    flagged_force.connection = flagged.connection.clone();
+    flagged_force.access = flagged.access.clone();
     let conn = "-n prod --kubeconfig '/home/me/kube config' --context staging --cluster kc --user bob --as alice --as-group ops --as-group 'sre team'";
     let k = "kubectl valkey-roll";
     // (case, scene, request, undo)
@@ -55,7 +54,7 @@ fn undo_names_the_same_cluster_and_restores_an_own_old_permit() {
             Scene::p1(vec![claims_primary(own(OLD))]),
             {
                 let mut r = grant.clone();
-                r.allow_primary = true;
+                allow_primary(&mut r);
                 r
             },
             format!("{k} grant cache-0-1 -n prod --protocol P1 --revision {OLD} --allow-primary"),

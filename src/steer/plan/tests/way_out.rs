@@ -347,11 +347,7 @@ fn every_refusal_has_a_way_out_that_is_not_refused_in_turn() {
             p2_waiting(false),
             r(Force, "cache-1-1", |r| r.reason = Some("x".into())),
         ),
-        (
-            p2,
-            p2_waiting(false),
-            r(Grant, "cache-0-1", |r| r.any = true),
-        ),
+        (p2, p2_waiting(false), r(Grant, "cache-0-1", any)),
         (
             p2,
             p2_waiting(false),
@@ -414,7 +410,7 @@ fn every_refusal_has_a_way_out_that_is_not_refused_in_turn() {
         let snapshot = cluster.snapshot();
         let report = classify(&snapshot, t(0), Duration::from_secs(600));
         let plan = plan(&snapshot, &report, request, t(0), "alice").expect("plan");
-        let what = format!("{protocol} {} {}", request.action, request.node);
+        let what = format!("{protocol} {} {}", request.action(), request.node);
         if !plan.is_refused() {
             failures.push(format!("{what}: not refused"));
             continue;

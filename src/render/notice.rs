@@ -1,0 +1,68 @@
+//! What a view says about itself rather than about the clusters: that it
+//! found none, or that part of it could not be read. The commands and the
+//! source hand over the facts; the sentences are here.
+
+use crate::source::live::Unread;
+
+/// What a table says when there is nothing to show.
+pub fn no_clusters_message(namespace: Option<&str>) -> String {
+    match namespace {
+        Some(ns) => format!("No ValkeyClusters found in namespace {ns}.\n"),
+        None => "No ValkeyClusters found in any namespace.\n".to_string(),
+    }
+}
+
+/// The warning a partial view carries, one line per kind left out: which
+/// kind, why, and what is judged without it. Empty for a whole view.
+pub fn partial_warning(unread: &[Unread]) -> String {
+    unread
+        .iter()
+        .map(|u| {
+            let without = match u.resource.as_str() {
+                "pods" => "pod evidence (CrashLoopBackOff, image pulls, readiness) is missing",
+                "events" => "grant times come from annotations and managedFields only, progress from object times",
+                "statefulsets" | "deployments" => "workload roll state is missing",
+                "valkeyclusters" => "clusters are judged by their nodes alone",
+                _ => "what depends on them is missing",
+            };
+            format!(
+                "warning: partial view: {resource} could not be listed ({}); judged without them: {without}\n",
+                u.error,
+                resource = u.resource
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_listing_message() {
+        assert_eq!(
+            no_clusters_message(Some("prod")),
+            "No ValkeyClusters found in namespace prod.\n"
+        );
+        assert_eq!(
+            no_clusters_message(None),
+            "No ValkeyClusters found in any namespace.\n"
+        );
+    }
+
+    #[test]
+    fn partial_warning_names_each_kind_left_out_and_what_is_missing() {
+        let unread = |resource: &str| Unread {
+            resource: resource.into(),
+            error: "forbidden".into(),
+        };
+        assert_eq!(partial_warning(&[]), "");
+        assert_eq!(
+            partial_warning(&[unread("pods"), unread("events")]),
+            "warning: partial view: pods could not be listed (forbidden); judged without them: \
+             pod evidence (CrashLoopBackOff, image pulls, readiness) is missing\n\
+             warning: partial view: events could not be listed (forbidden); judged without them: \
+             grant times come from annotations and managedFields only, progress from object times\n"
+        );
+    }
+}

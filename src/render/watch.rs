@@ -1,0 +1,79 @@
+//! `status --watch`'s own words: the last line of a terminal frame
+//! ("updated 10:16:11 · live"), the connection's state, and the line off a
+//! terminal when the connection is lost or back. `commands::watch` keeps
+//! the facts (when the next try is); what is said is here.
+
+use jiff::Timestamp;
+use std::time::Duration;
+
+/// The frame's body before the first report.
+pub const LISTING: &str = "Listing and watching...\n";
+
+/// "live" (`retry_in` is `None`), or "connection lost, retrying in 4s"
+/// (whole seconds, rounded up, so it never says 0s before the try).
+pub fn connection_words(retry_in: Option<Duration>) -> String {
+    match retry_in {
+        None => "live".to_string(),
+        Some(left) if left.is_zero() => "connection lost, retrying now".to_string(),
+        Some(left) => {
+            let secs = left.as_millis().div_ceil(1000);
+            format!("connection lost, retrying in {secs}s")
+        }
+    }
+}
+
+/// The stderr line off a terminal: the connection is back (`lost` is
+/// `None`), or lost, with when it is tried again and why.
+pub fn connection_log_line(lost: Option<(Duration, &str)>) -> String {
+    match lost {
+        None => "connection restored; the view is live again\n".to_string(),
+        Some((retry_in, error)) => {
+            format!("{}: {error}\n", connection_words(Some(retry_in)))
+        }
+    }
+}
+
+/// The last line of a terminal frame.
+pub fn status_line(updated: Timestamp, connection: &str) -> String {
+    let local = updated.to_zoned(jiff::tz::TimeZone::system());
+    format!("updated {} · {connection}", local.strftime("%H:%M:%S"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_words_count_down_in_whole_seconds() {
+        let cases: &[(Option<Duration>, &str)] = &[
+            (None, "live"),
+            (
+                Some(Duration::from_millis(3200)),
+                "connection lost, retrying in 4s",
+            ),
+            (Some(Duration::ZERO), "connection lost, retrying now"),
+        ];
+        for (retry_in, words) in cases {
+            assert_eq!(connection_words(*retry_in), *words, "{retry_in:?}");
+        }
+        assert_eq!(
+            connection_log_line(Some((Duration::from_secs(1), "connection refused"))),
+            "connection lost, retrying in 1s: connection refused\n"
+        );
+        assert_eq!(
+            connection_log_line(None),
+            "connection restored; the view is live again\n"
+        );
+    }
+
+    #[test]
+    fn status_line_names_the_time_and_the_connection() {
+        let line = status_line(Timestamp::UNIX_EPOCH, "live");
+        assert!(line.starts_with("updated "), "{line}");
+        assert!(line.ends_with(" · live"), "{line}");
+        // HH:MM:SS
+        let time = &line["updated ".len()..line.len() - " · live".len()];
+        assert_eq!(time.len(), 8, "{line}");
+        assert_eq!(time.matches(':').count(), 2, "{line}");
+    }
+}
