@@ -92,18 +92,13 @@ impl CommandLine {
         self.render_with(Cow::Borrowed)
     }
 
-    /// The line for a person to read on a screen: each value longer than
-    /// [`LONGEST_WORD`](crate::render::fit::LONGEST_WORD) characters cut
-    /// there with `…` before it is quoted. No Kubernetes name is that long
-    /// and no argument can be over 128 KiB, so such a command could not
-    /// run anyway; cut, it stays one quoted word that can only miss, and
-    /// the screen stays linear in the input. The undo line of `-o json`
-    /// keeps [`render`](Self::render)'s exact values.
-    pub fn render_for_screen(&self) -> String {
-        self.render_with(crate::render::fit::bounded)
-    }
-
-    fn render_with<'a>(&'a self, shown: impl Fn(&'a str) -> Cow<'a, str>) -> String {
+    /// The line with each value shown through `shown` before it is quoted.
+    /// Render passes its cut for a screen (`render::fit::bounded`: a value
+    /// longer than any Kubernetes name is cut with `…`, so the screen stays
+    /// linear in the input and the command one quoted word that can only
+    /// miss); [`render`](Self::render) keeps the exact values, for pasting
+    /// and for the undo line of `-o json`.
+    pub fn render_with<'a>(&'a self, shown: impl Fn(&'a str) -> Cow<'a, str>) -> String {
         let quoted = |v: &'a str| word(&shown(v)).into_owned();
         let positionals: Vec<String> = self.positionals.iter().map(|p| quoted(p)).collect();
         let options: Vec<String> = self
@@ -187,38 +182,6 @@ mod tests {
             assert_eq!(got, *want, "{name}");
             assert_eq!(argv(&got), vec![value.to_string()], "{name}: {got}");
         }
-    }
-
-    #[test]
-    fn a_screen_cuts_a_value_no_name_can_be_and_json_keeps_it() {
-        let long = format!("cache-{}", "x".repeat(300));
-        let cut = format!("cache-{}…", "x".repeat(247));
-        let line = CommandLine::new("kubectl valkey-roll revoke")
-            .arg(&long)
-            .opt("-n", &format!("-{long}"));
-        assert_eq!(
-            line.render(),
-            format!("kubectl valkey-roll revoke {long} -n=-{long}")
-        );
-        let screen = line.render_for_screen();
-        assert_eq!(
-            screen,
-            format!("kubectl valkey-roll revoke '{cut}' -n='-{}…'", &long[..252])
-        );
-        assert_eq!(
-            argv(&screen),
-            [
-                "kubectl",
-                "valkey-roll",
-                "revoke",
-                &cut,
-                &format!("-n=-{}…", &long[..252])
-            ]
-        );
-        let short = CommandLine::new("kubectl valkey-roll revoke")
-            .arg("cache-0-1")
-            .opt("-n", "prod");
-        assert_eq!(short.render_for_screen(), short.render());
     }
 
     #[test]

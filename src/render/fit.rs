@@ -715,4 +715,36 @@ mod tests {
              cache-0-0  0      Converged\n    rolled\n"
         );
     }
+
+    #[test]
+    fn a_screen_cuts_a_value_no_name_can_be_and_json_keeps_it() {
+        let long = format!("cache-{}", "x".repeat(300));
+        let cut = format!("cache-{}…", "x".repeat(247));
+        let line = crate::shell::CommandLine::new("kubectl valkey-roll revoke")
+            .arg(&long)
+            .opt("-n", &format!("-{long}"));
+        assert_eq!(
+            line.render(),
+            format!("kubectl valkey-roll revoke {long} -n=-{long}")
+        );
+        let screen = line.render_with(bounded);
+        assert_eq!(
+            screen,
+            format!("kubectl valkey-roll revoke '{cut}' -n='-{}…'", &long[..252])
+        );
+        assert_eq!(
+            shlex::split(&screen).unwrap_or_default(),
+            [
+                "kubectl",
+                "valkey-roll",
+                "revoke",
+                &cut,
+                &format!("-n=-{}…", &long[..252])
+            ]
+        );
+        let short = crate::shell::CommandLine::new("kubectl valkey-roll revoke")
+            .arg("cache-0-1")
+            .opt("-n", "prod");
+        assert_eq!(short.render_with(bounded), short.render());
+    }
 }

@@ -62,7 +62,7 @@ pub(super) fn last_words(
                     out,
                     "  (cut at {} KiB: the lines after these are not shown; this has them:)\n      {}",
                     LOG_LIMIT_BYTES / 1024,
-                    clean(&whole.render_for_screen())
+                    clean(&whole.render_with(crate::render::fit::bounded))
                 );
             }
         }

@@ -39,7 +39,8 @@ impl Step {
     /// A command, on its own line after what came before (a value longer
     /// than any Kubernetes name cut, as on every screen).
     pub(super) fn run(mut self, command: CommandLine) -> Self {
-        self.parts.push(Part::Run(command.render_for_screen()));
+        self.parts
+            .push(Part::Run(command.render_with(crate::render::fit::bounded)));
         self
     }
 
