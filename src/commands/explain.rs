@@ -25,8 +25,7 @@ use serde::Serialize;
 
 pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
     let mut loaded = source::load_partial(&ctx.global, None).await?;
-    let partial = source::partial_warning(&loaded.unread)
-        + &super::shared::clock_warning(ctx, &loaded.snapshot);
+    let partial = loaded.warnings() + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let now = ctx.now();
     let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
     let name = args.name.as_str();

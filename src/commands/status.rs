@@ -20,8 +20,7 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         return run_contexts(ctx, args).await;
     }
     let mut loaded = source::load_partial(&ctx.global, args.cluster.as_deref()).await?;
-    let partial = source::partial_warning(&loaded.unread)
-        + &super::shared::clock_warning(ctx, &loaded.snapshot);
+    let partial = loaded.warnings() + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let mut report = classify(&loaded.snapshot, ctx.now(), ctx.global.stall_threshold);
     // The report owns all it shows: the objects go before it is rendered,
     // so the two are never held at once with the output.

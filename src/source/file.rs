@@ -15,7 +15,7 @@
 //! Documents are numbered from 1 in the order they appear, not counting
 //! empty ones (a stray `---` makes no document).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Nothing, Result};
 use crate::snapshot::{Snapshot, VALKEY_API_VERSION, VALKEY_GROUP};
 use k8s_openapi::api::core::v1::{Event, EventSeries};
 use serde::de::DeserializeOwned;
@@ -44,8 +44,152 @@ const EXPANSION_NODES: usize = 250_000;
 /// (serde-saphyr's default is 64).
 const MAX_DEPTH: usize = 128;
 
+/// A snapshot as read from a file, with what the reader noticed on the
+/// way (a warning, not an error).
+#[derive(Debug, Default)]
+pub struct FileSnapshot {
+    pub snapshot: Snapshot,
+    /// Objects the text holds more than once, each kept once.
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// An object the text holds more than once (the same kind, namespace and
+/// name): people append dumps to bundles, and two copies of a node must
+/// not read as two nodes in flight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Duplicate {
+    pub kind: &'static str,
+    pub namespace: String,
+    pub name: String,
+    pub copies: usize,
+}
+
+/// The most duplicates named in the warning; the rest are counted.
+const DUPLICATES_NAMED: usize = 5;
+
+/// The one warning line for duplicates; empty without any.
+pub fn duplicate_warning(duplicates: &[Duplicate]) -> String {
+    if duplicates.is_empty() {
+        return String::new();
+    }
+    let mut named: Vec<String> = duplicates
+        .iter()
+        .take(DUPLICATES_NAMED)
+        .map(|d| {
+            format!(
+                "{} {}/{} ({} copies)",
+                d.kind, d.namespace, d.name, d.copies
+            )
+        })
+        .collect();
+    if duplicates.len() > DUPLICATES_NAMED {
+        named.push(format!("and {} more", duplicates.len() - DUPLICATES_NAMED));
+    }
+    format!(
+        "warning: the snapshot holds {} object(s) more than once, each read once (the copy with the newest resourceVersion, else the last): {}\n",
+        duplicates.len(),
+        named.join(", ")
+    )
+}
+
+/// Keeps one copy of each object ([`Duplicate`]): the newest
+/// resourceVersion, or the later copy when they cannot be compared
+/// (resourceVersions are opaque; the API server's are numbers). Copies
+/// are the same object when their uids are the same too (or both have
+/// none): two uids under one name are two objects, one deleted and one
+/// created after it, and both are kept as before. An Event is a record:
+/// two versions of one are both kept (an older line in a timeline harms
+/// nothing, and the bundled examples hold such pairs); only its exact
+/// copies (the same resourceVersion too) are read once.
+fn read_once(snapshot: &mut Snapshot) -> Vec<Duplicate> {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    fn once<T>(
+        list: &mut Vec<T>,
+        kind: &'static str,
+        meta: impl Fn(&T) -> &ObjectMeta,
+        out: &mut Vec<Duplicate>,
+    ) {
+        let record = kind == "Event";
+        let key = |m: &ObjectMeta| {
+            let mut identity = m.uid.clone().unwrap_or_default();
+            if record {
+                identity.push('/');
+                identity.push_str(m.resource_version.as_deref().unwrap_or_default());
+            }
+            (
+                m.namespace.clone().unwrap_or_default(),
+                m.name.clone().unwrap_or_default(),
+                identity,
+            )
+        };
+        let mut at: std::collections::BTreeMap<(String, String, String), usize> =
+            Default::default();
+        let mut kept: Vec<T> = Vec::with_capacity(list.len());
+        let mut copies: Vec<usize> = Vec::with_capacity(list.len());
+        for object in list.drain(..) {
+            match at.entry(key(meta(&object))) {
+                std::collections::btree_map::Entry::Occupied(e) => {
+                    let i = *e.get();
+                    copies[i] += 1;
+                    let version = |m: &ObjectMeta| {
+                        m.resource_version
+                            .as_deref()
+                            .and_then(|v| v.parse::<u64>().ok())
+                    };
+                    let older = match (version(meta(&object)), version(meta(&kept[i]))) {
+                        (Some(new), Some(old)) => new < old,
+                        _ => false,
+                    };
+                    if !older {
+                        kept[i] = object;
+                    }
+                }
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(kept.len());
+                    kept.push(object);
+                    copies.push(1);
+                }
+            }
+        }
+        for ((namespace, name, _), i) in at {
+            if copies[i] > 1 {
+                out.push(Duplicate {
+                    kind,
+                    namespace,
+                    name,
+                    copies: copies[i],
+                });
+            }
+        }
+        *list = kept;
+    }
+    let mut out = Vec::new();
+    once(
+        &mut snapshot.clusters,
+        "ValkeyCluster",
+        |o| &o.metadata,
+        &mut out,
+    );
+    once(&mut snapshot.nodes, "ValkeyNode", |o| &o.metadata, &mut out);
+    once(
+        &mut snapshot.stateful_sets,
+        "StatefulSet",
+        |o| &o.metadata,
+        &mut out,
+    );
+    once(
+        &mut snapshot.deployments,
+        "Deployment",
+        |o| &o.metadata,
+        &mut out,
+    );
+    once(&mut snapshot.pods, "Pod", |o| &o.metadata, &mut out);
+    once(&mut snapshot.events, "Event", |o| &o.metadata, &mut out);
+    out
+}
+
 /// Reads a snapshot file; `-` is stdin. I/O problems are [`Error::Read`].
-pub fn read_snapshot(path: &Path) -> Result<Snapshot> {
+pub fn read_snapshot(path: &Path) -> Result<FileSnapshot> {
     let (bytes, source_name) = if path.as_os_str() == "-" {
         let bytes = read_text(std::io::stdin().lock(), "stdin", 0)?;
         (bytes, "stdin".to_string())
@@ -61,7 +205,7 @@ pub fn read_snapshot(path: &Path) -> Result<Snapshot> {
         let size = usize::try_from(size).unwrap_or(MAX_SNAPSHOT_BYTES);
         (read_text(file, &name, size)?, name)
     };
-    parse_snapshot(&bytes, &source_name)
+    parse_file_snapshot(&bytes, &source_name)
 }
 
 /// Reads `reader` to its end, but stops at the first byte that cannot be
@@ -150,6 +294,11 @@ const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
 /// or `stdin`). It runs on a thread of its own with a stack deep enough
 /// for [`MAX_DEPTH`].
 pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
+    parse_file_snapshot(text, source_name).map(|read| read.snapshot)
+}
+
+/// [`parse_snapshot`], with what the reader noticed ([`FileSnapshot`]).
+pub fn parse_file_snapshot(text: &[u8], source_name: &str) -> Result<FileSnapshot> {
     #[cfg(test)]
     let whole = KEEP_WHOLE.with(std::cell::Cell::get);
     std::thread::scope(|scope| {
@@ -175,7 +324,7 @@ pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
     })
 }
 
-fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
+fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<FileSnapshot> {
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
     let read_error = |problem: String| Error::Read {
         path: source_name.to_string(),
@@ -189,7 +338,9 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
         .is_some_and(|b| *b == b'{' || *b == b'[');
     let json_error = if looks_like_json {
         match read_json(text, source_name) {
-            Ok(snapshot) => return Ok(snapshot),
+            Ok((snapshot, tally)) => {
+                return tally.check(snapshot, source_name).map(finish);
+            }
             // A document that breaks the schema is the answer; a text that
             // is not JSON may still be YAML.
             Err(JsonFailure::Document(e)) => return Err(e),
@@ -211,7 +362,7 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
     if let Some(e) = SINK_ERROR.with(|e| e.borrow_mut().take()) {
         return Err(named(e, source_name));
     }
-    let mut sink = parsed.map_err(|e| {
+    let sink = parsed.map_err(|e| {
         // A text that starts like JSON and is not YAML either is most
         // likely broken JSON: its error says more.
         read_error(match &json_error {
@@ -225,8 +376,79 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
             ),
         })
     })?;
-    sink.snapshot.normalize();
-    Ok(sink.snapshot)
+    sink.tally.check(sink.snapshot, source_name).map(finish)
+}
+
+/// The objects read, each once, in the snapshot's order.
+fn finish(mut snapshot: Snapshot) -> FileSnapshot {
+    let duplicates = read_once(&mut snapshot);
+    snapshot.normalize();
+    FileSnapshot {
+        snapshot,
+        duplicates,
+    }
+}
+
+/// What the documents of a snapshot held, to tell a snapshot without
+/// objects (an error: a failed `kubectl get` upstream must not read as
+/// "nothing to worry about") from one whose objects are of other kinds.
+#[derive(Default)]
+struct Tally {
+    documents: usize,
+    /// Objects of any kind, ignored ones too (a List counts its items).
+    objects: usize,
+    /// The first API `Status` document's message.
+    status: Option<String>,
+    table: bool,
+}
+
+impl Tally {
+    /// Counts one document, before it goes into the snapshot.
+    fn count(&mut self, doc: &Doc) {
+        self.documents += 1;
+        let Value::Object(map) = &doc.value else {
+            // Not an object: add_value says so.
+            return;
+        };
+        let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
+        let is_list = kind == "List" || (kind.ends_with("List") && map.contains_key("items"));
+        if is_list {
+            self.objects += match (&doc.streamed, map.get("items")) {
+                (Some(streamed), _) => streamed.seen,
+                (None, Some(Value::Array(items))) => items.len(),
+                _ => 0,
+            };
+        } else if kind == "Status" {
+            let message = map.get("message").and_then(Value::as_str).unwrap_or("");
+            self.status.get_or_insert_with(|| message.to_string());
+        } else if kind == "Table" {
+            self.table = true;
+        } else {
+            self.objects += 1;
+        }
+    }
+
+    /// The snapshot, or the error that it holds no object.
+    fn check(self, snapshot: Snapshot, source_name: &str) -> Result<Snapshot> {
+        if self.objects > 0 {
+            return Ok(snapshot);
+        }
+        let found = if let Some(message) = self.status {
+            Nothing::Status { message }
+        } else if self.table {
+            Nothing::Table
+        } else if self.documents == 0 {
+            Nothing::Empty
+        } else {
+            Nothing::NoObjects {
+                documents: self.documents,
+            }
+        };
+        Err(Error::NoObjects {
+            source_name: source_name.to_string(),
+            found,
+        })
+    }
 }
 
 thread_local! {
@@ -247,6 +469,7 @@ thread_local! {
 #[derive(Default)]
 struct Sink {
     snapshot: Snapshot,
+    tally: Tally,
     documents: usize,
     failed: bool,
 }
@@ -260,6 +483,7 @@ impl Extend<Doc> for Sink {
             self.documents += 1;
             SINK_DOCUMENTS.with(|n| n.set(self.documents));
             let label = self.documents.to_string();
+            self.tally.count(&document);
             if let Err(e) = add_document(&mut self.snapshot, document, &label, "") {
                 self.failed = true;
                 SINK_ERROR.with(|slot| *slot.borrow_mut() = Some(e));
@@ -284,8 +508,12 @@ enum JsonFailure {
 
 /// A JSON value, or a stream of them (`kubectl get -o json` per kind,
 /// concatenated), each into the snapshot as it is read.
-fn read_json(text: &[u8], source_name: &str) -> std::result::Result<Snapshot, JsonFailure> {
+fn read_json(
+    text: &[u8],
+    source_name: &str,
+) -> std::result::Result<(Snapshot, Tally), JsonFailure> {
     let mut snapshot = Snapshot::default();
+    let mut tally = Tally::default();
     let mut documents = 0usize;
     for value in serde_json::Deserializer::from_slice(text).into_iter::<Doc>() {
         let value = value.map_err(|e| JsonFailure::Syntax(e, documents + 1))?;
@@ -293,11 +521,11 @@ fn read_json(text: &[u8], source_name: &str) -> std::result::Result<Snapshot, Js
             continue;
         }
         documents += 1;
+        tally.count(&value);
         add_document(&mut snapshot, value, &documents.to_string(), source_name)
             .map_err(JsonFailure::Document)?;
     }
-    snapshot.normalize();
-    Ok(snapshot)
+    Ok((snapshot, tally))
 }
 
 /// serde_json's message in a kubectl user's words: no Rust type names.
@@ -460,6 +688,8 @@ struct Doc {
 struct Streamed {
     snapshot: Snapshot,
     error: Option<(usize, Error)>,
+    /// How many items the List holds in the file, skipped ones too.
+    seen: usize,
 }
 
 /// The label a streamed item's error carries until its document's label
@@ -609,6 +839,7 @@ impl<'de> serde::Deserialize<'de> for Items {
                     }
                     index += 1;
                 }
+                streamed.seen = index;
                 Ok(Items::Seq(values, indices, Box::new(streamed)))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
@@ -1494,21 +1725,8 @@ metadata:
     }
 
     #[test]
-    fn single_objects_and_empty_input() {
+    fn single_objects_read() {
         let cases: &[(&str, String, [usize; 6])] = &[
-            ("nothing", String::new(), [0; 6]),
-            ("only separators", "---\n---\n".into(), [0; 6]),
-            ("a comment", "# nothing here\n".into(), [0; 6]),
-            (
-                "an empty List",
-                "apiVersion: v1\nkind: List\nitems: []\n".into(),
-                [0; 6],
-            ),
-            (
-                "a List with null items",
-                "apiVersion: v1\nkind: List\nitems: null\n".into(),
-                [0; 6],
-            ),
             ("one node", to_yaml(&items()[1]), [0, 1, 0, 0, 0, 0]),
             (
                 "one pod as JSON",
@@ -1521,9 +1739,13 @@ metadata:
                 [0; 6],
             ),
             (
-                "another group's ValkeyNode",
-                "apiVersion: example.com/v1\nkind: ValkeyNode\nmetadata: {name: x}\nspec: 5\n"
-                    .into(),
+                "a List of an unknown kind",
+                "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Secret}]\n".into(),
+                [0; 6],
+            ),
+            (
+                "a Status beside an object",
+                "kind: Status\nmessage: m\n---\napiVersion: v1\nkind: ConfigMap\n".into(),
                 [0; 6],
             ),
         ];
@@ -1531,6 +1753,168 @@ metadata:
             let s = parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(counts(&s), *expected, "{name}");
         }
+    }
+
+    /// A snapshot without a single object is an error saying what it held
+    /// (issue 22, item 5): a failed `kubectl get` upstream writes nothing,
+    /// a Status or a Table, and "no clusters" would read as all fine.
+    #[test]
+    fn a_snapshot_without_objects_is_an_error() {
+        // (case, text, what the error says it held)
+        let cases: &[(&str, &str, &str)] = &[
+            ("nothing", "", "holds no document"),
+            ("blank lines", "\n\n  \n", "holds no document"),
+            ("only separators", "---\n---\n", "holds no document"),
+            ("a comment", "# nothing here\n", "holds no document"),
+            ("JSON null", "null", "holds no document"),
+            (
+                "an empty List",
+                "apiVersion: v1\nkind: List\nitems: []\n",
+                "1 document(s) but no Kubernetes object",
+            ),
+            (
+                "an empty List as JSON",
+                r#"{"apiVersion":"v1","items":[],"kind":"List","metadata":{"resourceVersion":""}}"#,
+                "1 document(s) but no Kubernetes object",
+            ),
+            (
+                "a List with null items",
+                "apiVersion: v1\nkind: List\nitems: null\n",
+                "no Kubernetes object",
+            ),
+            (
+                "two empty typed lists",
+                "{\"kind\":\"PodList\",\"items\":[]}\n{\"kind\":\"EventList\",\"items\":[]}",
+                "2 document(s) but no Kubernetes object",
+            ),
+            (
+                "a Status",
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden","code":403}"#,
+                "an API Status instead of objects (the request that wrote it failed: \"forbidden\")",
+            ),
+            (
+                "a Status with a terminal escape",
+                "{\"kind\":\"Status\",\"message\":\"no\\u001b[2J\"}",
+                r#"failed: "no\u{1b}[2J")"#,
+            ),
+            (
+                "a Status and an empty List",
+                "kind: Status\n---\nkind: List\nitems: []\n",
+                "an API Status instead of objects (the request that wrote it failed)",
+            ),
+            (
+                "a Table",
+                r#"{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":[],"rows":[]}"#,
+                "a Table (kubectl's printed columns)",
+            ),
+        ];
+        for (name, text, want) in cases {
+            let err = parse(text).expect_err(name);
+            assert!(matches!(err, Error::NoObjects { .. }), "{name}: {err:?}");
+            let err = err.to_string();
+            assert!(err.contains(want), "{name}: {err}");
+            assert!(err.starts_with("snap.yaml: "), "{name}: {err}");
+            assert!(err.contains("kubectl valkey-roll bundle"), "{name}: {err}");
+        }
+    }
+
+    /// The same object twice is read once: the newest resourceVersion,
+    /// else the last copy (issue 22, item 2).
+    #[test]
+    fn duplicates_are_read_once() {
+        let node = |ns: &str, name: &str, rv: &str, image: &str| {
+            format!(
+                "apiVersion: valkey.io/v1alpha1\nkind: ValkeyNode\nmetadata: {{name: {name}, namespace: {ns}, resourceVersion: \"{rv}\"}}\nspec: {{image: {image}}}\n"
+            )
+        };
+        // (case, documents, nodes read, the image of a/x, duplicates)
+        let cases: Vec<(&str, Vec<String>, usize, &str, Vec<(&str, usize)>)> = vec![
+            (
+                "no duplicate",
+                vec![node("a", "x", "1", "old"), node("b", "x", "1", "new")],
+                2,
+                "old",
+                vec![],
+            ),
+            (
+                "the newer last",
+                vec![node("a", "x", "1", "old"), node("a", "x", "2", "new")],
+                1,
+                "new",
+                vec![("a/x", 2)],
+            ),
+            (
+                "the newer first",
+                vec![node("a", "x", "10", "new"), node("a", "x", "9", "old")],
+                1,
+                "new",
+                vec![("a/x", 2)],
+            ),
+            (
+                "the same version: the last",
+                vec![node("a", "x", "5", "old"), node("a", "x", "5", "new")],
+                1,
+                "new",
+                vec![("a/x", 2)],
+            ),
+            (
+                "versions that are not numbers: the last",
+                vec![node("a", "x", "x", "old"), node("a", "x", "1", "new")],
+                1,
+                "new",
+                vec![("a/x", 2)],
+            ),
+            (
+                "three copies and another",
+                vec![
+                    node("a", "x", "3", "new"),
+                    node("a", "x", "1", "old"),
+                    node("a", "w", "1", "old"),
+                    node("a", "x", "2", "old"),
+                ],
+                2,
+                "new",
+                vec![("a/x", 3)],
+            ),
+        ];
+        for (name, docs, nodes, image, dups) in cases {
+            let text = docs.join("---\n");
+            let read = parse_file_snapshot(text.as_bytes(), "snap.yaml")
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(read.snapshot.nodes.len(), nodes, "{name}");
+            let got = read
+                .snapshot
+                .nodes
+                .iter()
+                .find(|n| n.metadata.namespace.as_deref() == Some("a") && n.name() == "x")
+                .and_then(|n| n.spec.image.as_deref());
+            assert_eq!(got, Some(image), "{name}");
+            let found: Vec<(String, usize)> = read
+                .duplicates
+                .iter()
+                .map(|d| (format!("{}/{}", d.namespace, d.name), d.copies))
+                .collect();
+            let want: Vec<(String, usize)> =
+                dups.iter().map(|(n, c)| (n.to_string(), *c)).collect();
+            assert_eq!(found, want, "{name}");
+        }
+        // The warning names a few and counts the rest, on one line.
+        let many: Vec<Duplicate> = (0..8)
+            .map(|i| Duplicate {
+                kind: "Pod",
+                namespace: "prod".into(),
+                name: format!("p{i}"),
+                copies: 2,
+            })
+            .collect();
+        let warning = duplicate_warning(&many);
+        assert_eq!(warning.lines().count(), 1, "{warning}");
+        assert!(
+            warning.contains("Pod prod/p4 (2 copies), and 3 more"),
+            "{warning}"
+        );
+        assert!(!warning.contains("p5"), "{warning}");
+        assert_eq!(duplicate_warning(&[]), "");
     }
 
     #[test]
@@ -1729,7 +2113,7 @@ type: Warning
     /// is a Read or Snapshot error, and nothing panics.
     fn assert_no_panic(name: &str, text: &[u8]) {
         match parse_snapshot(text, "mutated.yaml") {
-            Ok(_) | Err(Error::Read { .. } | Error::Snapshot { .. }) => {}
+            Ok(_) | Err(Error::Read { .. } | Error::Snapshot { .. } | Error::NoObjects { .. }) => {}
             Err(other) => panic!("{name}: unexpected error kind {other:?}"),
         }
     }

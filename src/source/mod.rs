@@ -33,6 +33,16 @@ pub struct Loaded {
     pub live: Option<Live>,
     /// Kinds left out of a partial read ([`load_partial`]); empty otherwise.
     pub unread: Vec<live::Unread>,
+    /// Objects a file held more than once, each read once.
+    pub duplicates: Vec<file::Duplicate>,
+}
+
+impl Loaded {
+    /// The warnings of the read, one line each: kinds left out
+    /// ([`partial_warning`]) and objects read once of several copies.
+    pub fn warnings(&self) -> String {
+        partial_warning(&self.unread) + &file::duplicate_warning(&self.duplicates)
+    }
 }
 
 impl std::fmt::Debug for Loaded {
@@ -42,6 +52,7 @@ impl std::fmt::Debug for Loaded {
             .field("namespace", &self.namespace)
             .field("live", &self.live.as_ref().map(|l| l.server.as_str()))
             .field("unread", &self.unread)
+            .field("duplicates", &self.duplicates)
             .finish()
     }
 }
@@ -68,21 +79,27 @@ async fn load_with(global: &GlobalArgs, cluster: Option<&str>, partial: bool) ->
     if let Some(path) = &global.from_file {
         let path = path.clone();
         // Reading stdin or a large file blocks: keep it off the async workers.
-        let mut snapshot = tokio::task::spawn_blocking(move || file::read_snapshot(&path))
+        let read = tokio::task::spawn_blocking(move || file::read_snapshot(&path))
             .await
             .map_err(|e| Error::Task {
                 what: "reading the snapshot failed",
                 problem: Some(e.to_string()),
             })??;
+        let file::FileSnapshot {
+            mut snapshot,
+            mut duplicates,
+        } = read;
         let namespace = file_namespace(global.namespace.as_deref(), global.all_namespaces);
         if let Some(ns) = &namespace {
             snapshot.retain_namespace(ns);
+            duplicates.retain(|d| &d.namespace == ns);
         }
         return Ok(Loaded {
             snapshot,
             namespace,
             live: None,
             unread: Vec::new(),
+            duplicates,
         });
     }
     let live = live::connect(global).await?;
@@ -104,6 +121,7 @@ async fn load_with(global: &GlobalArgs, cluster: Option<&str>, partial: bool) ->
         namespace,
         live: Some(live),
         unread,
+        duplicates: Vec::new(),
     })
 }
 
