@@ -344,7 +344,7 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<FileSnapshot> 
             // A document that breaks the schema is the answer; a text that
             // is not JSON may still be YAML.
             Err(JsonFailure::Document(e)) => return Err(e),
-            Err(JsonFailure::Syntax(e, at)) => Some((e, at)),
+            Err(JsonFailure::Syntax(e, at, placed)) => Some((e, at, placed)),
         }
     } else {
         None
@@ -362,19 +362,31 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<FileSnapshot> 
     if let Some(e) = SINK_ERROR.with(|e| e.borrow_mut().take()) {
         return Err(named(e, source_name));
     }
-    let sink = parsed.map_err(|e| {
+    let sink = parsed.map_err(move |e| {
+        let yaml = yaml_words(&e);
         // A text that starts like JSON and is not YAML either is most
-        // likely broken JSON: its error says more.
-        read_error(match &json_error {
-            Some((json, at)) => {
-                format!("not valid JSON in document {at}: {}", json_words(json))
+        // likely broken JSON: its error says more. Unless JSON failed at
+        // a key without quotes (a YAML flow mapping), or YAML stopped at a
+        // bound JSON did not reach: then the text is YAML.
+        let json_error = json_error.filter(|(json, _, _)| {
+            let json = json.to_string();
+            let yaml_bound = yaml.contains("which a snapshot from kubectl never has");
+            !json.starts_with("key must be a string")
+                && !(yaml_bound && !json.contains("recursion limit"))
+        });
+        match json_error {
+            Some((_, _, Some(placed))) => placed,
+            Some((json, at, None)) => read_error(format!(
+                "not valid JSON in document {at}: {}",
+                json_words(&json, text)
+            )),
+            None => {
+                let document = SINK_DOCUMENTS.with(std::cell::Cell::get) + 1;
+                placed(document, &yaml, source_name).unwrap_or_else(|| {
+                    read_error(format!("not valid YAML in document {document}: {yaml}"))
+                })
             }
-            None => format!(
-                "not valid YAML in document {}: {}",
-                SINK_DOCUMENTS.with(std::cell::Cell::get) + 1,
-                yaml_words(&e)
-            ),
-        })
+        }
     })?;
     sink.tally.check(sink.snapshot, source_name).map(finish)
 }
@@ -501,8 +513,9 @@ fn named(mut e: Error, source: &str) -> Error {
 }
 
 enum JsonFailure {
-    /// The error, and the number of the document it is in.
-    Syntax(serde_json::Error, usize),
+    /// The error, the number of the document it is in, and the error
+    /// naming its object and field when it was inside one.
+    Syntax(serde_json::Error, usize, Option<Error>),
     Document(Error),
 }
 
@@ -516,7 +529,10 @@ fn read_json(
     let mut tally = Tally::default();
     let mut documents = 0usize;
     for value in serde_json::Deserializer::from_slice(text).into_iter::<Doc>() {
-        let value = value.map_err(|e| JsonFailure::Syntax(e, documents + 1))?;
+        let value = value.map_err(|e| {
+            let placed = placed(documents + 1, &json_words(&e, text), source_name);
+            JsonFailure::Syntax(e, documents + 1, placed)
+        })?;
         if value.value.is_null() {
             continue;
         }
@@ -529,9 +545,15 @@ fn read_json(
 }
 
 /// serde_json's message in a kubectl user's words: no Rust type names.
-fn json_words(e: &serde_json::Error) -> String {
+fn json_words(e: &serde_json::Error, text: &[u8]) -> String {
     let what = match e.classify() {
         serde_json::error::Category::Eof => "the text ends in the middle of a value".to_string(),
+        _ if e.to_string().starts_with("number out of range") => {
+            match written_number(text, e.line(), e.column()) {
+                Some(n) => format!("the number `{n}` is beyond what any number field holds"),
+                None => "a number beyond what any number field holds".to_string(),
+            }
+        }
         _ => {
             let text = e.to_string();
             // "... at line L column C" is said below, once.
@@ -546,6 +568,37 @@ fn json_words(e: &serde_json::Error) -> String {
         }
     };
     format!("{what} (line {}, column {})", e.line(), e.column())
+}
+
+/// The number as written that ends at or around `line`, `column` (1-based,
+/// as serde_json counts them: the column of the character it stopped at).
+fn written_number(text: &[u8], line: usize, column: usize) -> Option<String> {
+    let start = if line <= 1 {
+        0
+    } else {
+        text.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(line - 2)?
+            .0
+            + 1
+    };
+    let line_text = &text[start..];
+    let line_text = &line_text[..line_text
+        .iter()
+        .position(|b| *b == b'\n')
+        .unwrap_or(line_text.len())];
+    let is_number = |b: &u8| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
+    let mut at = column.min(line_text.len());
+    while at > 0 && !is_number(&line_text[at - 1]) {
+        at -= 1;
+    }
+    let end = at;
+    while at > 0 && is_number(&line_text[at - 1]) {
+        at -= 1;
+    }
+    let number = std::str::from_utf8(&line_text[at..end]).ok()?;
+    (!number.is_empty()).then(|| number.chars().take(40).collect())
 }
 
 /// serde-saphyr's message in a kubectl user's words: no advice about its
@@ -591,16 +644,55 @@ fn plain_yaml_words(text: &str) -> String {
                 "the text expands to too much (aliases repeat their anchor's text)".to_string()
             }
             "AliasAnchorRatio" => "aliases expand far beyond the text (an alias bomb)".to_string(),
-            _ => "beyond what a snapshot needs".to_string(),
+            "CommentBytes" => "more than 64 MiB of comments (# ...)".to_string(),
+            "MergeKeys" => "more than 10,000 merge keys (<<)".to_string(),
+            "RecordedAnchorEvents" | "RecordedAnchorBytes" => {
+                "anchors (&name) that hold more than 64 MiB or a million values for aliases to repeat"
+                    .to_string()
+            }
+            "SequenceUnbalanced" => "a sequence or mapping that never ends".to_string(),
+            _ => "beyond a bound of the YAML reader".to_string(),
         };
         return format!("{why}, which a snapshot from kubectl never has; {place}")
             .trim_end_matches([';', ' '])
             .to_string();
     }
     // serde-saphyr's advice to its own callers, not to a person.
+    if text.contains("!!binary scalar is not valid UTF-8") {
+        return format!(
+            "a !!binary value that is not UTF-8 text, where text is expected{}",
+            yaml_place(&text)
+        );
+    }
+    if text.contains("recursive references require weak recursion types") {
+        return format!(
+            "an alias (*name) inside the anchor (&name) it repeats, a value that never ends, which a snapshot from kubectl never has{}",
+            yaml_place(&text)
+        );
+    }
+    if let Some(rest) = text.strip_prefix("non-finite float `") {
+        let value = rest.split('`').next().unwrap_or("");
+        return format!(
+            "`{value}` is not a number any field of a Kubernetes object holds (YAML's .nan and .inf){}",
+            yaml_place(&text)
+        );
+    }
     text.replace(", set DuplicateKeyPolicy in Options if acceptable", "")
         .replace("; use Option<String>", "")
         .replace("; use Option<char>", "")
+        .replace(" by configured policy", "")
+        .replace(" by the configured policy", "")
+        .replace(
+            "cannot deserialize tagged scalar into string",
+            "a tagged value (!!tag) where text is expected",
+        )
+}
+
+/// ` at line L, column C` of a rendered serde-saphyr message, or nothing.
+fn yaml_place(text: &str) -> String {
+    text.rfind(" at line ")
+        .map(|i| text[i..].to_string())
+        .unwrap_or_default()
 }
 
 /// A typed field's error in a kubectl user's words: the time libraries'
@@ -620,6 +712,9 @@ fn field_problem(path: &str, message: &str) -> String {
             Some("Quantity") => "expected a quantity (e.g. 500m, 1Gi)".to_string(),
             _ => "not a value this field takes".to_string(),
         };
+    }
+    if let Some(range) = out_of_range(message) {
+        return range;
     }
     let mut out = message.to_string();
     for (rust, words) in [
@@ -645,6 +740,40 @@ fn field_problem(path: &str, message: &str) -> String {
         out.push_str(YAML_BOOLEAN_HINT);
     }
     out
+}
+
+/// An integer field given a whole number beyond its type (serde says
+/// "invalid value: integer `2147483648`, expected i32", or "invalid type:
+/// floating point `1.8446744073709552e19`" for one beyond 64 bits): the
+/// number as written, out of range, and the range.
+fn out_of_range(message: &str) -> Option<String> {
+    let (number, rest) = message
+        .strip_prefix("invalid value: integer `")
+        .or_else(|| message.strip_prefix("invalid type: floating point `"))?
+        .split_once("`, expected ")?;
+    let range = match rest {
+        "i32" => "from -2147483648 to 2147483647",
+        "i64" => "from -9223372036854775808 to 9223372036854775807",
+        "u32" => "from 0 to 4294967295",
+        "u64" => "from 0 to 18446744073709551615",
+        _ => return None,
+    };
+    let whole = if number.parse::<i128>().is_ok() {
+        number.to_string()
+    } else {
+        // Beyond 64 bits, read as the nearest double: written whole (the
+        // number as written when it is a power of two, as 2^64 is).
+        let v = number.parse::<f64>().ok()?;
+        // Smaller ones were written with a fraction or an exponent (`5.0`,
+        // `1e3`): not a range problem.
+        if !v.is_finite() || v.fract() != 0.0 || v.abs() < 9.0e18 {
+            return None;
+        }
+        format!("{v:.0}")
+    };
+    Some(format!(
+        "the number `{whole}` is out of range (this field holds a whole number {range})"
+    ))
 }
 
 /// Limits for YAML, scaled to the text: without aliases, a text of n bytes
@@ -698,11 +827,296 @@ const STREAMED_DOC: &str = "\u{0}";
 
 impl<'de> serde::Deserialize<'de> for Doc {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        place(|p| *p = Place::default());
         d.deserialize_any(DocVisitor)
     }
 }
 
 struct DocVisitor;
+
+/// The keys any kind the plugin reads has at its top level (the objects'
+/// own, an Event's, a List's). Any other key, at the top of a document
+/// or of an item, is skipped while it is parsed, never built: a List's
+/// extra keys, and a ConfigMap's or Secret's `data`, which `kubectl get
+/// -o json` writes before `kind`, cost no memory (issue 22, item 1).
+const READ_KEYS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "spec",
+    "status",
+    "items",
+    // A Status document's, for the error that a snapshot holds one.
+    "message",
+    // core/v1 Event.
+    "action",
+    "count",
+    "eventTime",
+    "firstTimestamp",
+    "involvedObject",
+    "lastTimestamp",
+    "reason",
+    "related",
+    "reportingComponent",
+    "reportingInstance",
+    "series",
+    "source",
+    "type",
+    // events.k8s.io/v1 Event.
+    "deprecatedCount",
+    "deprecatedFirstTimestamp",
+    "deprecatedLastTimestamp",
+    "deprecatedSource",
+    "note",
+    "regarding",
+    "reportingController",
+];
+
+/// A value as serde_json's `Value` reads it, but a mapping that holds a
+/// key twice is an error (JSON as YAML: a second `kind` or `name` must not
+/// silently win), `-0` is 0 (as Go and the API server read it), and every
+/// key read is on [`PLACE`]'s path while its value is read.
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Strict;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a YAML or JSON value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::Bool(v)))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+    fn visit_i128<E: serde::de::Error>(self, v: i128) -> std::result::Result<Strict, E> {
+        number_i128(v).map(Strict)
+    }
+    fn visit_u128<E: serde::de::Error>(self, v: u128) -> std::result::Result<Strict, E> {
+        match u64::try_from(v) {
+            Ok(v) => Ok(Strict(Value::from(v))),
+            Err(_) => Err(beyond_every_field(v)),
+        }
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Strict, E> {
+        Ok(Strict(number_f64(v)))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::String(v.to_string())))
+    }
+    fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::String(v)))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+    fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Strict, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        seq: A,
+    ) -> std::result::Result<Strict, A::Error> {
+        strict_seq(seq).map(|v| Strict(Value::Array(v)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Strict, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = strict_value(&mut map, &key, &out)?;
+            out.insert(key, value);
+        }
+        Ok(Strict(Value::Object(out)))
+    }
+}
+
+/// The elements of a sequence, each on [`PLACE`]'s path as `[i]`.
+fn strict_seq<'de, A: serde::de::SeqAccess<'de>>(
+    mut seq: A,
+) -> std::result::Result<Vec<Value>, A::Error> {
+    let mut out = Vec::new();
+    loop {
+        place(|p| p.enter_index(out.len()));
+        match seq.next_element::<Strict>()? {
+            Some(Strict(v)) => {
+                place(Place::leave);
+                out.push(v);
+            }
+            None => {
+                place(Place::leave);
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// The value of `key` in a mapping that holds `seen` so far: an error for
+/// a key it holds already.
+fn strict_value<'de, A: serde::de::MapAccess<'de>>(
+    map: &mut A,
+    key: &str,
+    seen: &serde_json::Map<String, Value>,
+) -> std::result::Result<Value, A::Error> {
+    place(|p| p.enter_key(key));
+    if seen.contains_key(key) {
+        return Err(serde::de::Error::custom(format!(
+            "the key `{key}` is in this mapping twice (which copy counts is not said)"
+        )));
+    }
+    let Strict(value) = map.next_value::<Strict>()?;
+    place(Place::leave);
+    Ok(value)
+}
+
+/// A YAML integer wider than 64 bits: no field holds one, and kept as the
+/// nearest double it would no longer read as written.
+fn number_i128<E: serde::de::Error>(v: i128) -> std::result::Result<Value, E> {
+    match (i64::try_from(v), u64::try_from(v)) {
+        (Ok(v), _) => Ok(Value::from(v)),
+        (_, Ok(v)) => Ok(Value::from(v)),
+        _ => Err(beyond_every_field(v)),
+    }
+}
+
+fn beyond_every_field<E: serde::de::Error>(v: impl std::fmt::Display) -> E {
+    E::custom(format!(
+        "the number `{v}` is beyond what any number field holds"
+    ))
+}
+
+/// A number read as a float: `-0` (and `-0.0`) is 0, as Go reads it.
+fn number_f64(v: f64) -> Value {
+    if v == 0.0 && v.is_sign_negative() {
+        Value::from(0)
+    } else {
+        Value::from(v)
+    }
+}
+
+/// Where the reader is in the document being parsed on this thread: the
+/// item of a List, its kind and name as far as they were read, and the
+/// path of the field. A parse error (which serde-saphyr and serde_json
+/// report with a line and column only) is then named as a schema error
+/// is: document, object, field.
+#[derive(Default)]
+struct Place {
+    item: Option<usize>,
+    kind: Option<String>,
+    namespace: Option<String>,
+    name: Option<String>,
+    /// `spec.containers[0].image`: the field being read.
+    path: String,
+    /// The length of `path` before each step entered.
+    steps: Vec<usize>,
+    /// Where an item's own fields start in `path`.
+    item_base: usize,
+}
+
+impl Place {
+    fn enter_key(&mut self, key: &str) {
+        self.steps.push(self.path.len());
+        if self.path.len() > self.item_base {
+            self.path.push('.');
+        }
+        self.path.push_str(key);
+    }
+    fn enter_index(&mut self, index: usize) {
+        use std::fmt::Write as _;
+        self.steps.push(self.path.len());
+        let _ = write!(self.path, "[{index}]");
+    }
+    fn leave(&mut self) {
+        if let Some(len) = self.steps.pop() {
+            self.path.truncate(len);
+        }
+    }
+    /// After a value at the top of a document or an item: its kind and
+    /// name, for an error further on.
+    fn note(&mut self, key: &str, value: &Value) {
+        match key {
+            "kind" => self.kind = value.as_str().map(str::to_string),
+            "metadata" => {
+                let text = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_string);
+                self.namespace = text("namespace");
+                self.name = text("name");
+            }
+            _ => {}
+        }
+    }
+    /// The field being read, relative to its item.
+    fn field(&self) -> &str {
+        self.path
+            .get(self.item_base..)
+            .unwrap_or("")
+            .trim_start_matches('.')
+    }
+    /// ` (Kind namespace/name)`, as [`describe`] says it.
+    fn object(&self) -> String {
+        match (&self.kind, &self.namespace, &self.name) {
+            (Some(kind), Some(ns), Some(name)) => format!(" ({kind} {ns}/{name})"),
+            (Some(kind), None, Some(name)) => format!(" ({kind} {name})"),
+            (Some(kind), _, None) => format!(" ({kind})"),
+            _ => String::new(),
+        }
+    }
+    /// The document's label: `3`, or `3/items[4]`.
+    fn doc(&self, document: usize) -> String {
+        match self.item {
+            Some(i) => format!("{document}/items[{i}]"),
+            None => document.to_string(),
+        }
+    }
+}
+
+thread_local! {
+    /// The [`Place`] of the parse running on this thread.
+    static PLACE: std::cell::RefCell<Place> = std::cell::RefCell::new(Place::default());
+}
+
+fn place<T>(f: impl FnOnce(&mut Place) -> T) -> T {
+    PLACE.with(|p| f(&mut p.borrow_mut()))
+}
+
+/// A parse error with its place: a schema error naming the document, the
+/// object and the field when the reader was inside one, else `None`.
+fn placed(document: usize, problem: &str, source_name: &str) -> Option<Error> {
+    place(|p| {
+        // Between fields (a syntax error after a value), the line and
+        // column say more than a field would.
+        if p.field().is_empty() {
+            return None;
+        }
+        let field = p.field().to_string();
+        Some(Error::Snapshot {
+            source_name: source_name.to_string(),
+            doc: p.doc(document),
+            object: p.object(),
+            field,
+            problem: problem.to_string(),
+        })
+    })
+}
 
 /// The scalar and sequence shapes of a document or an item, read as
 /// serde_json reads them; a mapping is the visitor's own business.
@@ -717,8 +1131,11 @@ macro_rules! plain_shapes {
         fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
             Ok($wrap(Value::from(v)))
         }
+        fn visit_i128<E: serde::de::Error>(self, v: i128) -> std::result::Result<Self::Value, E> {
+            number_i128(v).map($wrap)
+        }
         fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(Value::from(v)))
+            Ok($wrap(number_f64(v)))
         }
         fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
             Ok($wrap(Value::String(v.to_string())))
@@ -745,8 +1162,7 @@ macro_rules! plain_shapes {
             self,
             seq: A,
         ) -> std::result::Result<Self::Value, A::Error> {
-            use serde::Deserialize as _;
-            Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map($wrap)
+            strict_seq(seq).map(|v| $wrap(Value::Array(v)))
         }
     };
 }
@@ -772,7 +1188,17 @@ impl<'de> serde::de::Visitor<'de> for DocVisitor {
         let mut kept = None;
         let mut streamed = None;
         while let Some(key) = map.next_key::<String>()? {
+            if !READ_KEYS.contains(&key.as_str()) {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            }
             if key == "items" {
+                place(|p| p.enter_key(&key));
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(
+                        "the key `items` is in this mapping twice (which copy counts is not said)",
+                    ));
+                }
                 match map.next_value::<Items>()? {
                     Items::Seq(values, indices, done) => {
                         out.insert(key, Value::Array(values));
@@ -783,8 +1209,11 @@ impl<'de> serde::de::Visitor<'de> for DocVisitor {
                         out.insert(key, value);
                     }
                 }
+                place(Place::leave);
             } else {
-                out.insert(key, map.next_value::<Value>()?);
+                let value = strict_value(&mut map, &key, &out)?;
+                place(|p| p.note(&key, &value));
+                out.insert(key, value);
             }
         }
         Ok(Doc {
@@ -818,7 +1247,26 @@ impl<'de> serde::Deserialize<'de> for Items {
                 let mut indices = Vec::new();
                 let mut streamed = Streamed::default();
                 let mut index = 0usize;
-                while let Some(item) = seq.next_element::<Item>()? {
+                let outer = place(|p| {
+                    let outer = (
+                        p.kind.take(),
+                        p.namespace.take(),
+                        p.name.take(),
+                        p.item_base,
+                    );
+                    p.item_base = p.path.len();
+                    outer
+                });
+                loop {
+                    place(|p| {
+                        p.item = Some(index);
+                        p.kind = None;
+                        p.namespace = None;
+                        p.name = None;
+                    });
+                    let Some(item) = seq.next_element::<Item>()? else {
+                        break;
+                    };
                     if let Item::Keep(value) = item {
                         // An item that names its kind is converted now,
                         // exactly as add_list would convert it; one
@@ -839,6 +1287,10 @@ impl<'de> serde::Deserialize<'de> for Items {
                     }
                     index += 1;
                 }
+                place(|p| {
+                    p.item = None;
+                    (p.kind, p.namespace, p.name, p.item_base) = outer;
+                });
                 streamed.seen = index;
                 Ok(Items::Seq(values, indices, Box::new(streamed)))
             }
@@ -846,9 +1298,9 @@ impl<'de> serde::Deserialize<'de> for Items {
                 self,
                 map: A,
             ) -> std::result::Result<Items, A::Error> {
-                use serde::Deserialize as _;
-                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(Items::Other)
+                StrictVisitor
+                    .visit_map(map)
+                    .map(|Strict(v)| Items::Other(v))
             }
             fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Items, E> {
                 Ok(Items::Other(Value::Bool(v)))
@@ -915,7 +1367,12 @@ impl<'de> serde::de::Visitor<'de> for ItemVisitor {
         let mut out = serde_json::Map::new();
         let mut decided = false;
         while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value::<Value>()?;
+            if !READ_KEYS.contains(&key.as_str()) {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            }
+            let value = strict_value(&mut map, &key, &out)?;
+            place(|p| p.note(&key, &value));
             out.insert(key, value);
             if decided {
                 continue;
@@ -953,9 +1410,15 @@ enum Known {
     EventsEvent,
 }
 
-/// Which known kind a document is; `Err` for a valkey.io kind at a version
-/// this plugin cannot read (ignoring it would hide the whole cluster).
-fn known_kind(api_version: &str, kind: &str) -> std::result::Result<Option<Known>, String> {
+/// Which known kind a document is; `Err` (the field, the problem) for
+/// what looks like a ValkeyCluster or a ValkeyNode in a spelling this
+/// plugin does not read: another version or group, or the kind in another
+/// case. Ignoring it would hide a node or the whole cluster, and change
+/// the verdict.
+fn known_kind(
+    api_version: &str,
+    kind: &str,
+) -> std::result::Result<Option<Known>, (&'static str, String)> {
     let known = match (api_version, kind) {
         (VALKEY_API_VERSION, "ValkeyCluster") => Known::Cluster,
         (VALKEY_API_VERSION, "ValkeyNode") => Known::Node,
@@ -964,18 +1427,50 @@ fn known_kind(api_version: &str, kind: &str) -> std::result::Result<Option<Known
         ("v1", "Pod") => Known::Pod,
         ("v1", "Event") => Known::CoreEvent,
         ("events.k8s.io/v1" | "events.k8s.io/v1beta1", "Event") => Known::EventsEvent,
-        // Ignoring a valkey.io object would hide a node or a cluster.
         ("", "ValkeyCluster" | "ValkeyNode") => {
-            return Err(format!("missing (expected {VALKEY_API_VERSION})"));
+            return Err((
+                "apiVersion",
+                format!("missing (expected {VALKEY_API_VERSION})"),
+            ));
         }
         (_, "ValkeyCluster" | "ValkeyNode")
             if api_version.split('/').next() == Some(VALKEY_GROUP) =>
         {
-            return Err(format!(
-                "`{api_version}` is not a version this plugin reads (it reads {VALKEY_API_VERSION})"
+            return Err((
+                "apiVersion",
+                format!(
+                    "`{api_version}` is not a version this plugin reads (it reads {VALKEY_API_VERSION})"
+                ),
             ));
         }
-        _ => return Ok(None),
+        (_, "ValkeyCluster" | "ValkeyNode") => {
+            return Err((
+                "apiVersion",
+                format!(
+                    "`{api_version}` is not the valkey.io group: this plugin reads {kind} at {VALKEY_API_VERSION} only"
+                ),
+            ));
+        }
+        _ => {
+            let lower = kind.to_ascii_lowercase();
+            let lower = lower.strip_suffix('s').unwrap_or(&lower);
+            return match lower {
+                "valkeycluster" | "valkeynode" => {
+                    let proper = if lower == "valkeycluster" {
+                        "ValkeyCluster"
+                    } else {
+                        "ValkeyNode"
+                    };
+                    Err((
+                        "kind",
+                        format!(
+                            "`{kind}` is not a kind this plugin reads (it reads {proper}, spelled so, at {VALKEY_API_VERSION})"
+                        ),
+                    ))
+                }
+                _ => Ok(None),
+            };
+        }
     };
     Ok(Some(known))
 }
@@ -1010,7 +1505,11 @@ const YAML_BOOLEAN_HINT: &str =
 /// document has.
 fn describe(kind: &str, value: &Value) -> String {
     let meta = value.get("metadata");
-    let field = |key: &str| meta.and_then(|m| m.get(key)).and_then(Value::as_str);
+    let field = |key: &str| {
+        meta.and_then(|m| m.get(key))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
     match (field("namespace"), field("name")) {
         (Some(ns), Some(name)) => format!(" ({kind} {ns}/{name})"),
         (None, Some(name)) => format!(" ({kind} {name})"),
@@ -1123,7 +1622,10 @@ fn add_value_at(
         }
     };
     let kind = match map.get("kind") {
-        Some(Value::String(kind)) if !kind.is_empty() => kind.as_str(),
+        Some(Value::String(kind)) if kind.is_empty() => {
+            return Err(error(String::new(), "kind", "empty".into()));
+        }
+        Some(Value::String(kind)) => kind.as_str(),
         None | Some(Value::Null) => {
             return Err(error(String::new(), "kind", "missing".into()));
         }
@@ -1148,7 +1650,7 @@ fn add_value_at(
     }
 
     let known = known_kind(api_version, kind)
-        .map_err(|problem| error(describe(kind, value), "apiVersion", problem))?;
+        .map_err(|(field, problem)| error(describe(kind, value), field, problem))?;
     let Some(known) = known else {
         return Ok(());
     };
@@ -1180,8 +1682,10 @@ fn add_value_at(
             (path, problem)
         })?;
         let meta = object.meta_mut();
-        if meta.name.as_deref().is_none_or(str::is_empty) {
-            return Err(("metadata.name".into(), "missing".into()));
+        match meta.name.as_deref() {
+            None => return Err(("metadata.name".into(), "missing".into())),
+            Some("") => return Err(("metadata.name".into(), "empty".into())),
+            Some(_) => {}
         }
         if meta.namespace.as_deref().is_none_or(str::is_empty) {
             meta.namespace = Some("default".into());
@@ -2364,9 +2868,9 @@ mod depth_and_words {
     fn nested(levels: usize, json: bool) -> Vec<u8> {
         let inner = format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
         if json {
-            format!(r#"{{"apiVersion": "v1", "kind": "ConfigMap", "data": {inner}}}"#).into_bytes()
+            format!(r#"{{"apiVersion": "v1", "kind": "ConfigMap", "spec": {inner}}}"#).into_bytes()
         } else {
-            format!("apiVersion: v1\nkind: ConfigMap\ndata: {inner}\n").into_bytes()
+            format!("apiVersion: v1\nkind: ConfigMap\nspec: {inner}\n").into_bytes()
         }
     }
 
@@ -2497,5 +3001,299 @@ mod ignored_items {
         let doc: Doc = serde_saphyr::from_str(&many).expect("doc");
         assert_eq!(doc.value["items"], Value::Array(vec![]));
         assert_eq!(doc.kept.as_deref(), Some(&[][..]));
+    }
+}
+
+/// Issue 22 (items 6, 7, 8): look-alike kinds, duplicate keys, numbers and
+/// the library's words, each naming document, object and field.
+#[cfg(test)]
+mod round_two {
+    use super::*;
+
+    /// (case, text, the error's document, object, field, words in it)
+    type Case = (
+        &'static str,
+        Vec<u8>,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    );
+
+    fn assert_cases(cases: Vec<Case>) {
+        for (name, text, doc_want, object_want, field_want, want) in cases {
+            match parse_snapshot(&text, "snap") {
+                Err(Error::Snapshot {
+                    doc,
+                    object,
+                    field,
+                    problem,
+                    ..
+                }) => {
+                    assert_eq!(
+                        (doc.as_str(), object.as_str(), field.as_str()),
+                        (doc_want, object_want, field_want),
+                        "{name}: {problem}"
+                    );
+                    assert!(problem.contains(want), "{name}: {problem}");
+                    for jargon in [
+                        "Options",
+                        "policy",
+                        "weak recursion",
+                        "ignore_binary",
+                        "i32",
+                        "f64",
+                        "1.8446744073709552e19",
+                    ] {
+                        assert!(!problem.contains(jargon), "{name}: {jargon:?} in {problem}");
+                    }
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+    }
+
+    fn pod_yaml(metadata: &str, status: &str) -> Vec<u8> {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {metadata}\nstatus: {status}\n").into_bytes()
+    }
+
+    #[test]
+    fn look_alike_kinds_and_duplicate_keys_are_errors() {
+        let in_list = |item: &str| {
+            format!(r#"{{"apiVersion":"v1","kind":"List","items":[{item}]}}"#).into_bytes()
+        };
+        let cases: Vec<Case> = vec![
+            (
+                "a ValkeyNode at v1",
+                b"apiVersion: v1\nkind: ValkeyNode\nmetadata: {name: node, namespace: prod}\n"
+                    .to_vec(),
+                "1",
+                " (ValkeyNode prod/node)",
+                "apiVersion",
+                "`v1` is not the valkey.io group",
+            ),
+            (
+                "a ValkeyCluster of another group",
+                b"apiVersion: example.com/v1\nkind: ValkeyCluster\nmetadata: {name: c}\n".to_vec(),
+                "1",
+                " (ValkeyCluster c)",
+                "apiVersion",
+                "reads ValkeyCluster at valkey.io/v1alpha1 only",
+            ),
+            (
+                "kind in lower case",
+                in_list(
+                    r#"{"apiVersion":"valkey.io/v1alpha1","kind":"valkeynode","metadata":{"name":"n"}}"#,
+                ),
+                "1/items[0]",
+                " (valkeynode n)",
+                "kind",
+                "`valkeynode` is not a kind this plugin reads (it reads ValkeyNode",
+            ),
+            (
+                "kind in upper case, plural",
+                b"apiVersion: valkey.io/v1alpha1\nkind: VALKEYCLUSTERS\nmetadata: {name: c}\n"
+                    .to_vec(),
+                "1",
+                " (VALKEYCLUSTERS c)",
+                "kind",
+                "it reads ValkeyCluster",
+            ),
+            (
+                "a second kind in JSON",
+                in_list(
+                    r#"{"apiVersion":"valkey.io/v1alpha1","kind":"ValkeyNode","kind":"Pod","metadata":{"name":"n"}}"#,
+                ),
+                "1/items[0]",
+                " (ValkeyNode)",
+                "kind",
+                "the key `kind` is in this mapping twice",
+            ),
+            (
+                "a second name in JSON",
+                br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"}}"#.to_vec(),
+                "1",
+                " (Pod)",
+                "metadata.name",
+                "twice",
+            ),
+            (
+                "a second label in JSON",
+                in_list(
+                    r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"p","labels":{"x":"1","x":"2"}}}"#,
+                ),
+                "1/items[0]",
+                " (Pod)",
+                "metadata.labels.x",
+                "twice",
+            ),
+            (
+                "a second items in JSON",
+                br#"{"apiVersion":"v1","kind":"List","items":[],"items":[]}"#.to_vec(),
+                "1",
+                " (List)",
+                "items",
+                "twice",
+            ),
+        ];
+        assert_cases(cases);
+    }
+
+    #[test]
+    fn numbers_read_and_said_as_written() {
+        let restarts = |n: &str| format!("{{containerStatuses: [{{name: c, restartCount: {n}}}]}}");
+        let json_pod = |generation: &str| {
+            format!(r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"x","generation":{generation}}}}}"#)
+                .into_bytes()
+        };
+        let m = "{name: p, namespace: x}";
+        let cases: Vec<Case> = vec![
+            (
+                "2^64, JSON",
+                json_pod("18446744073709551616"),
+                "1",
+                " (Pod x/p)",
+                "metadata.generation",
+                "the number `18446744073709551616` is out of range",
+            ),
+            (
+                "2^64, YAML",
+                pod_yaml("{name: p, namespace: x, generation: 18446744073709551616}", "{}"),
+                "1",
+                " (Pod x/p)",
+                "metadata.generation",
+                "the number `18446744073709551616` is out of range",
+            ),
+            (
+                "int32 + 1",
+                pod_yaml(m, &restarts("2147483648")),
+                "1",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "the number `2147483648` is out of range (this field holds a whole number from -2147483648 to 2147483647)",
+            ),
+            (
+                "a fraction is still not whole",
+                pod_yaml(m, &restarts("1.5")),
+                "1",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "the number `1.5`, expected a whole number",
+            ),
+            (
+                "1e400 in JSON",
+                br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"x"},"status":{"containerStatuses":[{"name":"c","restartCount":1e400}]}}"#.to_vec(),
+                "1",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "the number `1e400` is beyond what any number field holds",
+            ),
+            (
+                "an empty name",
+                pod_yaml("{name: '', namespace: x}", "{}"),
+                "1",
+                " (Pod)",
+                "metadata.name",
+                "empty",
+            ),
+            (
+                "an empty kind",
+                b"apiVersion: v1\nkind: ''\n".to_vec(),
+                "1",
+                "",
+                "kind",
+                "empty",
+            ),
+        ];
+        assert_cases(cases);
+        // -0 is 0, as Go and the API server read it.
+        for text in [
+            json_pod("-0"),
+            json_pod("-0.0"),
+            pod_yaml("{name: p, namespace: x, generation: -0}", "{}"),
+        ] {
+            let s = parse_snapshot(&text, "snap").expect("-0 reads");
+            assert_eq!(s.pods[0].metadata.generation, Some(0));
+        }
+    }
+
+    #[test]
+    fn parse_errors_name_document_object_and_field_in_plain_words() {
+        let m = "{name: p, namespace: x}";
+        let list =
+            |item: &str| format!("apiVersion: v1\nkind: List\nitems:\n- {item}\n").into_bytes();
+        let cases: Vec<Case> = vec![
+            (
+                ".nan",
+                list(&format!("apiVersion: v1\n  kind: Pod\n  metadata: {m}\n  status: {{containerStatuses: [{{name: c, restartCount: .nan}}]}}")),
+                "1/items[0]",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "`.nan` is not a number any field of a Kubernetes object holds",
+            ),
+            (
+                "-.inf",
+                pod_yaml(m, "{containerStatuses: [{name: c, restartCount: -.inf}]}"),
+                "1",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "is not a number any field",
+            ),
+            (
+                "a recursive alias",
+                b"apiVersion: v1\nkind: Pod\nmetadata: &m {name: p, namespace: x, labels: *m}\n".to_vec(),
+                "1",
+                " (Pod)",
+                "metadata.labels",
+                "an alias (*name) inside the anchor (&name) it repeats",
+            ),
+            (
+                "!!binary that is not text",
+                b"apiVersion: v1\nkind: Pod\nmetadata: {name: !!binary //79, namespace: x}\n".to_vec(),
+                "1",
+                " (Pod)",
+                "metadata.name",
+                "a !!binary value that is not UTF-8 text",
+            ),
+            (
+                "a bad item after good ones",
+                format!(
+                    "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: ConfigMap}}\n- apiVersion: v1\n  kind: Pod\n  metadata: {m}\n  status: {{phase: .nan}}\n"
+                )
+                .into_bytes(),
+                "1/items[1]",
+                " (Pod x/p)",
+                "status.phase",
+                "`.nan`",
+            ),
+            (
+                "a YAML duplicate key",
+                b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  name: q\n".to_vec(),
+                "1",
+                " (Pod)",
+                "metadata",
+                "duplicate",
+            ),
+        ];
+        assert_cases(cases);
+        // No object and field to name: the document and the bound.
+        let nested = format!("{}1{}", "{a: ".repeat(200), "}".repeat(200));
+        let comment = format!("# {}\napiVersion: v1\n", "x".repeat(65 * 1024 * 1024));
+        for (name, text, want) in [
+            (
+                "a YAML flow mapping 200 deep",
+                nested.as_bytes(),
+                "not valid YAML in document 1: nested deeper than 128 levels",
+            ),
+            (
+                "a 65 MiB comment",
+                comment.as_bytes(),
+                "more than 64 MiB of comments",
+            ),
+        ] {
+            let err = parse_snapshot(text, "snap").expect_err(name).to_string();
+            assert!(err.contains(want), "{name}: {err}");
+            assert!(!err.contains("JSON"), "{name}: {err}");
+        }
     }
 }
