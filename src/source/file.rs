@@ -372,10 +372,10 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<FileSnapshot> 
             let json = json.to_string();
             let yaml_bound = yaml.contains("which a snapshot from kubectl never has");
             !json.starts_with("key must be a string")
-                && !(yaml_bound && !json.contains("recursion limit"))
+                && (!yaml_bound || json.contains("recursion limit"))
         });
         match json_error {
-            Some((_, _, Some(placed))) => placed,
+            Some((_, _, Some(placed))) => *placed,
             Some((json, at, None)) => read_error(format!(
                 "not valid JSON in document {at}: {}",
                 json_words(&json, text)
@@ -515,7 +515,7 @@ fn named(mut e: Error, source: &str) -> Error {
 enum JsonFailure {
     /// The error, the number of the document it is in, and the error
     /// naming its object and field when it was inside one.
-    Syntax(serde_json::Error, usize, Option<Error>),
+    Syntax(serde_json::Error, usize, Option<Box<Error>>),
     Document(Error),
 }
 
@@ -530,7 +530,7 @@ fn read_json(
     let mut documents = 0usize;
     for value in serde_json::Deserializer::from_slice(text).into_iter::<Doc>() {
         let value = value.map_err(|e| {
-            let placed = placed(documents + 1, &json_words(&e, text), source_name);
+            let placed = placed(documents + 1, &json_words(&e, text), source_name).map(Box::new);
             JsonFailure::Syntax(e, documents + 1, placed)
         })?;
         if value.value.is_null() {
@@ -2332,7 +2332,14 @@ metadata:
             )
         };
         // (case, documents, nodes read, the image of a/x, duplicates)
-        let cases: Vec<(&str, Vec<String>, usize, &str, Vec<(&str, usize)>)> = vec![
+        type Case = (
+            &'static str,
+            Vec<String>,
+            usize,
+            &'static str,
+            Vec<(&'static str, usize)>,
+        );
+        let cases: Vec<Case> = vec![
             (
                 "no duplicate",
                 vec![node("a", "x", "1", "old"), node("b", "x", "1", "new")],
