@@ -3009,6 +3009,28 @@ mod ignored_items {
         assert_eq!(doc.value["items"], Value::Array(vec![]));
         assert_eq!(doc.kept.as_deref(), Some(&[][..]));
     }
+
+    /// Keys no read kind has are skipped, never built (issue 22, item
+    /// 1): at the top of a List, and in an item before its `kind`.
+    #[test]
+    fn keys_no_read_kind_has_are_not_built() {
+        let json = br#"{"apiVersion":"v1","items":[{"apiVersion":"v1","data":{"k":"v"},"kind":"Pod","metadata":{"name":"p","namespace":"x"}}],"kind":"List","x":[1,1,1]}"#;
+        let yaml = "apiVersion: v1\nitems:\n- apiVersion: v1\n  data: {k: v}\n  kind: Pod\n  metadata: {name: p, namespace: x}\nkind: List\nx: [1, 1, 1]\n";
+        let docs: [Doc; 2] = [
+            serde_json::from_slice(json).expect("json"),
+            serde_saphyr::from_str(yaml).expect("yaml"),
+        ];
+        for doc in docs {
+            assert_eq!(doc.value.get("x"), None, "{:?}", doc.value);
+            let streamed = doc.streamed.as_ref().expect("streamed");
+            assert_eq!(streamed.snapshot.pods.len(), 1);
+            assert_eq!(streamed.seen, 1);
+        }
+        // An item kept as a value (no kind: a typed list's) loses them too.
+        let typed = br#"{"kind":"PodList","items":[{"data":[1,2],"metadata":{"name":"p"}}]}"#;
+        let doc: Doc = serde_json::from_slice(typed).expect("json");
+        assert_eq!(doc.value["items"][0].get("data"), None, "{:?}", doc.value);
+    }
 }
 
 /// Issue 22 (items 6, 7, 8): look-alike kinds, duplicate keys, numbers and
