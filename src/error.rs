@@ -45,6 +45,12 @@ pub enum Error {
     },
     #[error("cannot read {path}: {problem}")]
     Read { path: String, problem: String },
+    /// A snapshot that holds no Kubernetes object: read as "nothing wrong",
+    /// it would hide a `kubectl get` that failed upstream.
+    #[error(
+        "{source_name}: {found}, so there is nothing to judge; take a snapshot with `kubectl get valkeyclusters,valkeynodes,statefulsets,deployments,pods,events -n NS -o yaml > snapshot.yaml` or `kubectl valkey-roll bundle`"
+    )]
+    NoObjects { source_name: String, found: Nothing },
     #[error("cannot write {path}: {source}")]
     Write {
         path: String,
@@ -218,6 +224,41 @@ fn nearest_hint(nearest: &[String]) -> String {
         String::new()
     } else {
         format!("; did you mean {}?", nearest.join(", "))
+    }
+}
+
+/// What a snapshot without objects held instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Nothing {
+    /// No document at all (an empty text, comments, `---` only).
+    Empty,
+    /// Documents, but no object in them (an empty List).
+    NoObjects { documents: usize },
+    /// An API `Status` (a failed request's answer), with its message.
+    Status { message: String },
+    /// A `Table` (kubectl's server-side printing, not the objects).
+    Table,
+}
+
+impl std::fmt::Display for Nothing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Nothing::Empty => f.write_str("the text holds no document"),
+            Nothing::NoObjects { documents } => write!(
+                f,
+                "{documents} document(s) but no Kubernetes object (an empty List?)"
+            ),
+            Nothing::Status { message } if message.is_empty() => {
+                f.write_str("an API Status instead of objects (the request that wrote it failed)")
+            }
+            Nothing::Status { message } => write!(
+                f,
+                "an API Status instead of objects (the request that wrote it failed: {message:?})"
+            ),
+            Nothing::Table => f.write_str(
+                "a Table (kubectl's printed columns) instead of objects (-o yaml or -o json keeps them)",
+            ),
+        }
     }
 }
 

@@ -25,7 +25,7 @@ use serde::Serialize;
 
 pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
     let mut loaded = source::load_partial(&ctx.target(), None).await?;
-    let partial = crate::render::notice::partial_warning(&loaded.unread)
+    let partial = crate::render::notice::view_warnings(&loaded.unread, &loaded.duplicates)
         + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let now = ctx.now();
     let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);

@@ -14,7 +14,8 @@ use crate::source;
 pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
     let loaded = source::load(&ctx.target(), args.cluster.as_deref()).await?;
     let now = ctx.now();
-    let clock = super::shared::clock_warning(ctx, &loaded.snapshot);
+    let clock = crate::render::notice::view_warnings(&loaded.unread, &loaded.duplicates)
+        + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let mut report = classify_with_history(&loaded.snapshot, now, ctx.global.stall_threshold);
     if let Some(name) = &args.cluster {
         super::shared::keep_cluster(&mut report, name, loaded.namespace.as_deref())?;

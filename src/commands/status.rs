@@ -11,7 +11,7 @@ use crate::classify::classify;
 use crate::cli::StatusArgs;
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
-use crate::render::notice::{no_clusters_message, partial_warning};
+use crate::render::notice::{no_clusters_message, partial_warning, view_warnings};
 use crate::report::Report;
 use crate::source;
 use crate::source::watch::Scope;
@@ -21,8 +21,8 @@ pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         return run_contexts(ctx, args).await;
     }
     let mut loaded = source::load_partial(&ctx.target(), args.cluster.as_deref()).await?;
-    let partial =
-        partial_warning(&loaded.unread) + &super::shared::clock_warning(ctx, &loaded.snapshot);
+    let partial = view_warnings(&loaded.unread, &loaded.duplicates)
+        + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let mut report = classify(&loaded.snapshot, ctx.now(), ctx.global.stall_threshold);
     // The report owns all it shows: the objects go before it is rendered,
     // so the two are never held at once with the output.

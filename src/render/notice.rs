@@ -2,7 +2,42 @@
 //! found none, or that part of it could not be read. The commands and the
 //! source hand over the facts; the sentences are here.
 
+use crate::source::file::Duplicate;
 use crate::source::live::Unread;
+
+/// All a view says about itself before its report: the kinds left out, then
+/// the objects the file held more than once.
+pub fn view_warnings(unread: &[Unread], duplicates: &[Duplicate]) -> String {
+    partial_warning(unread) + &duplicate_warning(duplicates)
+}
+
+/// The most duplicates named in the warning; the rest are counted.
+const DUPLICATES_NAMED: usize = 5;
+
+/// The one warning line for duplicates; empty without any.
+pub fn duplicate_warning(duplicates: &[Duplicate]) -> String {
+    if duplicates.is_empty() {
+        return String::new();
+    }
+    let mut named: Vec<String> = duplicates
+        .iter()
+        .take(DUPLICATES_NAMED)
+        .map(|d| {
+            format!(
+                "{} {}/{} ({} copies)",
+                d.kind, d.namespace, d.name, d.copies
+            )
+        })
+        .collect();
+    if duplicates.len() > DUPLICATES_NAMED {
+        named.push(format!("and {} more", duplicates.len() - DUPLICATES_NAMED));
+    }
+    format!(
+        "warning: the snapshot holds {} object(s) more than once, each read once (the copy with the newest resourceVersion, else the last): {}\n",
+        duplicates.len(),
+        named.join(", ")
+    )
+}
 
 /// What a table says when there is nothing to show.
 pub fn no_clusters_message(namespace: Option<&str>) -> String {
@@ -37,6 +72,26 @@ pub fn partial_warning(unread: &[Unread]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn duplicate_warning_names_a_few_and_counts_the_rest_on_one_line() {
+        let many: Vec<Duplicate> = (0..8)
+            .map(|i| Duplicate {
+                kind: "Pod",
+                namespace: "prod".into(),
+                name: format!("p{i}"),
+                copies: 2,
+            })
+            .collect();
+        let warning = duplicate_warning(&many);
+        assert_eq!(warning.lines().count(), 1, "{warning}");
+        assert!(
+            warning.contains("Pod prod/p4 (2 copies), and 3 more"),
+            "{warning}"
+        );
+        assert!(!warning.contains("p5"), "{warning}");
+        assert_eq!(duplicate_warning(&[]), "");
+    }
 
     #[test]
     fn empty_listing_message() {

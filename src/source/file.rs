@@ -15,7 +15,7 @@
 //! Documents are numbered from 1 in the order they appear, not counting
 //! empty ones (a stray `---` makes no document).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Nothing, Result};
 use crate::snapshot::{Snapshot, VALKEY_API_VERSION, VALKEY_GROUP};
 use k8s_openapi::api::core::v1::{Event, EventSeries};
 use serde::de::DeserializeOwned;
@@ -44,8 +44,124 @@ const EXPANSION_NODES: usize = 250_000;
 /// (serde-saphyr's default is 64).
 const MAX_DEPTH: usize = 128;
 
+/// A snapshot as read from a file, with what the reader noticed on the
+/// way (a warning, not an error).
+#[derive(Debug, Default)]
+pub struct FileSnapshot {
+    pub snapshot: Snapshot,
+    /// Objects the text holds more than once, each kept once.
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// An object the text holds more than once (the same kind, namespace and
+/// name): people append dumps to bundles, and two copies of a node must
+/// not read as two nodes in flight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Duplicate {
+    pub kind: &'static str,
+    pub namespace: String,
+    pub name: String,
+    pub copies: usize,
+}
+
+/// Keeps one copy of each object ([`Duplicate`]): the newest
+/// resourceVersion, or the later copy when they cannot be compared
+/// (resourceVersions are opaque; the API server's are numbers). Copies
+/// are the same object when their uids are the same too (or both have
+/// none): two uids under one name are two objects, one deleted and one
+/// created after it, and both are kept as before. An Event is a record:
+/// two versions of one are both kept (an older line in a timeline harms
+/// nothing, and the bundled examples hold such pairs); only its exact
+/// copies (the same resourceVersion too) are read once.
+fn read_once(snapshot: &mut Snapshot) -> Vec<Duplicate> {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    fn once<T>(
+        list: &mut Vec<T>,
+        kind: &'static str,
+        meta: impl Fn(&T) -> &ObjectMeta,
+        out: &mut Vec<Duplicate>,
+    ) {
+        let record = kind == "Event";
+        let key = |m: &ObjectMeta| {
+            let mut identity = m.uid.clone().unwrap_or_default();
+            if record {
+                identity.push('/');
+                identity.push_str(m.resource_version.as_deref().unwrap_or_default());
+            }
+            (
+                m.namespace.clone().unwrap_or_default(),
+                m.name.clone().unwrap_or_default(),
+                identity,
+            )
+        };
+        let mut at: std::collections::BTreeMap<(String, String, String), usize> =
+            Default::default();
+        let mut kept: Vec<T> = Vec::with_capacity(list.len());
+        let mut copies: Vec<usize> = Vec::with_capacity(list.len());
+        for object in list.drain(..) {
+            match at.entry(key(meta(&object))) {
+                std::collections::btree_map::Entry::Occupied(e) => {
+                    let i = *e.get();
+                    copies[i] += 1;
+                    let version = |m: &ObjectMeta| {
+                        m.resource_version
+                            .as_deref()
+                            .and_then(|v| v.parse::<u64>().ok())
+                    };
+                    let older = match (version(meta(&object)), version(meta(&kept[i]))) {
+                        (Some(new), Some(old)) => new < old,
+                        _ => false,
+                    };
+                    if !older {
+                        kept[i] = object;
+                    }
+                }
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(kept.len());
+                    kept.push(object);
+                    copies.push(1);
+                }
+            }
+        }
+        for ((namespace, name, _), i) in at {
+            if copies[i] > 1 {
+                out.push(Duplicate {
+                    kind,
+                    namespace,
+                    name,
+                    copies: copies[i],
+                });
+            }
+        }
+        *list = kept;
+    }
+    let mut out = Vec::new();
+    once(
+        &mut snapshot.clusters,
+        "ValkeyCluster",
+        |o| &o.metadata,
+        &mut out,
+    );
+    once(&mut snapshot.nodes, "ValkeyNode", |o| &o.metadata, &mut out);
+    once(
+        &mut snapshot.stateful_sets,
+        "StatefulSet",
+        |o| &o.metadata,
+        &mut out,
+    );
+    once(
+        &mut snapshot.deployments,
+        "Deployment",
+        |o| &o.metadata,
+        &mut out,
+    );
+    once(&mut snapshot.pods, "Pod", |o| &o.metadata, &mut out);
+    once(&mut snapshot.events, "Event", |o| &o.metadata, &mut out);
+    out
+}
+
 /// Reads a snapshot file; `-` is stdin. I/O problems are [`Error::Read`].
-pub fn read_snapshot(path: &Path) -> Result<Snapshot> {
+pub fn read_snapshot(path: &Path) -> Result<FileSnapshot> {
     let (bytes, source_name) = if path.as_os_str() == "-" {
         let bytes = read_text(std::io::stdin().lock(), "stdin", 0)?;
         (bytes, "stdin".to_string())
@@ -61,7 +177,7 @@ pub fn read_snapshot(path: &Path) -> Result<Snapshot> {
         let size = usize::try_from(size).unwrap_or(MAX_SNAPSHOT_BYTES);
         (read_text(file, &name, size)?, name)
     };
-    parse_snapshot(&bytes, &source_name)
+    parse_file_snapshot(&bytes, &source_name)
 }
 
 /// Reads `reader` to its end, but stops at the first byte that cannot be
@@ -150,6 +266,11 @@ const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
 /// or `stdin`). It runs on a thread of its own with a stack deep enough
 /// for [`MAX_DEPTH`].
 pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
+    parse_file_snapshot(text, source_name).map(|read| read.snapshot)
+}
+
+/// [`parse_snapshot`], with what the reader noticed ([`FileSnapshot`]).
+pub fn parse_file_snapshot(text: &[u8], source_name: &str) -> Result<FileSnapshot> {
     #[cfg(test)]
     let whole = KEEP_WHOLE.with(std::cell::Cell::get);
     std::thread::scope(|scope| {
@@ -175,7 +296,7 @@ pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
     })
 }
 
-fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
+fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<FileSnapshot> {
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
     let read_error = |problem: String| Error::Read {
         path: source_name.to_string(),
@@ -189,11 +310,13 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
         .is_some_and(|b| *b == b'{' || *b == b'[');
     let json_error = if looks_like_json {
         match read_json(text, source_name) {
-            Ok(snapshot) => return Ok(snapshot),
+            Ok((snapshot, tally)) => {
+                return tally.check(snapshot, source_name).map(finish);
+            }
             // A document that breaks the schema is the answer; a text that
             // is not JSON may still be YAML.
             Err(JsonFailure::Document(e)) => return Err(e),
-            Err(JsonFailure::Syntax(e, at)) => Some((e, at)),
+            Err(JsonFailure::Syntax(e, at, placed)) => Some((e, at, placed)),
         }
     } else {
         None
@@ -211,22 +334,105 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<Snapshot> {
     if let Some(e) = SINK_ERROR.with(|e| e.borrow_mut().take()) {
         return Err(named(e, source_name));
     }
-    let mut sink = parsed.map_err(|e| {
+    let sink = parsed.map_err(move |e| {
+        let yaml = yaml_words(&e);
         // A text that starts like JSON and is not YAML either is most
-        // likely broken JSON: its error says more.
-        read_error(match &json_error {
-            Some((json, at)) => {
-                format!("not valid JSON in document {at}: {}", json_words(json))
+        // likely broken JSON: its error says more. Unless JSON failed at
+        // a key without quotes (a YAML flow mapping), or YAML stopped at a
+        // bound JSON did not reach: then the text is YAML.
+        let json_error = json_error.filter(|(json, _, _)| {
+            let json = json.to_string();
+            let yaml_bound = yaml.contains("which a snapshot from kubectl never has");
+            !json.starts_with("key must be a string")
+                && (!yaml_bound || json.contains("recursion limit"))
+        });
+        match json_error {
+            Some((_, _, Some(placed))) => *placed,
+            Some((json, at, None)) => read_error(format!(
+                "not valid JSON in document {at}: {}",
+                json_words(&json, text)
+            )),
+            None => {
+                let document = SINK_DOCUMENTS.with(std::cell::Cell::get) + 1;
+                placed(document, &yaml, source_name).unwrap_or_else(|| {
+                    read_error(format!("not valid YAML in document {document}: {yaml}"))
+                })
             }
-            None => format!(
-                "not valid YAML in document {}: {}",
-                SINK_DOCUMENTS.with(std::cell::Cell::get) + 1,
-                yaml_words(&e)
-            ),
-        })
+        }
     })?;
-    sink.snapshot.normalize();
-    Ok(sink.snapshot)
+    sink.tally.check(sink.snapshot, source_name).map(finish)
+}
+
+/// The objects read, each once, in the snapshot's order.
+fn finish(mut snapshot: Snapshot) -> FileSnapshot {
+    let duplicates = read_once(&mut snapshot);
+    snapshot.normalize();
+    FileSnapshot {
+        snapshot,
+        duplicates,
+    }
+}
+
+/// What the documents of a snapshot held, to tell a snapshot without
+/// objects (an error: a failed `kubectl get` upstream must not read as
+/// "nothing to worry about") from one whose objects are of other kinds.
+#[derive(Default)]
+struct Tally {
+    documents: usize,
+    /// Objects of any kind, ignored ones too (a List counts its items).
+    objects: usize,
+    /// The first API `Status` document's message.
+    status: Option<String>,
+    table: bool,
+}
+
+impl Tally {
+    /// Counts one document, before it goes into the snapshot.
+    fn count(&mut self, doc: &Doc) {
+        self.documents += 1;
+        let Value::Object(map) = &doc.value else {
+            // Not an object: add_value says so.
+            return;
+        };
+        let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
+        let is_list = kind == "List" || (kind.ends_with("List") && map.contains_key("items"));
+        if is_list {
+            self.objects += match (&doc.streamed, map.get("items")) {
+                (Some(streamed), _) => streamed.seen,
+                (None, Some(Value::Array(items))) => items.len(),
+                _ => 0,
+            };
+        } else if kind == "Status" {
+            let message = map.get("message").and_then(Value::as_str).unwrap_or("");
+            self.status.get_or_insert_with(|| message.to_string());
+        } else if kind == "Table" {
+            self.table = true;
+        } else {
+            self.objects += 1;
+        }
+    }
+
+    /// The snapshot, or the error that it holds no object.
+    fn check(self, snapshot: Snapshot, source_name: &str) -> Result<Snapshot> {
+        if self.objects > 0 {
+            return Ok(snapshot);
+        }
+        let found = if let Some(message) = self.status {
+            Nothing::Status { message }
+        } else if self.table {
+            Nothing::Table
+        } else if self.documents == 0 {
+            Nothing::Empty
+        } else {
+            Nothing::NoObjects {
+                documents: self.documents,
+            }
+        };
+        Err(Error::NoObjects {
+            source_name: source_name.to_string(),
+            found,
+        })
+    }
 }
 
 thread_local! {
@@ -247,6 +453,7 @@ thread_local! {
 #[derive(Default)]
 struct Sink {
     snapshot: Snapshot,
+    tally: Tally,
     documents: usize,
     failed: bool,
 }
@@ -260,6 +467,7 @@ impl Extend<Doc> for Sink {
             self.documents += 1;
             SINK_DOCUMENTS.with(|n| n.set(self.documents));
             let label = self.documents.to_string();
+            self.tally.count(&document);
             if let Err(e) = add_document(&mut self.snapshot, document, &label, "") {
                 self.failed = true;
                 SINK_ERROR.with(|slot| *slot.borrow_mut() = Some(e));
@@ -277,33 +485,47 @@ fn named(mut e: Error, source: &str) -> Error {
 }
 
 enum JsonFailure {
-    /// The error, and the number of the document it is in.
-    Syntax(serde_json::Error, usize),
+    /// The error, the number of the document it is in, and the error
+    /// naming its object and field when it was inside one.
+    Syntax(serde_json::Error, usize, Option<Box<Error>>),
     Document(Error),
 }
 
 /// A JSON value, or a stream of them (`kubectl get -o json` per kind,
 /// concatenated), each into the snapshot as it is read.
-fn read_json(text: &[u8], source_name: &str) -> std::result::Result<Snapshot, JsonFailure> {
+fn read_json(
+    text: &[u8],
+    source_name: &str,
+) -> std::result::Result<(Snapshot, Tally), JsonFailure> {
     let mut snapshot = Snapshot::default();
+    let mut tally = Tally::default();
     let mut documents = 0usize;
     for value in serde_json::Deserializer::from_slice(text).into_iter::<Doc>() {
-        let value = value.map_err(|e| JsonFailure::Syntax(e, documents + 1))?;
+        let value = value.map_err(|e| {
+            let placed = placed(documents + 1, &json_words(&e, text), source_name).map(Box::new);
+            JsonFailure::Syntax(e, documents + 1, placed)
+        })?;
         if value.value.is_null() {
             continue;
         }
         documents += 1;
+        tally.count(&value);
         add_document(&mut snapshot, value, &documents.to_string(), source_name)
             .map_err(JsonFailure::Document)?;
     }
-    snapshot.normalize();
-    Ok(snapshot)
+    Ok((snapshot, tally))
 }
 
 /// serde_json's message in a kubectl user's words: no Rust type names.
-fn json_words(e: &serde_json::Error) -> String {
+fn json_words(e: &serde_json::Error, text: &[u8]) -> String {
     let what = match e.classify() {
         serde_json::error::Category::Eof => "the text ends in the middle of a value".to_string(),
+        _ if e.to_string().starts_with("number out of range") => {
+            match written_number(text, e.line(), e.column()) {
+                Some(n) => format!("the number `{n}` is beyond what any number field holds"),
+                None => "a number beyond what any number field holds".to_string(),
+            }
+        }
         _ => {
             let text = e.to_string();
             // "... at line L column C" is said below, once.
@@ -318,6 +540,37 @@ fn json_words(e: &serde_json::Error) -> String {
         }
     };
     format!("{what} (line {}, column {})", e.line(), e.column())
+}
+
+/// The number as written that ends at or around `line`, `column` (1-based,
+/// as serde_json counts them: the column of the character it stopped at).
+fn written_number(text: &[u8], line: usize, column: usize) -> Option<String> {
+    let start = if line <= 1 {
+        0
+    } else {
+        text.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(line - 2)?
+            .0
+            + 1
+    };
+    let line_text = &text[start..];
+    let line_text = &line_text[..line_text
+        .iter()
+        .position(|b| *b == b'\n')
+        .unwrap_or(line_text.len())];
+    let is_number = |b: &u8| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
+    let mut at = column.min(line_text.len());
+    while at > 0 && !is_number(&line_text[at - 1]) {
+        at -= 1;
+    }
+    let end = at;
+    while at > 0 && is_number(&line_text[at - 1]) {
+        at -= 1;
+    }
+    let number = std::str::from_utf8(&line_text[at..end]).ok()?;
+    (!number.is_empty()).then(|| number.chars().take(40).collect())
 }
 
 /// serde-saphyr's message in a kubectl user's words: no advice about its
@@ -363,16 +616,55 @@ fn plain_yaml_words(text: &str) -> String {
                 "the text expands to too much (aliases repeat their anchor's text)".to_string()
             }
             "AliasAnchorRatio" => "aliases expand far beyond the text (an alias bomb)".to_string(),
-            _ => "beyond what a snapshot needs".to_string(),
+            "CommentBytes" => "more than 64 MiB of comments (# ...)".to_string(),
+            "MergeKeys" => "more than 10,000 merge keys (<<)".to_string(),
+            "RecordedAnchorEvents" | "RecordedAnchorBytes" => {
+                "anchors (&name) that hold more than 64 MiB or a million values for aliases to repeat"
+                    .to_string()
+            }
+            "SequenceUnbalanced" => "a sequence or mapping that never ends".to_string(),
+            _ => "beyond a bound of the YAML reader".to_string(),
         };
         return format!("{why}, which a snapshot from kubectl never has; {place}")
             .trim_end_matches([';', ' '])
             .to_string();
     }
     // serde-saphyr's advice to its own callers, not to a person.
+    if text.contains("!!binary scalar is not valid UTF-8") {
+        return format!(
+            "a !!binary value that is not UTF-8 text, where text is expected{}",
+            yaml_place(&text)
+        );
+    }
+    if text.contains("recursive references require weak recursion types") {
+        return format!(
+            "an alias (*name) inside the anchor (&name) it repeats, a value that never ends, which a snapshot from kubectl never has{}",
+            yaml_place(&text)
+        );
+    }
+    if let Some(rest) = text.strip_prefix("non-finite float `") {
+        let value = rest.split('`').next().unwrap_or("");
+        return format!(
+            "`{value}` is not a number any field of a Kubernetes object holds (YAML's .nan and .inf){}",
+            yaml_place(&text)
+        );
+    }
     text.replace(", set DuplicateKeyPolicy in Options if acceptable", "")
         .replace("; use Option<String>", "")
         .replace("; use Option<char>", "")
+        .replace(" by configured policy", "")
+        .replace(" by the configured policy", "")
+        .replace(
+            "cannot deserialize tagged scalar into string",
+            "a tagged value (!!tag) where text is expected",
+        )
+}
+
+/// ` at line L, column C` of a rendered serde-saphyr message, or nothing.
+fn yaml_place(text: &str) -> String {
+    text.rfind(" at line ")
+        .map(|i| text[i..].to_string())
+        .unwrap_or_default()
 }
 
 /// A typed field's error in a kubectl user's words: the time libraries'
@@ -392,6 +684,9 @@ fn field_problem(path: &str, message: &str) -> String {
             Some("Quantity") => "expected a quantity (e.g. 500m, 1Gi)".to_string(),
             _ => "not a value this field takes".to_string(),
         };
+    }
+    if let Some(range) = out_of_range(message) {
+        return range;
     }
     let mut out = message.to_string();
     for (rust, words) in [
@@ -417,6 +712,40 @@ fn field_problem(path: &str, message: &str) -> String {
         out.push_str(YAML_BOOLEAN_HINT);
     }
     out
+}
+
+/// An integer field given a whole number beyond its type (serde says
+/// "invalid value: integer `2147483648`, expected i32", or "invalid type:
+/// floating point `1.8446744073709552e19`" for one beyond 64 bits): the
+/// number as written, out of range, and the range.
+fn out_of_range(message: &str) -> Option<String> {
+    let (number, rest) = message
+        .strip_prefix("invalid value: integer `")
+        .or_else(|| message.strip_prefix("invalid type: floating point `"))?
+        .split_once("`, expected ")?;
+    let range = match rest {
+        "i32" => "from -2147483648 to 2147483647",
+        "i64" => "from -9223372036854775808 to 9223372036854775807",
+        "u32" => "from 0 to 4294967295",
+        "u64" => "from 0 to 18446744073709551615",
+        _ => return None,
+    };
+    let whole = if number.parse::<i128>().is_ok() {
+        number.to_string()
+    } else {
+        // Beyond 64 bits, read as the nearest double: written whole (the
+        // number as written when it is a power of two, as 2^64 is).
+        let v = number.parse::<f64>().ok()?;
+        // Smaller ones were written with a fraction or an exponent (`5.0`,
+        // `1e3`): not a range problem.
+        if !v.is_finite() || v.fract() != 0.0 || v.abs() < 9.0e18 {
+            return None;
+        }
+        format!("{v:.0}")
+    };
+    Some(format!(
+        "the number `{whole}` is out of range (this field holds a whole number {range})"
+    ))
 }
 
 /// Limits for YAML, scaled to the text: without aliases, a text of n bytes
@@ -460,6 +789,8 @@ struct Doc {
 struct Streamed {
     snapshot: Snapshot,
     error: Option<(usize, Error)>,
+    /// How many items the List holds in the file, skipped ones too.
+    seen: usize,
 }
 
 /// The label a streamed item's error carries until its document's label
@@ -468,11 +799,296 @@ const STREAMED_DOC: &str = "\u{0}";
 
 impl<'de> serde::Deserialize<'de> for Doc {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        place(|p| *p = Place::default());
         d.deserialize_any(DocVisitor)
     }
 }
 
 struct DocVisitor;
+
+/// The keys any kind the plugin reads has at its top level (the objects'
+/// own, an Event's, a List's). Any other key, at the top of a document
+/// or of an item, is skipped while it is parsed, never built: a List's
+/// extra keys, and a ConfigMap's or Secret's `data`, which `kubectl get
+/// -o json` writes before `kind`, cost no memory (issue 22, item 1).
+const READ_KEYS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "spec",
+    "status",
+    "items",
+    // A Status document's, for the error that a snapshot holds one.
+    "message",
+    // core/v1 Event.
+    "action",
+    "count",
+    "eventTime",
+    "firstTimestamp",
+    "involvedObject",
+    "lastTimestamp",
+    "reason",
+    "related",
+    "reportingComponent",
+    "reportingInstance",
+    "series",
+    "source",
+    "type",
+    // events.k8s.io/v1 Event.
+    "deprecatedCount",
+    "deprecatedFirstTimestamp",
+    "deprecatedLastTimestamp",
+    "deprecatedSource",
+    "note",
+    "regarding",
+    "reportingController",
+];
+
+/// A value as serde_json's `Value` reads it, but a mapping that holds a
+/// key twice is an error (JSON as YAML: a second `kind` or `name` must not
+/// silently win), `-0` is 0 (as Go and the API server read it), and every
+/// key read is on [`PLACE`]'s path while its value is read.
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Strict;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a YAML or JSON value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::Bool(v)))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+    fn visit_i128<E: serde::de::Error>(self, v: i128) -> std::result::Result<Strict, E> {
+        number_i128(v).map(Strict)
+    }
+    fn visit_u128<E: serde::de::Error>(self, v: u128) -> std::result::Result<Strict, E> {
+        match u64::try_from(v) {
+            Ok(v) => Ok(Strict(Value::from(v))),
+            Err(_) => Err(beyond_every_field(v)),
+        }
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Strict, E> {
+        Ok(Strict(number_f64(v)))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::String(v.to_string())))
+    }
+    fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::String(v)))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+    fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Strict, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        seq: A,
+    ) -> std::result::Result<Strict, A::Error> {
+        strict_seq(seq).map(|v| Strict(Value::Array(v)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Strict, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = strict_value(&mut map, &key, &out)?;
+            out.insert(key, value);
+        }
+        Ok(Strict(Value::Object(out)))
+    }
+}
+
+/// The elements of a sequence, each on [`PLACE`]'s path as `[i]`.
+fn strict_seq<'de, A: serde::de::SeqAccess<'de>>(
+    mut seq: A,
+) -> std::result::Result<Vec<Value>, A::Error> {
+    let mut out = Vec::new();
+    loop {
+        place(|p| p.enter_index(out.len()));
+        match seq.next_element::<Strict>()? {
+            Some(Strict(v)) => {
+                place(Place::leave);
+                out.push(v);
+            }
+            None => {
+                place(Place::leave);
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// The value of `key` in a mapping that holds `seen` so far: an error for
+/// a key it holds already.
+fn strict_value<'de, A: serde::de::MapAccess<'de>>(
+    map: &mut A,
+    key: &str,
+    seen: &serde_json::Map<String, Value>,
+) -> std::result::Result<Value, A::Error> {
+    place(|p| p.enter_key(key));
+    if seen.contains_key(key) {
+        return Err(serde::de::Error::custom(format!(
+            "the key `{key}` is in this mapping twice (which copy counts is not said)"
+        )));
+    }
+    let Strict(value) = map.next_value::<Strict>()?;
+    place(Place::leave);
+    Ok(value)
+}
+
+/// A YAML integer wider than 64 bits: no field holds one, and kept as the
+/// nearest double it would no longer read as written.
+fn number_i128<E: serde::de::Error>(v: i128) -> std::result::Result<Value, E> {
+    match (i64::try_from(v), u64::try_from(v)) {
+        (Ok(v), _) => Ok(Value::from(v)),
+        (_, Ok(v)) => Ok(Value::from(v)),
+        _ => Err(beyond_every_field(v)),
+    }
+}
+
+fn beyond_every_field<E: serde::de::Error>(v: impl std::fmt::Display) -> E {
+    E::custom(format!(
+        "the number `{v}` is beyond what any number field holds"
+    ))
+}
+
+/// A number read as a float: `-0` (and `-0.0`) is 0, as Go reads it.
+fn number_f64(v: f64) -> Value {
+    if v == 0.0 && v.is_sign_negative() {
+        Value::from(0)
+    } else {
+        Value::from(v)
+    }
+}
+
+/// Where the reader is in the document being parsed on this thread: the
+/// item of a List, its kind and name as far as they were read, and the
+/// path of the field. A parse error (which serde-saphyr and serde_json
+/// report with a line and column only) is then named as a schema error
+/// is: document, object, field.
+#[derive(Default)]
+struct Place {
+    item: Option<usize>,
+    kind: Option<String>,
+    namespace: Option<String>,
+    name: Option<String>,
+    /// `spec.containers[0].image`: the field being read.
+    path: String,
+    /// The length of `path` before each step entered.
+    steps: Vec<usize>,
+    /// Where an item's own fields start in `path`.
+    item_base: usize,
+}
+
+impl Place {
+    fn enter_key(&mut self, key: &str) {
+        self.steps.push(self.path.len());
+        if self.path.len() > self.item_base {
+            self.path.push('.');
+        }
+        self.path.push_str(key);
+    }
+    fn enter_index(&mut self, index: usize) {
+        use std::fmt::Write as _;
+        self.steps.push(self.path.len());
+        let _ = write!(self.path, "[{index}]");
+    }
+    fn leave(&mut self) {
+        if let Some(len) = self.steps.pop() {
+            self.path.truncate(len);
+        }
+    }
+    /// After a value at the top of a document or an item: its kind and
+    /// name, for an error further on.
+    fn note(&mut self, key: &str, value: &Value) {
+        match key {
+            "kind" => self.kind = value.as_str().map(str::to_string),
+            "metadata" => {
+                let text = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_string);
+                self.namespace = text("namespace");
+                self.name = text("name");
+            }
+            _ => {}
+        }
+    }
+    /// The field being read, relative to its item.
+    fn field(&self) -> &str {
+        self.path
+            .get(self.item_base..)
+            .unwrap_or("")
+            .trim_start_matches('.')
+    }
+    /// ` (Kind namespace/name)`, as [`describe`] says it.
+    fn object(&self) -> String {
+        match (&self.kind, &self.namespace, &self.name) {
+            (Some(kind), Some(ns), Some(name)) => format!(" ({kind} {ns}/{name})"),
+            (Some(kind), None, Some(name)) => format!(" ({kind} {name})"),
+            (Some(kind), _, None) => format!(" ({kind})"),
+            _ => String::new(),
+        }
+    }
+    /// The document's label: `3`, or `3/items[4]`.
+    fn doc(&self, document: usize) -> String {
+        match self.item {
+            Some(i) => format!("{document}/items[{i}]"),
+            None => document.to_string(),
+        }
+    }
+}
+
+thread_local! {
+    /// The [`Place`] of the parse running on this thread.
+    static PLACE: std::cell::RefCell<Place> = std::cell::RefCell::new(Place::default());
+}
+
+fn place<T>(f: impl FnOnce(&mut Place) -> T) -> T {
+    PLACE.with(|p| f(&mut p.borrow_mut()))
+}
+
+/// A parse error with its place: a schema error naming the document, the
+/// object and the field when the reader was inside one, else `None`.
+fn placed(document: usize, problem: &str, source_name: &str) -> Option<Error> {
+    place(|p| {
+        // Between fields (a syntax error after a value), the line and
+        // column say more than a field would.
+        if p.field().is_empty() {
+            return None;
+        }
+        let field = p.field().to_string();
+        Some(Error::Snapshot {
+            source_name: source_name.to_string(),
+            doc: p.doc(document),
+            object: p.object(),
+            field,
+            problem: problem.to_string(),
+        })
+    })
+}
 
 /// The scalar and sequence shapes of a document or an item, read as
 /// serde_json reads them; a mapping is the visitor's own business.
@@ -487,8 +1103,11 @@ macro_rules! plain_shapes {
         fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
             Ok($wrap(Value::from(v)))
         }
+        fn visit_i128<E: serde::de::Error>(self, v: i128) -> std::result::Result<Self::Value, E> {
+            number_i128(v).map($wrap)
+        }
         fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(Value::from(v)))
+            Ok($wrap(number_f64(v)))
         }
         fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
             Ok($wrap(Value::String(v.to_string())))
@@ -515,8 +1134,7 @@ macro_rules! plain_shapes {
             self,
             seq: A,
         ) -> std::result::Result<Self::Value, A::Error> {
-            use serde::Deserialize as _;
-            Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map($wrap)
+            strict_seq(seq).map(|v| $wrap(Value::Array(v)))
         }
     };
 }
@@ -542,7 +1160,17 @@ impl<'de> serde::de::Visitor<'de> for DocVisitor {
         let mut kept = None;
         let mut streamed = None;
         while let Some(key) = map.next_key::<String>()? {
+            if !READ_KEYS.contains(&key.as_str()) {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            }
             if key == "items" {
+                place(|p| p.enter_key(&key));
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(
+                        "the key `items` is in this mapping twice (which copy counts is not said)",
+                    ));
+                }
                 match map.next_value::<Items>()? {
                     Items::Seq(values, indices, done) => {
                         out.insert(key, Value::Array(values));
@@ -553,8 +1181,11 @@ impl<'de> serde::de::Visitor<'de> for DocVisitor {
                         out.insert(key, value);
                     }
                 }
+                place(Place::leave);
             } else {
-                out.insert(key, map.next_value::<Value>()?);
+                let value = strict_value(&mut map, &key, &out)?;
+                place(|p| p.note(&key, &value));
+                out.insert(key, value);
             }
         }
         Ok(Doc {
@@ -588,7 +1219,26 @@ impl<'de> serde::Deserialize<'de> for Items {
                 let mut indices = Vec::new();
                 let mut streamed = Streamed::default();
                 let mut index = 0usize;
-                while let Some(item) = seq.next_element::<Item>()? {
+                let outer = place(|p| {
+                    let outer = (
+                        p.kind.take(),
+                        p.namespace.take(),
+                        p.name.take(),
+                        p.item_base,
+                    );
+                    p.item_base = p.path.len();
+                    outer
+                });
+                loop {
+                    place(|p| {
+                        p.item = Some(index);
+                        p.kind = None;
+                        p.namespace = None;
+                        p.name = None;
+                    });
+                    let Some(item) = seq.next_element::<Item>()? else {
+                        break;
+                    };
                     if let Item::Keep(value) = item {
                         // An item that names its kind is converted now,
                         // exactly as add_list would convert it; one
@@ -609,15 +1259,20 @@ impl<'de> serde::Deserialize<'de> for Items {
                     }
                     index += 1;
                 }
+                place(|p| {
+                    p.item = None;
+                    (p.kind, p.namespace, p.name, p.item_base) = outer;
+                });
+                streamed.seen = index;
                 Ok(Items::Seq(values, indices, Box::new(streamed)))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 map: A,
             ) -> std::result::Result<Items, A::Error> {
-                use serde::Deserialize as _;
-                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(Items::Other)
+                StrictVisitor
+                    .visit_map(map)
+                    .map(|Strict(v)| Items::Other(v))
             }
             fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Items, E> {
                 Ok(Items::Other(Value::Bool(v)))
@@ -684,7 +1339,12 @@ impl<'de> serde::de::Visitor<'de> for ItemVisitor {
         let mut out = serde_json::Map::new();
         let mut decided = false;
         while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value::<Value>()?;
+            if !READ_KEYS.contains(&key.as_str()) {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            }
+            let value = strict_value(&mut map, &key, &out)?;
+            place(|p| p.note(&key, &value));
             out.insert(key, value);
             if decided {
                 continue;
@@ -722,9 +1382,15 @@ enum Known {
     EventsEvent,
 }
 
-/// Which known kind a document is; `Err` for a valkey.io kind at a version
-/// this plugin cannot read (ignoring it would hide the whole cluster).
-fn known_kind(api_version: &str, kind: &str) -> std::result::Result<Option<Known>, String> {
+/// Which known kind a document is; `Err` (the field, the problem) for
+/// what looks like a ValkeyCluster or a ValkeyNode in a spelling this
+/// plugin does not read: another version or group, or the kind in another
+/// case. Ignoring it would hide a node or the whole cluster, and change
+/// the verdict.
+fn known_kind(
+    api_version: &str,
+    kind: &str,
+) -> std::result::Result<Option<Known>, (&'static str, String)> {
     let known = match (api_version, kind) {
         (VALKEY_API_VERSION, "ValkeyCluster") => Known::Cluster,
         (VALKEY_API_VERSION, "ValkeyNode") => Known::Node,
@@ -733,18 +1399,50 @@ fn known_kind(api_version: &str, kind: &str) -> std::result::Result<Option<Known
         ("v1", "Pod") => Known::Pod,
         ("v1", "Event") => Known::CoreEvent,
         ("events.k8s.io/v1" | "events.k8s.io/v1beta1", "Event") => Known::EventsEvent,
-        // Ignoring a valkey.io object would hide a node or a cluster.
         ("", "ValkeyCluster" | "ValkeyNode") => {
-            return Err(format!("missing (expected {VALKEY_API_VERSION})"));
+            return Err((
+                "apiVersion",
+                format!("missing (expected {VALKEY_API_VERSION})"),
+            ));
         }
         (_, "ValkeyCluster" | "ValkeyNode")
             if api_version.split('/').next() == Some(VALKEY_GROUP) =>
         {
-            return Err(format!(
-                "`{api_version}` is not a version this plugin reads (it reads {VALKEY_API_VERSION})"
+            return Err((
+                "apiVersion",
+                format!(
+                    "`{api_version}` is not a version this plugin reads (it reads {VALKEY_API_VERSION})"
+                ),
             ));
         }
-        _ => return Ok(None),
+        (_, "ValkeyCluster" | "ValkeyNode") => {
+            return Err((
+                "apiVersion",
+                format!(
+                    "`{api_version}` is not the valkey.io group: this plugin reads {kind} at {VALKEY_API_VERSION} only"
+                ),
+            ));
+        }
+        _ => {
+            let lower = kind.to_ascii_lowercase();
+            let lower = lower.strip_suffix('s').unwrap_or(&lower);
+            return match lower {
+                "valkeycluster" | "valkeynode" => {
+                    let proper = if lower == "valkeycluster" {
+                        "ValkeyCluster"
+                    } else {
+                        "ValkeyNode"
+                    };
+                    Err((
+                        "kind",
+                        format!(
+                            "`{kind}` is not a kind this plugin reads (it reads {proper}, spelled so, at {VALKEY_API_VERSION})"
+                        ),
+                    ))
+                }
+                _ => Ok(None),
+            };
+        }
     };
     Ok(Some(known))
 }
@@ -779,7 +1477,11 @@ const YAML_BOOLEAN_HINT: &str =
 /// document has.
 fn describe(kind: &str, value: &Value) -> String {
     let meta = value.get("metadata");
-    let field = |key: &str| meta.and_then(|m| m.get(key)).and_then(Value::as_str);
+    let field = |key: &str| {
+        meta.and_then(|m| m.get(key))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
     match (field("namespace"), field("name")) {
         (Some(ns), Some(name)) => format!(" ({kind} {ns}/{name})"),
         (None, Some(name)) => format!(" ({kind} {name})"),
@@ -892,7 +1594,10 @@ fn add_value_at(
         }
     };
     let kind = match map.get("kind") {
-        Some(Value::String(kind)) if !kind.is_empty() => kind.as_str(),
+        Some(Value::String(kind)) if kind.is_empty() => {
+            return Err(error(String::new(), "kind", "empty".into()));
+        }
+        Some(Value::String(kind)) => kind.as_str(),
         None | Some(Value::Null) => {
             return Err(error(String::new(), "kind", "missing".into()));
         }
@@ -917,7 +1622,7 @@ fn add_value_at(
     }
 
     let known = known_kind(api_version, kind)
-        .map_err(|problem| error(describe(kind, value), "apiVersion", problem))?;
+        .map_err(|(field, problem)| error(describe(kind, value), field, problem))?;
     let Some(known) = known else {
         return Ok(());
     };
@@ -949,8 +1654,10 @@ fn add_value_at(
             (path, problem)
         })?;
         let meta = object.meta_mut();
-        if meta.name.as_deref().is_none_or(str::is_empty) {
-            return Err(("metadata.name".into(), "missing".into()));
+        match meta.name.as_deref() {
+            None => return Err(("metadata.name".into(), "missing".into())),
+            Some("") => return Err(("metadata.name".into(), "empty".into())),
+            Some(_) => {}
         }
         if meta.namespace.as_deref().is_none_or(str::is_empty) {
             meta.namespace = Some("default".into());
@@ -1494,21 +2201,8 @@ metadata:
     }
 
     #[test]
-    fn single_objects_and_empty_input() {
+    fn single_objects_read() {
         let cases: &[(&str, String, [usize; 6])] = &[
-            ("nothing", String::new(), [0; 6]),
-            ("only separators", "---\n---\n".into(), [0; 6]),
-            ("a comment", "# nothing here\n".into(), [0; 6]),
-            (
-                "an empty List",
-                "apiVersion: v1\nkind: List\nitems: []\n".into(),
-                [0; 6],
-            ),
-            (
-                "a List with null items",
-                "apiVersion: v1\nkind: List\nitems: null\n".into(),
-                [0; 6],
-            ),
             ("one node", to_yaml(&items()[1]), [0, 1, 0, 0, 0, 0]),
             (
                 "one pod as JSON",
@@ -1521,15 +2215,171 @@ metadata:
                 [0; 6],
             ),
             (
-                "another group's ValkeyNode",
-                "apiVersion: example.com/v1\nkind: ValkeyNode\nmetadata: {name: x}\nspec: 5\n"
-                    .into(),
+                "a List of an unknown kind",
+                "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Secret}]\n".into(),
+                [0; 6],
+            ),
+            (
+                "a Status beside an object",
+                "kind: Status\nmessage: m\n---\napiVersion: v1\nkind: ConfigMap\n".into(),
                 [0; 6],
             ),
         ];
         for (name, text, expected) in cases {
             let s = parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(counts(&s), *expected, "{name}");
+        }
+    }
+
+    /// A snapshot without a single object is an error saying what it held
+    /// (issue 22, item 5): a failed `kubectl get` upstream writes nothing,
+    /// a Status or a Table, and "no clusters" would read as all fine.
+    #[test]
+    fn a_snapshot_without_objects_is_an_error() {
+        // (case, text, what the error says it held)
+        let cases: &[(&str, &str, &str)] = &[
+            ("nothing", "", "holds no document"),
+            ("blank lines", "\n\n  \n", "holds no document"),
+            ("only separators", "---\n---\n", "holds no document"),
+            ("a comment", "# nothing here\n", "holds no document"),
+            ("JSON null", "null", "holds no document"),
+            (
+                "an empty List",
+                "apiVersion: v1\nkind: List\nitems: []\n",
+                "1 document(s) but no Kubernetes object",
+            ),
+            (
+                "an empty List as JSON",
+                r#"{"apiVersion":"v1","items":[],"kind":"List","metadata":{"resourceVersion":""}}"#,
+                "1 document(s) but no Kubernetes object",
+            ),
+            (
+                "a List with null items",
+                "apiVersion: v1\nkind: List\nitems: null\n",
+                "no Kubernetes object",
+            ),
+            (
+                "two empty typed lists",
+                "{\"kind\":\"PodList\",\"items\":[]}\n{\"kind\":\"EventList\",\"items\":[]}",
+                "2 document(s) but no Kubernetes object",
+            ),
+            (
+                "a Status",
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden","code":403}"#,
+                "an API Status instead of objects (the request that wrote it failed: \"forbidden\")",
+            ),
+            (
+                "a Status with a terminal escape",
+                "{\"kind\":\"Status\",\"message\":\"no\\u001b[2J\"}",
+                r#"failed: "no\u{1b}[2J")"#,
+            ),
+            (
+                "a Status and an empty List",
+                "kind: Status\n---\nkind: List\nitems: []\n",
+                "an API Status instead of objects (the request that wrote it failed)",
+            ),
+            (
+                "a Table",
+                r#"{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":[],"rows":[]}"#,
+                "a Table (kubectl's printed columns)",
+            ),
+        ];
+        for (name, text, want) in cases {
+            let err = parse(text).expect_err(name);
+            assert!(matches!(err, Error::NoObjects { .. }), "{name}: {err:?}");
+            let err = err.to_string();
+            assert!(err.contains(want), "{name}: {err}");
+            assert!(err.starts_with("snap.yaml: "), "{name}: {err}");
+            assert!(err.contains("kubectl valkey-roll bundle"), "{name}: {err}");
+        }
+    }
+
+    /// The same object twice is read once: the newest resourceVersion,
+    /// else the last copy (issue 22, item 2).
+    #[test]
+    fn duplicates_are_read_once() {
+        let node = |ns: &str, name: &str, rv: &str, image: &str| {
+            format!(
+                "apiVersion: valkey.io/v1alpha1\nkind: ValkeyNode\nmetadata: {{name: {name}, namespace: {ns}, resourceVersion: \"{rv}\"}}\nspec: {{image: {image}}}\n"
+            )
+        };
+        // (case, documents, nodes read, the image of a/x, duplicates)
+        type Case = (
+            &'static str,
+            Vec<String>,
+            usize,
+            &'static str,
+            Vec<(&'static str, usize)>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "no duplicate",
+                vec![node("a", "x", "1", "old"), node("b", "x", "1", "new")],
+                2,
+                "old",
+                vec![],
+            ),
+            (
+                "the newer last",
+                vec![node("a", "x", "1", "old"), node("a", "x", "2", "new")],
+                1,
+                "new",
+                vec![("a/x", 2)],
+            ),
+            (
+                "the newer first",
+                vec![node("a", "x", "10", "new"), node("a", "x", "9", "old")],
+                1,
+                "new",
+                vec![("a/x", 2)],
+            ),
+            (
+                "the same version: the last",
+                vec![node("a", "x", "5", "old"), node("a", "x", "5", "new")],
+                1,
+                "new",
+                vec![("a/x", 2)],
+            ),
+            (
+                "versions that are not numbers: the last",
+                vec![node("a", "x", "x", "old"), node("a", "x", "1", "new")],
+                1,
+                "new",
+                vec![("a/x", 2)],
+            ),
+            (
+                "three copies and another",
+                vec![
+                    node("a", "x", "3", "new"),
+                    node("a", "x", "1", "old"),
+                    node("a", "w", "1", "old"),
+                    node("a", "x", "2", "old"),
+                ],
+                2,
+                "new",
+                vec![("a/x", 3)],
+            ),
+        ];
+        for (name, docs, nodes, image, dups) in cases {
+            let text = docs.join("---\n");
+            let read = parse_file_snapshot(text.as_bytes(), "snap.yaml")
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(read.snapshot.nodes.len(), nodes, "{name}");
+            let got = read
+                .snapshot
+                .nodes
+                .iter()
+                .find(|n| n.metadata.namespace.as_deref() == Some("a") && n.name() == "x")
+                .and_then(|n| n.spec.image.as_deref());
+            assert_eq!(got, Some(image), "{name}");
+            let found: Vec<(String, usize)> = read
+                .duplicates
+                .iter()
+                .map(|d| (format!("{}/{}", d.namespace, d.name), d.copies))
+                .collect();
+            let want: Vec<(String, usize)> =
+                dups.iter().map(|(n, c)| (n.to_string(), *c)).collect();
+            assert_eq!(found, want, "{name}");
         }
     }
 
@@ -1729,7 +2579,7 @@ type: Warning
     /// is a Read or Snapshot error, and nothing panics.
     fn assert_no_panic(name: &str, text: &[u8]) {
         match parse_snapshot(text, "mutated.yaml") {
-            Ok(_) | Err(Error::Read { .. } | Error::Snapshot { .. }) => {}
+            Ok(_) | Err(Error::Read { .. } | Error::Snapshot { .. } | Error::NoObjects { .. }) => {}
             Err(other) => panic!("{name}: unexpected error kind {other:?}"),
         }
     }
@@ -1980,9 +2830,9 @@ mod depth_and_words {
     fn nested(levels: usize, json: bool) -> Vec<u8> {
         let inner = format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
         if json {
-            format!(r#"{{"apiVersion": "v1", "kind": "ConfigMap", "data": {inner}}}"#).into_bytes()
+            format!(r#"{{"apiVersion": "v1", "kind": "ConfigMap", "spec": {inner}}}"#).into_bytes()
         } else {
-            format!("apiVersion: v1\nkind: ConfigMap\ndata: {inner}\n").into_bytes()
+            format!("apiVersion: v1\nkind: ConfigMap\nspec: {inner}\n").into_bytes()
         }
     }
 
@@ -2113,5 +2963,321 @@ mod ignored_items {
         let doc: Doc = serde_saphyr::from_str(&many).expect("doc");
         assert_eq!(doc.value["items"], Value::Array(vec![]));
         assert_eq!(doc.kept.as_deref(), Some(&[][..]));
+    }
+
+    /// Keys no read kind has are skipped, never built (issue 22, item
+    /// 1): at the top of a List, and in an item before its `kind`.
+    #[test]
+    fn keys_no_read_kind_has_are_not_built() {
+        let json = br#"{"apiVersion":"v1","items":[{"apiVersion":"v1","data":{"k":"v"},"kind":"Pod","metadata":{"name":"p","namespace":"x"}}],"kind":"List","x":[1,1,1]}"#;
+        let yaml = "apiVersion: v1\nitems:\n- apiVersion: v1\n  data: {k: v}\n  kind: Pod\n  metadata: {name: p, namespace: x}\nkind: List\nx: [1, 1, 1]\n";
+        let docs: [Doc; 2] = [
+            serde_json::from_slice(json).expect("json"),
+            serde_saphyr::from_str(yaml).expect("yaml"),
+        ];
+        for doc in docs {
+            assert_eq!(doc.value.get("x"), None, "{:?}", doc.value);
+            let streamed = doc.streamed.as_ref().expect("streamed");
+            assert_eq!(streamed.snapshot.pods.len(), 1);
+            assert_eq!(streamed.seen, 1);
+        }
+        // An item kept as a value (no kind: a typed list's) loses them too.
+        let typed = br#"{"kind":"PodList","items":[{"data":[1,2],"metadata":{"name":"p"}}]}"#;
+        let doc: Doc = serde_json::from_slice(typed).expect("json");
+        assert_eq!(doc.value["items"][0].get("data"), None, "{:?}", doc.value);
+    }
+}
+
+/// Issue 22 (items 6, 7, 8): look-alike kinds, duplicate keys, numbers and
+/// the library's words, each naming document, object and field.
+#[cfg(test)]
+mod round_two {
+    use super::*;
+
+    /// (case, text, the error's document, object, field, words in it)
+    type Case = (
+        &'static str,
+        Vec<u8>,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    );
+
+    fn assert_cases(cases: Vec<Case>) {
+        for (name, text, doc_want, object_want, field_want, want) in cases {
+            match parse_snapshot(&text, "snap") {
+                Err(Error::Snapshot {
+                    doc,
+                    object,
+                    field,
+                    problem,
+                    ..
+                }) => {
+                    assert_eq!(
+                        (doc.as_str(), object.as_str(), field.as_str()),
+                        (doc_want, object_want, field_want),
+                        "{name}: {problem}"
+                    );
+                    assert!(problem.contains(want), "{name}: {problem}");
+                    for jargon in [
+                        "Options",
+                        "policy",
+                        "weak recursion",
+                        "ignore_binary",
+                        "i32",
+                        "f64",
+                        "1.8446744073709552e19",
+                    ] {
+                        assert!(!problem.contains(jargon), "{name}: {jargon:?} in {problem}");
+                    }
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+    }
+
+    fn pod_yaml(metadata: &str, status: &str) -> Vec<u8> {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {metadata}\nstatus: {status}\n").into_bytes()
+    }
+
+    #[test]
+    fn look_alike_kinds_and_duplicate_keys_are_errors() {
+        let in_list = |item: &str| {
+            format!(r#"{{"apiVersion":"v1","kind":"List","items":[{item}]}}"#).into_bytes()
+        };
+        let cases: Vec<Case> = vec![
+            (
+                "a ValkeyNode at v1",
+                b"apiVersion: v1\nkind: ValkeyNode\nmetadata: {name: node, namespace: prod}\n"
+                    .to_vec(),
+                "1",
+                " (ValkeyNode prod/node)",
+                "apiVersion",
+                "`v1` is not the valkey.io group",
+            ),
+            (
+                "a ValkeyCluster of another group",
+                b"apiVersion: example.com/v1\nkind: ValkeyCluster\nmetadata: {name: c}\n".to_vec(),
+                "1",
+                " (ValkeyCluster c)",
+                "apiVersion",
+                "reads ValkeyCluster at valkey.io/v1alpha1 only",
+            ),
+            (
+                "kind in lower case",
+                in_list(
+                    r#"{"apiVersion":"valkey.io/v1alpha1","kind":"valkeynode","metadata":{"name":"n"}}"#,
+                ),
+                "1/items[0]",
+                " (valkeynode n)",
+                "kind",
+                "`valkeynode` is not a kind this plugin reads (it reads ValkeyNode",
+            ),
+            (
+                "kind in upper case, plural",
+                b"apiVersion: valkey.io/v1alpha1\nkind: VALKEYCLUSTERS\nmetadata: {name: c}\n"
+                    .to_vec(),
+                "1",
+                " (VALKEYCLUSTERS c)",
+                "kind",
+                "it reads ValkeyCluster",
+            ),
+            (
+                "a second kind in JSON",
+                in_list(
+                    r#"{"apiVersion":"valkey.io/v1alpha1","kind":"ValkeyNode","kind":"Pod","metadata":{"name":"n"}}"#,
+                ),
+                "1/items[0]",
+                " (ValkeyNode)",
+                "kind",
+                "the key `kind` is in this mapping twice",
+            ),
+            (
+                "a second name in JSON",
+                br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"}}"#.to_vec(),
+                "1",
+                " (Pod)",
+                "metadata.name",
+                "twice",
+            ),
+            (
+                "a second label in JSON",
+                in_list(
+                    r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"p","labels":{"x":"1","x":"2"}}}"#,
+                ),
+                "1/items[0]",
+                " (Pod)",
+                "metadata.labels.x",
+                "twice",
+            ),
+            (
+                "a second items in JSON",
+                br#"{"apiVersion":"v1","kind":"List","items":[],"items":[]}"#.to_vec(),
+                "1",
+                " (List)",
+                "items",
+                "twice",
+            ),
+        ];
+        assert_cases(cases);
+    }
+
+    #[test]
+    fn numbers_read_and_said_as_written() {
+        let restarts = |n: &str| format!("{{containerStatuses: [{{name: c, restartCount: {n}}}]}}");
+        let json_pod = |generation: &str| {
+            format!(r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"x","generation":{generation}}}}}"#)
+                .into_bytes()
+        };
+        let m = "{name: p, namespace: x}";
+        let cases: Vec<Case> = vec![
+            (
+                "2^64, JSON",
+                json_pod("18446744073709551616"),
+                "1",
+                " (Pod x/p)",
+                "metadata.generation",
+                "the number `18446744073709551616` is out of range",
+            ),
+            (
+                "2^64, YAML",
+                pod_yaml("{name: p, namespace: x, generation: 18446744073709551616}", "{}"),
+                "1",
+                " (Pod x/p)",
+                "metadata.generation",
+                "the number `18446744073709551616` is out of range",
+            ),
+            (
+                "int32 + 1",
+                pod_yaml(m, &restarts("2147483648")),
+                "1",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "the number `2147483648` is out of range (this field holds a whole number from -2147483648 to 2147483647)",
+            ),
+            (
+                "a fraction is still not whole",
+                pod_yaml(m, &restarts("1.5")),
+                "1",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "the number `1.5`, expected a whole number",
+            ),
+            (
+                "1e400 in JSON",
+                br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"x"},"status":{"containerStatuses":[{"name":"c","restartCount":1e400}]}}"#.to_vec(),
+                "1",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "the number `1e400` is beyond what any number field holds",
+            ),
+            (
+                "an empty name",
+                pod_yaml("{name: '', namespace: x}", "{}"),
+                "1",
+                " (Pod)",
+                "metadata.name",
+                "empty",
+            ),
+            (
+                "an empty kind",
+                b"apiVersion: v1\nkind: ''\n".to_vec(),
+                "1",
+                "",
+                "kind",
+                "empty",
+            ),
+        ];
+        assert_cases(cases);
+        // -0 is 0, as Go and the API server read it.
+        for text in [
+            json_pod("-0"),
+            json_pod("-0.0"),
+            pod_yaml("{name: p, namespace: x, generation: -0}", "{}"),
+        ] {
+            let s = parse_snapshot(&text, "snap").expect("-0 reads");
+            assert_eq!(s.pods[0].metadata.generation, Some(0));
+        }
+    }
+
+    #[test]
+    fn parse_errors_name_document_object_and_field_in_plain_words() {
+        let m = "{name: p, namespace: x}";
+        let list =
+            |item: &str| format!("apiVersion: v1\nkind: List\nitems:\n- {item}\n").into_bytes();
+        let cases: Vec<Case> = vec![
+            (
+                ".nan",
+                list(&format!("apiVersion: v1\n  kind: Pod\n  metadata: {m}\n  status: {{containerStatuses: [{{name: c, restartCount: .nan}}]}}")),
+                "1/items[0]",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "`.nan` is not a number any field of a Kubernetes object holds",
+            ),
+            (
+                "-.inf",
+                pod_yaml(m, "{containerStatuses: [{name: c, restartCount: -.inf}]}"),
+                "1",
+                " (Pod x/p)",
+                "status.containerStatuses[0].restartCount",
+                "is not a number any field",
+            ),
+            (
+                "a recursive alias",
+                b"apiVersion: v1\nkind: Pod\nmetadata: &m {name: p, namespace: x, labels: *m}\n".to_vec(),
+                "1",
+                " (Pod)",
+                "metadata.labels",
+                "an alias (*name) inside the anchor (&name) it repeats",
+            ),
+            (
+                "!!binary that is not text",
+                b"apiVersion: v1\nkind: Pod\nmetadata: {name: !!binary //79, namespace: x}\n".to_vec(),
+                "1",
+                " (Pod)",
+                "metadata.name",
+                "a !!binary value that is not UTF-8 text",
+            ),
+            (
+                "a bad item after good ones",
+                format!(
+                    "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: ConfigMap}}\n- apiVersion: v1\n  kind: Pod\n  metadata: {m}\n  status: {{phase: .nan}}\n"
+                )
+                .into_bytes(),
+                "1/items[1]",
+                " (Pod x/p)",
+                "status.phase",
+                "`.nan`",
+            ),
+            (
+                "a YAML duplicate key",
+                b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  name: q\n".to_vec(),
+                "1",
+                " (Pod)",
+                "metadata",
+                "duplicate",
+            ),
+        ];
+        assert_cases(cases);
+        // No object and field to name: the document and the bound.
+        let nested = format!("{}1{}", "{a: ".repeat(200), "}".repeat(200));
+        let comment = format!("# {}\napiVersion: v1\n", "x".repeat(65 * 1024 * 1024));
+        for (name, text, want) in [
+            (
+                "a YAML flow mapping 200 deep",
+                nested.as_bytes(),
+                "not valid YAML in document 1: nested deeper than 128 levels",
+            ),
+            (
+                "a 65 MiB comment",
+                comment.as_bytes(),
+                "more than 64 MiB of comments",
+            ),
+        ] {
+            let err = parse_snapshot(text, "snap").expect_err(name).to_string();
+            assert!(err.contains(want), "{name}: {err}");
+            assert!(!err.contains("JSON"), "{name}: {err}");
+        }
     }
 }

@@ -46,6 +46,8 @@ pub struct Loaded {
     pub live: Option<Live>,
     /// Kinds left out of a partial read ([`load_partial`]); empty otherwise.
     pub unread: Vec<live::Unread>,
+    /// Objects a file held more than once, each read once.
+    pub duplicates: Vec<file::Duplicate>,
 }
 
 impl std::fmt::Debug for Loaded {
@@ -55,6 +57,7 @@ impl std::fmt::Debug for Loaded {
             .field("namespace", &self.namespace)
             .field("live", &self.live.as_ref().map(|l| l.server.as_str()))
             .field("unread", &self.unread)
+            .field("duplicates", &self.duplicates)
             .finish()
     }
 }
@@ -81,21 +84,27 @@ async fn load_with(target: &Target, cluster: Option<&str>, partial: bool) -> Res
     if let Some(path) = &target.file {
         let path = path.clone();
         // Reading stdin or a large file blocks: keep it off the async workers.
-        let mut snapshot = tokio::task::spawn_blocking(move || file::read_snapshot(&path))
+        let read = tokio::task::spawn_blocking(move || file::read_snapshot(&path))
             .await
             .map_err(|e| Error::Task {
                 what: "reading the snapshot failed",
                 problem: Some(e.to_string()),
             })??;
+        let file::FileSnapshot {
+            mut snapshot,
+            mut duplicates,
+        } = read;
         let namespace = file_namespace(target.namespace.as_deref(), target.all_namespaces);
         if let Some(ns) = &namespace {
             snapshot.retain_namespace(ns);
+            duplicates.retain(|d| &d.namespace == ns);
         }
         return Ok(Loaded {
             snapshot,
             namespace,
             live: None,
             unread: Vec::new(),
+            duplicates,
         });
     }
     let live = live::connect(&target.access).await?;
@@ -117,6 +126,7 @@ async fn load_with(target: &Target, cluster: Option<&str>, partial: bool) -> Res
         namespace,
         live: Some(live),
         unread,
+        duplicates: Vec::new(),
     })
 }
 

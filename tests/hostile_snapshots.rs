@@ -1,0 +1,134 @@
+//! Snapshot files on hostile or odd input, round two (issue 22, the
+//! reading side): empty reads, duplicates, look-alike kinds, numbers and
+//! parse errors in plain words. Each case runs the plugin binary on a
+//! file (or stdin); the parser's own tables are in src/source/file.rs.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
+const NOW: &str = "2026-11-29T10:16:11Z";
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(format!("{name}.yaml"))
+}
+
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ran {
+    fn both(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+/// `status -f - --now NOW ARGS` with `input` on stdin.
+fn status_stdin(input: &[u8], args: &[&str]) -> Ran {
+    let mut child = Command::new(BIN)
+        .args(["status", "-f", "-", "--now", NOW])
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // The program may stop reading early (an error): a broken pipe is fine.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).expect("example")
+}
+
+// ---- item 5: a snapshot without objects is an error ----
+
+#[test]
+fn a_read_that_found_nothing_is_an_error_whatever_the_flags() {
+    // (case, stdin, said on stderr)
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("nothing (false | ...)", b"", "holds no document"),
+        (
+            "an empty List",
+            b"apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n",
+            "no Kubernetes object",
+        ),
+        (
+            "a Status",
+            br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"valkeynodes.valkey.io is forbidden","reason":"Forbidden","code":403}"#,
+            "an API Status instead of objects (the request that wrote it failed: \"valkeynodes.valkey.io is forbidden\")",
+        ),
+        (
+            "a Table",
+            br#"{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},"columnDefinitions":[],"rows":[]}"#,
+            "a Table",
+        ),
+    ];
+    for (name, input, want) in cases {
+        for args in [&[][..], &["--exit-code"], &["-o", "json", "--exit-code"]] {
+            let r = status_stdin(input, args);
+            assert_eq!(r.code, 1, "{name} {args:?}: {}", r.both());
+            assert_eq!(r.stdout, "", "{name} {args:?}");
+            assert!(r.stderr.contains(want), "{name} {args:?}: {}", r.stderr);
+            assert!(
+                r.stderr.contains("kubectl get valkeyclusters,valkeynodes"),
+                "{name}: {}",
+                r.stderr
+            );
+        }
+    }
+}
+
+// ---- item 2: duplicates are read once ----
+
+#[test]
+fn an_example_appended_to_itself_reads_as_it_does_once() {
+    let jammed = read(&example("jammed"));
+    let twice = [&jammed[..], b"\n---\n", &jammed[..]].concat();
+    let mut ten = Vec::new();
+    for _ in 0..10 {
+        ten.extend_from_slice(&jammed);
+        ten.extend_from_slice(b"\n---\n");
+    }
+    for args in [&["--exit-code"][..], &["-o", "json", "--exit-code"]] {
+        let once = status_stdin(&jammed, args);
+        assert_eq!(once.code, 3, "{}", once.both());
+        assert!(!once.stderr.contains("warning"), "{}", once.stderr);
+        for (name, text, copies) in [("twice", &twice, 2), ("ten times", &ten, 10)] {
+            let r = status_stdin(text, args);
+            assert_eq!(
+                (r.code, &r.stdout),
+                (once.code, &once.stdout),
+                "{name} {args:?}: {}",
+                r.stderr
+            );
+            let warnings: Vec<&str> = r.stderr.lines().collect();
+            assert_eq!(warnings.len(), 1, "{name}: {}", r.stderr);
+            assert!(
+                warnings[0].starts_with("warning: the snapshot holds 65 object(s) more than once"),
+                "{name}: {}",
+                r.stderr
+            );
+            assert!(
+                warnings[0].contains(&format!("ValkeyCluster prod/cache ({copies} copies)")),
+                "{name}: {}",
+                r.stderr
+            );
+            assert!(warnings[0].ends_with("and 60 more"), "{name}: {}", r.stderr);
+        }
+    }
+}
