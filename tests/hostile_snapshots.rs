@@ -132,3 +132,51 @@ fn an_example_appended_to_itself_reads_as_it_does_once() {
         }
     }
 }
+
+/// Steering reads a file too (`--dry-run=client`): its plan is made from the
+/// copies read once, and it says so as status does.
+#[test]
+fn a_steering_plan_from_an_appended_file_warns_once() {
+    let dir = std::env::temp_dir().join(format!("kvr-dup-steer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let jammed = read(&example("jammed"));
+    let once_path = dir.join("once.yaml");
+    let twice_path = dir.join("twice.yaml");
+    std::fs::write(&once_path, &jammed).expect("write");
+    std::fs::write(&twice_path, [&jammed[..], b"\n---\n", &jammed[..]].concat()).expect("write");
+    let grant = |path: &Path| {
+        let out = Command::new(BIN)
+            .args(["grant", "cache-1-1", "-f"])
+            .arg(path)
+            .args(["--dry-run=client", "--now", NOW])
+            .env_remove("KUBECONFIG")
+            .output()
+            .expect("run");
+        Ran {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    };
+    let once = grant(&once_path);
+    let twice = grant(&twice_path);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!once.stderr.contains("more than once"), "{}", once.both());
+    assert_eq!(
+        (twice.code, &twice.stdout),
+        (once.code, &once.stdout),
+        "{}",
+        twice.stderr
+    );
+    let warned: Vec<&str> = twice
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: the snapshot holds 65 object(s) more than once"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{}", twice.both());
+    assert_eq!(
+        twice.stderr.replacen(warned[0], "", 1).trim(),
+        once.stderr.trim(),
+        "the warning is the only difference"
+    );
+}

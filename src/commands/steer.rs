@@ -136,7 +136,12 @@ async fn run(
             Steered::planned(exec::first_plan(&loaded.snapshot, &request, &opts, &actor)?)
         }
     };
-    output(ctx, &steered)
+    let mut outcome = output(ctx, &steered)?;
+    // A file read once from its copies says so, as status does.
+    outcome
+        .stderr
+        .insert_str(0, &render::notice::duplicate_warning(&loaded.duplicates));
+    Ok(outcome)
 }
 
 /// The node's namespace: the one in view, else (a file read without `-n`,
