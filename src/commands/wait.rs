@@ -344,30 +344,7 @@ fn eprint(text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture::sample::{bare_cluster, bare_node};
-    use crate::report::{ClusterReason, NodeReport};
-
-    fn node(name: &str, state: NodeState, held: Option<u64>) -> NodeReport {
-        NodeReport {
-            shard: Some(0),
-            index: Some(0),
-            held_for_seconds: held,
-            ..bare_node(name, state)
-        }
-    }
-
-    fn cluster(name: &str, verdict: Verdict) -> ClusterReport {
-        ClusterReport {
-            reason: match verdict {
-                Verdict::Converged => ClusterReason::Converged { total: 6 },
-                Verdict::Jammed => ClusterReason::Jammed,
-                _ => ClusterReason::Rolling,
-            },
-            total: 6,
-            done: Some(4),
-            ..bare_cluster(name, verdict, Vec::new())
-        }
-    }
+    use crate::fixture::sample::{waited_cluster as cluster, waited_node as node};
 
     fn report(verdicts: &[Verdict]) -> Report {
         Report {
