@@ -180,3 +180,50 @@ fn a_steering_plan_from_an_appended_file_warns_once() {
         "the warning is the only difference"
     );
 }
+
+/// Every command that reads a file says it held copies, once, whatever it
+/// shows; the ones that read only a live cluster (`wait`, `status --watch`,
+/// `bundle`) refuse `-f` before reading it, so have nothing to warn about.
+#[test]
+fn every_command_reading_an_appended_file_warns_once() {
+    let dir = std::env::temp_dir().join(format!("kvr-dup-all-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let jammed = read(&example("jammed"));
+    let twice = dir.join("twice.yaml");
+    std::fs::write(&twice, [&jammed[..], b"\n---\n", &jammed[..]].concat()).expect("write");
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(args)
+            .arg("-f")
+            .arg(&twice)
+            .env_remove("KUBECONFIG")
+            .output()
+            .expect("run");
+        Ran {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    };
+    let warning = "warning: the snapshot holds 65 object(s) more than once";
+    for args in [
+        &["status", "--now", NOW][..],
+        &["status", "-o", "json", "--now", NOW],
+        &["explain", "cache", "--now", NOW],
+        &["explain", "cache-1-0", "--now", NOW],
+        &["history", "cache", "--now", NOW],
+        &["grant", "cache-1-1", "--dry-run=client", "--now", NOW],
+        &["revoke", "cache-1-0", "--dry-run=client", "--now", NOW],
+    ] {
+        let r = run(args);
+        let warned = r.stderr.lines().filter(|l| l.starts_with(warning)).count();
+        assert_eq!(warned, 1, "{args:?}: {}", r.both());
+    }
+    for args in [&["wait"][..], &["status", "--watch"], &["bundle"]] {
+        let r = run(args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.both());
+        assert!(r.stderr.contains("not -f/--filename"), "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains(warning), "{args:?}: {}", r.stderr);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
