@@ -222,7 +222,11 @@ fn every_command_reading_an_appended_file_warns_once() {
     for args in [&["wait"][..], &["status", "--watch"], &["bundle"]] {
         let r = run(args);
         assert_eq!(r.code, 2, "{args:?}: {}", r.both());
-        assert!(r.stderr.contains("not -f/--filename"), "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("not -f/--filename"),
+            "{args:?}: {}",
+            r.stderr
+        );
         assert!(!r.stderr.contains(warning), "{args:?}: {}", r.stderr);
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -12,6 +12,8 @@
 //! - [`clock`]: what is said about `--now`, and the requests `-v` logs.
 //! - [`explain`]: one node or one cluster as prose and a timeline.
 //! - [`steer`]: steering plans and results.
+//! - `step`: a thing to do next, prose and commands (`explain`, a refusal's
+//!   way out).
 //! - [`style`]: colour by severity, and neutralising control characters.
 //! - [`fit`]: text fitted to a terminal's width (wrapped, cut, columns left out).
 pub mod clock;
@@ -24,6 +26,7 @@ pub mod metrics;
 pub mod name;
 pub mod notice;
 pub mod steer;
+mod step;
 pub mod style;
 pub mod table;
 pub mod wait;

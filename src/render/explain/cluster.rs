@@ -1,7 +1,7 @@
 //! One cluster's prose: why its queue is or is not moving, and what a
 //! person could do next.
 
-use super::step::Step;
+use crate::render::step::Step;
 use crate::render::words;
 use crate::report::{ClusterReport, NodeState, Protocol, Verdict};
 use crate::shell::CommandLine;

@@ -19,7 +19,6 @@ use std::fmt::Write as _;
 mod cluster;
 mod last_words;
 mod node;
-mod step;
 
 use cluster::{cluster_next_steps, cluster_reasoning};
 use node::NodeProse;

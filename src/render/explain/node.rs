@@ -2,7 +2,7 @@
 //! could do next.
 
 use super::cluster::vr;
-use super::step::Step;
+use crate::render::step::Step;
 use crate::render::table::protocol_word;
 use crate::render::words;
 use crate::report::{ClusterReport, EvidenceKind, GrantSource, NodeReport, NodeState, Protocol};

@@ -23,7 +23,7 @@ pub use holder::{holder, holder_in};
 pub use note::{note, note_in};
 pub use refusal::{change, refusal, refusal_in};
 pub use warning::{warning, warning_in};
-pub use way_out::way_out;
+pub use way_out::{way_out, way_out_text};
 
 use crate::render::fit::{Screen, paragraph};
 use crate::render::style::{Tone, clean, paint, strong};
@@ -179,13 +179,10 @@ pub fn text(s: &Steered, screen: impl Into<Screen>) -> String {
             "    ",
         ));
     }
-    let next = way_out(p);
-    if !next.is_empty() {
+    if !p.way_out.is_empty() {
         out.push_str(&strong("way out:", color));
         out.push('\n');
-        for step in &next {
-            out.push_str(&paragraph(&clean(step), width, "  - ", "    "));
-        }
+        out.push_str(&way_out_text(p, width));
     }
     for n in &s.notes {
         out.push_str(&paragraph(

@@ -16,14 +16,14 @@ const TEXT_INDENT: &str = "    ";
 /// Where a step's commands start: under its prose, further in.
 const COMMAND_INDENT: &str = "      ";
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 enum Part {
     Say(String),
-    Run(String),
+    Run(CommandLine),
 }
 
 /// Prose and commands in the order they are read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(super) struct Step {
     parts: Vec<Part>,
 }
@@ -39,8 +39,7 @@ impl Step {
     /// A command, on its own line after what came before (a value longer
     /// than any Kubernetes name cut, as on every screen).
     pub(super) fn run(mut self, command: CommandLine) -> Self {
-        self.parts
-            .push(Part::Run(command.render_with(crate::render::fit::bounded)));
+        self.parts.push(Part::Run(command));
         self
     }
 
@@ -62,12 +61,27 @@ impl Step {
                 }
                 Part::Run(command) => {
                     out.push_str(COMMAND_INDENT);
-                    out.push_str(&clean(command));
+                    out.push_str(&clean(&command.render_with(crate::render::fit::bounded)));
                     out.push('\n');
                 }
             }
         }
         out
+    }
+}
+
+impl Step {
+    /// The step on one line, for a document (`-o json|yaml`): its parts
+    /// joined by spaces, each command exact (a document is not a screen).
+    pub(super) fn line(&self) -> String {
+        self.parts
+            .iter()
+            .map(|part| match part {
+                Part::Say(text) => text.clone(),
+                Part::Run(command) => command.render(),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
