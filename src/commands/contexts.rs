@@ -4,7 +4,6 @@
 
 use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
-use crate::render::style::clean;
 use crate::source::live;
 
 /// One context to read: `None` is the kubeconfig's current one (or the
@@ -18,12 +17,9 @@ impl ContextName {
         self.0.clone().unwrap_or_default()
     }
 
-    /// In words: `context prod-eu`, `the current context`.
-    pub fn words(&self) -> String {
-        match &self.0 {
-            Some(name) => format!("context {}", clean(name)),
-            None => "the current context".to_string(),
-        }
+    /// The name given, `None` for the current context (render words it).
+    pub fn given(&self) -> Option<&str> {
+        self.0.as_deref()
     }
 }
 
@@ -52,14 +48,6 @@ pub fn resolve(global: &GlobalArgs) -> Result<Vec<ContextName>> {
         }
     }
     Ok(seen.into_iter().map(|n| ContextName(Some(n))).collect())
-}
-
-/// The warning of a context that could not be read, for stderr.
-pub fn unread_warning(name: &ContextName, error: &Error) -> String {
-    format!(
-        "warning: {} could not be read, its clusters are missing from this report: {error}\n",
-        name.words()
-    )
 }
 
 #[cfg(test)]
@@ -123,12 +111,8 @@ mod tests {
     }
 
     #[test]
-    fn names_in_words() {
-        assert_eq!(ContextName(None).words(), "the current context");
+    fn labels() {
         assert_eq!(ContextName(None).label(), "");
-        assert_eq!(
-            ContextName(Some("eu\u{1b}[31m".into())).words(),
-            "context eu\\u{1b}[31m"
-        );
+        assert_eq!(ContextName(Some("eu".into())).label(), "eu");
     }
 }

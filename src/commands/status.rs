@@ -5,13 +5,15 @@
 //! `--exit-code` a verdict that needs attention (Jammed, Stalled, Conflict)
 //! makes the exit 3, so a script or an alert can act on it.
 
-use super::contexts::{self, unread_warning};
+use super::contexts;
 use super::shared::{is_table, keep_cluster, needs_attention, render_report};
 use crate::classify::classify;
 use crate::cli::StatusArgs;
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
-use crate::render::notice::{no_clusters_message, partial_warning, view_warnings};
+use crate::render::notice::{
+    context_partial_warning, context_unread, no_clusters_message, view_warnings,
+};
 use crate::report::Report;
 use crate::source;
 use crate::source::watch::Scope;
@@ -84,11 +86,7 @@ async fn run_contexts(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     for (name, read) in names.iter().zip(reads) {
         match read {
             Ok(mut loaded) => {
-                // `warning: partial view: ...` says which context.
-                for line in partial_warning(&loaded.unread).lines() {
-                    let line = line.strip_prefix("warning: ").unwrap_or(line);
-                    stderr.push_str(&format!("warning: {}: {line}\n", name.words()));
-                }
+                stderr.push_str(&context_partial_warning(name.given(), &loaded.unread));
                 let mut judged = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
                 drop(std::mem::take(&mut loaded.snapshot));
                 if let Some(cluster) = &args.cluster {
@@ -100,7 +98,7 @@ async fn run_contexts(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
                 report.clusters.extend(judged.clusters);
             }
             Err(err) => {
-                stderr.push_str(&unread_warning(name, &err));
+                stderr.push_str(&context_unread(name.given(), &err));
                 unread += 1;
             }
         }

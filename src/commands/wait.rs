@@ -18,6 +18,7 @@ use crate::cli::{OutputFormat, WaitArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
 use crate::render::json::{to_json, to_yaml};
+use crate::render::notice::{context_unread, in_context};
 use crate::render::wait::{Naming, contexts_unread, final_words, progress_line};
 use crate::report::{ClusterReport, NodeState, Report, Verdict};
 use crate::source::watch::{Scope, Update};
@@ -238,7 +239,7 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
                 views.push(Some((live, scope)));
             }
             Err(err) => {
-                eprint(&super::contexts::unread_warning(&names[at], &err));
+                eprint(&context_unread(names[at].given(), &err));
                 unread[at] = true;
                 views.push(None);
             }
@@ -261,10 +262,10 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
                 Ok(Update::Snapshot(s)) => snapshots[at] = Some(s),
                 Ok(Update::Connection(c)) => {
                     let line = ConnectionView::from(c).log_line(Instant::now());
-                    eprint(&format!("{}: {line}", names[at].words()));
+                    eprint(&in_context(names[at].given(), &line));
                 }
                 Err(err) => {
-                    eprint(&super::contexts::unread_warning(&names[at], &err));
+                    eprint(&context_unread(names[at].given(), &err));
                     unread[at] = true;
                     snapshots[at] = None;
                 }

@@ -23,6 +23,7 @@
 //! since the judgement (nothing has changed since, or the view would have
 //! been judged again).
 
+use crate::render::notice::{context_words, in_context};
 use crate::render::style::clean;
 use crate::report::{NodeState, Report, Verdict};
 use jiff::Timestamp;
@@ -275,13 +276,44 @@ pub fn readiness(contexts: &[ContextView]) -> (bool, String) {
     (ready, text)
 }
 
-/// How a context is named in words (`/readyz`, the log).
+/// How a context is named in words (`/readyz`, the log): its label is
+/// empty for the current context (a `--context` is never empty).
 pub fn context_name(context: &str) -> String {
-    if context.is_empty() {
-        "the current context".to_string()
+    context_words((!context.is_empty()).then_some(context))
+}
+
+/// The exporter's first log line: where it serves, and what it watches (in
+/// `namespace`, every namespace for `None`, of each context).
+pub fn serving(
+    address: std::net::SocketAddr,
+    namespace: Option<&str>,
+    contexts: &[Option<&str>],
+) -> String {
+    let scope = match namespace {
+        Some(ns) => format!("namespace {ns}"),
+        None => "all namespaces".to_string(),
+    };
+    let contexts: Vec<String> = contexts.iter().map(|c| context_words(*c)).collect();
+    format!(
+        "serving metrics on http://{address}/metrics (/healthz, /readyz); watching ValkeyClusters in {scope} of {}\n",
+        contexts.join(", ")
+    )
+}
+
+/// The exporter's log line when a context's readiness changes: `context
+/// eu: ready`, or `context eu: not ready: WHY; WHY`.
+pub fn readiness_news(context: Option<&str>, blind: &[String]) -> String {
+    if blind.is_empty() {
+        in_context(context, "ready\n")
     } else {
-        format!("context {}", clean(context))
+        in_context(context, &format!("not ready: {}\n", blind.join("; ")))
     }
+}
+
+/// The exporter's log line when every watch of a context stopped (it
+/// never should) and it starts them again.
+pub fn watches_restarted(context: Option<&str>) -> String {
+    in_context(context, "every watch stopped; starting again\n")
 }
 
 #[derive(Debug)]
@@ -682,6 +714,24 @@ mod tests {
             (true, "context ap: ready\n".to_string())
         );
         assert!(!readiness(&[]).0);
+        // The log says the same as `/readyz`, one line a change.
+        assert_eq!(readiness_news(Some("ap"), &[]), "context ap: ready\n");
+        assert_eq!(
+            readiness_news(
+                None,
+                &["pods: forbidden".into(), "events: forbidden".into()]
+            ),
+            "the current context: not ready: pods: forbidden; events: forbidden\n"
+        );
+        assert_eq!(
+            serving("127.0.0.1:9187".parse().unwrap(), None, &[Some("eu"), None]),
+            "serving metrics on http://127.0.0.1:9187/metrics (/healthz, /readyz); \
+             watching ValkeyClusters in all namespaces of context eu, the current context\n"
+        );
+        assert_eq!(
+            watches_restarted(Some("eu")),
+            "context eu: every watch stopped; starting again\n"
+        );
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! What a view says about itself rather than about the clusters: that it
-//! found none, or that part of it could not be read. The commands and the
+//! found none, that part of it could not be read, or (over several
+//! kubeconfig contexts) which context a line is about. The commands and the
 //! source hand over the facts; the sentences are here.
 
+use crate::error::Error;
+use crate::render::style::clean;
 use crate::source::file::Duplicate;
 use crate::source::live::Unread;
 
@@ -37,6 +40,40 @@ pub fn duplicate_warning(duplicates: &[Duplicate]) -> String {
         duplicates.len(),
         named.join(", ")
     )
+}
+
+/// A kubeconfig context in words: `context prod-eu`, or `the current
+/// context` for `None` (no `--context` given).
+pub fn context_words(context: Option<&str>) -> String {
+    match context {
+        Some(name) => format!("context {}", clean(name)),
+        None => "the current context".to_string(),
+    }
+}
+
+/// A line said of one context among several: `context prod-eu: LINE`.
+pub fn in_context(context: Option<&str>, line: &str) -> String {
+    format!("{}: {line}", context_words(context))
+}
+
+/// The warning of a context that could not be read, for stderr.
+pub fn context_unread(context: Option<&str>, error: &Error) -> String {
+    format!(
+        "warning: {} could not be read, its clusters are missing from this report: {error}\n",
+        context_words(context)
+    )
+}
+
+/// [`partial_warning`] of one context among several: each line says which
+/// (`warning: context prod-eu: partial view: ...`).
+pub fn context_partial_warning(context: Option<&str>, unread: &[Unread]) -> String {
+    partial_warning(unread)
+        .lines()
+        .map(|line| {
+            let line = line.strip_prefix("warning: ").unwrap_or(line);
+            format!("warning: {}\n", in_context(context, line))
+        })
+        .collect()
 }
 
 /// What a table says when there is nothing to show.
@@ -91,6 +128,32 @@ mod tests {
         );
         assert!(!warning.contains("p5"), "{warning}");
         assert_eq!(duplicate_warning(&[]), "");
+    }
+
+    #[test]
+    fn contexts_in_words() {
+        assert_eq!(context_words(None), "the current context");
+        assert_eq!(context_words(Some("eu\u{1b}[31m")), "context eu\\u{1b}[31m");
+        assert_eq!(in_context(Some("eu"), "ready\n"), "context eu: ready\n");
+        let unread = [Unread {
+            resource: "pods".into(),
+            error: "forbidden".into(),
+        }];
+        assert_eq!(
+            context_partial_warning(Some("eu"), &unread),
+            "warning: context eu: partial view: pods could not be listed (forbidden); \
+             judged without them: pod evidence (CrashLoopBackOff, image pulls, readiness) \
+             is missing\n"
+        );
+        assert_eq!(context_partial_warning(None, &[]), "");
+        assert_eq!(
+            context_unread(None, &Error::WatchEnded),
+            format!(
+                "warning: the current context could not be read, its clusters are missing \
+                 from this report: {}\n",
+                Error::WatchEnded
+            )
+        );
     }
 
     #[test]

@@ -26,7 +26,9 @@ use super::contexts::{self, ContextName};
 use crate::classify::classify;
 use crate::cli::{ExporterArgs, GlobalArgs};
 use crate::error::{Error, Outcome, Result};
-use crate::render::metrics::{ContextView, ErrorKind, Judged, KindView};
+use crate::render::metrics::{
+    ContextView, ErrorKind, Judged, KindView, readiness_news, serving, watches_restarted,
+};
 use crate::report::Report;
 use crate::snapshot::Snapshot;
 use crate::source::live;
@@ -95,18 +97,11 @@ pub async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
         .iter()
         .map(|n| ContextView::new(&n.label(), &resources))
         .collect();
-    let scope = match &ctx.global.namespace {
-        Some(ns) => format!("namespace {ns}"),
-        None => "all namespaces".to_string(),
-    };
-    log(&format!(
-        "serving metrics on http://{}/metrics (/healthz, /readyz); watching ValkeyClusters in {scope} of {}\n",
+    let contexts: Vec<Option<&str>> = names.iter().map(ContextName::given).collect();
+    log(&serving(
         listener.local_addr().unwrap_or(args.listen),
-        names
-            .iter()
-            .map(ContextName::words)
-            .collect::<Vec<_>>()
-            .join(", ")
+        ctx.global.namespace.as_deref(),
+        &contexts,
     ));
     let mut tasks = Vec::with_capacity(names.len());
     for (at, name) in names.into_iter().enumerate() {
@@ -171,10 +166,7 @@ async fn keep_context(global: GlobalArgs, name: ContextName, at: usize, shared: 
                     Ok(watch) => {
                         watch_context(watch, &global, &name, at, &shared).await;
                         // Every watcher stopped (it never should): start over.
-                        log(&format!(
-                            "{}: every watch stopped; starting again\n",
-                            name.words()
-                        ));
+                        log(&watches_restarted(name.given()));
                     }
                     Err(e) => fail(&shared, at, &name, &e, &mut said),
                 }
@@ -196,7 +188,7 @@ fn fail(shared: &Shared, at: usize, name: &ContextName, e: &Error, said: &mut Op
         view.blind = vec![text.clone()];
     });
     if said.as_ref() != Some(&text) {
-        log(&format!("{}: not ready: {text}\n", name.words()));
+        log(&readiness_news(name.given(), std::slice::from_ref(&text)));
         *said = Some(text);
     }
 }
@@ -299,15 +291,7 @@ async fn watch_context(
             }
         }
         if said.as_ref() != Some(&blind) {
-            if blind.is_empty() {
-                log(&format!("{}: ready\n", name.words()));
-            } else {
-                log(&format!(
-                    "{}: not ready: {}\n",
-                    name.words(),
-                    blind.join("; ")
-                ));
-            }
+            log(&readiness_news(name.given(), &blind));
             said = Some(blind.clone());
         }
         let judged = judged.clone();
