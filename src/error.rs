@@ -178,12 +178,12 @@ pub enum Error {
         format: &'static str,
         problem: String,
     },
-    /// A worker thread of the program failed (it could not start, or it
-    /// panicked): `what` says which, with the runtime's words if it has any.
-    #[error("{what}{}", .problem.as_ref().map(|p| format!(": {p}")).unwrap_or_default())]
+    /// A worker thread or task of the program failed: `what` says which,
+    /// `source` how (with the runtime's words where it has any).
+    #[error("{what}{}", task_words(.source))]
     Task {
         what: &'static str,
-        problem: Option<String>,
+        source: TaskFailure,
     },
     /// kube could not build a LIST request (bad parameters).
     #[error("cannot build the list of {resource}: {source}")]
@@ -212,6 +212,31 @@ pub enum Error {
 }
 
 /// `prod/cache`, or `cache` ... `in any namespace` (after "not found").
+/// How a worker thread or task failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskFailure {
+    /// The thread could not be started (the system refused it: memory, a
+    /// limit of threads).
+    #[error(transparent)]
+    Start(std::io::Error),
+    /// A tokio task that panicked or was cancelled.
+    #[error(transparent)]
+    Join(tokio::task::JoinError),
+    /// A thread that panicked: std gives no words for it (its payload is
+    /// whatever was passed to `panic!`), and the panic printed its own.
+    #[error("panicked")]
+    Panicked,
+}
+
+/// What follows `what` in a [`Error::Task`]: the runtime's words, none for a
+/// thread's panic (it printed them already).
+fn task_words(failure: &TaskFailure) -> String {
+    match failure {
+        TaskFailure::Panicked => String::new(),
+        other => format!(": {other}"),
+    }
+}
+
 fn located(namespace: &Option<String>, name: &str) -> String {
     match namespace {
         Some(ns) => format!("{ns}/{name}"),
@@ -349,6 +374,45 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_failed_task_keeps_its_cause_typed_and_its_words() {
+        let start = Error::Task {
+            what: "cannot start the snapshot parser",
+            source: TaskFailure::Start(std::io::Error::from(std::io::ErrorKind::OutOfMemory)),
+        };
+        assert_eq!(
+            start.to_string(),
+            format!(
+                "cannot start the snapshot parser: {}",
+                std::io::Error::from(std::io::ErrorKind::OutOfMemory)
+            )
+        );
+        let cause = std::error::Error::source(&start).and_then(|s| s.downcast_ref::<TaskFailure>());
+        assert!(
+            matches!(cause, Some(TaskFailure::Start(e)) if e.kind() == std::io::ErrorKind::OutOfMemory),
+            "{cause:?}"
+        );
+        // A thread's panic printed its own words: the error adds none.
+        let panicked = Error::Task {
+            what: "the snapshot parser failed",
+            source: TaskFailure::Panicked,
+        };
+        assert_eq!(panicked.to_string(), "the snapshot parser failed");
+        let join = tokio::task::spawn_blocking(|| std::panic::panic_any(7u8))
+            .await
+            .expect_err("it panicked");
+        let words = join.to_string();
+        let joined = Error::Task {
+            what: "reading the snapshot failed",
+            source: TaskFailure::Join(join),
+        };
+        assert_eq!(
+            joined.to_string(),
+            format!("reading the snapshot failed: {words}")
+        );
+        assert!(words.contains("panicked"), "{words}");
+    }
 
     #[test]
     fn a_steering_command_stopped_after_the_lease_says_what_was_not_written() {

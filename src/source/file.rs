@@ -284,13 +284,13 @@ pub fn parse_file_snapshot(text: &[u8], source_name: &str) -> Result<FileSnapsho
             })
             .map_err(|e| Error::Task {
                 what: "cannot start the snapshot parser",
-                problem: Some(e.to_string()),
+                source: crate::error::TaskFailure::Start(e),
             })?
             .join()
             .unwrap_or_else(|_| {
                 Err(Error::Task {
                     what: "the snapshot parser failed",
-                    problem: None,
+                    source: crate::error::TaskFailure::Panicked,
                 })
             })
     })

@@ -912,7 +912,7 @@ where
     parsed.map_err(|e| {
         StreamFailure::Task(Error::Task {
             what: "the LIST page reader failed",
-            problem: Some(e.to_string()),
+            source: crate::error::TaskFailure::Join(e),
         })
     })
 }

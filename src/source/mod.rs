@@ -88,7 +88,7 @@ async fn load_with(target: &Target, cluster: Option<&str>, partial: bool) -> Res
             .await
             .map_err(|e| Error::Task {
                 what: "reading the snapshot failed",
-                problem: Some(e.to_string()),
+                source: crate::error::TaskFailure::Join(e),
             })??;
         let file::FileSnapshot {
             mut snapshot,
