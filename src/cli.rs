@@ -182,6 +182,55 @@ pub enum Command {
     Complete(CompleteArgs),
 }
 
+/// A subcommand without its arguments: what code that knows only the name
+/// typed decides on (completion, before the command line is whole). Named
+/// as clap names the subcommands ([`Command::verb`] is exhaustive, so a new
+/// command needs its verb, and each `match` on a verb its arm).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Verb {
+    Status,
+    Explain,
+    Grant,
+    Revoke,
+    Force,
+    ReplacePod,
+    Wait,
+    History,
+    Bundle,
+    Exporter,
+    Completion,
+    Version,
+    #[value(name = "__complete")]
+    Complete,
+}
+
+impl Verb {
+    /// The verb of a subcommand's name as clap spells it.
+    pub fn of(name: &str) -> Option<Verb> {
+        <Verb as clap::ValueEnum>::from_str(name, false).ok()
+    }
+}
+
+impl Command {
+    pub fn verb(&self) -> Verb {
+        match self {
+            Command::Status(_) => Verb::Status,
+            Command::Explain(_) => Verb::Explain,
+            Command::Grant(_) => Verb::Grant,
+            Command::Revoke(_) => Verb::Revoke,
+            Command::Force(_) => Verb::Force,
+            Command::ReplacePod(_) => Verb::ReplacePod,
+            Command::Wait(_) => Verb::Wait,
+            Command::History(_) => Verb::History,
+            Command::Bundle(_) => Verb::Bundle,
+            Command::Exporter(_) => Verb::Exporter,
+            Command::Completion(_) => Verb::Completion,
+            Command::Version => Verb::Version,
+            Command::Complete(_) => Verb::Complete,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct StatusArgs {
     /// A ValkeyCluster's name (default: every cluster in the namespace)

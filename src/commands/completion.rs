@@ -10,7 +10,7 @@
 //! there and always exits 0: a completion that cannot reach the cluster
 //! offers nothing.
 
-use crate::cli::{Cli, CompleteArgs, CompletionArgs, CompletionShell, GlobalArgs};
+use crate::cli::{Cli, CompleteArgs, CompletionArgs, CompletionShell, GlobalArgs, Verb};
 use crate::commands::Ctx;
 use crate::error::{Outcome, Result};
 use crate::render::style::clean;
@@ -370,37 +370,25 @@ pub enum NodeOrder {
     TroubleFirst,
 }
 
-impl NodeOrder {
-    /// The order for the subcommand named `sub`; the nodes in trouble
-    /// first unless it grants or revokes.
-    fn of(sub: &str) -> NodeOrder {
-        match sub {
-            "grant" | "force" => NodeOrder::WaitingFirst,
-            "revoke" => NodeOrder::HoldersFirst,
-            _ => NodeOrder::TroubleFirst,
-        }
-    }
-}
-
-/// What the first positional of `root`'s subcommand `sub` takes, by the
-/// value name clap gives it.
-fn first_positional(root: &clap::Command, sub: &str) -> Option<Lookup> {
-    let first = root.find_subcommand(sub)?.get_positionals().next()?;
-    match first.get_value_names()?.first()?.as_str() {
-        "CLUSTER" => Some(Lookup::Clusters),
+/// What the first positional of a subcommand names, in the order that
+/// suits it: exhaustive, so a new command says what it completes (its
+/// clap value name must agree: `CLUSTER`, `NODE` or `NAME`, see the tests).
+fn first_positional(verb: Verb) -> Option<Lookup> {
+    match verb {
+        Verb::Status | Verb::Wait | Verb::History | Verb::Bundle => Some(Lookup::Clusters),
+        Verb::Grant | Verb::Force => Some(Lookup::Nodes(NodeOrder::WaitingFirst)),
+        Verb::Revoke => Some(Lookup::Nodes(NodeOrder::HoldersFirst)),
         // explain's NAME: a node, else a cluster.
-        "NODE" | "NAME" => Some(Lookup::Nodes(NodeOrder::of(sub))),
-        _ => None,
+        Verb::Explain | Verb::ReplacePod => Some(Lookup::Nodes(NodeOrder::TroubleFirst)),
+        // A shell's name (clap's possible values), or nothing.
+        Verb::Exporter | Verb::Completion | Verb::Version | Verb::Complete => None,
     }
 }
 
 /// What the request needs looked up, if anything.
 pub fn lookup_for(req: &Typed) -> Option<Lookup> {
     match (&req.slot, req.subcommand.as_deref()) {
-        // What the subcommand's first positional names, as clap defines it:
-        // a new command with a CLUSTER or NODE argument completes with no
-        // change here.
-        (Slot::Positional { index: 0 }, Some(sub)) => first_positional(&built_command(), sub),
+        (Slot::Positional { index: 0 }, Some(sub)) => Verb::of(sub).and_then(first_positional),
         (Slot::FlagValue { flag, .. }, _) => match flag.as_str() {
             "namespace" => Some(Lookup::Namespaces),
             "context" => Some(Lookup::Contexts),
@@ -923,30 +911,49 @@ mod tests {
         }
     }
 
-    /// Every subcommand clap knows that names a cluster or a node first is
-    /// completed with a lookup, and every other one is not; the verbs
-    /// with an order of their own are subcommands.
+    /// Every subcommand clap knows has its verb, under the same name, and
+    /// completes what its first positional names in clap's definition: a
+    /// cluster (`CLUSTER`), a node (`NODE`, `NAME`), or nothing.
     #[test]
     fn lookups_follow_clap_s_subcommands() {
         let root = built_command();
-        for sub in root.get_subcommands() {
+        let mut named = Vec::new();
+        // clap's own `help` is no command of this program.
+        for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
             let name = sub.get_name();
-            let names_one = sub.get_positionals().next().is_some_and(|a| {
-                a.get_value_names()
-                    .is_some_and(|v| ["CLUSTER", "NODE", "NAME"].contains(&v[0].as_str()))
-            });
+            let verb = Verb::of(name).unwrap_or_else(|| panic!("{name} has no verb"));
+            named.push(verb);
+            let value_name = sub
+                .get_positionals()
+                .next()
+                .and_then(|a| a.get_value_names()?.first().map(|v| v.to_string()));
+            let lookup = first_positional(verb);
+            match value_name.as_deref() {
+                Some("CLUSTER") => assert_eq!(lookup, Some(Lookup::Clusters), "{name}"),
+                Some("NODE" | "NAME") => {
+                    assert!(
+                        matches!(lookup, Some(Lookup::Nodes(_))),
+                        "{name}: {lookup:?}"
+                    );
+                }
+                _ => assert_eq!(lookup, None, "{name}"),
+            }
             let req = parse_words(&words(&[name, ""]));
-            assert_eq!(lookup_for(&req).is_some(), names_one, "{name}");
+            assert_eq!(lookup_for(&req), lookup, "{name}");
         }
-        for verb in ["grant", "force", "revoke"] {
-            assert!(root.find_subcommand(verb).is_some(), "{verb}");
+        for verb in <Verb as clap::ValueEnum>::value_variants() {
+            assert!(named.contains(verb), "{verb:?} is no subcommand");
         }
-        // A command added to clap's definition completes with no list to
-        // extend.
-        let added = root.clone().subcommand(
-            clap::Command::new("rollback").arg(Arg::new("cluster").value_name("CLUSTER")),
-        );
-        assert_eq!(first_positional(&added, "rollback"), Some(Lookup::Clusters));
+        // Command::verb names each parsed command as clap does.
+        let parsed = |args: &[&str]| {
+            Cli::try_parse_from(["kubectl-valkey-roll"].iter().chain(args))
+                .expect("parses")
+                .command
+                .verb()
+        };
+        assert_eq!(parsed(&["replace-pod", "cache-0-1"]), Verb::ReplacePod);
+        assert_eq!(parsed(&["version"]), Verb::Version);
+        assert_eq!(parsed(&["__complete", "gr"]), Verb::Complete);
     }
 
     fn node(name: &str, state: NodeState, queue: Option<usize>) -> NodeReport {
