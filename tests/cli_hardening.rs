@@ -5,59 +5,11 @@
 //! without bounds, and parse errors in a kubectl user's words. Each case
 //! writes its snapshot into a tempdir and runs the plugin binary on it.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{Ran, command, example, run};
 use kubectl_valkey_roll::fixture;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-const NOW: &str = "2026-11-29T10:16:11Z";
-
-fn example(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
-        .join(format!("{name}.yaml"))
-        .display()
-        .to_string()
-}
-
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Ran {
-    fn both(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", self.stdout, self.stderr))
-    }
-}
-
-/// Runs the program off a terminal (stdin closed), with the fixed clock
-/// unless the arguments bring their own `--now`.
-fn run(args: &[&str]) -> Ran {
-    let mut cmd = Command::new(BIN);
-    // The clock goes first: arguments may end in `-- NAME`.
-    if !args.contains(&"--now") {
-        cmd.args(["--now", NOW]);
-    }
-    cmd.args(args);
-    let out = cmd
-        .env_remove("NO_COLOR")
-        .env_remove("KUBECONFIG")
-        .env("USER", "tester")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+use std::path::Path;
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
@@ -673,16 +625,12 @@ fn far_future_times_are_facts_not_failures() {
 
 /// Runs the program with `input` as stdin (`-f -`).
 fn run_stdin(input: std::process::Stdio) -> Ran {
-    let out = std::process::Command::new(BIN)
-        .args(["status", "-f", "-", "--now", NOW])
-        .stdin(input)
-        .output()
-        .expect("run");
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Ran::of(
+        command(&["status", "-f", "-"])
+            .stdin(input)
+            .output()
+            .expect("run"),
+    )
 }
 
 #[test]

@@ -8,34 +8,9 @@
 mod harness;
 
 use assert_cmd::Command;
-use harness::plugin::Ran;
+use harness::common::{BIN, NOW, example, run};
 use serde_json::Value;
 use std::io::Read;
-use std::path::PathBuf;
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-const NOW: &str = "2026-11-29T10:16:11Z";
-
-fn example(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
-        .join(format!("{name}.yaml"))
-        .display()
-        .to_string()
-}
-
-/// Runs the program off a terminal with the fixed clock on `file`.
-fn run(args: &[&str]) -> Ran {
-    Ran::of(
-        Command::new(BIN)
-            .args(args)
-            .args(["--now", NOW])
-            .env_remove("NO_COLOR")
-            .env_remove("KUBECONFIG")
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}")),
-    )
-}
 
 fn says(what: &str, text: &str, wants: &[&str]) {
     for want in wants {

@@ -2,7 +2,11 @@
 //! names run the same program, and kubectl's completion helper stays silent
 //! without a cluster. No API server needed.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::root;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 use kubectl_valkey_roll::cli::CompletionShell;
@@ -10,10 +14,6 @@ use kubectl_valkey_roll::commands::completion::{SHELLS, script_file_name};
 
 const DASH: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
 const UNDERSCORE: &str = env!("CARGO_BIN_EXE_kubectl-valkey_roll");
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn shell_word(shell: CompletionShell) -> &'static str {
     match shell {

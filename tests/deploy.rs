@@ -9,13 +9,10 @@
 
 mod harness;
 
+use harness::common::root;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn read(path: &str) -> String {
     let p = root().join(path);

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
+use harness::common::BIN;
 
 /// Longest a run may take: generous for a loaded machine, short of hanging.
 const BOUND: Duration = Duration::from_secs(60);

@@ -24,7 +24,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
+use harness::common::BIN;
 
 /// One fault at a time: each stops the one server of this binary.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::const_new(());

@@ -3,41 +3,11 @@
 //! errors are cut, completion offers only real names, and text output
 //! stays linear in a name's length. Each case runs the plugin binary.
 
-use assert_cmd::Command;
+mod common;
+
+use common::run;
 use kubectl_valkey_roll::fixture;
 use std::path::{Path, PathBuf};
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-const NOW: &str = "2026-11-29T10:16:11Z";
-
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Ran {
-    fn both(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-}
-
-/// Runs the program off a terminal with the fixed clock.
-fn run(args: &[&str]) -> Ran {
-    let out = Command::new(BIN)
-        .args(["--now", NOW])
-        .args(args)
-        .env_remove("NO_COLOR")
-        .env_remove("KUBECONFIG")
-        .env_remove("COLUMNS")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);

@@ -3,55 +3,19 @@
 //! parse errors in plain words. Each case runs the plugin binary on a
 //! file (or stdin); the parser's own tables are in src/source/file.rs.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-const NOW: &str = "2026-11-29T10:16:11Z";
+use common::{NOW, Ran, example, run, run_with_stdin};
+use std::path::Path;
 
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
-        .join(format!("{name}.yaml"))
-}
-
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Ran {
-    fn both(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-}
-
-/// `status -f - --now NOW ARGS` with `input` on stdin.
+/// `status -f - ARGS` with `input` on stdin, on the examples' clock.
 fn status_stdin(input: &[u8], args: &[&str]) -> Ran {
-    let mut child = Command::new(BIN)
-        .args(["status", "-f", "-", "--now", NOW])
-        .args(args)
-        .env_remove("KUBECONFIG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run");
-    let mut stdin = child.stdin.take().expect("stdin");
-    // The program may stop reading early (an error): a broken pipe is fine.
-    let _ = stdin.write_all(input);
-    drop(stdin);
-    let out = child.wait_with_output().expect("wait");
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let mut all = vec!["status", "-f", "-"];
+    all.extend_from_slice(args);
+    run_with_stdin(&all, input)
 }
 
-fn read(path: &Path) -> Vec<u8> {
+fn read(path: &str) -> Vec<u8> {
     std::fs::read(path).expect("example")
 }
 
@@ -145,18 +109,8 @@ fn a_steering_plan_from_an_appended_file_warns_once() {
     std::fs::write(&once_path, &jammed).expect("write");
     std::fs::write(&twice_path, [&jammed[..], b"\n---\n", &jammed[..]].concat()).expect("write");
     let grant = |path: &Path| {
-        let out = Command::new(BIN)
-            .args(["grant", "cache-1-1", "-f"])
-            .arg(path)
-            .args(["--dry-run=client", "--now", NOW])
-            .env_remove("KUBECONFIG")
-            .output()
-            .expect("run");
-        Ran {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        let path = path.display().to_string();
+        run(&["grant", "cache-1-1", "-f", &path, "--dry-run=client"])
     };
     let once = grant(&once_path);
     let twice = grant(&twice_path);
@@ -191,19 +145,19 @@ fn every_command_reading_an_appended_file_warns_once() {
     let jammed = read(&example("jammed"));
     let twice = dir.join("twice.yaml");
     std::fs::write(&twice, [&jammed[..], b"\n---\n", &jammed[..]].concat()).expect("write");
+    let twice = twice.display().to_string();
+    // Without the examples' clock for the commands that run on the real
+    // one (`--now` would be refused first).
     let run = |args: &[&str]| {
-        let out = Command::new(BIN)
-            .args(args)
-            .arg("-f")
-            .arg(&twice)
-            .env_remove("KUBECONFIG")
-            .output()
-            .expect("run");
-        Ran {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        let mut all = args.to_vec();
+        all.extend(["-f", &twice]);
+        Ran::of(
+            std::process::Command::new(common::BIN)
+                .args(&all)
+                .env_remove("KUBECONFIG")
+                .output()
+                .expect("run"),
+        )
     };
     let warning = "warning: the snapshot holds 65 object(s) more than once";
     for args in [

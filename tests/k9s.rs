@@ -6,17 +6,14 @@
 //! substituted, `kubectl` standing for the plugin on a bundled example
 //! (offline), `less` for `cat`.
 
+mod common;
+
+use common::{BIN, NOW, root};
+
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-const NOW: &str = "2026-11-29T10:16:11Z";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn plugins() -> BTreeMap<String, Value> {
     let path = root().join("contrib/k9s/valkey-roll.yaml");

@@ -6,17 +6,13 @@
 //! works without a cluster; `TERM=dumb` gets no colour; a `--now` before
 //! the snapshot is warned about.
 
+mod common;
+
+use common::{BIN, NOW, root};
+
 use clap::{CommandFactory, Parser};
 use kubectl_valkey_roll::cli::Cli;
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-const NOW: &str = "2026-11-29T10:16:11Z";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The program off a terminal, from the repository's root (where the
 /// examples' paths lead), with no kubeconfig and no colour.

@@ -29,7 +29,7 @@ use harness::operator::Operator;
 use harness::plugin::{Ran, run_in};
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
+use harness::common::BIN;
 const BOUND: Duration = Duration::from_secs(180);
 const CLUSTER: &str = "rig";
 const OLD: &str = "valkey/valkey:9.0.0";

@@ -34,7 +34,7 @@ use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
+use harness::common::BIN;
 const X: &str = "cache-0-1";
 const Y: &str = "cache-0-0";
 /// How far the clock moves before each write.

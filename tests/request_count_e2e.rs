@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
+use harness::common::BIN;
 
 /// The kinds `status` reads by a selector, and how each LIST must be
 /// narrowed: (resource, selector parameter, its value). `{cluster}` is the

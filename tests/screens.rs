@@ -13,18 +13,14 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+
+use common::{BIN, NOW, example, root};
+
 use std::fs::File;
 use std::io::Read;
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-const NOW: &str = "2026-11-29T10:16:11Z";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// (example, its cluster, the node that matters): every bundled example.
 const EXAMPLES: &[(&str, &str, &str)] = &[
@@ -45,14 +41,6 @@ fn commands(cluster: &str, node: &str) -> Vec<Vec<String>> {
     .into_iter()
     .map(|c| c.into_iter().map(str::to_string).collect())
     .collect()
-}
-
-fn example(name: &str) -> String {
-    root()
-        .join("examples")
-        .join(format!("{name}.yaml"))
-        .display()
-        .to_string()
 }
 
 /// A pseudo-terminal of `columns` columns and 40 rows.

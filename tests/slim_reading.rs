@@ -13,17 +13,13 @@
 //! --test slim_reading`; a change that means to change what these print
 //! regenerates them (without GOLDEN_BIN: this build) and says so.
 
+mod common;
+
+use common::{BIN, NOW, root};
+
 use assert_cmd::Command;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
-/// The clock of the examples and of the generated cluster.
-const NOW: &str = "2026-11-29T10:16:11Z";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// (input, command): every command on every input that has what it names.
 fn cases() -> Vec<(&'static str, Vec<&'static str>)> {

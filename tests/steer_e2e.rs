@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-valkey-roll");
+use harness::common::BIN;
 
 const ANN_GRANTED_REVISION: &str = "valkey-roll.io/granted-revision";
 const ANN_GRANTED_BY: &str = "valkey-roll.io/granted-by";

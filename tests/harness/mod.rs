@@ -71,6 +71,10 @@
 
 #![allow(dead_code)]
 
+// The offline tests' shared helpers (`Ran`, the examples), the same file
+// they include as `mod common;`.
+#[path = "../common/mod.rs"]
+pub mod common;
 pub mod controlplane;
 // Both say the fixture's words (src/fixture): only with that feature.
 #[cfg(feature = "fixture")]

@@ -11,18 +11,12 @@
 //! assert_eq!(status.code(), Some(0), "{}", p.transcript());
 //! ```
 
-use serde_json::Value;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// A finished run of the plugin.
-pub struct Ran {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
+pub use super::common::Ran;
 
 /// Runs the plugin to its end with `args`, as a person off a terminal
 /// would: no `KUBECONFIG` from the environment, no colour, no stdin.
@@ -55,36 +49,6 @@ pub async fn run_in(kubeconfig: &Path, ns: &str, args: &[&str]) -> Ran {
         .expect("join")
         .expect("run kubectl-valkey-roll");
     Ran::of(out)
-}
-
-impl Ran {
-    pub fn of(out: Output) -> Ran {
-        Ran {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
-    /// The exit code and both outputs, for a failure message.
-    pub fn both(&self) -> String {
-        format!(
-            "exit {}\nstdout:\n{}\nstderr:\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-
-    /// The JSON document on stdout, whatever the exit code.
-    pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.both()))
-    }
-
-    /// The JSON document on stdout of a run that must have succeeded.
-    pub fn ok_json(&self) -> Value {
-        assert_eq!(self.code, 0, "{}", self.both());
-        self.json()
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
