@@ -1,5 +1,5 @@
 //! Figures for reading, judging and rendering clusters of 6, 300, 3000 and 10,000
-//! nodes: `cargo bench --features fixture --bench classify`.
+//! nodes: `cargo bench --bench classify`.
 //!
 //! Each size is a P1 roll under way, as `kubectl get valkeyclusters,
 //! valkeynodes,statefulsets,deployments,pods,events -o yaml

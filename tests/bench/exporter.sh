@@ -41,7 +41,7 @@ if [ -z "${PLUGIN:-}" ]; then
   cargo build --release --bin kubectl-valkey-roll >&2
   PLUGIN=$root/target/release/kubectl-valkey-roll
 fi
-cluster=$(cargo build --features fixture --bench cluster --message-format=json-render-diagnostics |
+cluster=$(cargo build --bench cluster --message-format=json-render-diagnostics |
   jq -r 'select(.executable != null and .target.name == "cluster") | .executable' | tail -1)
 tree=$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +dirty)
 

@@ -53,7 +53,7 @@ if [ -z "${PLUGIN:-}" ]; then
   PLUGIN=$root/target/release/kubectl-valkey-roll
 fi
 say "building tests/bench/cluster.rs"
-cluster=$(cargo build --features fixture --bench cluster --message-format=json-render-diagnostics |
+cluster=$(cargo build --bench cluster --message-format=json-render-diagnostics |
   jq -r 'select(.executable != null and .target.name == "cluster") | .executable' | tail -1)
 
 # The server, loaded; it stops when $work/stop appears (or this shell goes).
