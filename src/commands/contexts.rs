@@ -10,16 +10,16 @@ use crate::source::live;
 /// One context to read: `None` is the kubeconfig's current one (or the
 /// pod's own service account), when no `--context` was given.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ContextName(pub Option<String>);
+pub(crate) struct ContextName(pub Option<String>);
 
 impl ContextName {
     /// The `context` of a metric or a JSON cluster: the name, or empty.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         self.0.clone().unwrap_or_default()
     }
 
     /// In words: `context prod-eu`, `the current context`.
-    pub fn words(&self) -> String {
+    pub(crate) fn words(&self) -> String {
         match &self.0 {
             Some(name) => format!("context {}", clean(name)),
             None => "the current context".to_string(),
@@ -30,7 +30,7 @@ impl ContextName {
 /// The contexts asked for, in the order given (each once): every context
 /// of the kubeconfig with `--all-contexts`, each `--context`, else the
 /// current one.
-pub fn resolve(global: &GlobalArgs) -> Result<Vec<ContextName>> {
+pub(crate) fn resolve(global: &GlobalArgs) -> Result<Vec<ContextName>> {
     let names = if global.all_contexts {
         let all = live::kubeconfig_contexts(global.kubeconfig.as_deref())?;
         if all.is_empty() {
@@ -55,7 +55,7 @@ pub fn resolve(global: &GlobalArgs) -> Result<Vec<ContextName>> {
 }
 
 /// The warning of a context that could not be read, for stderr.
-pub fn unread_warning(name: &ContextName, error: &Error) -> String {
+pub(crate) fn unread_warning(name: &ContextName, error: &Error) -> String {
     format!(
         "warning: {} could not be read, its clusters are missing from this report: {error}\n",
         name.words()

@@ -7,7 +7,7 @@ use crate::source::live::Unread;
 
 /// All a view says about itself before its report: the kinds left out, then
 /// the objects the file held more than once.
-pub fn view_warnings(unread: &[Unread], duplicates: &[Duplicate]) -> String {
+pub(crate) fn view_warnings(unread: &[Unread], duplicates: &[Duplicate]) -> String {
     partial_warning(unread) + &duplicate_warning(duplicates)
 }
 
@@ -15,7 +15,7 @@ pub fn view_warnings(unread: &[Unread], duplicates: &[Duplicate]) -> String {
 const DUPLICATES_NAMED: usize = 5;
 
 /// The one warning line for duplicates; empty without any.
-pub fn duplicate_warning(duplicates: &[Duplicate]) -> String {
+pub(crate) fn duplicate_warning(duplicates: &[Duplicate]) -> String {
     if duplicates.is_empty() {
         return String::new();
     }
@@ -40,7 +40,7 @@ pub fn duplicate_warning(duplicates: &[Duplicate]) -> String {
 }
 
 /// What a table says when there is nothing to show.
-pub fn no_clusters_message(namespace: Option<&str>) -> String {
+pub(crate) fn no_clusters_message(namespace: Option<&str>) -> String {
     match namespace {
         Some(ns) => format!("No ValkeyClusters found in namespace {ns}.\n"),
         None => "No ValkeyClusters found in any namespace.\n".to_string(),
@@ -49,7 +49,7 @@ pub fn no_clusters_message(namespace: Option<&str>) -> String {
 
 /// The warning a partial view carries, one line per kind left out: which
 /// kind, why, and what is judged without it. Empty for a whole view.
-pub fn partial_warning(unread: &[Unread]) -> String {
+pub(crate) fn partial_warning(unread: &[Unread]) -> String {
     unread
         .iter()
         .map(|u| {

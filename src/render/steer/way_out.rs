@@ -11,7 +11,7 @@ fn vr(verb: &str) -> CommandLine {
 }
 
 /// One step, for people: a command in backticks and what it is for.
-pub fn step(s: &Step, plan: &Plan) -> String {
+pub(crate) fn step(s: &Step, plan: &Plan) -> String {
     let ns = plan.namespace.as_str();
     let p2 = plan.protocol == Protocol::P2;
     match s {
@@ -73,6 +73,6 @@ pub fn step(s: &Step, plan: &Plan) -> String {
 }
 
 /// Every step of the plan's way out.
-pub fn way_out(plan: &Plan) -> Vec<String> {
+pub(crate) fn way_out(plan: &Plan) -> Vec<String> {
     plan.way_out.iter().map(|s| step(s, plan)).collect()
 }

@@ -264,7 +264,7 @@ mod tests {
                     assert_eq!(d.resource_version, "77", "{name}");
                 }
                 (Err(r), Some(part)) => {
-                    let text = crate::render::steer::refusal(&r);
+                    let text = crate::render::steer::refusal::refusal(&r);
                     assert!(text.contains(part), "{name}: {text}");
                     assert!(text.contains("cache-0-1"), "{name}: {text}");
                 }
@@ -280,7 +280,7 @@ mod tests {
         let mut other = d.clone();
         other.uid = "uid-2".into();
         let what = changed(Some(&other), Some(&d)).expect("new uid");
-        let what = crate::render::steer::change(&what);
+        let what = crate::render::steer::refusal::change(&what);
         assert!(what.contains("uid uid-2, was uid-1"), "{what}");
         let mut moved = d.clone();
         moved.update_revision = "valkey-cache-0-1-newer".into();
