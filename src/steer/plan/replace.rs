@@ -168,7 +168,7 @@ pub(super) fn changed(now: Option<&PodDelete>, before: Option<&PodDelete>) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::PodFacts;
+    use crate::classify::node::{PodFacts, superseded_not_ready};
 
     fn trapped() -> NodePod {
         NodePod {
@@ -252,7 +252,12 @@ mod tests {
             // The predicate the explain uses agrees with the planner.
             if let Some(f) = &found {
                 assert_eq!(
-                    f.superseded_not_ready(),
+                    superseded_not_ready(
+                        f.deployment,
+                        f.workload_found,
+                        (f.pod.as_ref()).map(|p| (p.ready, p.being_deleted, p.revision.as_deref())),
+                        f.update_revision.as_deref(),
+                    ),
                     got.is_ok() || f.pod.as_ref().is_some_and(|p| p.uid.is_none()),
                     "{name}"
                 );
