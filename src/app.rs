@@ -9,7 +9,7 @@ use clap::{CommandFactory, Parser};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-pub async fn run(cli: Cli, ctx: Ctx) -> Result<Outcome> {
+pub(crate) async fn run(cli: Cli, ctx: Ctx) -> Result<Outcome> {
     match cli.command {
         Command::Status(args) if args.watch => commands::watch::run(&ctx, &args).await,
         Command::Status(args) => commands::status::run(&ctx, &args).await,

@@ -107,18 +107,18 @@ pub struct GlobalArgs {
 impl GlobalArgs {
     /// The one `--context` given (the first, should several be; commands
     /// that read one context refuse several in [`Cli::validate`]).
-    pub fn context(&self) -> Option<&str> {
+    pub(crate) fn context(&self) -> Option<&str> {
         self.contexts.first().map(String::as_str)
     }
 
     /// Several contexts are asked for (several `--context`, or
     /// `--all-contexts`).
-    pub fn several_contexts(&self) -> bool {
+    pub(crate) fn several_contexts(&self) -> bool {
         self.all_contexts || self.contexts.len() > 1
     }
 
     /// These flags with one context in place of those given.
-    pub fn for_context(&self, context: Option<&str>) -> GlobalArgs {
+    pub(crate) fn for_context(&self, context: Option<&str>) -> GlobalArgs {
         GlobalArgs {
             contexts: context.map(str::to_string).into_iter().collect(),
             all_contexts: false,
@@ -187,7 +187,7 @@ pub enum Command {
 /// as clap names the subcommands ([`Command::verb`] is exhaustive, so a new
 /// command needs its verb, and each `match` on a verb its arm).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Verb {
+pub(crate) enum Verb {
     Status,
     Explain,
     Grant,
@@ -206,12 +206,16 @@ pub enum Verb {
 
 impl Verb {
     /// The verb of a subcommand's name as clap spells it.
-    pub fn of(name: &str) -> Option<Verb> {
+    pub(crate) fn of(name: &str) -> Option<Verb> {
         <Verb as clap::ValueEnum>::from_str(name, false).ok()
     }
 }
 
 impl Command {
+    /// The verb of this command. Its exhaustive `match` is what makes a new
+    /// command name its verb; only completion's tests call it, hence `pub`
+    /// (a `pub(crate)` item used by tests alone would be dead code).
+    #[allow(private_interfaces)]
     pub fn verb(&self) -> Verb {
         match self {
             Command::Status(_) => Verb::Status,
@@ -425,7 +429,7 @@ pub struct CompleteArgs {
 /// reads `-f examples/...` runs on the bundled snapshots from the
 /// repository's root (tests/cli_offline.rs runs them); the others need a
 /// cluster.
-pub mod examples {
+pub(crate) mod examples {
     /// The snapshot and clock of a bundled example, on a line of its own.
     macro_rules! on {
         ($file:literal) => {
@@ -437,7 +441,7 @@ pub mod examples {
         };
     }
 
-    pub const STATUS: &str = concat!(
+    pub(crate) const STATUS: &str = concat!(
         "Examples:\n",
         "  # The jammed example (P2, the released operator), as it was at 10:16:11\n",
         "  kubectl valkey-roll status",
@@ -458,7 +462,7 @@ pub mod examples {
         "-o wide shows every column, whole."
     );
 
-    pub const EXPLAIN: &str = concat!(
+    pub(crate) const EXPLAIN: &str = concat!(
         "Examples:\n",
         "  # The node that jams the roll: evidence, timeline, what to do next\n",
         "  kubectl valkey-roll explain cache-1-0",
@@ -473,7 +477,7 @@ pub mod examples {
         on!("jammed-p1")
     );
 
-    pub const GRANT: &str = concat!(
+    pub(crate) const GRANT: &str = concat!(
         "Examples:\n",
         "  # Plan a grant on a snapshot: refused while cache-1-1 holds the permit,\n",
         "  # and the refusal says the way out\n",
@@ -484,7 +488,7 @@ pub mod examples {
         "  kubectl valkey-roll grant cache-1-1 -n prod --reason \"operator down\""
     );
 
-    pub const REVOKE: &str = concat!(
+    pub(crate) const REVOKE: &str = concat!(
         "Examples:\n",
         "  # Plan taking the stuck holder's permit away (P1), without asking\n",
         "  kubectl valkey-roll revoke cache-1-1 --dry-run=client --yes",
@@ -494,7 +498,7 @@ pub mod examples {
         "  kubectl valkey-roll revoke cache-1-1 -n prod --reason \"bad image\""
     );
 
-    pub const FORCE: &str = concat!(
+    pub(crate) const FORCE: &str = concat!(
         "Examples:\n",
         "  # Plan moving the permit to the walk's front, the stuck holder's revoked\n",
         "  kubectl valkey-roll force cache-1-0 --takeover --reason \"front first\" \\\n",
@@ -505,7 +509,7 @@ pub mod examples {
         "  kubectl valkey-roll force cache-1-0 -n prod --takeover --reason \"front first\""
     );
 
-    pub const REPLACE_POD: &str = concat!(
+    pub(crate) const REPLACE_POD: &str = concat!(
         "Examples:\n",
         "  # Plan it on a snapshot: refused, the pod is on its StatefulSet's update\n",
         "  # revision (replacing it would only restart the same failure)\n",
@@ -516,7 +520,7 @@ pub mod examples {
         "  kubectl valkey-roll replace-pod cache-1-0 -n prod --reason \"reverted\""
     );
 
-    pub const WAIT: &str = concat!(
+    pub(crate) const WAIT: &str = concat!(
         "Examples (wait needs a live cluster):\n",
         "  # In a pipeline, after the change that starts the roll\n",
         "  kubectl valkey-roll wait cache -n prod --timeout 30m\n\n",
@@ -524,7 +528,7 @@ pub mod examples {
         "  kubectl valkey-roll wait cache -n prod --no-fail-fast"
     );
 
-    pub const HISTORY: &str = concat!(
+    pub(crate) const HISTORY: &str = concat!(
         "Examples:\n",
         "  # A finished roll: when each node was advanced and Ready, how long it took\n",
         "  kubectl valkey-roll history",
@@ -535,7 +539,7 @@ pub mod examples {
         on!("jammed")
     );
 
-    pub const BUNDLE: &str = concat!(
+    pub(crate) const BUNDLE: &str = concat!(
         "Examples (bundle reads a live cluster):\n",
         "  # Hand over what you are looking at\n",
         "  kubectl valkey-roll bundle cache -n prod --output-file cache-bundle.yaml\n\n",
@@ -543,7 +547,7 @@ pub mod examples {
         "  kubectl valkey-roll status -f cache-bundle.yaml"
     );
 
-    pub const EXPORTER: &str = concat!(
+    pub(crate) const EXPORTER: &str = concat!(
         "Examples (the exporter reads live clusters):\n",
         "  # Beside Prometheus, every namespace of the current context\n",
         "  kubectl valkey-roll exporter --listen 127.0.0.1:9808\n\n",
@@ -551,27 +555,27 @@ pub mod examples {
         "  kubectl valkey-roll exporter --context prod-eu --context prod-us"
     );
 
-    pub const COMPLETION: &str = concat!(
+    pub(crate) const COMPLETION: &str = concat!(
         "Examples:\n",
         "  kubectl valkey-roll completion bash > ~/.kube-valkey-roll.bash\n",
         "  kubectl valkey-roll completion zsh > \"${fpath[1]}/_kubectl-valkey-roll\""
     );
 
-    pub const VERSION: &str = concat!(
+    pub(crate) const VERSION: &str = concat!(
         "Examples:\n",
         "  kubectl valkey-roll version\n",
         "  kubectl valkey-roll version -o json"
     );
 }
 
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     humantime::parse_duration(s)
         .map_err(|e| format!("`{s}` is not a duration (e.g. 30s, 10m, 1h): {e}"))
 }
 
 /// `--request-timeout`: a duration, or a bare number of seconds as kubectl
 /// takes it (`0`: no limit).
-pub fn parse_request_timeout(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_request_timeout(s: &str) -> Result<Duration, String> {
     match s.parse::<u64>() {
         Ok(secs) => Ok(Duration::from_secs(secs)),
         Err(_) => parse_duration(s),
@@ -579,7 +583,7 @@ pub fn parse_request_timeout(s: &str) -> Result<Duration, String> {
 }
 
 /// A value that must say something (`--reason ""` records nothing).
-pub fn non_blank(s: &str) -> Result<String, String> {
+pub(crate) fn non_blank(s: &str) -> Result<String, String> {
     if s.trim().is_empty() {
         Err("must not be empty".to_string())
     } else {
@@ -590,7 +594,7 @@ pub fn non_blank(s: &str) -> Result<String, String> {
 /// `--now`: any time the API can hold, up to 9999-12-31T23:59:59Z (one
 /// after 9999-12-30T22:00Z is read as that, see [`crate::snapshot::LATEST`]).
 /// The error names the form, not the parser's internals.
-pub fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
+pub(crate) fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
     crate::snapshot::parse_time(s).ok_or_else(|| {
         format!("`{s}` is not an RFC 3339 time with a time zone (e.g. 2026-11-29T10:16:00Z)")
     })
@@ -670,7 +674,7 @@ impl Cli {
 
 impl Command {
     /// The subcommand's name, as typed.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Command::Status(_) => "status",
             Command::Explain(_) => "explain",
@@ -690,7 +694,7 @@ impl Command {
 
     /// A usage error (exit 2) about this subcommand, in clap's format and
     /// with its usage line, not the top level's.
-    pub fn usage_error(&self, msg: &str) -> clap::Error {
+    pub(crate) fn usage_error(&self, msg: &str) -> clap::Error {
         let mut root = Cli::command();
         root.build();
         let kind = clap::error::ErrorKind::ArgumentConflict;
@@ -700,7 +704,7 @@ impl Command {
         }
     }
 
-    pub fn steer_args(&self) -> Option<&SteerArgs> {
+    pub(crate) fn steer_args(&self) -> Option<&SteerArgs> {
         match self {
             Command::Grant(a) => Some(&a.steer),
             Command::Revoke(a) => Some(&a.steer),

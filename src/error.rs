@@ -10,7 +10,7 @@
 
 /// Exit codes of every command (docs/plugin.md, "Exit codes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     Done = 0,
     Error = 1,
     Usage = 2,
@@ -24,7 +24,7 @@ pub enum Exit {
 }
 
 impl Exit {
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         self as u8
     }
 }
@@ -338,7 +338,7 @@ impl Error {
     /// combination of arguments, [`Exit::Error`] (1) for every other
     /// error. The other codes (3 to 7) are outcomes, not errors: a command
     /// returns them in its [`Outcome`].
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         match self {
             Error::Usage(_) => Exit::Usage,
             _ => Exit::Error,
@@ -349,27 +349,27 @@ impl Error {
 /// What a command hands back to `main`: the text for stdout (and stderr) and
 /// the exit code. Commands never print; only `main` does.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub stdout: String,
     pub stderr: String,
     pub exit: Exit,
 }
 
 impl Outcome {
-    pub fn ok(stdout: String) -> Self {
+    pub(crate) fn ok(stdout: String) -> Self {
         Outcome {
             stdout,
             stderr: String::new(),
             exit: Exit::Done,
         }
     }
-    pub fn with_exit(mut self, exit: Exit) -> Self {
+    pub(crate) fn with_exit(mut self, exit: Exit) -> Self {
         self.exit = exit;
         self
     }
 }
 
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,21 @@
 //! you mean"); [`commands`] holds one
 //! module per command and [`app`] dispatches to them; [`verbose`] writes
 //! kubectl's `-v` lines.
+//!
+//! The surface outside the crate is what the binaries, tests/ and the
+//! benches use; everything else is `pub(crate)` (CONTRIBUTING.md):
+//! - the binaries: `app::main`;
+//! - tests/ (and the fuzz targets in tests/fuzz): `classify::classify`,
+//!   `cli::Cli` with its argument types (parsed, then `validate`d),
+//!   `commands::completion` (`SHELLS`, `script_file_name`),
+//!   `render::json` (`to_json`, `to_yaml`), `render::table`
+//!   (`status_table`, `TableOptions`), `source::file::parse_snapshot`,
+//!   the data of `snapshot` (`Snapshot` and the objects it holds,
+//!   `keys`, `condition`) and of `report` (`Report` and the types it
+//!   holds, `next_change`, `timeless`, the states' rules), `error::Error`
+//!   (which those functions return), and [`fixture`];
+//! - the benches: the same, with `source::slim` (`node`, `event`) and
+//!   `Snapshot::normalize`.
 pub mod app;
 pub mod classify;
 pub mod cli;
@@ -18,12 +33,12 @@ pub mod error;
 /// (the `fixture` feature, never in a release build).
 #[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
-pub mod names;
+pub(crate) mod names;
 pub mod render;
 pub mod report;
-pub mod shell;
+pub(crate) mod shell;
 pub mod snapshot;
 pub mod source;
-pub mod steer;
-pub mod units;
-pub mod verbose;
+pub(crate) mod steer;
+pub(crate) mod units;
+pub(crate) mod verbose;

@@ -5,7 +5,7 @@
 
 /// The longest name the API server accepts (a DNS-1123 subdomain): no
 /// node, cluster or namespace is longer, so a longer one is not a name.
-pub const LONGEST_NAME: usize = 253;
+pub(crate) const LONGEST_NAME: usize = 253;
 
 /// Up to three names within a small edit distance of `name`, nearest first.
 ///
@@ -15,7 +15,7 @@ pub const LONGEST_NAME: usize = 253;
 /// characters, so a longer name gets no suggestion and a longer candidate
 /// is none; the rest are compared only when their lengths differ by no
 /// more than the distance allowed.
-pub fn nearest(name: &str, candidates: &[&str]) -> Vec<String> {
+pub(crate) fn nearest(name: &str, candidates: &[&str]) -> Vec<String> {
     const LONGEST: usize = LONGEST_NAME;
     let len = name.chars().count();
     if len > LONGEST {

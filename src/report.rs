@@ -98,7 +98,7 @@ pub enum Verdict {
 
 impl NodeState {
     /// Every state, in the order docs/plugin.md decides them (and `Ord`).
-    pub const ALL: [NodeState; 8] = [
+    pub(crate) const ALL: [NodeState; 8] = [
         NodeState::Standalone,
         NodeState::StalePermit,
         NodeState::Stuck,
@@ -140,7 +140,7 @@ impl NodeState {
     /// How alarming the state is (its colour). Not the same ranking as
     /// [`NodeState::urgency`]: a Blocking node is more alarming than a
     /// rolling one, yet the rolling holder is looked at first.
-    pub fn tone(self) -> Tone {
+    pub(crate) fn tone(self) -> Tone {
         match self {
             NodeState::Stuck | NodeState::StalePermit => Tone::Bad,
             NodeState::Blocking => Tone::Warn,
@@ -154,7 +154,7 @@ impl NodeState {
     /// Who needs a look first (0 first), the order of the node table's
     /// rows: jammed holders, then the holders in flight, then the queue from
     /// its front (Blocking is the front when nobody asks), then the rest.
-    pub fn urgency(self) -> u8 {
+    pub(crate) fn urgency(self) -> u8 {
         match self {
             NodeState::Stuck | NodeState::StalePermit => 0,
             NodeState::Rolling | NodeState::Settling => 1,
@@ -168,7 +168,7 @@ impl NodeState {
 
 impl Verdict {
     /// Every verdict, in the order docs/plugin.md's table tries them.
-    pub const ALL: [Verdict; 6] = [
+    pub(crate) const ALL: [Verdict; 6] = [
         Verdict::Conflict,
         Verdict::Jammed,
         Verdict::Rolling,
@@ -178,7 +178,7 @@ impl Verdict {
     ];
 
     /// `wait` and `status --exit-code` stop with exit 3 on these.
-    pub fn needs_attention(self) -> bool {
+    pub(crate) fn needs_attention(self) -> bool {
         match self {
             Verdict::Conflict | Verdict::Jammed | Verdict::Stalled => true,
             Verdict::Rolling | Verdict::Waiting | Verdict::Converged => false,
@@ -186,7 +186,7 @@ impl Verdict {
     }
 
     /// How alarming the verdict is (its colour).
-    pub fn tone(self) -> Tone {
+    pub(crate) fn tone(self) -> Tone {
         match self {
             Verdict::Conflict | Verdict::Jammed => Tone::Bad,
             Verdict::Stalled => Tone::Warn,
@@ -200,7 +200,7 @@ impl Verdict {
 /// How alarming a verdict or state is, from someone-has-to-act to outside
 /// the roll. Render gives each one colour (`render::style::paint`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     /// Someone has to act: red.
     Bad,
     /// Not moving, or holding others up: yellow.
@@ -241,7 +241,7 @@ pub enum EvidenceKind {
     ProgressDeadlineExceeded,
     SupersededPod,
     /// A container that keeps restarting while Running: not ready, at least
-    /// [`RESTART_LOOP_MIN`](crate::classify::RESTART_LOOP_MIN) restarts, and
+    /// `RESTART_LOOP_MIN` (classify/evidence.rs) restarts, and
     /// its last termination recent (killed by its liveness or startup probe).
     RestartLoop,
     HeldOverThreshold,
@@ -276,7 +276,7 @@ pub struct Evidence {
 
 impl Evidence {
     /// Evidence that is about no one container.
-    pub fn new(kind: EvidenceKind, finding: Finding) -> Evidence {
+    pub(crate) fn new(kind: EvidenceKind, finding: Finding) -> Evidence {
         Evidence {
             kind,
             finding,
@@ -475,7 +475,7 @@ pub struct NodeReport {
 
 impl NodeReport {
     /// The role is shown with a `?`: the evidence does not settle it.
-    pub fn role_unsure(&self) -> bool {
+    pub(crate) fn role_unsure(&self) -> bool {
         self.role_note.is_some()
     }
 }
@@ -537,7 +537,7 @@ pub enum FailoverSource {
 
 /// Evidence that nobody drives the roll: a node in flight whose pod has
 /// been Ready on its new revision for longer than
-/// [`OPERATOR_GRACE`](crate::classify::OPERATOR_GRACE) while its status has
+/// `OPERATOR_GRACE` (classify/silence.rs) while its status has
 /// not followed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -644,7 +644,7 @@ pub struct Behind {
 /// The `explain -o json` entry of a node: its status entry plus a timeline.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TimelineEntry {
+pub(crate) struct TimelineEntry {
     pub time: Option<Timestamp>,
     pub reason: String,
     pub message: String,

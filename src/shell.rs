@@ -23,7 +23,7 @@
 use std::borrow::Cow;
 
 /// One word for a POSIX shell: bare when that is safe, else quoted.
-pub fn word(value: &str) -> Cow<'_, str> {
+pub(crate) fn word(value: &str) -> Cow<'_, str> {
     match shlex::try_quote(value) {
         Ok(quoted) => quoted,
         Err(_) => {
@@ -40,7 +40,7 @@ pub fn word(value: &str) -> Cow<'_, str> {
 /// A command line built from its parts, each value quoted as it is
 /// written out.
 #[derive(Clone, Debug)]
-pub struct CommandLine {
+pub(crate) struct CommandLine {
     head: String,
     positionals: Vec<String>,
     options: Vec<Opt>,
@@ -57,7 +57,7 @@ enum Opt {
 impl CommandLine {
     /// `head` is the program and subcommand, written as given (never data):
     /// `kubectl valkey-roll revoke`, `kubectl describe pod`.
-    pub fn new(head: &str) -> Self {
+    pub(crate) fn new(head: &str) -> Self {
         CommandLine {
             head: head.to_string(),
             positionals: Vec::new(),
@@ -66,14 +66,14 @@ impl CommandLine {
     }
 
     /// A positional argument (a name).
-    pub fn arg(mut self, value: &str) -> Self {
+    pub(crate) fn arg(mut self, value: &str) -> Self {
         self.positionals.push(value.to_string());
         self
     }
 
     /// A flag with a value: `-n prod`, or `-n=-x` when the value starts with
     /// `-` (it would otherwise be read as a flag of its own).
-    pub fn opt(mut self, flag: &str, value: &str) -> Self {
+    pub(crate) fn opt(mut self, flag: &str, value: &str) -> Self {
         self.options
             .push(Opt::Value(flag.to_string(), value.to_string()));
         self
@@ -81,14 +81,14 @@ impl CommandLine {
 
     /// A flag without a value (`--yes`), or a placeholder the reader fills
     /// in (`--reason "..."`): written as given, never data.
-    pub fn switch(mut self, text: &str) -> Self {
+    pub(crate) fn switch(mut self, text: &str) -> Self {
         self.options.push(Opt::Switch(text.to_string()));
         self
     }
 
     /// The line: `head POSITIONALS OPTIONS`, or `head OPTIONS -- POSITIONALS`
     /// when a positional starts with `-`.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         self.render_with(Cow::Borrowed)
     }
 
@@ -98,7 +98,7 @@ impl CommandLine {
     /// linear in the input and the command one quoted word that can only
     /// miss); [`render`](Self::render) keeps the exact values, for pasting
     /// and for the undo line of `-o json`.
-    pub fn render_with<'a>(&'a self, shown: impl Fn(&'a str) -> Cow<'a, str>) -> String {
+    pub(crate) fn render_with<'a>(&'a self, shown: impl Fn(&'a str) -> Cow<'a, str>) -> String {
         let quoted = |v: &'a str| word(&shown(v)).into_owned();
         let positionals: Vec<String> = self.positionals.iter().map(|p| quoted(p)).collect();
         let options: Vec<String> = self

@@ -23,8 +23,8 @@ use std::borrow::Cow;
 
 /// API group and version of both valkey.io kinds.
 pub const VALKEY_API_VERSION: &str = "valkey.io/v1alpha1";
-pub const VALKEY_GROUP: &str = "valkey.io";
-pub const VALKEY_VERSION: &str = "v1alpha1";
+pub(crate) const VALKEY_GROUP: &str = "valkey.io";
+pub(crate) const VALKEY_VERSION: &str = "v1alpha1";
 
 /// The latest time the plugin can hold: jiff's `Timestamp::MAX`,
 /// 9999-12-30T22:00:00.999999999Z (jiff keeps 26 hours of room so that any
@@ -34,16 +34,16 @@ pub const VALKEY_VERSION: &str = "v1alpha1";
 /// the same (nothing counts a time in the future as past). Its nanosecond
 /// digits cannot come from the API (microseconds at most), so a reader
 /// can tell it apart: see [`is_latest`].
-pub const LATEST: jiff::Timestamp = jiff::Timestamp::MAX;
+pub(crate) const LATEST: jiff::Timestamp = jiff::Timestamp::MAX;
 
 /// A time that was read as [`LATEST`] (at or after it).
-pub fn is_latest(t: jiff::Timestamp) -> bool {
+pub(crate) fn is_latest(t: jiff::Timestamp) -> bool {
     t >= LATEST
 }
 
 /// An RFC 3339 time as the API writes them, including those after
 /// [`LATEST`] (read as it). `None` for text that is not such a time.
-pub fn parse_time(text: &str) -> Option<jiff::Timestamp> {
+pub(crate) fn parse_time(text: &str) -> Option<jiff::Timestamp> {
     match text.parse::<jiff::Timestamp>() {
         Ok(t) => Some(t),
         Err(_) => past_latest(text).then_some(LATEST),
@@ -216,7 +216,7 @@ impl Snapshot {
     }
 
     /// Appends every object of `other` (not sorted again).
-    pub fn extend(&mut self, other: Snapshot) {
+    pub(crate) fn extend(&mut self, other: Snapshot) {
         self.clusters.extend(other.clusters);
         self.nodes.extend(other.nodes);
         self.stateful_sets.extend(other.stateful_sets);
@@ -226,7 +226,7 @@ impl Snapshot {
     }
 
     /// Keeps only the objects of one namespace.
-    pub fn retain_namespace(&mut self, namespace: &str) {
+    pub(crate) fn retain_namespace(&mut self, namespace: &str) {
         let keep = |m: &ObjectMeta| m.namespace.as_deref().unwrap_or("") == namespace;
         self.clusters.retain(|o| keep(&o.metadata));
         self.nodes.retain(|o| keep(&o.metadata));
@@ -240,20 +240,8 @@ impl Snapshot {
     /// ([`ValkeyNode::cluster_name`]): the LIST of nodes is not selected by
     /// label, so that a node that lost its label is still found by its
     /// owner reference.
-    pub fn retain_nodes_of(&mut self, cluster: &str) {
+    pub(crate) fn retain_nodes_of(&mut self, cluster: &str) {
         self.nodes.retain(|n| n.cluster_name() == Some(cluster));
-    }
-
-    /// The ValkeyNodes that belong to a cluster, in the cluster's namespace
-    /// ([`ValkeyNode::cluster_name`]).
-    pub fn nodes_of<'a>(
-        &'a self,
-        namespace: &'a str,
-        cluster: &'a str,
-    ) -> impl Iterator<Item = &'a ValkeyNode> + 'a {
-        self.nodes.iter().filter(move |n| {
-            n.metadata.namespace.as_deref() == Some(namespace) && n.cluster_name() == Some(cluster)
-        })
     }
 }
 
@@ -279,12 +267,12 @@ impl Condition {
     pub fn is_true(&self) -> bool {
         self.status == "True"
     }
-    pub fn is_false(&self) -> bool {
+    pub(crate) fn is_false(&self) -> bool {
         self.status == "False"
     }
     /// Written for the object's `generation` (a condition that does not
     /// say which generation it observed counts as current).
-    pub fn is_for_generation(&self, generation: Option<i64>) -> bool {
+    pub(crate) fn is_for_generation(&self, generation: Option<i64>) -> bool {
         self.observed_generation.is_none() || self.observed_generation == generation
     }
 }
@@ -394,7 +382,7 @@ pub struct ValkeyNodeStatus {
 
 /// What kind of workload runs a node's pod.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WorkloadKind {
+pub(crate) enum WorkloadKind {
     StatefulSet,
     Deployment,
 }
@@ -406,29 +394,29 @@ impl ValkeyNode {
     pub fn namespace(&self) -> &str {
         self.metadata.namespace.as_deref().unwrap_or("")
     }
-    pub fn label(&self, key: &str) -> Option<&str> {
+    pub(crate) fn label(&self, key: &str) -> Option<&str> {
         self.metadata.labels.as_ref()?.get(key).map(String::as_str)
     }
-    pub fn annotation(&self, key: &str) -> Option<&str> {
+    pub(crate) fn annotation(&self, key: &str) -> Option<&str> {
         self.metadata
             .annotations
             .as_ref()?
             .get(key)
             .map(String::as_str)
     }
-    pub fn cluster_label(&self) -> Option<&str> {
+    pub(crate) fn cluster_label(&self) -> Option<&str> {
         self.label(keys::LABEL_CLUSTER)
     }
     /// The cluster the node belongs to: the one its `valkey.io/cluster`
     /// label names, else the ValkeyCluster its controller owner reference
     /// names (a hand-edit can drop the label; the owner still holds).
-    pub fn cluster_name(&self) -> Option<&str> {
+    pub(crate) fn cluster_name(&self) -> Option<&str> {
         self.cluster_label()
             .filter(|l| !l.is_empty())
             .or_else(|| self.controller_cluster())
     }
     /// It belongs to its cluster by its owner reference alone (no label).
-    pub fn in_cluster_by_owner(&self) -> bool {
+    pub(crate) fn in_cluster_by_owner(&self) -> bool {
         self.cluster_label().is_none_or(str::is_empty) && self.controller_cluster().is_some()
     }
     pub fn conditions(&self) -> &[Condition] {
@@ -442,7 +430,7 @@ impl ValkeyNode {
     }
     /// The name of the ValkeyCluster that controls this node, when one does
     /// (owner reference of kind ValkeyCluster with `controller: true`).
-    pub fn controller_cluster(&self) -> Option<&str> {
+    pub(crate) fn controller_cluster(&self) -> Option<&str> {
         self.metadata
             .owner_references
             .as_ref()?
@@ -450,14 +438,14 @@ impl ValkeyNode {
             .find(|o| o.kind == "ValkeyCluster" && o.controller == Some(true))
             .map(|o| o.name.as_str())
     }
-    pub fn workload_kind(&self) -> WorkloadKind {
+    pub(crate) fn workload_kind(&self) -> WorkloadKind {
         match self.spec.workload_type.as_deref() {
             Some("Deployment") => WorkloadKind::Deployment,
             _ => WorkloadKind::StatefulSet,
         }
     }
     /// The workload is named `valkey-<node name>`.
-    pub fn workload_name(&self) -> String {
+    pub(crate) fn workload_name(&self) -> String {
         format!("valkey-{}", self.name())
     }
 }
@@ -504,19 +492,19 @@ valkey_resource!(ValkeyNode, "ValkeyNode", "valkeynodes");
 
 /// `explain` reads at most this many lines of a previous container's log,
 /// the last ones (`tailLines`).
-pub const LOG_TAIL_LINES: usize = 20;
+pub(crate) const LOG_TAIL_LINES: usize = 20;
 
 /// ... and at most this many bytes (`limitBytes`, 16 KiB): twenty lines of
 /// a server's log are far less; a container that writes longer lines has
 /// its last lines cut (the kubelet counts the bytes from the first of the
 /// tail lines), and `explain` says so.
-pub const LOG_LIMIT_BYTES: usize = 16 * 1024;
+pub(crate) const LOG_LIMIT_BYTES: usize = 16 * 1024;
 
 /// What reading the previous container's log of a pod's failing container
 /// gave (`pods/log` with `previous=true`): `explain`'s "Last words". Read
 /// data only; `render::explain` words it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PreviousLog {
+pub(crate) enum PreviousLog {
     /// The last lines, oldest first, as read (not yet cleaned).
     /// `cut`: the answer reached the byte limit, so the lines end early.
     Lines { lines: Vec<String>, cut: bool },
@@ -536,7 +524,7 @@ pub enum PreviousLog {
 /// What reading the operator's leader-election Lease gave (`explain`, when
 /// the operator looks silent). Read data only; `render::explain` words it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LeaseRead {
+pub(crate) enum LeaseRead {
     Read(crate::report::OperatorLease),
     /// `get` on leases in that namespace is forbidden (403).
     Forbidden {

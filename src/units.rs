@@ -6,7 +6,7 @@
 use jiff::Timestamp;
 
 /// How many characters of a revision hash a table shows.
-pub const SHORT_HASH: usize = 12;
+pub(crate) const SHORT_HASH: usize = 12;
 
 /// A duration for people, in its two most significant units: `45s`, `14m`,
 /// `10m1s`, `2h3m`, `3d4h`.
@@ -15,7 +15,7 @@ pub const SHORT_HASH: usize = 12;
 /// stall threshold of `10m`) without the noise of seconds on a day-long
 /// wait. The classifier's reason sentences call this too
 /// (`classify::text::human`), so the table and the prose agree.
-pub fn human(seconds: u64) -> String {
+pub(crate) fn human(seconds: u64) -> String {
     let (days, rest) = (seconds / 86_400, seconds % 86_400);
     let (hours, rest) = (rest / 3_600, rest % 3_600);
     let (minutes, secs) = (rest / 60, rest % 60);
@@ -31,13 +31,13 @@ pub fn human(seconds: u64) -> String {
 }
 
 /// [`human`] of an optional duration; `absent` where it is unknown.
-pub fn human_or(seconds: Option<u64>, absent: &str) -> String {
+pub(crate) fn human_or(seconds: Option<u64>, absent: &str) -> String {
     seconds.map_or_else(|| absent.to_string(), human)
 }
 
 /// Whole seconds from `then` to `now`; 0 when `then` is in the future
 /// (clock skew never gives a negative duration).
-pub fn seconds_since(then: Timestamp, now: Timestamp) -> u64 {
+pub(crate) fn seconds_since(then: Timestamp, now: Timestamp) -> u64 {
     let secs = now.as_second().saturating_sub(then.as_second());
     u64::try_from(secs).unwrap_or(0)
 }
@@ -45,7 +45,7 @@ pub fn seconds_since(then: Timestamp, now: Timestamp) -> u64 {
 /// The age of `then` at `now`, e.g. `14m`; `in the future` for a time
 /// after `now` (clock skew, or a hand-edited object): a fact to show, not
 /// a `0s` that hides it.
-pub fn age(then: Timestamp, now: Timestamp) -> String {
+pub(crate) fn age(then: Timestamp, now: Timestamp) -> String {
     if then > now {
         "in the future".to_string()
     } else {
@@ -55,7 +55,7 @@ pub fn age(then: Timestamp, now: Timestamp) -> String {
 
 /// The first [`SHORT_HASH`] characters of a revision hash (`*` and short
 /// values unchanged).
-pub fn short_hash(hash: &str) -> &str {
+pub(crate) fn short_hash(hash: &str) -> &str {
     match hash.char_indices().nth(SHORT_HASH) {
         Some((cut, _)) => &hash[..cut],
         None => hash,
@@ -66,7 +66,7 @@ pub fn short_hash(hash: &str) -> &str {
 /// A time the API held after the latest one the plugin can
 /// ([`LATEST`](crate::snapshot::LATEST)) reads `9999-12-30T22:00:00Z or
 /// later`: true, and as much as is known.
-pub fn timestamp(t: Timestamp) -> String {
+pub(crate) fn timestamp(t: Timestamp) -> String {
     if crate::snapshot::is_latest(t) {
         return "9999-12-30T22:00:00Z or later".to_string();
     }

@@ -12,13 +12,13 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
 
 /// kubectl's level at which each request is logged.
-pub const REQUESTS: u8 = 6;
+pub(crate) const REQUESTS: u8 = 6;
 /// kubectl's level at which response sizes are logged too.
-pub const SIZES: u8 = 8;
+pub(crate) const SIZES: u8 = 8;
 
 /// Writes the request events to stderr from now on, when `level` asks for
 /// them. Once per process; a second call changes nothing.
-pub fn install(level: u8) {
+pub(crate) fn install(level: u8) {
     if level >= REQUESTS {
         let _ = tracing::subscriber::set_global_default(Stderr {
             sizes: level >= SIZES,

@@ -46,7 +46,7 @@ const NEW: &str = "valkey/valkey:9.0.1";
 /// The walk order of a 2 x 2 cluster with no `status.role`.
 const WALK: [&str; 4] = ["rig-0-1", "rig-0-0", "rig-1-1", "rig-1-0"];
 /// The plugin's grace before it names a silent operator
-/// (kubectl_valkey_roll::classify::OPERATOR_GRACE).
+/// (`OPERATOR_GRACE`, src/classify/silence.rs).
 const GRACE: i64 = 30;
 /// How long after the grace a silent operator must be named at the latest.
 const SILENCE_BOUND: Duration = Duration::from_secs(120);

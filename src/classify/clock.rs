@@ -47,20 +47,20 @@ pub(crate) struct Clock {
 }
 
 impl Clock {
-    pub fn new(now: Timestamp) -> Clock {
+    pub(crate) fn new(now: Timestamp) -> Clock {
         Clock {
             now,
             next: Cell::new(None),
         }
     }
 
-    pub fn now(&self) -> Timestamp {
+    pub(crate) fn now(&self) -> Timestamp {
         self.now
     }
 
     /// The earliest instant after `now` at which a comparison made so far
     /// would come out otherwise; None: none would, by time alone.
-    pub fn next_change(&self) -> Option<Timestamp> {
+    pub(crate) fn next_change(&self) -> Option<Timestamp> {
         self.next.get()
     }
 
@@ -75,7 +75,7 @@ impl Clock {
     /// Time since `then` is strictly over `limit`, on the whole seconds the
     /// report shows ([`over`]): `floor(d) > limit`, which turns
     /// true at `then + floor(limit) + 1s`.
-    pub fn over(&self, then: Timestamp, limit: SignedDuration) -> bool {
+    pub(crate) fn over(&self, then: Timestamp, limit: SignedDuration) -> bool {
         let d = since(self.now, then);
         let over = over(d, limit);
         if !over {
@@ -86,7 +86,7 @@ impl Clock {
     }
 
     /// Time since `then` is strictly more than `limit` (to the nanosecond).
-    pub fn beyond(&self, then: Timestamp, limit: SignedDuration) -> bool {
+    pub(crate) fn beyond(&self, then: Timestamp, limit: SignedDuration) -> bool {
         let beyond = since(self.now, then) > limit;
         if !beyond {
             self.flips_at(
@@ -99,7 +99,7 @@ impl Clock {
     }
 
     /// Time since `then` is at most `limit`: [`Clock::beyond`]'s negation.
-    pub fn within(&self, then: Timestamp, limit: SignedDuration) -> bool {
+    pub(crate) fn within(&self, then: Timestamp, limit: SignedDuration) -> bool {
         !self.beyond(then, limit)
     }
 }

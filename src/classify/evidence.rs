@@ -14,7 +14,7 @@ pub(crate) const GRACE: SignedDuration = SignedDuration::from_secs(120);
 
 /// A running container restarted at least this often, not ready, is in a
 /// restart loop (killed by its liveness or startup probe) ...
-pub const RESTART_LOOP_MIN: i32 = 3;
+pub(crate) const RESTART_LOOP_MIN: i32 = 3;
 /// ... when its last termination is at most this old.
 pub(crate) const RESTART_LOOP_RECENT: SignedDuration = SignedDuration::from_secs(600);
 

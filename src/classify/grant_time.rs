@@ -24,7 +24,7 @@ pub(crate) struct Grant {
 }
 
 impl Grant {
-    pub fn unknown() -> Self {
+    pub(crate) fn unknown() -> Self {
         Grant {
             at: None,
             source: GrantSource::Unknown,

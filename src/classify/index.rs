@@ -18,7 +18,8 @@ type Key<'a> = (&'a str, &'a str);
 
 pub(crate) struct Index<'a> {
     /// By (namespace, `valkey.io/cluster` label), in snapshot order; only
-    /// nodes whose namespace is set, as [`Snapshot::nodes_of`] selects.
+    /// nodes whose namespace is set (a node belongs to the cluster of its
+    /// namespace and [`ValkeyNode::cluster_name`]).
     nodes_by_cluster: HashMap<Key<'a>, Vec<&'a ValkeyNode>>,
     /// The first object of each (namespace, name), as a `find` would give.
     stateful_sets: HashMap<Key<'a>, &'a StatefulSet>,
@@ -69,7 +70,7 @@ fn named_in<'e>(e: &'e Event, ns: &str) -> Vec<&'e str> {
 }
 
 impl<'a> Index<'a> {
-    pub fn new(snapshot: &'a Snapshot) -> Self {
+    pub(crate) fn new(snapshot: &'a Snapshot) -> Self {
         let mut nodes_by_cluster: HashMap<Key<'a>, Vec<&'a ValkeyNode>> = HashMap::default();
         for n in &snapshot.nodes {
             if let (Some(ns), Some(cluster)) = (n.metadata.namespace.as_deref(), n.cluster_name()) {
@@ -137,34 +138,42 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// The cluster's nodes, as [`Snapshot::nodes_of`] lists them.
-    pub fn nodes_of<'s>(&'s self, namespace: &'s str, cluster: &'s str) -> &'s [&'a ValkeyNode] {
+    /// The cluster's nodes, in snapshot order.
+    pub(crate) fn nodes_of<'s>(
+        &'s self,
+        namespace: &'s str,
+        cluster: &'s str,
+    ) -> &'s [&'a ValkeyNode] {
         self.nodes_by_cluster
             .get(&(namespace, cluster))
             .map_or(&[], Vec::as_slice)
     }
 
-    pub fn stateful_set(&self, namespace: &str, name: &str) -> Option<&'a StatefulSet> {
+    pub(crate) fn stateful_set(&self, namespace: &str, name: &str) -> Option<&'a StatefulSet> {
         self.stateful_sets.get(&(namespace, name)).copied()
     }
 
-    pub fn deployment(&self, namespace: &str, name: &str) -> Option<&'a Deployment> {
+    pub(crate) fn deployment(&self, namespace: &str, name: &str) -> Option<&'a Deployment> {
         self.deployments.get(&(namespace, name)).copied()
     }
 
-    pub fn pod(&self, namespace: &str, name: &str) -> Option<&'a Pod> {
+    pub(crate) fn pod(&self, namespace: &str, name: &str) -> Option<&'a Pod> {
         self.pods.get(&(namespace, name)).copied()
     }
 
     /// The pods labelled `app.kubernetes.io/instance=<instance>`.
-    pub fn pods_of_instance<'s>(&'s self, namespace: &'s str, instance: &'s str) -> &'s [&'a Pod] {
+    pub(crate) fn pods_of_instance<'s>(
+        &'s self,
+        namespace: &'s str,
+        instance: &'s str,
+    ) -> &'s [&'a Pod] {
         self.pods_by_instance
             .get(&(namespace, instance))
             .map_or(&[], Vec::as_slice)
     }
 
     /// The events that live in the namespace.
-    pub fn events_in(&self, namespace: &str) -> &[&'a Event] {
+    pub(crate) fn events_in(&self, namespace: &str) -> &[&'a Event] {
         self.events_by_namespace
             .get(namespace)
             .map_or(&[], Vec::as_slice)
@@ -173,7 +182,7 @@ impl<'a> Index<'a> {
     /// The events that name a ValkeyNode of the snapshot
     /// ([`events::names_node`]): what [`Index::events_naming`] gives for it,
     /// as every node of the snapshot has its entry.
-    pub fn events_of<'s>(&'s self, node: &'s ValkeyNode) -> &'s [&'a Event] {
+    pub(crate) fn events_of<'s>(&'s self, node: &'s ValkeyNode) -> &'s [&'a Event] {
         self.events_by_node
             .get(&(node.namespace(), node.name()))
             .map_or(&[], Vec::as_slice)
@@ -181,7 +190,7 @@ impl<'a> Index<'a> {
 
     /// The events that name the node ([`events::names_node`]). A node not
     /// in the snapshot is looked for in every event of its namespace.
-    pub fn events_naming<'s>(
+    pub(crate) fn events_naming<'s>(
         &'s self,
         namespace: &'s str,
         node: &'s str,

@@ -56,19 +56,19 @@ pub(crate) struct Judged<'a> {
 }
 
 impl Judged<'_> {
-    pub fn healthy(&self) -> bool {
+    pub(crate) fn healthy(&self) -> bool {
         self.unhealthy_because.is_empty()
     }
     /// Why the node is not healthy, in short: its first finding, else
     /// what its status says. A Blocking node's REASON and the cluster
     /// sentence about a Blocking front both say it this way.
-    pub fn sickness(&self) -> Sickness {
+    pub(crate) fn sickness(&self) -> Sickness {
         match self.findings.first() {
             Some(e) => Sickness::Failing(e.finding.clone()),
             None => Sickness::Status(self.unhealthy_because.clone()),
         }
     }
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         self.view.name()
     }
 }

@@ -31,7 +31,8 @@ mod failover;
 mod grant_time;
 mod index;
 mod judge;
-mod node;
+// Reached by path from steer::plan's tests (PodFacts, the predicate).
+pub(crate) mod node;
 mod quiet;
 mod risk;
 mod role;
@@ -48,10 +49,8 @@ mod walk;
 pub(crate) mod tests;
 
 pub(crate) use events::time as event_time;
-pub use evidence::RESTART_LOOP_MIN;
-pub use node::{NodePod, PodFacts};
-pub use silence::OPERATOR_GRACE;
-pub use timeline::{cluster_timeline, timeline};
+pub(crate) use node::NodePod;
+pub(crate) use timeline::{cluster_timeline, timeline};
 
 use crate::report::{
     Ahead, Behind, ClusterReport, Failover, NodeFacts, NodeReason, NodeReport, NodeState, Protocol,
@@ -68,7 +67,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The pod of ValkeyNode `namespace/node` (None: no such node).
-pub fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<NodePod> {
+pub(crate) fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<NodePod> {
     let index = Index::new(snapshot);
     let n = snapshot
         .nodes
@@ -87,7 +86,11 @@ pub fn classify(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Rep
 
 /// [`classify`], with each cluster's roll history (`history`): a row of
 /// times per node, which nothing else shows.
-pub fn classify_with_history(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Report {
+pub(crate) fn classify_with_history(
+    snapshot: &Snapshot,
+    now: Timestamp,
+    threshold: Duration,
+) -> Report {
     judge_all(snapshot, now, threshold, Protocol::Unknown, true)
 }
 
@@ -97,7 +100,7 @@ pub fn classify_with_history(snapshot: &Snapshot, now: Timestamp, threshold: Dur
 /// rules; P2's name other holders and another front (a node whose new spec
 /// is not observed yet is a P2 holder, not a Blocking node). A cluster that
 /// shows a protocol is always judged by its own; `Unknown` assumes nothing.
-pub fn classify_with_protocol(
+pub(crate) fn classify_with_protocol(
     snapshot: &Snapshot,
     now: Timestamp,
     threshold: Duration,

@@ -47,7 +47,7 @@ impl<'a> NodeObjects<'a> {
     /// its pod: `status.podName` when set and present; otherwise the pod
     /// labelled `app.kubernetes.io/instance=<node>`, preferring one that is
     /// not being deleted, then the newest.
-    pub fn new(index: &'a Index<'a>, node: &'a ValkeyNode) -> Self {
+    pub(crate) fn new(index: &'a Index<'a>, node: &'a ValkeyNode) -> Self {
         let ns = node.namespace();
         let workload = node.workload_name();
         let (sts, deployment) = match node.workload_kind() {
@@ -81,21 +81,21 @@ impl<'a> NodeObjects<'a> {
         }
     }
 
-    pub fn name(&self) -> &'a str {
+    pub(crate) fn name(&self) -> &'a str {
         self.node.name()
     }
 
     /// The events that name the node, as [`Index::events_naming`] gives them.
-    pub fn events_naming(&self) -> impl Iterator<Item = &'a Event> + use<'a> {
+    pub(crate) fn events_naming(&self) -> impl Iterator<Item = &'a Event> + use<'a> {
         self.events.iter().copied()
     }
 
-    pub fn namespace(&self) -> &'a str {
+    pub(crate) fn namespace(&self) -> &'a str {
         self.node.namespace()
     }
 
     /// Owned by a controlling ValkeyCluster: permits apply.
-    pub fn cluster_owned(&self) -> bool {
+    pub(crate) fn cluster_owned(&self) -> bool {
         self.node.controller_cluster().is_some()
     }
 
@@ -106,7 +106,7 @@ impl<'a> NodeObjects<'a> {
     /// P1: WorkloadDrift True or the desired annotation set. P2:
     /// WorkloadRollPending True. Unknown protocol: P1's rule (nothing is
     /// staged there, so it finds nothing).
-    pub fn asks(&self, protocol: Protocol) -> bool {
+    pub(crate) fn asks(&self, protocol: Protocol) -> bool {
         match protocol {
             Protocol::P2 => self.condition_true(keys::COND_PENDING).is_some(),
             Protocol::P1 | Protocol::Unknown => {
@@ -119,7 +119,7 @@ impl<'a> NodeObjects<'a> {
     /// The asked-for revision. P1: the desired annotation, else the hash in
     /// the True WorkloadDrift condition's message. P2: the hash in the True
     /// WorkloadRollPending condition's message.
-    pub fn asked_for(&self, protocol: Protocol) -> Option<&'a str> {
+    pub(crate) fn asked_for(&self, protocol: Protocol) -> Option<&'a str> {
         let in_message = |type_| {
             self.condition_true(type_)
                 .and_then(|c| c.message.as_deref())
@@ -133,24 +133,24 @@ impl<'a> NodeObjects<'a> {
     }
 
     /// P1: the permit annotation; P2: `spec.workloadRevision`.
-    pub fn permit(&self, protocol: Protocol) -> Option<&'a str> {
+    pub(crate) fn permit(&self, protocol: Protocol) -> Option<&'a str> {
         match protocol {
             Protocol::P2 => non_empty(self.node.spec.workload_revision.as_deref()),
             Protocol::P1 | Protocol::Unknown => non_empty(self.node.annotation(keys::ANN_PERMIT)),
         }
     }
 
-    pub fn last_rollout_hash(&self) -> Option<&'a str> {
+    pub(crate) fn last_rollout_hash(&self) -> Option<&'a str> {
         non_empty(self.node.status.as_ref()?.last_rollout_hash.as_deref())
     }
 
-    pub fn role(&self) -> Option<&'a str> {
+    pub(crate) fn role(&self) -> Option<&'a str> {
         non_empty(self.node.status.as_ref()?.role.as_deref())
     }
 
     /// `status.role` as a role (anything but `primary` or `replica`, such
     /// as an empty string, is none).
-    pub fn status_role(&self) -> Option<Role> {
+    pub(crate) fn status_role(&self) -> Option<Role> {
         match self.role()? {
             "primary" => Some(Role::Primary),
             "replica" => Some(Role::Replica),
@@ -159,7 +159,7 @@ impl<'a> NodeObjects<'a> {
     }
 
     /// The address of the node's server: `status.podIP`, else its pod's IP.
-    pub fn pod_ip(&self) -> Option<&'a str> {
+    pub(crate) fn pod_ip(&self) -> Option<&'a str> {
         let from_node = self
             .node
             .status
@@ -169,13 +169,13 @@ impl<'a> NodeObjects<'a> {
     }
 
     /// `status.ready` is true.
-    pub fn node_ready(&self) -> bool {
+    pub(crate) fn node_ready(&self) -> bool {
         self.node.status.as_ref().and_then(|s| s.ready) == Some(true)
     }
 
     /// `status.observedGeneration` has caught up with `metadata.generation`
     /// (true where either is not set).
-    pub fn generation_observed(&self) -> bool {
+    pub(crate) fn generation_observed(&self) -> bool {
         match (
             self.node.metadata.generation,
             self.node
@@ -188,7 +188,7 @@ impl<'a> NodeObjects<'a> {
         }
     }
 
-    pub fn pod_name(&self) -> Option<String> {
+    pub(crate) fn pod_name(&self) -> Option<String> {
         self.pod.and_then(|p| p.metadata.name.clone()).or_else(|| {
             self.node
                 .status
@@ -210,7 +210,7 @@ impl<'a> NodeObjects<'a> {
 
     /// The pod is Ready (None: no pod found). A pod being deleted is going
     /// away, so it does not count as Ready whatever its condition says.
-    pub fn pod_ready(&self) -> Option<bool> {
+    pub(crate) fn pod_ready(&self) -> Option<bool> {
         let pod = self.pod?;
         if pod.metadata.deletion_timestamp.is_some() {
             return Some(false);
@@ -222,7 +222,7 @@ impl<'a> NodeObjects<'a> {
     }
 
     /// When the pod became Ready (its Ready=True condition's transition).
-    pub fn pod_ready_since(&self) -> Option<Timestamp> {
+    pub(crate) fn pod_ready_since(&self) -> Option<Timestamp> {
         if self.pod_ready() != Some(true) {
             return None;
         }
@@ -234,7 +234,7 @@ impl<'a> NodeObjects<'a> {
 
     /// When the pod stopped being Ready (its Ready=False condition's
     /// transition); None when Ready or unknown.
-    pub fn pod_not_ready_since(&self) -> Option<Timestamp> {
+    pub(crate) fn pod_not_ready_since(&self) -> Option<Timestamp> {
         let c = self.pod_ready_condition()?;
         if c.status == "True" {
             return None;
@@ -249,7 +249,7 @@ impl<'a> NodeObjects<'a> {
     /// readable; that time moves with any spec write of its manager, so it
     /// is the latest advance at most; the node's creation, which writes the
     /// field too, is not an advance).
-    pub fn advance_times(&self) -> impl Iterator<Item = Timestamp> + use<'a> {
+    pub(crate) fn advance_times(&self) -> impl Iterator<Item = Timestamp> + use<'a> {
         let from_events = self
             .events_naming()
             .filter(|e| {
@@ -285,7 +285,7 @@ impl<'a> NodeObjects<'a> {
     /// advanced (the node controller marks a node not ready in the pass
     /// that applies its new template). A node that went not ready on its
     /// own, long after its last advance, is not rolling.
-    pub fn not_ready_since_advance(&self) -> bool {
+    pub(crate) fn not_ready_since_advance(&self) -> bool {
         if self.node_ready() && self.generation_observed() {
             return false;
         }
@@ -305,7 +305,7 @@ impl<'a> NodeObjects<'a> {
     }
 
     /// Healthy (docs/plugin.md), and the reasons it is not.
-    pub fn unhealthy_because(&self) -> Vec<Unhealthy> {
+    pub(crate) fn unhealthy_because(&self) -> Vec<Unhealthy> {
         let mut why = Vec::new();
         if !self.node_ready() {
             why.push(Unhealthy::NodeNotReady);
@@ -347,7 +347,7 @@ impl<'a> NodeObjects<'a> {
     /// update revisions differ. Deployment: observedGeneration behind
     /// generation, or fewer updated replicas than wanted, or old pods left.
     /// A missing observedGeneration counts as not yet observed.
-    pub fn template_roll_in_progress(&self) -> Option<bool> {
+    pub(crate) fn template_roll_in_progress(&self) -> Option<bool> {
         if let Some(sts) = self.sts {
             let st = sts.status.as_ref();
             let behind = behind(
@@ -376,7 +376,7 @@ impl<'a> NodeObjects<'a> {
     /// and ready replicas; for a StatefulSet also the pod's
     /// `controller-revision-hash` equal to the update revision when the
     /// label is there.
-    pub fn rolled_out(&self) -> Option<bool> {
+    pub(crate) fn rolled_out(&self) -> Option<bool> {
         let in_progress = self.template_roll_in_progress()?;
         if let Some(sts) = self.sts {
             let st = sts.status.as_ref();
@@ -401,7 +401,7 @@ impl<'a> NodeObjects<'a> {
     /// (`status.observedGeneration` set and above 0). None: no workload
     /// found. A workload just created has an empty status for a moment:
     /// that is a node being created, not a roll in progress.
-    pub fn workload_observed(&self) -> Option<bool> {
+    pub(crate) fn workload_observed(&self) -> Option<bool> {
         let observed = if let Some(sts) = self.sts {
             sts.status.as_ref().and_then(|s| s.observed_generation)
         } else {
@@ -417,14 +417,14 @@ impl<'a> NodeObjects<'a> {
     /// `status.updateRevision` (false where either is unknown). After a
     /// revert under OrderedReady the StatefulSet can report its revisions
     /// equal while the pod still runs the other one.
-    pub fn pod_superseded(&self) -> bool {
+    pub(crate) fn pod_superseded(&self) -> bool {
         self.sts.is_some()
             && matches!((self.pod_revision(), self.update_revision()), (Some(p), Some(u)) if p != u)
     }
 
     /// The StatefulSet pod runs the StatefulSet's update revision (None
     /// where either revision is unknown, or for a Deployment).
-    pub fn pod_on_update_revision(&self) -> Option<bool> {
+    pub(crate) fn pod_on_update_revision(&self) -> Option<bool> {
         self.sts?;
         Some(self.pod_revision()? == self.update_revision()?)
     }
@@ -432,7 +432,7 @@ impl<'a> NodeObjects<'a> {
     /// The StatefulSet pod is being replaced: it is being deleted, or it
     /// is gone and not yet recreated (the node's `status.podName` names a
     /// pod that is not there, so one existed).
-    pub fn pod_being_replaced(&self) -> bool {
+    pub(crate) fn pod_being_replaced(&self) -> bool {
         if self.sts.is_none() {
             return false;
         }
@@ -448,17 +448,17 @@ impl<'a> NodeObjects<'a> {
     }
 
     /// The node's `spec.image` (the server image it runs or will run).
-    pub fn image(&self) -> Option<&'a str> {
+    pub(crate) fn image(&self) -> Option<&'a str> {
         non_empty(self.node.spec.image.as_deref())
     }
 
     /// The pod's `controller-revision-hash` label.
-    pub fn pod_revision(&self) -> Option<&'a str> {
+    pub(crate) fn pod_revision(&self) -> Option<&'a str> {
         label(&self.pod?.metadata, keys::LABEL_CONTROLLER_REVISION)
     }
 
     /// The StatefulSet's `status.updateRevision`.
-    pub fn update_revision(&self) -> Option<&'a str> {
+    pub(crate) fn update_revision(&self) -> Option<&'a str> {
         self.sts?.status.as_ref()?.update_revision.as_deref()
     }
 }
@@ -475,7 +475,7 @@ fn behind(generation: Option<i64>, observed: Option<i64>) -> bool {
 /// identity (UID, resourceVersion) and the two revisions the OrderedReady
 /// trap is read from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NodePod {
+pub(crate) struct NodePod {
     /// The node's workload is a Deployment (which replaces its pods itself).
     pub deployment: bool,
     /// `valkey-<node>`.
@@ -490,7 +490,7 @@ pub struct NodePod {
 
 /// One pod's identity and state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PodFacts {
+pub(crate) struct PodFacts {
     pub name: String,
     pub uid: Option<String>,
     pub resource_version: Option<String>,
@@ -505,7 +505,7 @@ pub struct PodFacts {
 /// Ready and whose `controller-revision-hash` differs from the
 /// StatefulSet's `status.updateRevision` (a pod already being deleted is on
 /// its way out and does not count).
-fn superseded_not_ready(
+pub(crate) fn superseded_not_ready(
     deployment: bool,
     workload_found: bool,
     pod: Option<(bool, bool, Option<&str>)>,
@@ -521,24 +521,10 @@ fn superseded_not_ready(
         && matches!((revision, update_revision), (Some(r), Some(u)) if r != u)
 }
 
-impl NodePod {
-    /// [`superseded_not_ready`] of this pod.
-    pub fn superseded_not_ready(&self) -> bool {
-        superseded_not_ready(
-            self.deployment,
-            self.workload_found,
-            self.pod
-                .as_ref()
-                .map(|p| (p.ready, p.being_deleted, p.revision.as_deref())),
-            self.update_revision.as_deref(),
-        )
-    }
-}
-
 impl NodeObjects<'_> {
-    /// `self.node_pod().superseded_not_ready()` without copying the pod's
-    /// strings: the report asks it of every node.
-    pub fn pod_superseded_not_ready(&self) -> bool {
+    /// [`superseded_not_ready`] of `self.node_pod()` without copying the
+    /// pod's strings: the report asks it of every node.
+    pub(crate) fn pod_superseded_not_ready(&self) -> bool {
         superseded_not_ready(
             self.node.workload_kind() == WorkloadKind::Deployment,
             self.sts.is_some() || self.deployment.is_some(),
@@ -553,7 +539,7 @@ impl NodeObjects<'_> {
         )
     }
 
-    pub fn node_pod(&self) -> NodePod {
+    pub(crate) fn node_pod(&self) -> NodePod {
         NodePod {
             deployment: self.node.workload_kind() == WorkloadKind::Deployment,
             workload: self.node.workload_name(),

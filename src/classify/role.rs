@@ -180,7 +180,7 @@ fn occurrences(e: &Event) -> Vec<(Timestamp, bool)> {
 }
 
 impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
-    pub fn new(
+    pub(crate) fn new(
         members: &'v [Member<'v, 'a>],
         cluster_events: &'e [&'a Event],
         replicas: bool,

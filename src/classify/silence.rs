@@ -14,7 +14,7 @@ use jiff::SignedDuration;
 
 /// How long the operator may take to act on a node in flight before its
 /// silence is named.
-pub const OPERATOR_GRACE: SignedDuration = SignedDuration::from_secs(30);
+pub(crate) const OPERATOR_GRACE: SignedDuration = SignedDuration::from_secs(30);
 
 /// The first node, in walk order, on which the operator has been silent
 /// for over [`OPERATOR_GRACE`].

@@ -91,7 +91,7 @@ fn entries<'a>(
 /// The events of one node's roll, oldest first: those naming the node (as
 /// regarding or related object, or in the note as a whole word), and those
 /// about its pod (`status.podName`) or its workload (`valkey-<node>`).
-pub fn timeline(snapshot: &Snapshot, namespace: &str, node: &str) -> Vec<TimelineEntry> {
+pub(crate) fn timeline(snapshot: &Snapshot, namespace: &str, node: &str) -> Vec<TimelineEntry> {
     let found = snapshot
         .nodes
         .iter()
@@ -111,7 +111,11 @@ pub fn timeline(snapshot: &Snapshot, namespace: &str, node: &str) -> Vec<Timelin
 ///
 /// The same events as asking [`belongs_to_node`] of every node, found by
 /// look-ups: a cluster of thousands of nodes has thousands of events.
-pub fn cluster_timeline(snapshot: &Snapshot, namespace: &str, cluster: &str) -> Vec<TimelineEntry> {
+pub(crate) fn cluster_timeline(
+    snapshot: &Snapshot,
+    namespace: &str,
+    cluster: &str,
+) -> Vec<TimelineEntry> {
     let index = Index::new(snapshot);
     let nodes = index.nodes_of(namespace, cluster);
     let naming: HashSet<*const Event> = nodes
@@ -165,7 +169,10 @@ mod tests {
             .event(about("ValkeyCluster", cl, "cluster", mins(-1)))
             .event(fixture::event_applied("dev", "cache-0-0", "h", mins(-1)));
         let s = c.snapshot();
-        let nodes: Vec<&ValkeyNode> = s.nodes_of(ns, cl).collect();
+        // The cluster's nodes by a scan: its namespace and its cluster name.
+        let nodes: Vec<&ValkeyNode> = (s.nodes.iter())
+            .filter(|n| n.metadata.namespace.as_deref() == Some(ns) && n.cluster_name() == Some(cl))
+            .collect();
         let by_scan = entries(
             s.events.iter().filter(|e| {
                 events::is_about(e, ns, "ValkeyCluster", cl)

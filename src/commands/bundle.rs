@@ -25,16 +25,16 @@ use std::path::Path;
 
 /// The List's annotations (JSON has no comments, so the header's facts are
 /// here too, in both formats).
-pub const TAKEN_AT: &str = "valkey-roll.io/bundle-taken-at";
-pub const CONTEXT: &str = "valkey-roll.io/bundle-context";
-pub const SERVER: &str = "valkey-roll.io/bundle-server";
-pub const NAMESPACE: &str = "valkey-roll.io/bundle-namespace";
-pub const CLUSTER: &str = "valkey-roll.io/bundle-cluster";
-pub const PLUGIN_VERSION: &str = "valkey-roll.io/bundle-plugin-version";
+pub(crate) const TAKEN_AT: &str = "valkey-roll.io/bundle-taken-at";
+pub(crate) const CONTEXT: &str = "valkey-roll.io/bundle-context";
+pub(crate) const SERVER: &str = "valkey-roll.io/bundle-server";
+pub(crate) const NAMESPACE: &str = "valkey-roll.io/bundle-namespace";
+pub(crate) const CLUSTER: &str = "valkey-roll.io/bundle-cluster";
+pub(crate) const PLUGIN_VERSION: &str = "valkey-roll.io/bundle-plugin-version";
 
 /// Where and when a bundle was taken.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Provenance {
+pub(crate) struct Provenance {
     pub taken_at: Timestamp,
     pub context: Option<String>,
     pub server: String,
@@ -97,7 +97,7 @@ fn namespaced_name(v: &Value) -> (String, String) {
 
 /// The List: items of each kind in [`Kind::ALL`]'s order, then by
 /// namespace and name. Pure.
-pub fn document(objects: &[(Kind, Vec<Value>)], provenance: &Provenance) -> Value {
+pub(crate) fn document(objects: &[(Kind, Vec<Value>)], provenance: &Provenance) -> Value {
     let mut items = Vec::new();
     for kind in Kind::ALL {
         let mut of_kind: Vec<&Value> = objects
@@ -120,7 +120,7 @@ pub fn document(objects: &[(Kind, Vec<Value>)], provenance: &Provenance) -> Valu
 }
 
 /// The bundle's text in `format`: YAML with the header, or JSON.
-pub fn render(doc: &Value, provenance: &Provenance, format: BundleFormat) -> Result<String> {
+pub(crate) fn render(doc: &Value, provenance: &Provenance, format: BundleFormat) -> Result<String> {
     match format {
         BundleFormat::Json => to_json(doc),
         BundleFormat::Yaml => Ok(format!("{}{}", provenance.header(), to_yaml(doc)?)),
@@ -136,7 +136,7 @@ fn format_of(args: &BundleArgs, output: OutputFormat) -> BundleFormat {
     }
 }
 
-pub async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
+pub(crate) async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
     let live = live::connect(&ctx.access()).await?;
     let namespace = crate::source::live_namespace(
         ctx.global.namespace.as_deref(),
@@ -193,7 +193,10 @@ pub async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
 /// The pods whose events belong in a bundle (or a cluster's timeline):
 /// every pod read, and every pod a node names (a pod being replaced may be
 /// gone, its events not). `cluster` (namespace, name): only its own.
-pub fn pods_of(snapshot: &Snapshot, cluster: Option<(&str, &str)>) -> BTreeSet<(String, String)> {
+pub(crate) fn pods_of(
+    snapshot: &Snapshot,
+    cluster: Option<(&str, &str)>,
+) -> BTreeSet<(String, String)> {
     let of_cluster = |ns: Option<&str>, label: Option<&str>| match cluster {
         None => true,
         Some((cns, cname)) => ns == Some(cns) && label == Some(cname),

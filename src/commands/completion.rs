@@ -22,29 +22,29 @@ use std::time::Duration;
 /// `kubectl valkey-roll ...` is completed by kubectl's own completion, which
 /// asks `kubectl_complete-valkey_roll`; registering a script for `kubectl`
 /// would replace kubectl's.
-pub const SCRIPT_BIN_NAME: &str = "kubectl-valkey-roll";
+pub(crate) const SCRIPT_BIN_NAME: &str = "kubectl-valkey-roll";
 
 /// How long `__complete` may spend reading the cluster before it gives up
 /// and offers nothing (a shell waiting on TAB feels broken after ~2 s).
-pub const LIVE_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const LIVE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// cobra's ShellCompDirective bits that kubectl passes on to the shell.
-pub mod directive {
+pub(crate) mod directive {
     /// Let the shell complete file names (cobra's default).
-    pub const DEFAULT: u32 = 0;
+    pub(crate) const DEFAULT: u32 = 0;
     /// Do not fall back to file names when there is no candidate.
-    pub const NO_FILE_COMP: u32 = 4;
+    pub(crate) const NO_FILE_COMP: u32 = 4;
     /// Keep the candidates in the order given (cobra >= 1.7): the nodes that
     /// make sense come first.
-    pub const KEEP_ORDER: u32 = 32;
+    pub(crate) const KEEP_ORDER: u32 = 32;
 }
 
-pub fn run(args: &CompletionArgs) -> Result<Outcome> {
+pub(crate) fn run(args: &CompletionArgs) -> Result<Outcome> {
     Ok(Outcome::ok(script(args.shell)))
 }
 
 /// The completion script for one shell, as committed under `completions/`.
-pub fn script(shell: CompletionShell) -> String {
+pub(crate) fn script(shell: CompletionShell) -> String {
     let mut cmd = script_command();
     let mut out = Vec::new();
     clap_complete::generate(clap_shell(shell), &mut cmd, SCRIPT_BIN_NAME, &mut out);
@@ -113,13 +113,13 @@ fn clap_shell(shell: CompletionShell) -> clap_complete::Shell {
 /// One completion candidate: a value and, for shells that show them, a
 /// short description.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub value: String,
     pub description: Option<String>,
 }
 
 impl Candidate {
-    pub fn new(value: impl Into<String>, description: Option<String>) -> Self {
+    pub(crate) fn new(value: impl Into<String>, description: Option<String>) -> Self {
         Candidate {
             value: value.into(),
             description,
@@ -129,7 +129,7 @@ impl Candidate {
 
 /// What `__complete` answers: candidates in order, and the directive.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Completions {
+pub(crate) struct Completions {
     pub candidates: Vec<Candidate>,
     pub directive: u32,
 }
@@ -162,7 +162,7 @@ impl Completions {
     /// become spaces, so the line protocol holds); a value that cleaning
     /// would change is left out, as completing it would type another name
     /// (only a hand-made file can hold such a name).
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::new();
         for c in &self.candidates {
             let value = clean(&c.value);
@@ -183,7 +183,7 @@ impl Completions {
 
 /// Where the word being completed stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Slot {
+pub(crate) enum Slot {
     /// A subcommand's name.
     Subcommand,
     /// A flag of the command so far.
@@ -198,7 +198,7 @@ pub enum Slot {
 /// The words typed so far, understood: what is being completed, and the
 /// kubectl-style flags that say which cluster to ask.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Typed {
+pub(crate) struct Typed {
     /// The subcommand typed, by its canonical name (as typed when unknown).
     pub subcommand: Option<String>,
     pub slot: Slot,
@@ -219,7 +219,7 @@ fn built_command() -> clap::Command {
 /// Understands `words` (everything after the plugin's name; the last one is
 /// being completed) with the program's own clap definition, so every flag's
 /// arity is the real one.
-pub fn parse_words(words: &[String]) -> Typed {
+pub(crate) fn parse_words(words: &[String]) -> Typed {
     let root = built_command();
     let (current, before) = match words.split_last() {
         Some((last, before)) => (last.clone(), before),
@@ -345,7 +345,7 @@ fn value_is_next_word(arg: &Arg) -> bool {
 
 /// What a slot takes from the cluster or the kubeconfig.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     /// ValkeyCluster names (`status`, `wait`).
     Clusters,
     /// ValkeyNode names in the order that suits the command.
@@ -386,7 +386,7 @@ fn first_positional(verb: Verb) -> Option<Lookup> {
 }
 
 /// What the request needs looked up, if anything.
-pub fn lookup_for(req: &Typed) -> Option<Lookup> {
+pub(crate) fn lookup_for(req: &Typed) -> Option<Lookup> {
     match (&req.slot, req.subcommand.as_deref()) {
         (Slot::Positional { index: 0 }, Some(sub)) => Verb::of(sub).and_then(first_positional),
         (Slot::FlagValue { flag, .. }, _) => match flag.as_str() {
@@ -402,7 +402,7 @@ pub fn lookup_for(req: &Typed) -> Option<Lookup> {
 
 /// Completions that need no cluster. `None` when the answer has to be
 /// looked up ([`lookup_for`]).
-pub fn static_completions(req: &Typed) -> Option<Completions> {
+pub(crate) fn static_completions(req: &Typed) -> Option<Completions> {
     if lookup_for(req).is_some() {
         return None;
     }
@@ -480,7 +480,7 @@ pub fn static_completions(req: &Typed) -> Option<Completions> {
 
 /// Node (or cluster) names from a report, in the order that suits the
 /// command, each with its state as the description.
-pub fn name_candidates(report: &Report, lookup: Lookup) -> Vec<Candidate> {
+pub(crate) fn name_candidates(report: &Report, lookup: Lookup) -> Vec<Candidate> {
     let clusters = || {
         report
             .clusters
@@ -541,7 +541,7 @@ fn node_description(c: &ClusterReport, n: &NodeReport) -> String {
 
 /// The global flags typed on the words, as the program would parse them;
 /// the defaults when they do not parse (a completion never fails).
-pub fn global_args(req: &Typed) -> Option<GlobalArgs> {
+pub(crate) fn global_args(req: &Typed) -> Option<GlobalArgs> {
     let parse = |words: &[String]| {
         let argv = std::iter::once("kubectl-valkey-roll".to_string())
             .chain(words.iter().cloned())
@@ -552,7 +552,7 @@ pub fn global_args(req: &Typed) -> Option<GlobalArgs> {
 }
 
 /// The hidden `__complete`: always exit 0, never a word on stderr.
-pub async fn complete(_ctx: &Ctx, args: &CompleteArgs) -> Result<Outcome> {
+pub(crate) async fn complete(_ctx: &Ctx, args: &CompleteArgs) -> Result<Outcome> {
     let req = parse_words(&args.words);
     let completions = match static_completions(&req) {
         Some(c) => c,
@@ -623,7 +623,7 @@ async fn looked_up(req: &Typed) -> Option<Completions> {
 /// file holds one) and is dropped without a word. A kubeconfig entry's
 /// name is free text (`arn:aws:eks:...:cluster/prod`, `admin@prod`): it is
 /// offered when it needs no quoting and does not start with `-`.
-pub fn typable(lookup: Lookup, value: &str) -> bool {
+pub(crate) fn typable(lookup: Lookup, value: &str) -> bool {
     match lookup {
         Lookup::Clusters | Lookup::Nodes(_) | Lookup::Namespaces => is_dns_subdomain(value),
         Lookup::Contexts | Lookup::KubeClusters | Lookup::Users => {

@@ -9,16 +9,16 @@ use crate::source::live;
 /// One context to read: `None` is the kubeconfig's current one (or the
 /// pod's own service account), when no `--context` was given.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ContextName(pub Option<String>);
+pub(crate) struct ContextName(pub Option<String>);
 
 impl ContextName {
     /// The `context` of a metric or a JSON cluster: the name, or empty.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         self.0.clone().unwrap_or_default()
     }
 
     /// The name given, `None` for the current context (render words it).
-    pub fn given(&self) -> Option<&str> {
+    pub(crate) fn given(&self) -> Option<&str> {
         self.0.as_deref()
     }
 }
@@ -26,7 +26,7 @@ impl ContextName {
 /// The contexts asked for, in the order given (each once): every context
 /// of the kubeconfig with `--all-contexts`, each `--context`, else the
 /// current one.
-pub fn resolve(global: &GlobalArgs) -> Result<Vec<ContextName>> {
+pub(crate) fn resolve(global: &GlobalArgs) -> Result<Vec<ContextName>> {
     let names = if global.all_contexts {
         let all = live::kubeconfig_contexts(global.kubeconfig.as_deref())?;
         if all.is_empty() {

@@ -23,7 +23,7 @@ use crate::snapshot::{LeaseRead, PreviousLog, Snapshot};
 use crate::source::{self, Live, live, logs, operator};
 use serde::Serialize;
 
-pub async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
+pub(crate) async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
     let mut loaded = source::load_partial(&ctx.target(), None).await?;
     let partial = crate::render::notice::view_warnings(&loaded.unread, &loaded.duplicates)
         + &super::shared::clock_warning(ctx, &loaded.snapshot);

@@ -11,7 +11,7 @@ use crate::render::history::{document, table};
 use crate::render::json::{to_json, to_yaml};
 use crate::source;
 
-pub async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
+pub(crate) async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
     let loaded = source::load(&ctx.target(), args.cluster.as_deref()).await?;
     let now = ctx.now();
     let clock = crate::render::notice::view_warnings(&loaded.unread, &loaded.duplicates)

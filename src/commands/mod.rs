@@ -6,22 +6,22 @@ use crate::render::fit::Screen;
 use crate::source;
 use jiff::Timestamp;
 
-pub mod bundle;
+pub(crate) mod bundle;
 pub mod completion;
-pub mod contexts;
-pub mod explain;
-pub mod exporter;
-pub mod history;
-pub mod shared;
-pub mod status;
-pub mod steer;
-pub mod version;
-pub mod wait;
-pub mod watch;
+pub(crate) mod contexts;
+pub(crate) mod explain;
+pub(crate) mod exporter;
+pub(crate) mod history;
+pub(crate) mod shared;
+pub(crate) mod status;
+pub(crate) mod steer;
+pub(crate) mod version;
+pub(crate) mod wait;
+pub(crate) mod watch;
 
 /// What every command may know about how it was run.
 #[derive(Debug, Clone)]
-pub struct Ctx {
+pub(crate) struct Ctx {
     pub global: GlobalArgs,
     /// Colour the output (a terminal, no `--no-color`, no `NO_COLOR`).
     pub color: bool,
@@ -32,7 +32,7 @@ pub struct Ctx {
 }
 
 /// Where the flags say to read from ([`source::Target`]).
-pub fn target(global: &GlobalArgs) -> source::Target {
+pub(crate) fn target(global: &GlobalArgs) -> source::Target {
     source::Target {
         file: global.from_file.clone(),
         namespace: global.namespace.clone(),
@@ -43,7 +43,7 @@ pub fn target(global: &GlobalArgs) -> source::Target {
 
 /// How the flags say to reach the API server ([`source::Access`]): the one
 /// `--context` given (commands that read several run once per context).
-pub fn access(global: &GlobalArgs) -> source::Access {
+pub(crate) fn access(global: &GlobalArgs) -> source::Access {
     source::Access {
         kubeconfig: global.kubeconfig.clone(),
         context: global.context().map(str::to_string),
@@ -57,17 +57,17 @@ pub fn access(global: &GlobalArgs) -> source::Access {
 
 impl Ctx {
     /// What the command reads ([`target`] of its flags).
-    pub fn target(&self) -> source::Target {
+    pub(crate) fn target(&self) -> source::Target {
         target(&self.global)
     }
 
     /// How the command reaches the API server ([`access`] of its flags).
-    pub fn access(&self) -> source::Access {
+    pub(crate) fn access(&self) -> source::Access {
         access(&self.global)
     }
 
     /// The clock: `--now`, else the real one.
-    pub fn now(&self) -> Timestamp {
+    pub(crate) fn now(&self) -> Timestamp {
         self.global.now.unwrap_or_else(Timestamp::now)
     }
 
@@ -75,7 +75,7 @@ impl Ctx {
     /// else the terminal's when stdout is one; none when piped (whole
     /// lines, as a program reading them wants). Asked again on every
     /// render, so `--watch` follows a terminal that was resized.
-    pub fn width(&self) -> Option<usize> {
+    pub(crate) fn width(&self) -> Option<usize> {
         let columns = std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.trim().parse::<usize>().ok())
@@ -92,7 +92,7 @@ impl Ctx {
     }
 
     /// What text output is fitted to: colour, width, headers.
-    pub fn screen(&self) -> Screen {
+    pub(crate) fn screen(&self) -> Screen {
         Screen {
             color: self.color,
             width: self.width(),
@@ -102,7 +102,7 @@ impl Ctx {
 }
 
 /// The narrowest width text is fitted to.
-pub const MIN_WIDTH: usize = 40;
+pub(crate) const MIN_WIDTH: usize = 40;
 
 /// The columns of the terminal on stdout, when it is one and says.
 fn terminal_columns() -> Option<usize> {

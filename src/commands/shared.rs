@@ -19,7 +19,7 @@ use kube::api::ListParams;
 /// An empty report renders as an empty table (see
 /// [`crate::render::notice::no_clusters_message`])
 /// or `{"clusters": []}`.
-pub fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
+pub(crate) fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
     match ctx.global.output {
         OutputFormat::Json => to_json(report),
         OutputFormat::Yaml => to_yaml(report),
@@ -37,7 +37,7 @@ pub fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
 
 /// The warning for a `--now` before every time the snapshot holds (every
 /// duration would read 0s); empty otherwise, and without `--now`.
-pub fn clock_warning(ctx: &Ctx, snapshot: &Snapshot) -> String {
+pub(crate) fn clock_warning(ctx: &Ctx, snapshot: &Snapshot) -> String {
     let Some(now) = ctx.global.now else {
         return String::new();
     };
@@ -58,17 +58,17 @@ pub fn clock_warning(ctx: &Ctx, snapshot: &Snapshot) -> String {
 }
 
 /// Some verdict needs a person: exit 3 with `--exit-code`.
-pub fn needs_attention(report: &Report) -> bool {
+pub(crate) fn needs_attention(report: &Report) -> bool {
     report.clusters.iter().any(|c| c.verdict.needs_attention())
 }
 
-pub fn is_table(ctx: &Ctx) -> bool {
+pub(crate) fn is_table(ctx: &Ctx) -> bool {
     matches!(ctx.global.output, OutputFormat::Table | OutputFormat::Wide)
 }
 
 /// Keeps only the cluster named `name` (in every namespace in view); a name
 /// that is not there is an error with the nearest names.
-pub fn keep_cluster(report: &mut Report, name: &str, namespace: Option<&str>) -> Result<()> {
+pub(crate) fn keep_cluster(report: &mut Report, name: &str, namespace: Option<&str>) -> Result<()> {
     let names: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
     report.clusters.retain(|c| c.name == name);
     if report.clusters.is_empty() {
@@ -84,7 +84,10 @@ pub fn keep_cluster(report: &mut Report, name: &str, namespace: Option<&str>) ->
 
 /// Up to three of `candidates` close to `name`, nearest first: compared
 /// without regard to case, by edit distance.
-pub fn nearest_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+pub(crate) fn nearest_names<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Vec<String> {
     let mut originals: Vec<&str> = candidates.into_iter().collect();
     originals.sort_unstable();
     originals.dedup();

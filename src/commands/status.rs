@@ -18,7 +18,7 @@ use crate::report::Report;
 use crate::source;
 use crate::source::watch::Scope;
 
-pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
+pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     if ctx.global.several_contexts() {
         return run_contexts(ctx, args).await;
     }

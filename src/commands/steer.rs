@@ -17,7 +17,7 @@ use crate::steer::Steered;
 use crate::steer::exec::{self, Confirm, Options};
 use crate::steer::plan::{AccessFlags, Confirmation, Decision, DryRun, Request, Steer};
 
-pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
+pub(crate) async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
     let steer = Steer::Grant {
         revision: args.revision.clone(),
         any: args.any,
@@ -26,7 +26,7 @@ pub async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
     run(ctx, steer, &args.node, args.reason.clone(), &args.steer).await
 }
 
-pub async fn revoke(ctx: &Ctx, args: &RevokeArgs) -> Result<Outcome> {
+pub(crate) async fn revoke(ctx: &Ctx, args: &RevokeArgs) -> Result<Outcome> {
     run(
         ctx,
         Steer::Revoke,
@@ -37,7 +37,7 @@ pub async fn revoke(ctx: &Ctx, args: &RevokeArgs) -> Result<Outcome> {
     .await
 }
 
-pub async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
+pub(crate) async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
     let steer = Steer::Force {
         revision: args.revision.clone(),
         any: args.any,
@@ -47,7 +47,7 @@ pub async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
     run(ctx, steer, &args.node, reason, &args.steer).await
 }
 
-pub async fn replace_pod(ctx: &Ctx, args: &ReplacePodArgs) -> Result<Outcome> {
+pub(crate) async fn replace_pod(ctx: &Ctx, args: &ReplacePodArgs) -> Result<Outcome> {
     run(
         ctx,
         Steer::ReplacePod,
@@ -223,7 +223,7 @@ fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
 
 /// Asks on the terminal: the plan and the question on stderr, the answer
 /// from stdin. Only `y` or `yes` goes ahead.
-pub struct TerminalPrompt {
+pub(crate) struct TerminalPrompt {
     /// Colour the plan shown before asking.
     pub color: bool,
 }

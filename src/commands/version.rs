@@ -10,7 +10,7 @@ use serde::Serialize;
 
 /// The `version -o json|yaml` document.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct VersionInfo {
+pub(crate) struct VersionInfo {
     pub version: &'static str,
     /// The commit built (HEAD, build.rs), or `unknown`.
     pub commit: &'static str,
@@ -21,7 +21,7 @@ pub struct VersionInfo {
 }
 
 impl VersionInfo {
-    pub const fn current() -> Self {
+    pub(crate) const fn current() -> Self {
         VersionInfo {
             version: env!("CARGO_PKG_VERSION"),
             commit: env!("KUBECTL_VALKEY_ROLL_GIT_COMMIT"),
@@ -31,7 +31,7 @@ impl VersionInfo {
     }
 
     /// The text form: one fact per line, the first as `--version` tools print it.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         format!(
             "kubectl-valkey-roll {}\ncommit:    {}\ntarget:    {}\nprotocols: {}\n",
             self.version,
@@ -42,12 +42,12 @@ impl VersionInfo {
     }
 }
 
-pub fn run(ctx: &Ctx) -> Result<Outcome> {
+pub(crate) fn run(ctx: &Ctx) -> Result<Outcome> {
     render(&VersionInfo::current(), ctx.global.output).map(Outcome::ok)
 }
 
 /// `table` and `wide` are the text form.
-pub fn render(info: &VersionInfo, output: OutputFormat) -> Result<String> {
+pub(crate) fn render(info: &VersionInfo, output: OutputFormat) -> Result<String> {
     match output {
         // A version is no object: -o name says it as text.
         OutputFormat::Table | OutputFormat::Wide | OutputFormat::Name => Ok(info.text()),

@@ -27,7 +27,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 
 /// What to do after judging a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     Continue,
     Exit(Exit),
 }
@@ -35,7 +35,7 @@ pub enum Next {
 /// The decision for one report: attention first (a jam is news even when
 /// another cluster is done), then Converged, else keep waiting. A report
 /// without clusters is never Converged.
-pub fn decide(report: &Report, no_fail_fast: bool) -> Next {
+pub(crate) fn decide(report: &Report, no_fail_fast: bool) -> Next {
     if !no_fail_fast && super::shared::needs_attention(report) {
         return Next::Exit(Exit::NeedsAttention);
     }
@@ -53,7 +53,7 @@ pub fn decide(report: &Report, no_fail_fast: bool) -> Next {
 /// What a progress line says, without what only ticks (the holders' hold
 /// times): a new key is a new line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProgressKey(Vec<ClusterProgress>);
+pub(crate) struct ProgressKey(Vec<ClusterProgress>);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct ClusterProgress {
@@ -66,7 +66,7 @@ struct ClusterProgress {
     front: Option<String>,
 }
 
-pub fn progress_key(report: &Report) -> ProgressKey {
+pub(crate) fn progress_key(report: &Report) -> ProgressKey {
     ProgressKey(
         report
             .clusters
@@ -90,7 +90,7 @@ pub fn progress_key(report: &Report) -> ProgressKey {
 
 /// How clusters are named in progress lines for a scope: not at all when
 /// one was named, by name in one namespace, by namespace/name across all.
-pub fn naming_for(scope: &Scope) -> Naming {
+pub(crate) fn naming_for(scope: &Scope) -> Naming {
     match (&scope.cluster, &scope.namespace) {
         (_, None) => Naming::NamespaceName,
         (Some(_), Some(_)) => Naming::None,
@@ -100,7 +100,7 @@ pub fn naming_for(scope: &Scope) -> Naming {
 
 /// The clusters whose progress is not in `since` (every cluster when
 /// `since` is `None`).
-pub fn moved<'a>(report: &'a Report, since: Option<&ProgressKey>) -> Vec<&'a ClusterReport> {
+pub(crate) fn moved<'a>(report: &'a Report, since: Option<&ProgressKey>) -> Vec<&'a ClusterReport> {
     let now = progress_key(report);
     report
         .clusters
@@ -112,14 +112,18 @@ pub fn moved<'a>(report: &'a Report, since: Option<&ProgressKey>) -> Vec<&'a Clu
 }
 
 /// One progress line per cluster that moved since `since`.
-pub fn progress_lines(report: &Report, naming: Naming, since: Option<&ProgressKey>) -> String {
+pub(crate) fn progress_lines(
+    report: &Report,
+    naming: Naming,
+    since: Option<&ProgressKey>,
+) -> String {
     moved(report, since)
         .into_iter()
         .map(|c| progress_line(c, naming))
         .collect()
 }
 
-pub async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
+pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     if ctx.global.several_contexts() {
         return run_contexts(ctx, args).await;
     }

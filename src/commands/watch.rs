@@ -38,13 +38,13 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// How often a terminal frame with ticking durations is judged again.
-pub const TICK: Duration = Duration::from_secs(1);
+pub(crate) const TICK: Duration = Duration::from_secs(1);
 
 /// The longest the view goes without judging again: a backstop, should a
 /// time-driven change ever fail to say when it comes.
-pub const MAX_WAIT: Duration = Duration::from_secs(30);
+pub(crate) const MAX_WAIT: Duration = Duration::from_secs(30);
 
-pub async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
+pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let (live, mut watch, scope) = start(ctx, args.cluster.as_deref()).await?;
     let mut out = Output::new(ctx, &scope);
     let mut snapshot = None;
@@ -197,7 +197,7 @@ impl ConnectionView {
 
 /// A frame for a terminal: from the top left, every line cleared to its
 /// end, then everything below cleared; written at once, it does not flicker.
-pub fn terminal_frame(body: &str, last_line: &str) -> String {
+pub(crate) fn terminal_frame(body: &str, last_line: &str) -> String {
     let mut frame = String::with_capacity(body.len() + last_line.len() + 64);
     frame.push_str(&cursor_home());
     for line in body.lines() {

@@ -6,7 +6,7 @@ use jiff::Timestamp;
 
 /// `--now` lies before every time the snapshot holds: every age, hold
 /// and wait is measured from a moment before it all and reads 0s.
-pub fn before_everything(now: Timestamp, earliest: Timestamp) -> String {
+pub(crate) fn before_everything(now: Timestamp, earliest: Timestamp) -> String {
     format!(
         "warning: --now {} is before every time in the snapshot (the earliest is {}): every age, hold and wait reads 0s; the snapshot's own time is likely later\n",
         timestamp(now),
@@ -16,11 +16,11 @@ pub fn before_everything(now: Timestamp, earliest: Timestamp) -> String {
 
 /// `-v 6`: one API request, as kubectl logs it: `GET URL 200 OK in 12
 /// milliseconds`.
-pub fn request(verb: &str, url: &str, status: &str, millis: u64) -> String {
+pub(crate) fn request(verb: &str, url: &str, status: &str, millis: u64) -> String {
     format!("{verb} {url} {status} in {millis} milliseconds")
 }
 
 /// `-v 8`: the size of a request's response, once it is read whole.
-pub fn response_size(verb: &str, url: &str, bytes: u64) -> String {
+pub(crate) fn response_size(verb: &str, url: &str, bytes: u64) -> String {
     format!("{verb} {url} response body: {bytes} bytes")
 }

@@ -9,7 +9,7 @@ use crate::report::Report;
 
 /// The overview and the blocks, contexts in the report's order. An empty
 /// report gives an empty string (the command says why).
-pub fn contexts_table(report: &Report, opts: TableOptions) -> String {
+pub(crate) fn contexts_table(report: &Report, opts: TableOptions) -> String {
     if report.clusters.is_empty() {
         return String::new();
     }

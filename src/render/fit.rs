@@ -18,11 +18,11 @@ use unicode_width::UnicodeWidthStr;
 /// input (comfy-table measures a long word again for every character it
 /// splits off: a 4 MB name took seconds, a 50 MB one minutes). JSON, YAML,
 /// `-o name` and commands to paste keep every name whole.
-pub const LONGEST_WORD: usize = crate::names::LONGEST_NAME;
+pub(crate) const LONGEST_WORD: usize = crate::names::LONGEST_NAME;
 
 /// `text` with each word longer than [`LONGEST_WORD`] characters cut to
 /// that many, `…` after it; as it is when it has none.
-pub fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
     let too_long =
         |word: &str| word.len() > LONGEST_WORD && word.chars().nth(LONGEST_WORD).is_some();
     if !text.split([' ', '\n']).any(too_long) {
@@ -50,7 +50,7 @@ pub fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The columns `text` takes on a terminal (escape sequences take none).
-pub fn columns(text: &str) -> usize {
+pub(crate) fn columns(text: &str) -> usize {
     if !text.contains('\u{1b}') {
         return UnicodeWidthStr::width(text);
     }
@@ -74,7 +74,7 @@ pub fn columns(text: &str) -> usize {
 }
 
 /// The words of `text`, split at spaces; a span in backticks is one word.
-pub fn words(text: &str) -> Vec<&str> {
+pub(crate) fn words(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = None;
     let mut in_ticks = false;
@@ -103,7 +103,7 @@ pub fn words(text: &str) -> Vec<&str> {
 /// other line after `indent` columns. The lines come without what takes
 /// those columns; the first may be empty when the first word fits only a
 /// line of its own.
-pub fn lines(text: &str, width: usize, first: usize, indent: usize) -> Vec<String> {
+pub(crate) fn lines(text: &str, width: usize, first: usize, indent: usize) -> Vec<String> {
     let first_room = width.saturating_sub(first);
     let room = width.saturating_sub(indent);
     let mut out: Vec<String> = Vec::new();
@@ -136,7 +136,7 @@ pub fn lines(text: &str, width: usize, first: usize, indent: usize) -> Vec<Strin
 /// `text` as a paragraph: its first line after `first`, the others after
 /// `indent` (both printed as given), each line ending in a newline.
 /// Without a width: one line, as it is.
-pub fn paragraph(text: &str, width: Option<usize>, first: &str, indent: &str) -> String {
+pub(crate) fn paragraph(text: &str, width: Option<usize>, first: &str, indent: &str) -> String {
     let text = &*bounded(text);
     let Some(width) = width else {
         return format!("{first}{text}\n");
@@ -157,7 +157,7 @@ pub fn paragraph(text: &str, width: Option<usize>, first: &str, indent: &str) ->
 /// line breaks between two parts (the break stands for `sep`), and a part
 /// too long for a line of its own is wrapped at words. Without a width:
 /// one line.
-pub fn parts(parts: &[String], sep: &str, width: Option<usize>, indent: &str) -> String {
+pub(crate) fn parts(parts: &[String], sep: &str, width: Option<usize>, indent: &str) -> String {
     let Some(width) = width else {
         return format!("{indent}{}\n", parts.join(sep));
     };
@@ -192,7 +192,7 @@ pub fn parts(parts: &[String], sep: &str, width: Option<usize>, indent: &str) ->
 
 /// Every line of `text` wrapped to `width` at its own indentation (its
 /// continuation lines two columns further in).
-pub fn rewrap(text: &str, width: Option<usize>) -> String {
+pub(crate) fn rewrap(text: &str, width: Option<usize>) -> String {
     if width.is_none() {
         return text.to_string();
     }
@@ -209,7 +209,7 @@ pub fn rewrap(text: &str, width: Option<usize>) -> String {
 /// line whole, as when the output is piped), and whether tables keep
 /// their headers (`--no-headers`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Screen {
+pub(crate) struct Screen {
     pub color: bool,
     pub width: Option<usize>,
     pub no_headers: bool,
@@ -227,7 +227,7 @@ impl From<bool> for Screen {
 
 /// `text` cut at a word to at most `width` columns, `…` where it was cut.
 /// A first word longer than that is kept whole (a word is never broken).
-pub fn cut(text: &str, width: usize) -> String {
+pub(crate) fn cut(text: &str, width: usize) -> String {
     if columns(text) <= width {
         return text.to_string();
     }
@@ -264,14 +264,14 @@ pub fn cut(text: &str, width: usize) -> String {
 /// One table cell: its text, and the colour and weight it has when
 /// colour is on.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub text: String,
     pub tone: Option<Tone>,
     pub bold: bool,
 }
 
 impl Cell {
-    pub fn new(text: impl Into<String>) -> Cell {
+    pub(crate) fn new(text: impl Into<String>) -> Cell {
         Cell {
             text: text.into(),
             tone: None,
@@ -280,7 +280,7 @@ impl Cell {
     }
 
     /// Coloured in `tone`, bold when `bold`.
-    pub fn toned(mut self, tone: Tone, bold: bool) -> Cell {
+    pub(crate) fn toned(mut self, tone: Tone, bold: bool) -> Cell {
         self.tone = Some(tone);
         self.bold = bold;
         self
@@ -314,7 +314,7 @@ impl From<&str> for Cell {
 
 /// What a table does with its last column when the line is short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Last {
+pub(crate) enum Last {
     /// An ordinary column: low-priority columns are left out until the
     /// rest fits.
     Fixed,
@@ -328,7 +328,7 @@ pub enum Last {
 
 /// A table in kubectl's look: no borders, two spaces between columns,
 /// every line after `indent`.
-pub struct Grid<'a> {
+pub(crate) struct Grid<'a> {
     pub header: Vec<&'a str>,
     /// Per column: 0 is never left out; of the others, the higher the
     /// rank, the sooner it goes when the line is short.
@@ -346,7 +346,7 @@ const UNDER: &str = "    ";
 impl Grid<'_> {
     /// A grid whose columns all stay (rank 0) and whose last column is
     /// an ordinary one.
-    pub fn plain<'a>(header: &[&'a str], rows: Vec<Vec<Cell>>, indent: &'a str) -> Grid<'a> {
+    pub(crate) fn plain<'a>(header: &[&'a str], rows: Vec<Vec<Cell>>, indent: &'a str) -> Grid<'a> {
         Grid {
             header: header.to_vec(),
             rank: vec![0; header.len()],
@@ -358,7 +358,7 @@ impl Grid<'_> {
 
     /// The table as text, fitted to `width` when there is one; a word
     /// longer than [`LONGEST_WORD`] is cut there first.
-    pub fn render(&self, width: Option<usize>, color: bool) -> String {
+    pub(crate) fn render(&self, width: Option<usize>, color: bool) -> String {
         let long = |c: &Cell| matches!(bounded(&c.text), std::borrow::Cow::Owned(_));
         if !self.rows.iter().flatten().any(long) {
             return self.fitted(width, color);

@@ -10,17 +10,17 @@ use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
 /// Events live an hour unless the API server's `--event-ttl` says otherwise.
-pub const EVENT_TTL: SignedDuration = SignedDuration::from_hours(1);
+pub(crate) const EVENT_TTL: SignedDuration = SignedDuration::from_hours(1);
 
 /// The `history -o json|yaml` document.
 #[derive(Debug, Serialize)]
-pub struct HistoryDocument<'a> {
+pub(crate) struct HistoryDocument<'a> {
     pub clusters: Vec<ClusterHistory<'a>>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ClusterHistory<'a> {
+pub(crate) struct ClusterHistory<'a> {
     pub namespace: &'a str,
     pub name: &'a str,
     pub verdict: Verdict,
@@ -43,7 +43,7 @@ fn may_have_expired(c: &ClusterReport, now: Timestamp) -> bool {
     }
 }
 
-pub fn document(report: &Report, now: Timestamp) -> HistoryDocument<'_> {
+pub(crate) fn document(report: &Report, now: Timestamp) -> HistoryDocument<'_> {
     HistoryDocument {
         clusters: report
             .clusters
@@ -88,7 +88,7 @@ fn same_day(start: Timestamp, rows: &[HistoryRow]) -> bool {
 
 /// One block per cluster: a line on the roll, the rows, and what is
 /// missing and why.
-pub fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) -> String {
+pub(crate) fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) -> String {
     let screen: Screen = screen.into();
     let width = screen.width;
     let mut blocks = Vec::new();

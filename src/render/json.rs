@@ -17,7 +17,7 @@ pub fn to_json<T: Serialize>(value: &T) -> Result<String> {
 }
 
 /// One line of JSON (`status --watch -o json`), no trailing newline.
-pub fn to_json_line<T: Serialize>(value: &T) -> Result<String> {
+pub(crate) fn to_json_line<T: Serialize>(value: &T) -> Result<String> {
     write_json(value, serde_json::ser::CompactFormatter)
 }
 

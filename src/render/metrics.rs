@@ -36,11 +36,11 @@ use prometheus_client::registry::Registry;
 use std::sync::Arc;
 
 /// The `Content-Type` of [`metrics_text`].
-pub const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
+pub(crate) const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
 
 /// One kubeconfig context as the exporter last saw it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ContextView {
+pub(crate) struct ContextView {
     /// The context's name, the `context` label (empty: the kubeconfig names
     /// none, as in a pod).
     pub context: String,
@@ -59,7 +59,7 @@ pub struct ContextView {
 
 impl ContextView {
     /// A context nothing is known of yet: every kind down, no error.
-    pub fn new(context: &str, resources: &[&'static str]) -> ContextView {
+    pub(crate) fn new(context: &str, resources: &[&'static str]) -> ContextView {
         ContextView {
             context: context.to_string(),
             judged: None,
@@ -77,7 +77,7 @@ impl ContextView {
     }
 
     /// Counts one error of `kind`.
-    pub fn count(&mut self, kind: ErrorKind) {
+    pub(crate) fn count(&mut self, kind: ErrorKind) {
         match self.errors.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, n)) => *n += 1,
             None => self.errors.push((kind, 1)),
@@ -88,7 +88,7 @@ impl ContextView {
 /// A judged view: what the metrics say of each cluster, and when it was
 /// judged.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Judged {
+pub(crate) struct Judged {
     pub clusters: Arc<[ClusterSummary]>,
     pub at: Timestamp,
 }
@@ -97,7 +97,7 @@ impl Judged {
     /// The summary of `report`, judged `at`. The report itself is not
     /// kept: at 10,000 nodes it is tens of MiB, its summary a few hundred
     /// bytes a cluster.
-    pub fn of(report: &Report, at: Timestamp) -> Judged {
+    pub(crate) fn of(report: &Report, at: Timestamp) -> Judged {
         Judged {
             clusters: report.clusters.iter().map(ClusterSummary::of).collect(),
             at,
@@ -107,7 +107,7 @@ impl Judged {
 
 /// What the metrics say of one cluster, taken from its report.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClusterSummary {
+pub(crate) struct ClusterSummary {
     pub namespace: String,
     pub name: String,
     pub verdict: Verdict,
@@ -127,7 +127,7 @@ pub struct ClusterSummary {
 }
 
 impl ClusterSummary {
-    pub fn of(r: &crate::report::ClusterReport) -> ClusterSummary {
+    pub(crate) fn of(r: &crate::report::ClusterReport) -> ClusterSummary {
         let mut states = [0; 8];
         for n in &r.nodes {
             if let Some(i) = STATES.iter().position(|s| *s == n.state) {
@@ -168,7 +168,7 @@ impl ClusterSummary {
 
 /// One kind's watch.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KindView {
+pub(crate) struct KindView {
     /// `valkeyclusters`, `pods`...
     pub resource: &'static str,
     pub up: bool,
@@ -179,7 +179,7 @@ pub struct KindView {
 /// What kind of error the exporter met (the `error` label): a closed set,
 /// so the series stay few.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
+pub(crate) enum ErrorKind {
     /// The API server could not be reached (refused, timed out, TLS).
     Unreachable,
     /// 401: the credentials were rejected.
@@ -197,7 +197,7 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 7] = [
+    pub(crate) const ALL: [ErrorKind; 7] = [
         ErrorKind::Unreachable,
         ErrorKind::Unauthorized,
         ErrorKind::Forbidden,
@@ -207,7 +207,7 @@ impl ErrorKind {
         ErrorKind::Kubeconfig,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             ErrorKind::Unreachable => "unreachable",
             ErrorKind::Unauthorized => "unauthorized",
@@ -228,13 +228,13 @@ const STATES: [NodeState; 8] = NodeState::ALL;
 
 /// The version and commit of this build, for `valkey_roll_exporter_build_info`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Build {
+pub(crate) struct Build {
     pub version: &'static str,
     pub commit: &'static str,
 }
 
 /// The whole `/metrics` answer at `now`.
-pub fn metrics_text(contexts: &[ContextView], build: Build, now: Timestamp) -> String {
+pub(crate) fn metrics_text(contexts: &[ContextView], build: Build, now: Timestamp) -> String {
     let mut registry = Registry::default();
     registry.register_collector(Box::new(Metrics {
         contexts: contexts.to_vec(),
@@ -250,7 +250,7 @@ pub fn metrics_text(contexts: &[ContextView], build: Build, now: Timestamp) -> S
 
 /// `/readyz`: ready when every context's view is whole and judged; the
 /// text names each context and what it cannot see.
-pub fn readiness(contexts: &[ContextView]) -> (bool, String) {
+pub(crate) fn readiness(contexts: &[ContextView]) -> (bool, String) {
     let mut ready = true;
     let mut text = String::new();
     for c in contexts {
@@ -278,13 +278,13 @@ pub fn readiness(contexts: &[ContextView]) -> (bool, String) {
 
 /// How a context is named in words (`/readyz`, the log): its label is
 /// empty for the current context (a `--context` is never empty).
-pub fn context_name(context: &str) -> String {
+pub(crate) fn context_name(context: &str) -> String {
     context_words((!context.is_empty()).then_some(context))
 }
 
 /// The exporter's first log line: where it serves, and what it watches (in
 /// `namespace`, every namespace for `None`, of each context).
-pub fn serving(
+pub(crate) fn serving(
     address: std::net::SocketAddr,
     namespace: Option<&str>,
     contexts: &[Option<&str>],
@@ -302,7 +302,7 @@ pub fn serving(
 
 /// The exporter's log line when a context's readiness changes: `context
 /// eu: ready`, or `context eu: not ready: WHY; WHY`.
-pub fn readiness_news(context: Option<&str>, blind: &[String]) -> String {
+pub(crate) fn readiness_news(context: Option<&str>, blind: &[String]) -> String {
     if blind.is_empty() {
         in_context(context, "ready\n")
     } else {
@@ -312,7 +312,7 @@ pub fn readiness_news(context: Option<&str>, blind: &[String]) -> String {
 
 /// The exporter's log line when every watch of a context stopped (it
 /// never should) and it starts them again.
-pub fn watches_restarted(context: Option<&str>) -> String {
+pub(crate) fn watches_restarted(context: Option<&str>) -> String {
     in_context(context, "every watch stopped; starting again\n")
 }
 

@@ -16,22 +16,22 @@
 //!   way out).
 //! - [`style`]: colour by severity, and neutralising control characters.
 //! - [`fit`]: text fitted to a terminal's width (wrapped, cut, columns left out).
-pub mod clock;
-pub mod contexts;
-pub mod explain;
-pub mod fit;
-pub mod history;
+pub(crate) mod clock;
+pub(crate) mod contexts;
+pub(crate) mod explain;
+pub(crate) mod fit;
+pub(crate) mod history;
 pub mod json;
-pub mod metrics;
-pub mod name;
-pub mod notice;
-pub mod steer;
+pub(crate) mod metrics;
+pub(crate) mod name;
+pub(crate) mod notice;
+pub(crate) mod steer;
 mod step;
-pub mod style;
+pub(crate) mod style;
 pub mod table;
-pub mod wait;
-pub mod watch;
-pub mod words;
+pub(crate) mod wait;
+pub(crate) mod watch;
+pub(crate) mod words;
 
 #[cfg(test)]
 mod end_to_end;

@@ -7,22 +7,22 @@ use super::style::clean;
 use crate::report::Report;
 
 /// `valkeycluster.valkey.io/NAME`.
-pub fn cluster(name: &str) -> String {
+pub(crate) fn cluster(name: &str) -> String {
     format!("valkeycluster.valkey.io/{}\n", clean(name))
 }
 
 /// `valkeynode.valkey.io/NAME`.
-pub fn node(name: &str) -> String {
+pub(crate) fn node(name: &str) -> String {
     format!("valkeynode.valkey.io/{}\n", clean(name))
 }
 
 /// `pod/NAME`.
-pub fn pod(name: &str) -> String {
+pub(crate) fn pod(name: &str) -> String {
     format!("pod/{}\n", clean(name))
 }
 
 /// Every cluster of the report, one a line.
-pub fn clusters(report: &Report) -> String {
+pub(crate) fn clusters(report: &Report) -> String {
     report.clusters.iter().map(|c| cluster(&c.name)).collect()
 }
 

@@ -10,7 +10,7 @@ use crate::source::live::Unread;
 
 /// All a view says about itself before its report: the kinds left out, then
 /// the objects the file held more than once.
-pub fn view_warnings(unread: &[Unread], duplicates: &[Duplicate]) -> String {
+pub(crate) fn view_warnings(unread: &[Unread], duplicates: &[Duplicate]) -> String {
     partial_warning(unread) + &duplicate_warning(duplicates)
 }
 
@@ -18,7 +18,7 @@ pub fn view_warnings(unread: &[Unread], duplicates: &[Duplicate]) -> String {
 const DUPLICATES_NAMED: usize = 5;
 
 /// The one warning line for duplicates; empty without any.
-pub fn duplicate_warning(duplicates: &[Duplicate]) -> String {
+pub(crate) fn duplicate_warning(duplicates: &[Duplicate]) -> String {
     if duplicates.is_empty() {
         return String::new();
     }
@@ -44,7 +44,7 @@ pub fn duplicate_warning(duplicates: &[Duplicate]) -> String {
 
 /// A kubeconfig context in words: `context prod-eu`, or `the current
 /// context` for `None` (no `--context` given).
-pub fn context_words(context: Option<&str>) -> String {
+pub(crate) fn context_words(context: Option<&str>) -> String {
     match context {
         Some(name) => format!("context {}", clean(name)),
         None => "the current context".to_string(),
@@ -52,12 +52,12 @@ pub fn context_words(context: Option<&str>) -> String {
 }
 
 /// A line said of one context among several: `context prod-eu: LINE`.
-pub fn in_context(context: Option<&str>, line: &str) -> String {
+pub(crate) fn in_context(context: Option<&str>, line: &str) -> String {
     format!("{}: {line}", context_words(context))
 }
 
 /// The warning of a context that could not be read, for stderr.
-pub fn context_unread(context: Option<&str>, error: &Error) -> String {
+pub(crate) fn context_unread(context: Option<&str>, error: &Error) -> String {
     format!(
         "warning: {} could not be read, its clusters are missing from this report: {error}\n",
         context_words(context)
@@ -66,7 +66,7 @@ pub fn context_unread(context: Option<&str>, error: &Error) -> String {
 
 /// [`partial_warning`] of one context among several: each line says which
 /// (`warning: context prod-eu: partial view: ...`).
-pub fn context_partial_warning(context: Option<&str>, unread: &[Unread]) -> String {
+pub(crate) fn context_partial_warning(context: Option<&str>, unread: &[Unread]) -> String {
     partial_warning(unread)
         .lines()
         .map(|line| {
@@ -77,7 +77,7 @@ pub fn context_partial_warning(context: Option<&str>, unread: &[Unread]) -> Stri
 }
 
 /// What a table says when there is nothing to show.
-pub fn no_clusters_message(namespace: Option<&str>) -> String {
+pub(crate) fn no_clusters_message(namespace: Option<&str>) -> String {
     match namespace {
         Some(ns) => format!("No ValkeyClusters found in namespace {ns}.\n"),
         None => "No ValkeyClusters found in any namespace.\n".to_string(),
@@ -86,7 +86,7 @@ pub fn no_clusters_message(namespace: Option<&str>) -> String {
 
 /// The warning a partial view carries, one line per kind left out: which
 /// kind, why, and what is judged without it. Empty for a whole view.
-pub fn partial_warning(unread: &[Unread]) -> String {
+pub(crate) fn partial_warning(unread: &[Unread]) -> String {
     unread
         .iter()
         .map(|u| {

@@ -5,10 +5,10 @@ use owo_colors::OwoColorize;
 
 // The scale lives with the states it ranks (`NodeState::tone`,
 // `Verdict::tone`); here it only gets its colours.
-pub use crate::report::Tone;
+pub(crate) use crate::report::Tone;
 
 /// `text` in the tone's colour (bold when asked), or unchanged without colour.
-pub fn paint(text: &str, tone: Tone, bold: bool, color: bool) -> String {
+pub(crate) fn paint(text: &str, tone: Tone, bold: bool, color: bool) -> String {
     if !color {
         return text.to_string();
     }
@@ -28,7 +28,7 @@ pub fn paint(text: &str, tone: Tone, bold: bool, color: bool) -> String {
 }
 
 /// Bold, or unchanged without colour (section titles in explain).
-pub fn strong(text: &str, color: bool) -> String {
+pub(crate) fn strong(text: &str, color: bool) -> String {
     if color {
         text.bold().to_string()
     } else {
@@ -38,7 +38,7 @@ pub fn strong(text: &str, color: bool) -> String {
 
 /// The table cell colour of a tone (comfy-table measures widths before it
 /// styles, so colour goes through it rather than into the text).
-pub fn cell_color(tone: Tone) -> Option<comfy_table::Color> {
+pub(crate) fn cell_color(tone: Tone) -> Option<comfy_table::Color> {
     use comfy_table::Color;
     match tone {
         Tone::Bad => Some(Color::Red),
@@ -63,7 +63,7 @@ pub fn cell_color(tone: Tone) -> Option<comfy_table::Color> {
 /// characters) is shown as its code, `\u{200b}`, so a name that differs
 /// from another only by an invisible character reads differently, and
 /// nothing reaches the terminal that drives it.
-pub fn clean(text: &str) -> String {
+pub(crate) fn clean(text: &str) -> String {
     // Most text needs nothing: keep it as it is.
     if !text.chars().any(needs_cleaning) {
         return text.to_string();
@@ -81,7 +81,7 @@ pub fn clean(text: &str) -> String {
 
 /// Several lines of text for stderr: each line [`clean`], the line breaks
 /// kept.
-pub fn clean_lines(text: &str) -> String {
+pub(crate) fn clean_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         match line.strip_suffix('\n') {
@@ -102,12 +102,12 @@ pub(crate) fn needs_cleaning(c: char) -> bool {
 }
 
 /// [`clean`] text for a cell, `-` where there is none.
-pub fn clean_or_dash(text: Option<&str>) -> String {
+pub(crate) fn clean_or_dash(text: Option<&str>) -> String {
     text.map_or_else(|| "-".into(), clean)
 }
 
 /// A node's reason for a cell: [`clean`], `-` where it is empty.
-pub fn reason_cell(reason: &str) -> String {
+pub(crate) fn reason_cell(reason: &str) -> String {
     if reason.is_empty() {
         "-".to_string()
     } else {

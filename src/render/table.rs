@@ -26,7 +26,7 @@ pub fn status_table(report: &Report, opts: TableOptions) -> String {
 
 /// [`status_table`] fitted to `screen` (its width, and without headers
 /// when it says so: then the rows alone, as kubectl's `--no-headers`).
-pub fn status_screen(report: &Report, opts: TableOptions, screen: Screen) -> String {
+pub(crate) fn status_screen(report: &Report, opts: TableOptions, screen: Screen) -> String {
     report
         .clusters
         .iter()
@@ -36,7 +36,7 @@ pub fn status_screen(report: &Report, opts: TableOptions, screen: Screen) -> Str
 }
 
 /// One cluster: headline, blank line, node table.
-pub fn cluster_block(cluster: &ClusterReport, opts: TableOptions, screen: Screen) -> String {
+pub(crate) fn cluster_block(cluster: &ClusterReport, opts: TableOptions, screen: Screen) -> String {
     if screen.no_headers {
         let table = node_table(cluster, opts, screen.width);
         return table
@@ -54,21 +54,16 @@ pub fn cluster_block(cluster: &ClusterReport, opts: TableOptions, screen: Screen
     out
 }
 
-/// The two headline lines, each ending in a newline.
-pub fn headline(cluster: &ClusterReport, color: bool) -> String {
-    headline_fit(cluster, color, None)
-}
-
 /// The headline wrapped at words to `width`: what follows the location
 /// goes on under the verdict word (or, after a long location, four
 /// columns in).
-pub fn headline_fit(cluster: &ClusterReport, color: bool, width: Option<usize>) -> String {
+pub(crate) fn headline_fit(cluster: &ClusterReport, color: bool, width: Option<usize>) -> String {
     headline_after("", cluster, color, width)
 }
 
 /// [`headline_fit`] after `lead` (`ValkeyCluster `, in explain). Without
 /// a width the second line is indented as far as the location is long.
-pub fn headline_after(
+pub(crate) fn headline_after(
     lead: &str,
     cluster: &ClusterReport,
     color: bool,
@@ -453,7 +448,12 @@ fn node_table(cluster: &ClusterReport, opts: TableOptions, width: Option<usize>)
 /// A table in kubectl's look: no borders, two spaces between columns, no
 /// wrapping, every line prefixed by `indent`. Cells carry their own
 /// colour; without `color` none is emitted.
-pub fn borderless(header: &[&str], rows: Vec<Vec<Cell>>, indent: &str, color: bool) -> String {
+pub(crate) fn borderless(
+    header: &[&str],
+    rows: Vec<Vec<Cell>>,
+    indent: &str,
+    color: bool,
+) -> String {
     Grid::plain(header, rows, indent).render(None, color)
 }
 
@@ -476,7 +476,7 @@ fn last_exit(node: &NodeReport) -> String {
 }
 
 /// A node's state word in its colour (bold when someone has to act).
-pub fn state_cell(state: NodeState, color: bool) -> Cell {
+pub(crate) fn state_cell(state: NodeState, color: bool) -> Cell {
     let cell = Cell::new(state.to_string());
     if !color {
         return cell;
@@ -634,7 +634,7 @@ mod tests {
             ),
         ];
         for (name, cluster, wants) in cases {
-            let head = headline(cluster, false);
+            let head = headline_fit(cluster, false, None);
             for want in *wants {
                 assert!(
                     head.contains(want),
@@ -674,7 +674,7 @@ mod tests {
             let mut c = sample::jammed().clusters.remove(0);
             c.verdict = Verdict::Rolling;
             (c.per_node_seconds, c.eta_seconds, c.eta_basis) = (*per_node, *eta, *basis);
-            let second = headline(&c, false)
+            let second = headline_fit(&c, false, None)
                 .lines()
                 .nth(1)
                 .unwrap_or_default()

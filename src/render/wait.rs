@@ -10,7 +10,7 @@ use crate::units::human;
 /// How a cluster is named in progress lines: not at all when one was
 /// named, by name in one namespace, by namespace/name across all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Naming {
+pub(crate) enum Naming {
     None,
     Name,
     NamespaceName,
@@ -32,7 +32,7 @@ impl Naming {
 }
 
 /// One cluster's progress line: "4/6 rolled; cache-1-1 Rolling for 2m".
-pub fn progress_line(c: &ClusterReport, naming: Naming) -> String {
+pub(crate) fn progress_line(c: &ClusterReport, naming: Naming) -> String {
     let done = c.done.map_or_else(|| "?".to_string(), |d| d.to_string());
     let holders: Vec<String> = c
         .nodes
@@ -68,7 +68,11 @@ pub fn progress_line(c: &ClusterReport, naming: Naming) -> String {
 
 /// Why `wait` stopped, for stderr, in the cluster's protocol's words
 /// (nothing for a plain success: the last progress line said Converged).
-pub fn final_words(report: &Report, exit: Exit, timeout: Option<std::time::Duration>) -> String {
+pub(crate) fn final_words(
+    report: &Report,
+    exit: Exit,
+    timeout: Option<std::time::Duration>,
+) -> String {
     let mut out = String::new();
     for c in &report.clusters {
         let name = format!("{}/{}", c.namespace, c.name);
@@ -93,7 +97,7 @@ pub fn final_words(report: &Report, exit: Exit, timeout: Option<std::time::Durat
 }
 
 /// The timeout came before any context could be read.
-pub fn timed_out_before_reading(timeout: Option<std::time::Duration>) -> String {
+pub(crate) fn timed_out_before_reading(timeout: Option<std::time::Duration>) -> String {
     format!(
         "{}, before the clusters could be read\n",
         timed_out(timeout)
@@ -101,7 +105,7 @@ pub fn timed_out_before_reading(timeout: Option<std::time::Duration>) -> String 
 }
 
 /// The end of a wait over several contexts when some could not be read.
-pub fn contexts_unread(unread: usize, of: usize) -> String {
+pub(crate) fn contexts_unread(unread: usize, of: usize) -> String {
     format!("{unread} of {of} contexts could not be read (warnings above)\n")
 }
 

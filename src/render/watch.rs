@@ -7,11 +7,11 @@ use jiff::Timestamp;
 use std::time::Duration;
 
 /// The frame's body before the first report.
-pub const LISTING: &str = "Listing and watching...\n";
+pub(crate) const LISTING: &str = "Listing and watching...\n";
 
 /// "live" (`retry_in` is `None`), or "connection lost, retrying in 4s"
 /// (whole seconds, rounded up, so it never says 0s before the try).
-pub fn connection_words(retry_in: Option<Duration>) -> String {
+pub(crate) fn connection_words(retry_in: Option<Duration>) -> String {
     match retry_in {
         None => "live".to_string(),
         Some(left) if left.is_zero() => "connection lost, retrying now".to_string(),
@@ -24,7 +24,7 @@ pub fn connection_words(retry_in: Option<Duration>) -> String {
 
 /// The stderr line off a terminal: the connection is back (`lost` is
 /// `None`), or lost, with when it is tried again and why.
-pub fn connection_log_line(lost: Option<(Duration, &str)>) -> String {
+pub(crate) fn connection_log_line(lost: Option<(Duration, &str)>) -> String {
     match lost {
         None => "connection restored; the view is live again\n".to_string(),
         Some((retry_in, error)) => {
@@ -34,7 +34,7 @@ pub fn connection_log_line(lost: Option<(Duration, &str)>) -> String {
 }
 
 /// The last line of a terminal frame.
-pub fn status_line(updated: Timestamp, connection: &str) -> String {
+pub(crate) fn status_line(updated: Timestamp, connection: &str) -> String {
     let local = updated.to_zoned(jiff::tz::TimeZone::system());
     format!("updated {} · {connection}", local.strftime("%H:%M:%S"))
 }

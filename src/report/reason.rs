@@ -12,7 +12,7 @@
 use super::{GrantSource, Protocol};
 
 /// Whole seconds, as the report states durations.
-pub type Seconds = u64;
+pub(crate) type Seconds = u64;
 
 /// A node's REASON. Its words (`Display`, and the document's `reason`
 /// string through `Serialize`) are in `render/words/node.rs`.

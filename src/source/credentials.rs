@@ -15,7 +15,7 @@ use kube::config::AuthInfo;
 
 /// The credentials and files a connection was made from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Credentials {
+pub(crate) struct Credentials {
     /// The kubeconfig file(s), as kubectl would name them; `None` in a pod.
     pub kubeconfig: Option<String>,
     /// The kubeconfig's user entry (or `--user`).
@@ -27,7 +27,7 @@ pub struct Credentials {
 
 /// What the user entry authenticates with.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum CredentialKind {
+pub(crate) enum CredentialKind {
     /// A client certificate, valid from..until (`None` when it cannot be
     /// read here; the TLS layer will say why).
     ClientCertificate {
@@ -44,7 +44,7 @@ pub enum CredentialKind {
 
 impl Credentials {
     /// What `auth` presents, read without any request.
-    pub fn of(
+    pub(crate) fn of(
         auth: &AuthInfo,
         kubeconfig: Option<String>,
         user: Option<String>,
@@ -75,7 +75,7 @@ impl Credentials {
     }
 
     /// ` user "dave" in kubeconfig /home/me/.kube/config`
-    pub fn user_in_file(&self) -> String {
+    pub(crate) fn user_in_file(&self) -> String {
         let mut s = String::new();
         if let Some(user) = &self.user {
             s.push_str(&format!(" of user \"{user}\""));
@@ -88,7 +88,7 @@ impl Credentials {
 
     /// Why the API server answered 401, as far as the client can tell at
     /// `now`, and what to do.
-    pub fn why_rejected(&self, now: Timestamp) -> String {
+    pub(crate) fn why_rejected(&self, now: Timestamp) -> String {
         let whose = self.user_in_file();
         match &self.kind {
             CredentialKind::ClientCertificate {
@@ -141,7 +141,7 @@ fn client_certificate_pem(auth: &AuthInfo) -> Option<Vec<u8>> {
 }
 
 /// (notBefore, notAfter) of the first certificate in `pem`.
-pub fn certificate_validity(pem: &[u8]) -> Option<(Timestamp, Timestamp)> {
+pub(crate) fn certificate_validity(pem: &[u8]) -> Option<(Timestamp, Timestamp)> {
     let block = pem::parse_many(pem)
         .ok()?
         .into_iter()

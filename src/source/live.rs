@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 /// flags; [`connect`] reads nothing else but the environment's
 /// `KUBECONFIG` and `~/.kube/config`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Access {
+pub(crate) struct Access {
     /// A kubeconfig file, in place of `KUBECONFIG` and `~/.kube/config`.
     pub kubeconfig: Option<PathBuf>,
     /// The context, else the kubeconfig's current one.
@@ -46,7 +46,7 @@ pub struct Access {
 
 /// A connection to one API server, as the kubeconfig and flags chose it.
 #[derive(Clone)]
-pub struct Live {
+pub(crate) struct Live {
     /// For every request but watches: connect, read and write each time out
     /// after `--request-timeout`.
     pub client: kube::Client,
@@ -86,7 +86,7 @@ impl std::fmt::Debug for Live {
 
 impl Live {
     /// [`api_error`], naming this connection's server when it is unreachable.
-    pub fn error(
+    pub(crate) fn error(
         &self,
         err: kube::Error,
         verb: &str,
@@ -393,7 +393,7 @@ async fn client_config_with_cluster(
 /// paths, merged), else `~/.kube/config`, else in-cluster; `--context`,
 /// `--cluster`, `--user`, `--as`, `--as-group` and `--request-timeout`
 /// applied. Makes no request.
-pub async fn connect(access: &Access) -> Result<Live> {
+pub(crate) async fn connect(access: &Access) -> Result<Live> {
     let home_config = std::env::home_dir()
         .map(|home| home.join(".kube").join("config"))
         .filter(|p| p.exists());
@@ -405,7 +405,7 @@ pub async fn connect(access: &Access) -> Result<Live> {
 /// Every context of the kubeconfig (`--all-contexts`), in its order, from
 /// the same files `connect` reads (`kubeconfig`: `--kubeconfig`). In a pod
 /// (no kubeconfig) there is none.
-pub fn kubeconfig_contexts(kubeconfig: Option<&Path>) -> Result<Vec<String>> {
+pub(crate) fn kubeconfig_contexts(kubeconfig: Option<&Path>) -> Result<Vec<String>> {
     let home_config = std::env::home_dir()
         .map(|home| home.join(".kube").join("config"))
         .filter(|p| p.exists());
@@ -466,7 +466,11 @@ pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Resu
 /// except ValkeyNodes, listed whole and kept by label or owner reference.
 /// Any kind that cannot be listed is an error: steering and `wait` decide
 /// nothing on a partial view.
-pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -> Result<Snapshot> {
+pub(crate) async fn read(
+    live: &Live,
+    namespace: Option<&str>,
+    cluster: Option<&str>,
+) -> Result<Snapshot> {
     Ok(read_all(live, namespace, cluster, Mode::Strict)
         .await?
         .snapshot)
@@ -474,7 +478,7 @@ pub async fn read(live: &Live, namespace: Option<&str>, cluster: Option<&str>) -
 
 /// A kind a partial read left out, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unread {
+pub(crate) struct Unread {
     /// The resource, e.g. `pods`.
     pub resource: String,
     /// The error, as it would have been reported.
@@ -490,7 +494,7 @@ pub struct Unread {
 /// A namespace with nothing in it is asked for once more (one GET): a LIST
 /// in a namespace that does not exist answers an empty list, and "nothing
 /// found" would hide a typo in `-n`.
-pub async fn read_partial(
+pub(crate) async fn read_partial(
     live: &Live,
     namespace: Option<&str>,
     cluster: Option<&str>,
@@ -505,7 +509,7 @@ pub async fn read_partial(
 /// objects are exactly those the snapshot was made from: for a named
 /// cluster, only its ValkeyNodes.
 #[derive(Debug, Clone)]
-pub struct RawRead {
+pub(crate) struct RawRead {
     pub snapshot: Snapshot,
     /// One entry per kind, in [`Kind::ALL`]'s order, in the answer's order
     /// (empty unless asked for by [`read_raw`]).
@@ -515,7 +519,7 @@ pub struct RawRead {
 }
 
 /// [`read`], keeping the raw objects as well: the same six LISTs.
-pub async fn read_raw(
+pub(crate) async fn read_raw(
     live: &Live,
     namespace: Option<&str>,
     cluster: Option<&str>,
@@ -654,7 +658,7 @@ async fn check_namespace(live: &Live, namespace: &str) -> Result<()> {
 
 /// The events about one pod (kubelet's BackOff, Failed, Killing...), which
 /// `explain` adds to a node's timeline. One LIST.
-pub async fn pod_events(live: &Live, namespace: &str, pod: &str) -> Result<Vec<Event>> {
+pub(crate) async fn pod_events(live: &Live, namespace: &str, pod: &str) -> Result<Vec<Event>> {
     if !selector_safe(pod) {
         return Ok(Vec::new());
     }
@@ -671,7 +675,7 @@ pub async fn pod_events(live: &Live, namespace: &str, pod: &str) -> Result<Vec<E
 /// `explain -f` on a bundle tells the same story. One LIST of the pod
 /// events in scope (events cannot be selected by label), kept by the pod
 /// they are about.
-pub async fn events_of_pods(
+pub(crate) async fn events_of_pods(
     live: &Live,
     namespace: Option<&str>,
     pods: &std::collections::BTreeSet<(String, String)>,
@@ -710,7 +714,7 @@ pub async fn events_of_pods(
 /// of 500 pods as the operator builds them is a few MB of JSON, so memory
 /// holds a page of each kind at a time, not the whole answer; a LIST of
 /// fewer objects is one request, whatever their number below it.
-pub const PAGE_SIZE: u32 = 500;
+pub(crate) const PAGE_SIZE: u32 = 500;
 
 /// One logical LIST of `K`, page by page ([`PAGE_SIZE`]), into a snapshot
 /// of slim objects ([`super::slim`]): each page is read straight from the
@@ -936,7 +940,7 @@ async fn read_body(
 
 /// The user the API server knows (a SelfSubjectReview), else the
 /// kubeconfig's user where that API is unavailable, else `unknown`.
-pub async fn who_am_i(live: &Live) -> String {
+pub(crate) async fn who_am_i(live: &Live) -> String {
     let api: Api<SelfSubjectReview> = Api::all(live.client.clone());
     let reviewed = api
         .create(&PostParams::default(), &SelfSubjectReview::default())
@@ -952,7 +956,12 @@ pub async fn who_am_i(live: &Live) -> String {
 /// Maps a client error to what a person can act on. `verb` and `resource`
 /// name the request (`list`, `valkeynodes`); `namespace` `None` is every
 /// namespace. [`Live::error`] also names the server when it is unreachable.
-pub fn api_error(err: kube::Error, verb: &str, resource: &str, namespace: Option<&str>) -> Error {
+pub(crate) fn api_error(
+    err: kube::Error,
+    verb: &str,
+    resource: &str,
+    namespace: Option<&str>,
+) -> Error {
     map_error(err, verb, resource, namespace, "the API server", None)
 }
 

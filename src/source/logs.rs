@@ -13,7 +13,7 @@ use kube::api::{Api, LogParams};
 
 /// Reads the last [`TAIL_LINES`] lines of the previous container
 /// `container` of pod `namespace/pod`.
-pub async fn previous_log(
+pub(crate) async fn previous_log(
     client: &kube::Client,
     namespace: &str,
     pod: &str,

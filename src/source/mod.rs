@@ -4,27 +4,27 @@
 //! reader's object conversion), so they give equal snapshots for the same
 //! objects.
 
-pub mod credentials;
+pub(crate) mod credentials;
 pub mod file;
-pub mod live;
-pub mod logs;
-pub mod operator;
-pub mod requests;
-pub mod select;
+pub(crate) mod live;
+pub(crate) mod logs;
+pub(crate) mod operator;
+pub(crate) mod requests;
+pub(crate) mod select;
 pub mod slim;
-pub mod watch;
+pub(crate) mod watch;
 
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use k8s_openapi::api::core::v1::Event;
 
-pub use live::{Access, Live};
+pub(crate) use live::{Access, Live};
 
 /// What a command reads: a snapshot file, else a cluster reached through
 /// [`Access`]; and which namespaces. The commands build it from their
 /// flags (`commands::target`), so reading knows nothing of the CLI.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Target {
+pub(crate) struct Target {
     /// `-f`: this file (`-` is stdin) instead of a cluster.
     pub file: Option<std::path::PathBuf>,
     /// `-n`.
@@ -36,7 +36,7 @@ pub struct Target {
 
 /// What a command reads before it judges anything.
 #[derive(Clone)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub snapshot: Snapshot,
     /// The namespace in view; `None` is every namespace (`-A`, or a file
     /// read without `-n`).
@@ -69,14 +69,14 @@ impl std::fmt::Debug for Loaded {
 /// All of the file's clusters are kept even when one is named: the
 /// classifier picks the named one. Live: `-A` reads every namespace, `-n`
 /// that one, else the kubeconfig context's namespace.
-pub async fn load(target: &Target, cluster: Option<&str>) -> Result<Loaded> {
+pub(crate) async fn load(target: &Target, cluster: Option<&str>) -> Result<Loaded> {
     load_with(target, cluster, false).await
 }
 
 /// [`load`] for the commands that only show (`status`, `explain`): a kind
 /// the user may not list is left out and named in [`Loaded::unread`]
 /// ([`live::read_partial`]), so what can be judged without it is shown.
-pub async fn load_partial(target: &Target, cluster: Option<&str>) -> Result<Loaded> {
+pub(crate) async fn load_partial(target: &Target, cluster: Option<&str>) -> Result<Loaded> {
     load_with(target, cluster, true).await
 }
 
@@ -131,7 +131,7 @@ async fn load_with(target: &Target, cluster: Option<&str>, partial: bool) -> Res
 }
 
 /// The namespace in view when reading a file: `-n`, else all of them.
-pub fn file_namespace(namespace: Option<&str>, all_namespaces: bool) -> Option<String> {
+pub(crate) fn file_namespace(namespace: Option<&str>, all_namespaces: bool) -> Option<String> {
     if all_namespaces {
         return None;
     }
@@ -140,7 +140,7 @@ pub fn file_namespace(namespace: Option<&str>, all_namespaces: bool) -> Option<S
 
 /// The namespace in view on a cluster: `-A` all, `-n` that one, else the
 /// kubeconfig context's (which `connect` resolved, `default` when unset).
-pub fn live_namespace(
+pub(crate) fn live_namespace(
     namespace: Option<&str>,
     all_namespaces: bool,
     default_namespace: &str,
@@ -158,7 +158,7 @@ pub fn live_namespace(
 /// leaves out; and a zero count is omitted by one and absent in the other.
 /// Empty values become absent, so the same event reads the same from any
 /// source. The classifier never tells an empty value from a missing one.
-pub fn tidy_event(event: &mut Event) {
+pub(crate) fn tidy_event(event: &mut Event) {
     fn blank(s: &Option<String>) -> bool {
         s.as_deref().is_some_and(str::is_empty)
     }

@@ -11,13 +11,10 @@ use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 
 /// The operator's leader-election ID (its `cmd/main.go`).
-pub const LEASE_NAME: &str = "73d40801.valkey.io";
-
-/// Where the operator runs unless told otherwise (its install manifests).
-pub const DEFAULT_NAMESPACE: &str = "valkey-operator-system";
+pub(crate) const LEASE_NAME: &str = "73d40801.valkey.io";
 
 /// Reads the Lease [`LEASE_NAME`] in `namespace`.
-pub async fn lease(client: &kube::Client, namespace: &str) -> LeaseRead {
+pub(crate) async fn lease(client: &kube::Client, namespace: &str) -> LeaseRead {
     let leases: Api<Lease> = Api::namespaced(client.clone(), namespace);
     match leases.get(LEASE_NAME).await {
         Ok(l) => {

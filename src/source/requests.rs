@@ -18,13 +18,13 @@ use std::time::Instant;
 /// The target of the events [`Logged`] emits: a request's answer at INFO
 /// (`verb`, `url`, `status`, `millis`), its response's size at DEBUG
 /// (`verb`, `url`, `bytes`).
-pub const TARGET: &str = "kubectl_valkey_roll::request";
+pub(crate) const TARGET: &str = "kubectl_valkey_roll::request";
 
 /// The layer every request of the client passes through. `server`: the
 /// API server's URL, which requests are relative to at this layer (kube
 /// adds it further in), so that a logged URL is whole, as kubectl's.
 #[derive(Clone, Debug, Default)]
-pub struct Logged {
+pub(crate) struct Logged {
     pub server: String,
 }
 
@@ -40,7 +40,7 @@ impl<S> tower_layer::Layer<S> for Logged {
 }
 
 #[derive(Clone, Debug)]
-pub struct LoggedService<S> {
+pub(crate) struct LoggedService<S> {
     inner: S,
     server: String,
 }
@@ -104,7 +104,7 @@ where
 }
 
 /// A response body that counts its bytes and says how many at its end.
-pub struct Counted<B> {
+pub(crate) struct Counted<B> {
     body: B,
     bytes: u64,
     verb: String,

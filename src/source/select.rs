@@ -11,7 +11,7 @@ use kube::api::ApiResource;
 
 /// The six kinds, in the order of [`Snapshot`]'s fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     ValkeyClusters,
     ValkeyNodes,
     StatefulSets,
@@ -21,7 +21,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub(crate) const ALL: [Kind; 6] = [
         Kind::ValkeyClusters,
         Kind::ValkeyNodes,
         Kind::StatefulSets,
@@ -50,7 +50,7 @@ impl Kind {
 /// (label selector, field selector). `cluster` narrows to one ValkeyCluster
 /// by its name and the `valkey.io/cluster` label (docs/plugin.md, "How it talks
 /// to the API server").
-pub fn selectors(kind: Kind, cluster: Option<&str>) -> (Option<String>, Option<String>) {
+pub(crate) fn selectors(kind: Kind, cluster: Option<&str>) -> (Option<String>, Option<String>) {
     let by_cluster = match cluster {
         Some(name) => format!("{}={name}", keys::LABEL_CLUSTER),
         None => keys::LABEL_CLUSTER.to_string(),

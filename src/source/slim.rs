@@ -76,7 +76,7 @@ pub fn event(e: &mut Event) {
 /// the same fields go as [`pod`] and the others drop, so the watch's
 /// stores never hold what the snapshot would throw away. The valkey.io
 /// kinds are left whole (their managedFields are read).
-pub fn value(kind: &str, object: &mut serde_json::Value) {
+pub(crate) fn value(kind: &str, object: &mut serde_json::Value) {
     use serde_json::Value;
     let Some(map) = object.as_object_mut() else {
         return;

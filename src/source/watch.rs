@@ -52,7 +52,7 @@ use tokio::time::Instant;
 
 /// What to watch: one namespace or all, one ValkeyCluster or all.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Scope {
+pub(crate) struct Scope {
     /// `None`: every namespace (`-A`).
     pub namespace: Option<String>,
     /// A ValkeyCluster's name (the positional CLUSTER).
@@ -61,7 +61,7 @@ pub struct Scope {
 
 /// Whether the view is current.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Connection {
+pub(crate) enum Connection {
     /// Every kind is listed and watched.
     Live,
     /// A watch failed; the view shows the last objects seen, and the next
@@ -71,7 +71,7 @@ pub enum Connection {
 
 /// What the watch hands on.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Update {
+pub(crate) enum Update {
     /// The objects in view changed (sorted by [`Snapshot::normalize`]);
     /// shared with the watch, which keeps it to tell the next one apart.
     Snapshot(Arc<Snapshot>),
@@ -85,7 +85,7 @@ pub enum Update {
 /// a 3000-node watch peaked at 111 MB of heap (kept by the allocator
 /// afterwards). A fifth of that costs more requests only where a kind has
 /// more than 100 objects.
-pub const WATCH_PAGE_SIZE: u32 = 100;
+pub(crate) const WATCH_PAGE_SIZE: u32 = 100;
 
 fn watcher_config(kind: Kind, scope: &Scope) -> watcher::Config {
     let (label_selector, field_selector) = selectors(kind, scope.cluster.as_deref());
@@ -226,7 +226,7 @@ impl Stores {
 
 /// What one kind's watcher sees, for the exporter's health series.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KindHealth {
+pub(crate) struct KindHealth {
     pub kind: Kind,
     /// Listed since its last failure, and watched: its store is current.
     pub up: bool,
@@ -239,7 +239,7 @@ pub struct KindHealth {
 }
 
 /// A running watch of the six kinds. Dropping it stops every watcher.
-pub struct Watch {
+pub(crate) struct Watch {
     rx: mpsc::UnboundedReceiver<KindMsg>,
     stores: Stores,
     tasks: Vec<JoinHandle<()>>,
@@ -269,14 +269,14 @@ impl Watch {
     /// the last), and [`Watch::snapshot_now`] builds one on demand.
     /// [`Watch::next`] then fails only for an object that breaks the schema
     /// (the next change tries again) and when every watcher has stopped.
-    pub fn start_tolerant(live: &Live, scope: &Scope) -> Result<Watch> {
+    pub(crate) fn start_tolerant(live: &Live, scope: &Scope) -> Result<Watch> {
         let mut watch = Watch::start(live, scope)?;
         watch.tolerant = true;
         Ok(watch)
     }
 
     /// Each kind's state, in [`Kind::ALL`] order.
-    pub fn health(&self) -> &[KindHealth] {
+    pub(crate) fn health(&self) -> &[KindHealth] {
         &self.health
     }
 
@@ -284,20 +284,20 @@ impl Watch {
     /// time it was tried (an object that breaks the schema); `None` once
     /// one was, even when it equals the last one handed on (and so is not
     /// handed on again).
-    pub fn unreadable(&self) -> Option<&str> {
+    pub(crate) fn unreadable(&self) -> Option<&str> {
         self.unreadable.as_deref()
     }
 
     /// The failures since the last call, oldest first (a tolerant watch's
     /// only; empty otherwise).
-    pub fn take_failures(&mut self) -> Vec<(Kind, Error)> {
+    pub(crate) fn take_failures(&mut self) -> Vec<(Kind, Error)> {
         std::mem::take(&mut self.failures)
     }
 
     /// Starts one watcher per kind, on the connection's watch client (no
     /// read timeout: a watch stays quiet for minutes, and
     /// `--request-timeout` must not cut it).
-    pub fn start(live: &Live, scope: &Scope) -> Result<Watch> {
+    pub(crate) fn start(live: &Live, scope: &Scope) -> Result<Watch> {
         check_cluster_name(scope.cluster.as_deref())?;
         let (tx, rx) = mpsc::unbounded_channel();
         let mut stores = Vec::with_capacity(Kind::ALL.len());
@@ -336,7 +336,7 @@ impl Watch {
     /// one), or a change of the connection state. An error before the first
     /// snapshot (every kind listed once), or an object that breaks the
     /// schema, ends the watch.
-    pub async fn next(&mut self) -> Result<Update> {
+    pub(crate) async fn next(&mut self) -> Result<Update> {
         loop {
             if let Some(update) = self.pending.pop_front() {
                 return Ok(update);
@@ -421,7 +421,7 @@ impl Watch {
     /// for a tolerant watch, which keeps none between changes (the exporter
     /// judges again when time alone can change a verdict, and holds no
     /// snapshot meanwhile). `None` until every kind has been listed.
-    pub fn snapshot_now(&mut self) -> Option<Result<Snapshot>> {
+    pub(crate) fn snapshot_now(&mut self) -> Option<Result<Snapshot>> {
         if !self.state.started() {
             return None;
         }

@@ -30,7 +30,7 @@ use std::time::Duration;
 
 /// Asks a person to confirm; `true` to go ahead. Given the plan as it
 /// stands and the question, both facts that the caller words.
-pub trait Confirm {
+pub(crate) trait Confirm {
     fn ask(
         &mut self,
         planned: &Steered,
@@ -40,7 +40,7 @@ pub trait Confirm {
 
 /// The report a request is planned from: a cluster whose nodes show no
 /// protocol is judged by the request's `--protocol`, if one was given.
-pub fn judge(
+pub(crate) fn judge(
     snapshot: &Snapshot,
     now: Timestamp,
     threshold: Duration,
@@ -51,7 +51,7 @@ pub fn judge(
 }
 
 /// How the command was run, beyond the request.
-pub struct Options {
+pub(crate) struct Options {
     /// `--yes`.
     pub yes: bool,
     /// stdin is a terminal: a command that needs confirmation may ask.
@@ -64,7 +64,7 @@ pub struct Options {
 
 impl Options {
     /// The steering commands' one clock: `--now`, else the real one.
-    pub fn now(&self) -> Timestamp {
+    pub(crate) fn now(&self) -> Timestamp {
         self.now.unwrap_or_else(Timestamp::now)
     }
 }
@@ -73,7 +73,7 @@ impl Options {
 /// live or from a file alike: judged with the request's `--protocol`,
 /// planned on the options' clock, and refused as a real run would be for
 /// want of confirmation ([`predict_confirmation`]).
-pub fn first_plan(
+pub(crate) fn first_plan(
     snapshot: &Snapshot,
     request: &Request,
     opts: &Options,
@@ -92,7 +92,7 @@ pub fn first_plan(
 
 /// Runs a steering request against a cluster. `first` is the snapshot read
 /// before (the plan the person is asked about is made from it).
-pub async fn execute<C: Confirm>(
+pub(crate) async fn execute<C: Confirm>(
     live: &Live,
     first: &Snapshot,
     request: &Request,
@@ -1113,7 +1113,7 @@ mod tests {
             assert_eq!(events, vec!["cache-0-2"], "{name}");
             assert_eq!(result.undo.as_deref(), Some(undo.as_str()), "{name}");
             assert_eq!(
-                crate::render::steer::note(&note),
+                crate::render::steer::note_in(&note, Protocol::P1),
                 "stopped part-way: the cluster changed while it was being written (the other holders are now [cache-0-3, cache-0-0], were [cache-0-3]). Written: the revoke of cache-0-2. Not written: the revoke of cache-0-3, the force of cache-0-1. Check `status` before running anything again",
                 "{name}"
             );
@@ -1217,7 +1217,7 @@ mod tests {
                 "{name}"
             );
             if *refused {
-                let text = crate::render::steer::refusal(&p.reasons[0]);
+                let text = crate::render::steer::refusal::refusal(&p.reasons[0]);
                 assert!(
                     text.contains("a real run would ask first"),
                     "{name}: {text}"

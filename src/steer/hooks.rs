@@ -12,7 +12,7 @@
 
 /// The points the executor passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Point {
+pub(crate) enum Point {
     /// Under the Lease, after the re-read and re-plan, before the first patch.
     AfterPlan,
     /// After the first patch of several (a takeover), before the next.
@@ -21,8 +21,10 @@ pub enum Point {
     AfterPatch,
 }
 
+// The names the environment spells, read only by the hooks' build.
+#[cfg(feature = "test-hooks")]
 impl Point {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Point::AfterPlan => "after-plan",
             Point::BetweenPatches => "between-patches",
@@ -33,7 +35,7 @@ impl Point {
 
 /// Waits at `point` when a test asked for it; returns at once otherwise.
 #[cfg(feature = "test-hooks")]
-pub async fn pause(point: Point) {
+pub(crate) async fn pause(point: Point) {
     use std::path::PathBuf;
     use std::time::{Duration, Instant};
 
@@ -56,4 +58,4 @@ pub async fn pause(point: Point) {
 
 /// Waits at `point` when a test asked for it; returns at once otherwise.
 #[cfg(not(feature = "test-hooks"))]
-pub async fn pause(_point: Point) {}
+pub(crate) async fn pause(_point: Point) {}

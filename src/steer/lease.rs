@@ -14,21 +14,21 @@ use kube::Api;
 use kube::api::{DeleteParams, PostParams, Preconditions};
 
 /// How long a Lease is valid without renewal (docs/plugin.md: 30 s).
-pub const DURATION_SECONDS: i32 = 30;
+pub(crate) const DURATION_SECONDS: i32 = 30;
 
 /// The Lease's name for a cluster.
-pub fn name(cluster: &str) -> String {
+pub(crate) fn name(cluster: &str) -> String {
     format!("valkey-roll.{cluster}")
 }
 
 /// `user@host/pid`, the Lease's holderIdentity.
-pub fn holder_identity(user: &str) -> String {
+pub(crate) fn holder_identity(user: &str) -> String {
     format!("{user}@{}/{}", host_name(), std::process::id())
 }
 
 /// The machine's name, for the Lease and the Events; `unknown-host` when it
 /// cannot be told.
-pub fn host_name() -> String {
+pub(crate) fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|s| s.trim().to_string())
@@ -39,7 +39,7 @@ pub fn host_name() -> String {
 }
 
 /// A Lease this process holds.
-pub struct Guard {
+pub(crate) struct Guard {
     api: Api<Lease>,
     namespace: String,
     name: String,
@@ -51,7 +51,7 @@ pub struct Guard {
 
 /// The moment a Lease runs out: its renew time (else acquire time, else
 /// creation) plus its duration. `None` when it carries no time at all.
-pub fn expires_at(lease: &Lease) -> Option<Timestamp> {
+pub(crate) fn expires_at(lease: &Lease) -> Option<Timestamp> {
     let spec = lease.spec.as_ref();
     let since = spec
         .and_then(|s| s.renew_time.as_ref().or(s.acquire_time.as_ref()))
@@ -92,7 +92,7 @@ async fn get_lease(api: &Api<Lease>, name: &str) -> Result<Option<Lease>, kube::
 
 /// Whether a Lease has run out at `now` (one without any time counts as run
 /// out: nobody can be renewing it).
-pub fn expired(lease: &Lease, now: Timestamp) -> bool {
+pub(crate) fn expired(lease: &Lease, now: Timestamp) -> bool {
     expires_at(lease).is_none_or(|at| at <= now)
 }
 
@@ -174,7 +174,7 @@ const TAKE_ROUNDS: usize = 5;
 
 /// Takes the cluster's Lease, or says who holds it. `now` is the real
 /// clock (a Lease is about this moment, whatever `--now` says).
-pub async fn take(
+pub(crate) async fn take(
     client: kube::Client,
     namespace: &str,
     cluster: &str,
@@ -260,7 +260,10 @@ impl Guard {
     /// renewTime carrying the resourceVersion last written, so it fails when
     /// anyone else changed it. A refusal when someone else holds it now (or
     /// it is gone): the caller must stop writing.
-    pub async fn renew(&mut self, now: Timestamp) -> Result<std::result::Result<(), Refusal>> {
+    pub(crate) async fn renew(
+        &mut self,
+        now: Timestamp,
+    ) -> Result<std::result::Result<(), Refusal>> {
         // Two rounds: a change by someone who left us the holder (a label,
         // say) is renewed over once.
         for _ in 0..2 {
@@ -294,7 +297,7 @@ impl Guard {
 
     /// Deletes the Lease if it is still the one this process took (a Lease
     /// that expired and was taken over by someone else is left alone).
-    pub async fn release(self) -> Result<()> {
+    pub(crate) async fn release(self) -> Result<()> {
         let params = DeleteParams {
             preconditions: Some(Preconditions {
                 resource_version: self.lease.metadata.resource_version.clone(),
@@ -447,7 +450,7 @@ mod tests {
         let now: Timestamp = "2026-11-29T10:00:30Z".parse().unwrap();
         let r = held_refusal(&lease(Some("2026-11-29T10:00:20Z"), None, Some(30)), now);
         assert_eq!(
-            crate::render::steer::refusal(&r),
+            crate::render::steer::refusal::refusal(&r),
             "another steering command holds the Lease valkey-roll.cache: alice@box/42 (expires in 20s unless renewed); try again when it is done"
         );
     }
@@ -501,7 +504,8 @@ mod tests {
             ),
         ];
         for (name, current, want) in cases {
-            let text = crate::render::steer::refusal(&lost_refusal("valkey-roll.cache", current));
+            let text =
+                crate::render::steer::refusal::refusal(&lost_refusal("valkey-roll.cache", current));
             assert!(text.starts_with(want), "{name}: {text}");
             assert!(
                 text.ends_with("run the command again when it is done"),

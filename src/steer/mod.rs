@@ -10,14 +10,14 @@
 //! - [`hooks`]: pause points for end-to-end tests (compiled in only with the
 //!   `test-hooks` feature).
 
-pub mod exec;
-pub mod hooks;
-pub mod lease;
-pub mod note;
-pub mod plan;
+pub(crate) mod exec;
+pub(crate) mod hooks;
+pub(crate) mod lease;
+pub(crate) mod note;
+pub(crate) mod plan;
 
-pub use note::Note;
-pub use plan::{Action, Decision, Plan, Refusal, Request, Steer, Warning, plan};
+pub(crate) use note::Note;
+pub(crate) use plan::Plan;
 
 use crate::error::Exit;
 
@@ -26,7 +26,7 @@ use crate::error::Exit;
 /// the plan alone does not say (a changed decision, a holder that appeared
 /// after the write, an Event that could not be recorded).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Steered {
+pub(crate) struct Steered {
     pub plan: Plan,
     pub exit: Exit,
     pub notes: Vec<Note>,
@@ -34,7 +34,7 @@ pub struct Steered {
 
 impl Steered {
     /// A plan that was only made, not sent.
-    pub fn planned(plan: Plan) -> Steered {
+    pub(crate) fn planned(plan: Plan) -> Steered {
         let exit = plan.exit();
         Steered {
             plan,

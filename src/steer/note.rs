@@ -6,7 +6,7 @@ use crate::steer::plan::{Action, Change, PatchEffect, Refusal};
 
 /// One thing a person should know about how a command went.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Note {
+pub(crate) enum Note {
     /// The Lease could not be released (`error`: why, as the error says
     /// it); it expires `expires_after_seconds` after its last renewal.
     LeaseNotReleased {
@@ -56,14 +56,14 @@ pub enum Note {
 /// One patch of a command: the revoke of a node, or the command's own
 /// action (grant, force) on it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SentPatch {
+pub(crate) struct SentPatch {
     pub node: String,
     pub effect: PatchEffect,
 }
 
 /// Why the writes stopped part-way.
 #[derive(Clone, Debug, PartialEq)]
-pub enum StopCause {
+pub(crate) enum StopCause {
     /// A refusal: a second conflict, a changed re-plan, a lost Lease.
     Refused(Refusal),
     /// An error, as it says itself.
@@ -72,7 +72,7 @@ pub enum StopCause {
 
 /// What replace-pod saw after its delete.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NewPod {
+pub(crate) enum NewPod {
     /// The StatefulSet recreated the pod under its name, with another UID
     /// (`revision`: its `controller-revision-hash`, once labelled).
     Recreated {

@@ -32,19 +32,23 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 /// How long a connection may take to send a request's headers.
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Connections served at once.
-pub const MAX_CONNECTIONS: usize = 64;
+pub(crate) const MAX_CONNECTIONS: usize = 64;
 
 /// The longest one connection is kept (a client keeping it alive reconnects
 /// after): an idle kept-alive connection cannot hold a slot for ever.
-pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(300);
+pub(crate) const CONNECTION_LIFETIME: Duration = Duration::from_secs(300);
 
 const TEXT: &str = "text/plain; charset=utf-8";
 
 /// Serves until `stop` resolves.
-pub async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: impl Future<Output = ()>) {
+pub(crate) async fn serve(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    stop: impl Future<Output = ()>,
+) {
     tokio::pin!(stop);
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
@@ -80,7 +84,7 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: impl Future
 }
 
 /// The answer to one request.
-pub fn answer(method: &Method, path: &str, shared: &Shared) -> Response<Full<Bytes>> {
+pub(crate) fn answer(method: &Method, path: &str, shared: &Shared) -> Response<Full<Bytes>> {
     let known = matches!(path, "/" | "/metrics" | "/healthz" | "/readyz");
     if !known {
         return text(

@@ -46,10 +46,10 @@ use tokio::time::Instant;
 /// are brought to the scrape's time. Judging 10,000 nodes costs some 200
 /// ms (the snapshot built from the watch's stores, then judged): at this
 /// interval an idle exporter stays well under 0.5 % of a core.
-pub const MAX_WAIT: Duration = Duration::from_secs(300);
+pub(crate) const MAX_WAIT: Duration = Duration::from_secs(300);
 
 /// The shortest time between two judgements of one context.
-pub const MIN_GAP: Duration = Duration::from_secs(1);
+pub(crate) const MIN_GAP: Duration = Duration::from_secs(1);
 
 /// How often an unreadable view is looked at again.
 const BAD_DATA_RETRY: Duration = Duration::from_secs(5);
@@ -59,7 +59,7 @@ const MAX_RETRY: Duration = Duration::from_secs(60);
 
 /// What every context's task last saw, read by each scrape.
 #[derive(Debug, Default)]
-pub struct Shared {
+pub(crate) struct Shared {
     views: Mutex<Vec<ContextView>>,
 }
 
@@ -72,7 +72,7 @@ impl Shared {
     }
 
     /// A copy of every view (reports are shared, not copied).
-    pub fn views(&self) -> Vec<ContextView> {
+    pub(crate) fn views(&self) -> Vec<ContextView> {
         self.lock().clone()
     }
 
@@ -83,7 +83,7 @@ impl Shared {
     }
 }
 
-pub async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
+pub(crate) async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
     let names = contexts::resolve(&ctx.global)?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -134,7 +134,7 @@ fn resource(kind: Kind) -> &'static str {
 }
 
 /// The kind of an error, for `valkey_roll_exporter_errors_total`.
-pub fn error_kind(error: &Error) -> ErrorKind {
+pub(crate) fn error_kind(error: &Error) -> ErrorKind {
     match error {
         Error::Unreachable { .. } | Error::ServerNotTrusted { .. } => ErrorKind::Unreachable,
         Error::CredentialsRejected { .. } | Error::Unauthorized { .. } => ErrorKind::Unauthorized,

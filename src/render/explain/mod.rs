@@ -26,7 +26,7 @@ use node::NodeProse;
 /// `explain NODE -o json|yaml`: the node's entry of the status document with
 /// its events added as `timeline`.
 #[derive(Debug, Serialize)]
-pub struct NodeExplanation<'a> {
+pub(crate) struct NodeExplanation<'a> {
     #[serde(flatten)]
     pub node: &'a NodeReport,
     pub timeline: &'a [TimelineEntry],
@@ -35,7 +35,7 @@ pub struct NodeExplanation<'a> {
 /// `explain CLUSTER -o json|yaml`: the cluster's entry of the status
 /// document with its events added as `timeline`.
 #[derive(Debug, Serialize)]
-pub struct ClusterExplanation<'a> {
+pub(crate) struct ClusterExplanation<'a> {
     #[serde(flatten)]
     pub cluster: &'a ClusterReport,
     pub timeline: &'a [TimelineEntry],
@@ -48,7 +48,7 @@ pub struct ClusterExplanation<'a> {
 /// node's failing container as read (or why not), for a holder or front
 /// with failure evidence; with it, and a failing container, the "Last
 /// words" section follows the evidence.
-pub fn explain_node(
+pub(crate) fn explain_node(
     cluster: &ClusterReport,
     node: &NodeReport,
     object: Option<&ValkeyNode>,
@@ -187,7 +187,7 @@ fn wrapped(header: &[&str], rank: &[u8], rows: Vec<Vec<Cell>>, screen: Screen) -
 /// when in view. `last_words`: the holder (or the front) with failure
 /// evidence and its previous container's log as read, shown as "Last
 /// words of NODE" after the reasoning.
-pub fn explain_cluster(
+pub(crate) fn explain_cluster(
     cluster: &ClusterReport,
     object: Option<&ValkeyCluster>,
     timeline: &[TimelineEntry],

@@ -5,7 +5,7 @@ use super::holder::holder;
 use crate::steer::plan::{Confirmation, Overridden, PodTrouble};
 use crate::units::short_hash;
 
-pub fn confirmation(c: &Confirmation) -> String {
+pub(crate) fn confirmation(c: &Confirmation) -> String {
     match c {
         Confirmation::Revoke {
             node,

@@ -7,13 +7,13 @@ use crate::units::{human, short_hash};
 use std::fmt::Write;
 
 /// `cache-1-1 (Stuck, permit 9f2c41ab03de, held 14m)`
-pub fn holder(h: &HolderInfo) -> String {
+pub(crate) fn holder(h: &HolderInfo) -> String {
     holder_in(h, Protocol::P1)
 }
 
 /// [`holder`] in the protocol's words: P2's `cache-1-0 (Stuck, revision
 /// f621e4dee7fb, advanced 14m ago)`.
-pub fn holder_in(h: &HolderInfo, protocol: Protocol) -> String {
+pub(crate) fn holder_in(h: &HolderInfo, protocol: Protocol) -> String {
     if protocol == Protocol::P2 {
         let mut s = format!("{} ({}", h.node, h.state);
         if let Some(p) = &h.permit {

@@ -3,27 +3,27 @@
 //!
 //! Every word a person reads about steering is here, one file per kind of
 //! thing said; the planner and the executor hand over facts.
-//! - `refusal`: why nothing is written ([`refusal()`]), and what changed
-//!   between two plans ([`change()`]).
-//! - `warning`: what to know about a plan that goes ahead ([`warning()`]).
+//! - `refusal`: why nothing is written ([`refusal()`](refusal::refusal)), and what changed
+//!   between two plans ([`change()`](refusal::change)).
+//! - `warning`: what to know about a plan that goes ahead ([`warning_in()`]).
 //! - `confirmation`: what a command says before it asks ([`confirmation()`]).
-//! - `note`: what happened on the way ([`note()`]).
+//! - `note`: what happened on the way ([`note_in()`]).
 //! - `holder`: a holder of a permit, as all of them name it.
 //! - `way_out`: what a refused command says to do next.
 
 mod confirmation;
 mod holder;
 mod note;
-mod refusal;
+// Reached by path from steer's tests (`refusal`, `change`).
+pub(crate) mod refusal;
 mod warning;
 mod way_out;
 
-pub use confirmation::confirmation;
-pub use holder::{holder, holder_in};
-pub use note::{note, note_in};
-pub use refusal::{change, refusal, refusal_in};
-pub use warning::{warning, warning_in};
-pub use way_out::{way_out, way_out_text};
+pub(crate) use confirmation::confirmation;
+pub(crate) use note::note_in;
+pub(crate) use refusal::refusal_in;
+pub(crate) use warning::warning_in;
+pub(crate) use way_out::{way_out, way_out_text};
 
 use crate::render::fit::{Screen, paragraph};
 use crate::render::style::{Tone, clean, paint, strong};
@@ -36,7 +36,7 @@ use serde_json::Value;
 /// docs/plugin.md's steering document, field for field.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SteerDocument {
+pub(crate) struct SteerDocument {
     pub action: Action,
     pub namespace: String,
     pub cluster: String,
@@ -63,14 +63,14 @@ pub struct SteerDocument {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PatchDocument {
+pub(crate) struct PatchDocument {
     pub kind: &'static str,
     pub name: String,
     pub resource_version: Option<String>,
     pub patch: Value,
 }
 
-pub fn dry_run_word(d: DryRun) -> &'static str {
+pub(crate) fn dry_run_word(d: DryRun) -> &'static str {
     match d {
         DryRun::None => "none",
         DryRun::Client => "client",
@@ -79,7 +79,7 @@ pub fn dry_run_word(d: DryRun) -> &'static str {
 }
 
 /// The steering document of a result.
-pub fn document(s: &Steered) -> SteerDocument {
+pub(crate) fn document(s: &Steered) -> SteerDocument {
     let p = &s.plan;
     SteerDocument {
         action: p.action,
@@ -120,7 +120,7 @@ pub fn document(s: &Steered) -> SteerDocument {
 /// What a terminal shows before it reads the answer: the plan, the
 /// question, and `Proceed? [y/N] `. The plan text is cleaned by [`text`];
 /// the question names nodes, so it is cleaned here.
-pub fn prompt(planned: &Steered, question: &Confirmation, color: bool) -> String {
+pub(crate) fn prompt(planned: &Steered, question: &Confirmation, color: bool) -> String {
     format!(
         "{}\n{}\nProceed? [y/N] ",
         text(planned, color),
@@ -129,7 +129,7 @@ pub fn prompt(planned: &Steered, question: &Confirmation, color: bool) -> String
 }
 
 /// A node name given without `-n` that is found in several namespaces.
-pub fn several_namespaces(node: &str, namespaces: &[&str]) -> String {
+pub(crate) fn several_namespaces(node: &str, namespaces: &[&str]) -> String {
     format!(
         "ValkeyNode {node} exists in several namespaces ({}): say which with -n",
         crate::render::words::listed(namespaces)
@@ -138,7 +138,7 @@ pub fn several_namespaces(node: &str, namespaces: &[&str]) -> String {
 
 /// The result for people: the decision, the reasons, the warnings, each
 /// patch, the Events and the undo command.
-pub fn text(s: &Steered, screen: impl Into<Screen>) -> String {
+pub(crate) fn text(s: &Steered, screen: impl Into<Screen>) -> String {
     let screen: Screen = screen.into();
     let (color, width) = (screen.color, screen.width);
     let p = &s.plan;

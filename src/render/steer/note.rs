@@ -5,12 +5,8 @@ use crate::report::Protocol;
 use crate::steer::note::{NewPod, Note, SentPatch, StopCause};
 use crate::steer::plan::{Action, PatchEffect, Refusal};
 
-pub fn note(n: &Note) -> String {
-    note_in(n, Protocol::P1)
-}
-
-/// [`note`] in the words of the cluster's protocol.
-pub fn note_in(n: &Note, protocol: Protocol) -> String {
+/// What happened on the way, in the words of the cluster's protocol.
+pub(crate) fn note_in(n: &Note, protocol: Protocol) -> String {
     let p2 = protocol == Protocol::P2;
     match n {
         Note::CheckFailed { error } if p2 => format!(
@@ -251,7 +247,7 @@ mod tests {
             ),
         ];
         for (n, want) in cases {
-            assert_eq!(note(&n), want, "{n:?}");
+            assert_eq!(note_in(&n, Protocol::P1), want, "{n:?}");
         }
     }
 }

@@ -12,14 +12,14 @@ use std::fmt::Write;
 
 /// What refused the command, and why, in P1's words (a cluster whose
 /// protocol is known: [`refusal_in`]).
-pub fn refusal(r: &Refusal) -> String {
+pub(crate) fn refusal(r: &Refusal) -> String {
     refusal_in(r, Protocol::P1)
 }
 
 /// What refused the command, and why, in the words of the cluster's
 /// protocol: P1 holds permits, P2 advances nodes, which are then in
 /// flight. What to do next is the plan's way out ([`super::way_out`]).
-pub fn refusal_in(r: &Refusal, protocol: Protocol) -> String {
+pub(crate) fn refusal_in(r: &Refusal, protocol: Protocol) -> String {
     let p2 = protocol == Protocol::P2;
     match r {
         Refusal::OtherHolder(h) if p2 => format!(
@@ -201,7 +201,7 @@ fn pod_moved(m: &PodMoved) -> String {
 }
 
 /// What differs between the plan shown and the one made again.
-pub fn change(c: &Change) -> String {
+pub(crate) fn change(c: &Change) -> String {
     match c {
         Change::Decision { decision, reasons } => format!(
             "the decision is now {decision}: {}",

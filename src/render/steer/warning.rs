@@ -7,12 +7,8 @@ use crate::steer::plan::Warning;
 use crate::units::short_hash;
 use std::fmt::Write;
 
-pub fn warning(w: &Warning) -> String {
-    warning_in(w, Protocol::P1)
-}
-
-/// [`warning`] in the words of the cluster's protocol.
-pub fn warning_in(w: &Warning, protocol: Protocol) -> String {
+/// What to know about `w`, in the words of the cluster's protocol.
+pub(crate) fn warning_in(w: &Warning, protocol: Protocol) -> String {
     match w {
         Warning::Primary { node, unsure } if protocol == Protocol::P2 => format!(
             "{}: the controller's proactive failover does not run for a revision advanced by hand; fail over first if you can",

@@ -89,7 +89,7 @@ pub fn way_out(plan: &Plan) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::fixture::sample::plan;
-    use crate::steer::plan::Command;
+    use crate::steer::plan::way_out::Command;
 
     #[test]
     fn commands_stand_on_their_own_lines_without_backquotes() {

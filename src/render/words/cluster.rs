@@ -209,7 +209,7 @@ impl fmt::Display for Silence {
 /// What else the person on call should know about the cluster right now,
 /// beyond its verdict: a failover under way, shards at risk, a scale that
 /// waits. The headline's second line and explain say them.
-pub fn asides(c: &crate::report::ClusterReport) -> Vec<String> {
+pub(crate) fn asides(c: &crate::report::ClusterReport) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(f) = &c.failover {
         out.push(f.to_string());
@@ -406,7 +406,7 @@ impl fmt::Display for ClusterReason {
 /// keeps [`ClusterReason`]'s own words. (Added by issue 21 beside the
 /// words it rewrites; a reason that comes to carry its protocol can say
 /// it itself, and its pair goes from here.)
-pub struct ClusterSaid<'a>(pub &'a ClusterReason, pub Protocol);
+pub(crate) struct ClusterSaid<'a>(pub &'a ClusterReason, pub Protocol);
 
 /// P1's phrase, and P2's for the same fact.
 const IN_P2: &[(&str, &str)] = &[

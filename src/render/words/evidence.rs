@@ -109,7 +109,7 @@ impl fmt::Display for Finding {
 
 /// A finding for the REASON column: `pod valkey-cache-1-1-0
 /// CrashLoopBackOff (restarts 7)`.
-pub struct Short<'a>(pub &'a Finding);
+pub(crate) struct Short<'a>(pub &'a Finding);
 
 impl fmt::Display for Short<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -152,7 +152,7 @@ impl fmt::Display for Short<'_> {
 
 /// A finding for the cluster's sentence: `its pod is CrashLoopBackOff
 /// (restarts 7)`.
-pub struct Phrase<'a>(pub &'a Finding);
+pub(crate) struct Phrase<'a>(pub &'a Finding);
 
 impl fmt::Display for Phrase<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -206,7 +206,7 @@ impl fmt::Display for Unhealthy {
 }
 
 /// Reasons a node is not healthy, `; `-separated.
-pub fn joined(because: &[Unhealthy]) -> String {
+pub(crate) fn joined(because: &[Unhealthy]) -> String {
     because
         .iter()
         .map(ToString::to_string)
@@ -226,7 +226,7 @@ impl fmt::Display for Sickness {
 /// A finding's message in the words of the cluster's protocol: the
 /// clock's findings say `held` and `permit` in P1, `in flight` in P2.
 /// The document keeps [`Finding`]'s own words.
-pub struct Found<'a>(pub &'a Finding, pub crate::report::Protocol);
+pub(crate) struct Found<'a>(pub &'a Finding, pub crate::report::Protocol);
 
 impl fmt::Display for Found<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -58,7 +58,7 @@ impl fmt::Display for Unavailable {
 /// Why a grant-time source gave no time, in the words of the cluster's
 /// protocol: in P2 nothing is granted a permit, a node's
 /// spec.workloadRevision is advanced.
-pub struct Unheard<'a>(pub &'a Unavailable, pub Protocol);
+pub(crate) struct Unheard<'a>(pub &'a Unavailable, pub Protocol);
 
 impl fmt::Display for Unheard<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -19,11 +19,11 @@ mod role;
 #[cfg(test)]
 mod tests;
 
-pub use cluster::{ClusterSaid, asides};
-pub use evidence::{Found, Phrase, Short, joined};
-pub use grant::Unheard;
-pub use node::Said;
-pub use role::role_cell;
+pub(crate) use cluster::{ClusterSaid, asides};
+pub(crate) use evidence::{Found, Phrase, Short, joined};
+pub(crate) use grant::Unheard;
+pub(crate) use node::Said;
+pub(crate) use role::role_cell;
 
 /// Serialize as the `Display` words.
 macro_rules! serialize_as_words {
@@ -43,12 +43,12 @@ serialize_as_words!(
 );
 
 /// How many items of a list a message names before it counts the rest.
-pub const LISTED: usize = 10;
+pub(crate) const LISTED: usize = 10;
 
 /// `a, b, c`: items joined with commas, the first [`LISTED`] of a longer
 /// list followed by a count of the rest (`… and 990 more`), so an error
 /// about a thousand namespaces stays a line.
-pub fn listed<T: AsRef<str>>(items: &[T]) -> String {
+pub(crate) fn listed<T: AsRef<str>>(items: &[T]) -> String {
     let shown: Vec<&str> = items.iter().take(LISTED).map(AsRef::as_ref).collect();
     let mut out = shown.join(", ");
     if items.len() > LISTED {
@@ -78,7 +78,7 @@ fn and_waiting(waiting: usize) -> String {
 /// A timeline entry's note as explain shows it: the node each address it
 /// names is (`127.0.1.2 = cache-0-0`), and, for a repeat, that the note is
 /// the first occurrence's.
-pub fn timeline_message(e: &crate::report::TimelineEntry) -> String {
+pub(crate) fn timeline_message(e: &crate::report::TimelineEntry) -> String {
     let mut out = e.message.clone();
     if !e.addresses.is_empty() {
         let named: Vec<String> = e
@@ -96,7 +96,10 @@ pub fn timeline_message(e: &crate::report::TimelineEntry) -> String {
 
 /// A node's REASON in its protocol's words ([`Said`]), cleaned; `-` for
 /// none.
-pub fn reason_of(n: &crate::report::NodeReport, protocol: crate::report::Protocol) -> String {
+pub(crate) fn reason_of(
+    n: &crate::report::NodeReport,
+    protocol: crate::report::Protocol,
+) -> String {
     crate::render::style::reason_cell(&Said(&n.reason, protocol).to_string())
 }
 
@@ -105,7 +108,10 @@ pub fn reason_of(n: &crate::report::NodeReport, protocol: crate::report::Protoco
 /// out (`pod valkey-cache-1-0-0 CrashLoopBackOff (restarts 7)` reads
 /// `CrashLoopBackOff (restarts 7)`). Cleaned; `-` for none. The document
 /// and `-o wide` keep the whole reason.
-pub fn reason_in_row(n: &crate::report::NodeReport, protocol: crate::report::Protocol) -> String {
+pub(crate) fn reason_in_row(
+    n: &crate::report::NodeReport,
+    protocol: crate::report::Protocol,
+) -> String {
     let full = Said(&n.reason, protocol).to_string();
     let own = n.pod.as_deref().map(|pod| format!("pod {pod} "));
     let said = own

@@ -64,7 +64,7 @@ impl fmt::Display for NodeReason {
 /// permit (its node is advanced, then in flight), so the reasons P1
 /// words as a permit's say so in P2's. The document keeps
 /// [`NodeReason`]'s own words.
-pub struct Said<'a>(pub &'a NodeReason, pub crate::report::Protocol);
+pub(crate) struct Said<'a>(pub &'a NodeReason, pub crate::report::Protocol);
 
 impl fmt::Display for Said<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -53,7 +53,7 @@ impl fmt::Display for RoleNote {
 
 /// The ROLE column: the judged role, `?` after one the evidence does not
 /// settle, `?` alone for an unknown role with a note, `-` for none.
-pub fn role_cell(n: &crate::report::NodeReport) -> String {
+pub(crate) fn role_cell(n: &crate::report::NodeReport) -> String {
     match (n.role, n.role_unsure()) {
         (Some(r), false) => r.to_string(),
         (Some(r), true) => format!("{r}?"),

@@ -30,17 +30,17 @@ mod refusal;
 mod replace;
 mod rules;
 mod undo;
-mod way_out;
+pub(crate) mod way_out;
 
 #[cfg(test)]
 mod tests;
 
-pub use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect, PodDelete};
-pub use refusal::{
+pub(crate) use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect, PodDelete};
+pub(crate) use refusal::{
     Change, Confirmation, HolderInfo, Missing, Overridden, PodMoved, PodTrouble, Refusal, Warning,
 };
-pub use undo::undo_of;
-pub use way_out::{Command, Step};
+pub(crate) use undo::undo_of;
+pub(crate) use way_out::Step;
 
 use crate::error::{Exit, Result};
 use crate::report::{ClusterReport, NodeReport, Protocol, Report};
@@ -54,7 +54,7 @@ use std::fmt;
 /// What a person asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Action {
+pub(crate) enum Action {
     Grant,
     Revoke,
     Force,
@@ -62,7 +62,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Action::Grant => "grant",
             Action::Revoke => "revoke",
@@ -81,7 +81,7 @@ impl fmt::Display for Action {
 /// What a steering command asks for: its verb, with the flags that verb
 /// takes (docs/plugin.md).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Steer {
+pub(crate) enum Steer {
     Grant {
         /// `--revision HASH`: write this instead of the asked-for revision.
         revision: Option<String>,
@@ -102,7 +102,7 @@ pub enum Steer {
 }
 
 impl Steer {
-    pub fn action(&self) -> Action {
+    pub(crate) fn action(&self) -> Action {
         match self {
             Steer::Grant { .. } => Action::Grant,
             Steer::Revoke => Action::Revoke,
@@ -113,7 +113,7 @@ impl Steer {
 
     /// What `--revision` or `--any` asks to write (grant, force); `None`:
     /// the node's asked-for revision.
-    pub fn value_given(&self) -> Option<String> {
+    pub(crate) fn value_given(&self) -> Option<String> {
         match self {
             Steer::Grant { revision, any, .. } | Steer::Force { revision, any, .. } => {
                 revision.clone().or_else(|| any.then(|| "*".to_string()))
@@ -123,7 +123,7 @@ impl Steer {
     }
 
     /// `--any` given (grant, force).
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         matches!(
             self,
             Steer::Grant { any: true, .. } | Steer::Force { any: true, .. }
@@ -131,7 +131,7 @@ impl Steer {
     }
 
     /// `grant --allow-primary`.
-    pub fn allow_primary(&self) -> bool {
+    pub(crate) fn allow_primary(&self) -> bool {
         matches!(
             self,
             Steer::Grant {
@@ -142,14 +142,14 @@ impl Steer {
     }
 
     /// `force --takeover`.
-    pub fn takeover(&self) -> bool {
+    pub(crate) fn takeover(&self) -> bool {
         matches!(self, Steer::Force { takeover: true, .. })
     }
 }
 
 /// One steering command, as parsed, with the node's namespace settled.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Request {
+pub(crate) struct Request {
     pub steer: Steer,
     pub namespace: String,
     pub node: String,
@@ -162,7 +162,7 @@ pub struct Request {
 }
 
 impl Request {
-    pub fn action(&self) -> Action {
+    pub(crate) fn action(&self) -> Action {
         self.steer.action()
     }
 }
@@ -170,7 +170,7 @@ impl Request {
 /// `--dry-run`: `None` writes, `Client` only plans, `Server` sends every
 /// write with `dryRun=All` (no Lease, no Event).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DryRun {
+pub(crate) enum DryRun {
     None,
     Client,
     Server,
@@ -181,7 +181,7 @@ pub enum DryRun {
 /// `--as-group`; [`crate::source::Access`] as given), so that an undo
 /// pasted later reaches the same cluster as the same user.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AccessFlags {
+pub(crate) struct AccessFlags {
     pub kubeconfig: Option<String>,
     pub context: Option<String>,
     pub kube_cluster: Option<String>,
@@ -193,7 +193,7 @@ pub struct AccessFlags {
 /// `planned|written|refused`, as the steering document spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Decision {
+pub(crate) enum Decision {
     Planned,
     Written,
     Refused,
@@ -211,7 +211,7 @@ impl fmt::Display for Decision {
 
 /// The planner's answer.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub action: Action,
     pub namespace: String,
     /// The node's ValkeyCluster (empty when it has none).
@@ -247,19 +247,19 @@ pub struct Plan {
 
 impl Plan {
     /// 0 for a plan that goes ahead, 4 for a refusal.
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         match self.decision {
             Decision::Refused => Exit::Refused,
             Decision::Planned | Decision::Written => Exit::Done,
         }
     }
 
-    pub fn is_refused(&self) -> bool {
+    pub(crate) fn is_refused(&self) -> bool {
         self.decision == Decision::Refused
     }
 
     /// Turns the plan into a refusal (nothing is written).
-    pub fn refuse(&mut self, refusal: Refusal) {
+    pub(crate) fn refuse(&mut self, refusal: Refusal) {
         let step = way_out::after(&refusal);
         self.decision = Decision::Refused;
         self.reasons.push(refusal);
@@ -282,7 +282,7 @@ impl Plan {
     /// same. `revoked`: holders this command has already revoked (a
     /// takeover interrupted by a conflict), which the later plan no longer
     /// sees as holders.
-    pub fn changed_from(&self, before: &Plan, revoked: &[String]) -> Option<Change> {
+    pub(crate) fn changed_from(&self, before: &Plan, revoked: &[String]) -> Option<Change> {
         if self.decision != before.decision {
             return Some(Change::Decision {
                 decision: self.decision,
@@ -334,7 +334,7 @@ impl Plan {
 /// that a cluster whose nodes show no protocol is read by the given one's
 /// rules. Errors (exit 1) only for a node that does not exist. A refused
 /// plan says its way out ([`Step`]).
-pub fn plan(
+pub(crate) fn plan(
     snapshot: &Snapshot,
     report: &Report,
     request: &Request,

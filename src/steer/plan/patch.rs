@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 /// What one patch does to its node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PatchEffect {
+pub(crate) enum PatchEffect {
     /// Sets the permit (P1 annotation or P2 spec.workloadRevision).
     Grant,
     /// Removes the permit and the trace.
@@ -20,7 +20,7 @@ pub enum PatchEffect {
 
 /// One JSON merge patch of one ValkeyNode.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NodePatch {
+pub(crate) struct NodePatch {
     pub kind: &'static str,
     pub name: String,
     /// The resourceVersion the patch was decided on (also in its body).
@@ -40,7 +40,7 @@ pub struct NodePatch {
 /// moved. Serialized as the steering document's `podDelete`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PodDelete {
+pub(crate) struct PodDelete {
     pub pod: String,
     pub uid: String,
     pub resource_version: String,
@@ -53,7 +53,7 @@ pub struct PodDelete {
 
 /// `Normal` or `Warning`, as a `v1` Event spells its type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum EventType {
+pub(crate) enum EventType {
     Normal,
     /// A step that bypasses the operator's own order (force, a pod
     /// deleted by hand): what `kubectl get events --field-selector
@@ -65,7 +65,7 @@ pub enum EventType {
 /// (the pod replace-pod deletes).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct EventObject {
+pub(crate) struct EventObject {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub name: String,
@@ -79,7 +79,7 @@ pub struct EventObject {
 /// `events` (fields in that order).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct EventPlan {
+pub(crate) struct EventPlan {
     #[serde(rename = "type")]
     pub type_: EventType,
     pub reason: &'static str,
@@ -95,7 +95,7 @@ pub struct EventPlan {
 
 impl EventPlan {
     /// An Event about ValkeyNode `node` (`uid` from the snapshot).
-    pub fn about_node(
+    pub(crate) fn about_node(
         type_: EventType,
         node: &str,
         uid: Option<String>,
@@ -118,7 +118,7 @@ impl EventPlan {
     }
 
     /// The ValkeyNode the Event is about.
-    pub fn node(&self) -> &str {
+    pub(crate) fn node(&self) -> &str {
         &self.regarding.name
     }
 }

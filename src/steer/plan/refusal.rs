@@ -12,7 +12,7 @@ use crate::report::{Finding, NodeReport, NodeState, Protocol, RoleNote, Unhealth
 
 /// A holder as the planner saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HolderInfo {
+pub(crate) struct HolderInfo {
     pub node: String,
     pub permit: Option<String>,
     pub state: NodeState,
@@ -32,7 +32,7 @@ impl HolderInfo {
 
 /// Why a steering command writes nothing. Every one exits 4.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// Another node of the cluster holds a permit.
     OtherHolder(HolderInfo),
     /// The node asks for no revision, and none was given.
@@ -129,7 +129,7 @@ pub enum Refusal {
 
 /// What replace-pod needed to tell a pod superseded and could not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Missing {
+pub(crate) enum Missing {
     /// The node's StatefulSet is not in the snapshot.
     StatefulSet { stateful_set: String },
     /// The StatefulSet has no `status.updateRevision`.
@@ -142,7 +142,7 @@ pub enum Missing {
 
 /// Why the API server refused a pod delete's preconditions.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PodMoved {
+pub(crate) enum PodMoved {
     /// 404: the pod is gone.
     Gone,
     /// 409: the API server's own message.
@@ -151,7 +151,7 @@ pub enum PodMoved {
 
 /// Something a person should know about a plan that goes ahead.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Warning {
+pub(crate) enum Warning {
     /// P1: the node is not the walk's front.
     NotFront { node: String, front: Option<String> },
     /// `--allow-primary`, or force on a primary (or a node that may be).
@@ -184,7 +184,7 @@ pub enum Warning {
 
 /// What is asked before a write that needs confirmation.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Confirmation {
+pub(crate) enum Confirmation {
     /// revoke of a holder whose pod is not healthy: `permit` is the one it
     /// holds.
     Revoke {
@@ -205,7 +205,7 @@ pub enum Confirmation {
 
 /// Why a holder's pod counts as unhealthy for a revoke.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PodTrouble {
+pub(crate) enum PodTrouble {
     /// The pod is not Ready (`pod`: its name, when known).
     NotReady { pod: Option<String> },
     /// No pod was found for the node.
@@ -216,7 +216,7 @@ pub enum PodTrouble {
 
 /// A check that would refuse a grant and that force goes past.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Overridden {
+pub(crate) enum Overridden {
     /// Another holder, which loses its permit (`takeover`) or keeps it.
     Holder { holder: HolderInfo, takeover: bool },
     /// The node is its shard's primary (or may be).
@@ -230,7 +230,7 @@ pub enum Overridden {
 
 /// The first difference found between two plans of one command.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// The decision is another one now, for these reasons.
     Decision {
         decision: Decision,

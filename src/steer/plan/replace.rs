@@ -168,7 +168,7 @@ pub(super) fn changed(now: Option<&PodDelete>, before: Option<&PodDelete>) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::PodFacts;
+    use crate::classify::node::{PodFacts, superseded_not_ready};
 
     fn trapped() -> NodePod {
         NodePod {
@@ -252,7 +252,12 @@ mod tests {
             // The predicate the explain uses agrees with the planner.
             if let Some(f) = &found {
                 assert_eq!(
-                    f.superseded_not_ready(),
+                    superseded_not_ready(
+                        f.deployment,
+                        f.workload_found,
+                        (f.pod.as_ref()).map(|p| (p.ready, p.being_deleted, p.revision.as_deref())),
+                        f.update_revision.as_deref(),
+                    ),
                     got.is_ok() || f.pod.as_ref().is_some_and(|p| p.uid.is_none()),
                     "{name}"
                 );
@@ -264,7 +269,7 @@ mod tests {
                     assert_eq!(d.resource_version, "77", "{name}");
                 }
                 (Err(r), Some(part)) => {
-                    let text = crate::render::steer::refusal(&r);
+                    let text = crate::render::steer::refusal::refusal(&r);
                     assert!(text.contains(part), "{name}: {text}");
                     assert!(text.contains("cache-0-1"), "{name}: {text}");
                 }
@@ -280,7 +285,7 @@ mod tests {
         let mut other = d.clone();
         other.uid = "uid-2".into();
         let what = changed(Some(&other), Some(&d)).expect("new uid");
-        let what = crate::render::steer::change(&what);
+        let what = crate::render::steer::refusal::change(&what);
         assert!(what.contains("uid uid-2, was uid-1"), "{what}");
         let mut moved = d.clone();
         moved.update_revision = "valkey-cache-0-1-newer".into();

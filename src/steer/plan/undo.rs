@@ -24,7 +24,11 @@ struct UndoStep<'a> {
 /// given), then each revoked node its permit. `holding`: the nodes that
 /// hold a permit right after those writes. `None` when there is nothing
 /// to undo.
-pub fn undo_of(request: &Request, written: &[NodePatch], holding: &[String]) -> Option<String> {
+pub(crate) fn undo_of(
+    request: &Request,
+    written: &[NodePatch],
+    holding: &[String],
+) -> Option<String> {
     let granted = written.iter().filter(|x| x.effect == PatchEffect::Grant);
     let revoked = written.iter().filter(|x| x.effect == PatchEffect::Revoke);
     let mut steps = Vec::new();

@@ -15,7 +15,7 @@ use jiff::Timestamp;
 
 /// One thing to do next.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// `explain NODE`: its whole story and its own ways out.
     Explain { node: String },
     /// `status CLUSTER` (every cluster of the namespace when `None`): who
@@ -35,7 +35,7 @@ pub enum Step {
 
 /// A steering command a way out proposes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Command {
+pub(crate) struct Command {
     pub action: Action,
     pub node: String,
     pub allow_primary: bool,
@@ -57,7 +57,7 @@ impl Command {
 
     /// The request it stands for: `base`'s namespace, access flags and dry
     /// run, a reason (force needs one).
-    pub fn request(&self, base: &Request) -> Request {
+    pub(crate) fn request(&self, base: &Request) -> Request {
         let steer = match self.action {
             Action::Grant => Steer::Grant {
                 revision: None,

@@ -222,7 +222,7 @@ fn p2_grant_writes_the_spec_and_has_no_undo() {
         }]
     );
     assert!(
-        crate::render::steer::warning(&p.warnings[0])
+        crate::render::steer::warning_in(&p.warnings[0], Protocol::P1)
             .contains("the cluster controller owns cache-0-1's spec.workloadRevision")
     );
     assert_eq!(p.events[0].reason, "ManualRollPermitGranted");

@@ -30,7 +30,7 @@ fn asked(p: &Plan) -> String {
 
 /// A change, as a person reads it.
 fn change(c: Change) -> String {
-    crate::render::steer::change(&c)
+    crate::render::steer::refusal::change(&c)
 }
 
 /// A healthy cluster-owned replica whose pod is Ready.

@@ -370,7 +370,7 @@ fn refusal_texts_say_what_and_why() {
         ),
     ];
     for (refusal, want) in cases {
-        let text = crate::render::steer::refusal(&refusal);
+        let text = crate::render::steer::refusal::refusal(&refusal);
         assert!(text.contains(want), "{want:?} not in {text:?}");
     }
 }
