@@ -24,6 +24,8 @@ mod add;
 mod duplicates;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_stream;
 mod text;
 mod visit;
 mod words;
@@ -35,7 +37,8 @@ pub use duplicates::Duplicate;
 
 use add::add_document;
 use duplicates::read_once;
-use text::{check_text, read_text};
+use std::io::{Read, Seek};
+use text::{Checked, check_text, read_text};
 use visit::{Doc, placed};
 use words::{json_words, yaml_words};
 
@@ -75,24 +78,149 @@ pub struct FileSnapshot {
 }
 
 /// Reads a snapshot file; `-` is stdin. I/O problems are [`Error::Read`].
+///
+/// JSON is parsed as it is read: memory holds the objects kept and the
+/// reader's buffers, never the text, whatever the values the plugin does
+/// not keep hold. YAML is read whole first (see [`read_stream`]).
 pub fn read_snapshot(path: &Path) -> Result<FileSnapshot> {
-    let (bytes, source_name) = if path.as_os_str() == "-" {
-        let bytes = read_text(std::io::stdin().lock(), "stdin", 0)?;
-        (bytes, "stdin".to_string())
-    } else {
-        let name = path.display().to_string();
-        let file = std::fs::File::open(path).map_err(|e| Error::Read {
-            path: name.clone(),
-            problem: e.to_string(),
-        })?;
-        // Sized once from the file's length: a growing buffer would hold
-        // its old and new copies at once, half as much again as the text.
-        let size = file.metadata().map_or(0, |m| m.len());
-        let size = usize::try_from(size).unwrap_or(MAX_SNAPSHOT_BYTES);
-        (read_text(file, &name, size)?, name)
+    if path.as_os_str() == "-" {
+        // Stdin cannot be read again: a copy of its start is kept for
+        // the whole-text path (see [`read_stream`]).
+        return read_stream(std::io::stdin(), "stdin", 0, None, KEPT_FOR_ERRORS);
+    }
+    let name = path.display().to_string();
+    let read_error = |e: std::io::Error| Error::Read {
+        path: name.clone(),
+        problem: e.to_string(),
     };
-    parse_file_snapshot(&bytes, &source_name)
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    // Sized once from the file's length: a growing buffer would hold
+    // its old and new copies at once, half as much again as the text.
+    let metadata = file.metadata();
+    let size = metadata.as_ref().map_or(0, |m| m.len());
+    let size = usize::try_from(size).unwrap_or(MAX_SNAPSHOT_BYTES);
+    // A regular file is read again from its start when needed; a pipe or
+    // a device is kept as stdin is.
+    let again = metadata
+        .is_ok_and(|m| m.is_file())
+        .then(|| file.try_clone().ok())
+        .flatten();
+    let keep = if again.is_some() { 0 } else { KEPT_FOR_ERRORS };
+    read_stream(file, &name, size, again, keep)
 }
+
+/// How much of a stream that cannot be read again is kept, so that a
+/// JSON syntax error is told as the whole-text reader tells it (the
+/// number as written, the YAML fallback): the memory allowed beyond the
+/// objects kept (issue 22, item 1).
+const KEPT_FOR_ERRORS: usize = 64 * 1024 * 1024;
+
+/// Reads a snapshot from `reader`, `size` bytes long if known. A text
+/// that starts like JSON is parsed as it streams; on a JSON syntax error
+/// the text is read whole and parsed as [`parse_file_snapshot`] does, so
+/// every message stays the same: from `again` (the same file, from its
+/// start), or from the copy of what was read, if the stream is within
+/// `keep` bytes ([`KEPT_FOR_ERRORS`]). Beyond that, JSON's own error is the answer (a
+/// stream that starts with `{` but is YAML is not read as YAML then).
+/// YAML is read whole: serde-saphyr's streaming reader is several times
+/// slower than its slice reader.
+fn read_stream(
+    reader: impl Read + Send,
+    source_name: &str,
+    size: usize,
+    again: Option<std::fs::File>,
+    keep: usize,
+) -> Result<FileSnapshot> {
+    let read_error = |problem: &str| Error::Read {
+        path: source_name.to_string(),
+        problem: problem.to_string(),
+    };
+    let mut checked = Checked::new(reader, keep);
+    // The text's start, up to its first byte that is not white space.
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let first = loop {
+        let start = head.strip_prefix(BOM).map_or(0, |_| BOM.len());
+        let first = head[start..].iter().find(|b| !b.is_ascii_whitespace());
+        if let Some(first) = first {
+            break Some(*first);
+        }
+        match checked.read(&mut chunk) {
+            Ok(0) => break None,
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+            Err(e) => {
+                return Err(read_error(checked.problem().unwrap_or(&e.to_string())));
+            }
+        }
+    };
+    if !matches!(first, Some(b'{' | b'[')) {
+        let mut text = Vec::with_capacity(size.min(MAX_SNAPSHOT_BYTES) + 1);
+        text.append(&mut head);
+        checked.take_kept();
+        if let Err(e) = checked.read_to_end(&mut text) {
+            return Err(read_error(checked.problem().unwrap_or(&e.to_string())));
+        }
+        return parse_file_snapshot(&text, source_name);
+    }
+    let streamed = on_parser_thread(|| {
+        let body = head.strip_prefix(BOM).unwrap_or(&head);
+        let stream = std::io::BufReader::with_capacity(
+            STREAM_BUFFER_BYTES,
+            std::io::Cursor::new(body).chain(&mut checked),
+        );
+        read_json(
+            serde_json::Deserializer::from_reader(stream),
+            &[],
+            source_name,
+        )
+    });
+    if let Some(problem) = checked.problem() {
+        return Err(read_error(problem));
+    }
+    match streamed {
+        Ok(Ok((snapshot, tally))) => tally.check(snapshot, source_name).map(finish),
+        Ok(Err(JsonFailure::Document(e))) => {
+            checked.drain();
+            match checked.problem() {
+                Some(problem) => Err(read_error(problem)),
+                None => Err(e),
+            }
+        }
+        Ok(Err(JsonFailure::Syntax(e, at, placed))) => {
+            if let Some(mut file) = again {
+                drop(checked);
+                file.seek(std::io::SeekFrom::Start(0))
+                    .map_err(|e| read_error(&e.to_string()))?;
+                let text = read_text(file, source_name, size)?;
+                return parse_file_snapshot(&text, source_name);
+            }
+            if let Some(mut text) = checked.take_kept() {
+                if let Err(e) = checked.read_to_end(&mut text) {
+                    return Err(read_error(checked.problem().unwrap_or(&e.to_string())));
+                }
+                return parse_file_snapshot(&text, source_name);
+            }
+            checked.drain();
+            if let Some(problem) = checked.problem() {
+                return Err(read_error(problem));
+            }
+            Err(match placed {
+                Some(placed) => *placed,
+                None => read_error(&format!(
+                    "not valid JSON in document {at}: {}",
+                    json_words(&e, &[])
+                )),
+            })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The byte order mark some editors write first.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The buffer a JSON stream is read through.
+const STREAM_BUFFER_BYTES: usize = 256 * 1024;
 
 /// The stack the parser runs on: YAML and JSON nested [`MAX_DEPTH`]
 /// levels deep recurse that deep in the parser and again in the typed
@@ -109,6 +237,11 @@ pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
 
 /// [`parse_snapshot`], with what the reader noticed ([`FileSnapshot`]).
 pub fn parse_file_snapshot(text: &[u8], source_name: &str) -> Result<FileSnapshot> {
+    on_parser_thread(|| parse_on_this_thread(text, source_name))?
+}
+
+/// Runs `parse` on a thread with a stack of [`PARSER_STACK_BYTES`].
+fn on_parser_thread<T: Send>(parse: impl FnOnce() -> T + Send) -> Result<T> {
     #[cfg(test)]
     let whole = KEEP_WHOLE.with(std::cell::Cell::get);
     std::thread::scope(|scope| {
@@ -118,7 +251,7 @@ pub fn parse_file_snapshot(text: &[u8], source_name: &str) -> Result<FileSnapsho
             .spawn_scoped(scope, || {
                 #[cfg(test)]
                 KEEP_WHOLE.with(|k| k.set(whole));
-                parse_on_this_thread(text, source_name)
+                Ok(parse())
             })
             .map_err(|e| Error::Task {
                 what: "cannot start the snapshot parser",
@@ -135,7 +268,7 @@ pub fn parse_file_snapshot(text: &[u8], source_name: &str) -> Result<FileSnapsho
 }
 
 fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<FileSnapshot> {
-    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    let text = text.strip_prefix(BOM).unwrap_or(text);
     let read_error = |problem: String| Error::Read {
         path: source_name.to_string(),
         problem,
@@ -147,7 +280,11 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<FileSnapshot> 
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|b| *b == b'{' || *b == b'[');
     let json_error = if looks_like_json {
-        match read_json(text, source_name) {
+        match read_json(
+            serde_json::Deserializer::from_slice(text),
+            text,
+            source_name,
+        ) {
             Ok((snapshot, tally)) => {
                 return tally.check(snapshot, source_name).map(finish);
             }
@@ -330,15 +467,18 @@ enum JsonFailure {
 }
 
 /// A JSON value, or a stream of them (`kubectl get -o json` per kind,
-/// concatenated), each into the snapshot as it is read.
-fn read_json(
+/// concatenated), each into the snapshot as it is read. `text`: the
+/// whole text, for the number as written in an error (empty when it
+/// streams).
+fn read_json<'de, R: serde_json::de::Read<'de>>(
+    json: serde_json::Deserializer<R>,
     text: &[u8],
     source_name: &str,
 ) -> std::result::Result<(Snapshot, Tally), JsonFailure> {
     let mut snapshot = Snapshot::default();
     let mut tally = Tally::default();
     let mut documents = 0usize;
-    for value in serde_json::Deserializer::from_slice(text).into_iter::<Doc>() {
+    for value in json.into_iter::<Doc>() {
         let value = value.map_err(|e| {
             let placed = placed(documents + 1, &json_words(&e, text), source_name).map(Box::new);
             JsonFailure::Syntax(e, documents + 1, placed)
