@@ -167,3 +167,40 @@ fn beyond_what_is_kept_a_stream_tells_json_s_own_error() {
         .to_string();
     assert!(error.contains("byte 0x00 (a control character)"), "{error}");
 }
+
+/// A reader that notes the largest read asked of it.
+struct Asked<'a> {
+    text: &'a [u8],
+    largest: &'a std::cell::Cell<usize>,
+}
+
+impl Read for Asked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.largest.set(self.largest.get().max(buf.len()));
+        self.text.read(buf)
+    }
+}
+
+/// A whole text read through the checks (YAML) is not copied whole a
+/// second time: the checks see a chunk at a time, however much room the
+/// text's buffer offers.
+#[test]
+fn the_checks_read_a_chunk_at_a_time() {
+    let text = "a: b\n".repeat(200_000);
+    let largest = std::cell::Cell::new(0);
+    let mut checked = text::Checked::new(
+        Asked {
+            text: text.as_bytes(),
+            largest: &largest,
+        },
+        0,
+    );
+    let mut read = Vec::with_capacity(text.len() + 1);
+    checked.read_to_end(&mut read).expect("the text reads");
+    assert_eq!(read, text.as_bytes());
+    assert!(
+        largest.get() <= 64 * 1024,
+        "{} bytes asked at once",
+        largest.get()
+    );
+}

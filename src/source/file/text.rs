@@ -189,6 +189,9 @@ impl<R: Read> Checked<R> {
     }
 }
 
+/// The most [`Checked`] reads at once.
+const CHECKED_CHUNK_BYTES: usize = 64 * 1024;
+
 impl<R: Read> Read for Checked<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if let Some(problem) = &self.problem {
@@ -197,6 +200,11 @@ impl<R: Read> Read for Checked<R> {
                 problem.clone(),
             ));
         }
+        // A chunk at a time: the copy checked with a cut sequence stays
+        // small however large the caller's buffer (read_to_end offers
+        // all of a text's room at once).
+        let len = buf.len().min(CHECKED_CHUNK_BYTES);
+        let buf = &mut buf[..len];
         let n = loop {
             match self.inner.read(buf) {
                 Ok(n) => break n,
