@@ -1,4 +1,4 @@
-//! JSON read as it streams ([`read_snapshot`]) says what the whole-text
+//! JSON and YAML read as they stream ([`read_snapshot`]) say what the whole-text
 //! reader ([`read_text`], then [`parse_file_snapshot`]) says, for every
 //! text: the same objects, or the same error word for word.
 
@@ -39,6 +39,13 @@ impl Read for Trickle<'_> {
         self.text = &self.text[n..];
         Ok(n)
     }
+}
+
+/// The YAML example with `find` replaced once.
+fn yaml(find: &str, put: &str) -> Vec<u8> {
+    String::from_utf8_lossy(JAMMED)
+        .replacen(find, put, 1)
+        .into_bytes()
 }
 
 /// (case, text): JSON, broken JSON, and bytes that are no text, at the
@@ -114,11 +121,22 @@ fn cases() -> Vec<(&'static str, Vec<u8>)> {
                 .collect(),
         ),
         ("a UTF-8 sequence cut by the end", cut_at_end),
+        ("YAML, two documents", [JAMMED, b"\n---\n", JAMMED].concat()),
+        ("YAML with a byte order mark", [BOM, JAMMED].concat()),
+        ("YAML, empty documents", b"---\n---\n".to_vec()),
+        ("YAML, a bad document", yaml("kind: ValkeyNode", "kind: [ValkeyNode]")),
+        ("YAML, a syntax error", yaml("kind: ValkeyNode", "kind: [ValkeyNode")),
+        ("YAML, a duplicate key", yaml("kind: List", "kind: List\nkind: List")),
+        ("YAML, a control character late", [JAMMED, b"\n# \x07\n"].concat()),
+        ("YAML, a bad document then a syntax error", [&yaml("kind: ValkeyNode", "kind: [ValkeyNode]")[..], b"\n---\na: [\n"].concat()),
+        ("YAML, a Status", b"apiVersion: v1\nkind: Status\nmessage: forbidden\n".to_vec()),
+        ("YAML, an alias bomb", format!("a: &a \"{}\"\nb: [{}]\n", "x".repeat(64 * 1024), vec!["*a"; 1000].join(", ")).into_bytes()),
+        ("YAML, a merge key", b"apiVersion: v1\nkind: List\nitems:\n- &p {apiVersion: v1, kind: Pod, metadata: {name: a, namespace: x}}\n- <<: *p\n  metadata: {name: b, namespace: x}\n".to_vec()),
     ]
 }
 
 #[test]
-fn json_read_as_it_streams_says_what_the_whole_text_says() {
+fn a_snapshot_read_as_it_streams_says_what_the_whole_text_says() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     for (case, text) in cases() {
         let expected = whole(&text);
