@@ -548,6 +548,9 @@ fn yaml_options(len: usize) -> serde_saphyr::Options {
             max_documents: MAX_DOCUMENTS,
             max_total_scalar_bytes: len + EXPANSION_SCALAR_BYTES,
             max_depth: MAX_DEPTH,
+            // The streaming reader's own cap (256 MiB by default): the
+            // text's is MAX_SNAPSHOT_BYTES, checked as the bytes pass.
+            max_reader_input_bytes: Some(MAX_SNAPSHOT_BYTES),
         },
     }
 }
