@@ -1,4 +1,4 @@
-//! A snapshot file is read as it streams: memory holds the objects kept
+//! A JSON snapshot is read as it streams: memory holds the objects kept
 //! and the reader's buffers, not the text, whatever the values the plugin
 //! does not keep hold (issue 22, item 1). This binary's allocator counts
 //! the bytes live at once, in every thread; its tests take turns
@@ -66,41 +66,6 @@ fn ignored_json_values_are_never_in_memory() {
     assert!(
         peak < 16 * MIB,
         "{} MiB live at once while reading 64 MiB of ignored JSON",
-        peak / MIB
-    );
-}
-
-/// YAML from a file too: 12 MiB of documents of a kind the plugin
-/// ignores, after the one it reads, never whole in memory.
-#[test]
-fn ignored_yaml_documents_are_never_in_memory() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("padded.yaml");
-    {
-        use std::io::Write;
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
-        writeln!(
-            f,
-            "apiVersion: valkey.io/v1alpha1\nkind: ValkeyCluster\nmetadata: {{name: cache, namespace: prod}}\nspec: {{shards: 1}}"
-        )
-        .expect("write");
-        let document = format!(
-            "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big, namespace: prod}}\ndata: {{k: {}}}\n",
-            "v".repeat(4096)
-        );
-        for _ in 0..(12 * MIB / document.len()) {
-            f.write_all(document.as_bytes()).expect("write");
-        }
-    }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let read = kubectl_valkey_roll::source::file::read_snapshot(&path).expect("the snapshot reads");
-    let peak = PEAK.load(Ordering::Relaxed) - before;
-    assert_eq!(read.snapshot.clusters.len(), 1);
-    assert!(
-        peak < 6 * MIB,
-        "{} MiB live at once while reading 12 MiB of ignored YAML",
         peak / MIB
     );
 }

@@ -79,9 +79,9 @@ pub struct FileSnapshot {
 
 /// Reads a snapshot file; `-` is stdin. I/O problems are [`Error::Read`].
 ///
-/// The text is parsed as it is read: memory holds the objects kept and
-/// the reader's buffers, not the text, whatever the values the plugin
-/// does not keep hold (YAML from stdin aside: see [`read_stream`]).
+/// JSON is parsed as it is read: memory holds the objects kept and the
+/// reader's buffers, never the text, whatever the values the plugin does
+/// not keep hold. YAML is read whole first (see [`read_stream`]).
 pub fn read_snapshot(path: &Path) -> Result<FileSnapshot> {
     if path.as_os_str() == "-" {
         // Stdin cannot be read again: a copy of its start is kept for
@@ -122,9 +122,9 @@ const KEPT_FOR_ERRORS: usize = 64 * 1024 * 1024;
 /// start), or from the copy of what was read, if the stream is within
 /// `keep` bytes ([`KEPT_FOR_ERRORS`]). Beyond that, JSON's own error is
 /// the answer (a stream that starts with `{` but is YAML is not read as
-/// YAML then). YAML from a file streams too ([`read_yaml`]), read again
-/// whole on any error; YAML from stdin or a pipe is read whole first: its
-/// budget is sized from the text's length, unknown until its end.
+/// YAML then). YAML is read whole: serde-saphyr's streaming reader holds
+/// its budget per document, so the document cap and the bound on what
+/// aliases expand to would no longer cover the whole stream.
 fn read_stream(
     reader: impl Read + Send,
     source_name: &str,
@@ -155,24 +155,6 @@ fn read_stream(
         }
     };
     if !matches!(first, Some(b'{' | b'[')) {
-        if let Some(mut file) = again.filter(|_| first.is_some()) {
-            let streamed = on_parser_thread(|| {
-                let body = head.strip_prefix(BOM).unwrap_or(&head);
-                let mut stream = std::io::Cursor::new(body).chain(&mut checked);
-                read_yaml(&mut stream, size, source_name)
-            })?;
-            if let Some(problem) = checked.problem() {
-                return Err(read_error(problem));
-            }
-            if let Some(read) = streamed {
-                return read;
-            }
-            drop(checked);
-            file.seek(std::io::SeekFrom::Start(0))
-                .map_err(|e| read_error(&e.to_string()))?;
-            let text = read_text(file, source_name, size)?;
-            return parse_file_snapshot(&text, source_name);
-        }
         let mut text = Vec::with_capacity(size.min(MAX_SNAPSHOT_BYTES) + 1);
         text.append(&mut head);
         checked.take_kept();
@@ -233,28 +215,6 @@ fn read_stream(
         }
         Err(e) => Err(e),
     }
-}
-
-/// A YAML stream from a file `len` bytes long, each document into the
-/// snapshot as it is parsed (serde-saphyr's streaming reader, with the
-/// budget the whole text would have), so the text is never whole in
-/// memory. `None` for any error: the caller reads the text whole again,
-/// and its reader says what it always said.
-fn read_yaml(
-    stream: &mut impl Read,
-    len: usize,
-    source_name: &str,
-) -> Option<Result<FileSnapshot>> {
-    SINK_ERROR.with(|e| e.borrow_mut().take());
-    SINK_DOCUMENTS.with(|n| n.set(0));
-    let mut sink = Sink::default();
-    for doc in serde_saphyr::read_with_options::<_, Doc>(stream, yaml_options(len)) {
-        sink.extend(std::iter::once(doc.ok()?));
-        if sink.failed {
-            return None;
-        }
-    }
-    Some(sink.tally.check(sink.snapshot, source_name).map(finish))
 }
 
 /// The byte order mark some editors write first.
@@ -548,9 +508,6 @@ fn yaml_options(len: usize) -> serde_saphyr::Options {
             max_documents: MAX_DOCUMENTS,
             max_total_scalar_bytes: len + EXPANSION_SCALAR_BYTES,
             max_depth: MAX_DEPTH,
-            // The streaming reader's own cap (256 MiB by default): the
-            // text's is MAX_SNAPSHOT_BYTES, checked as the bytes pass.
-            max_reader_input_bytes: Some(MAX_SNAPSHOT_BYTES),
         },
     }
 }

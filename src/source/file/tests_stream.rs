@@ -1,4 +1,4 @@
-//! JSON and YAML read as they stream ([`read_snapshot`]) say what the whole-text
+//! A snapshot read as it streams ([`read_snapshot`]) says what the whole-text
 //! reader ([`read_text`], then [`parse_file_snapshot`]) says, for every
 //! text: the same objects, or the same error word for word.
 
