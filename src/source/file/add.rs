@@ -1,8 +1,8 @@
 //! Adding objects to the snapshot: which kinds are read, each object typed
 //! on its own (an error names its document, object and field), Lists item
-//! by item.
+//! by item. A document as the visitors read it comes in through their
+//! `add_document`, so this module needs nothing of theirs.
 
-use super::visit::{Doc, STREAMED_DOC};
 use super::words::{describe, expected_string, field_problem, type_name};
 use crate::error::{Error, Result};
 use crate::snapshot::{Snapshot, VALKEY_API_VERSION, VALKEY_GROUP};
@@ -102,70 +102,13 @@ pub(crate) fn add_value(
     add_value_at(snapshot, value, doc, source_name, Kept::default())
 }
 
-/// A document as read by [`Doc`]: a List whose ignored items were left
-/// out names the others by their index in the file.
-pub(super) fn add_document(
-    snapshot: &mut Snapshot,
-    doc: Doc,
-    label: &str,
-    source_name: &str,
-) -> Result<()> {
-    let is_list = doc
-        .value
-        .get("kind")
-        .and_then(Value::as_str)
-        .is_some_and(|kind| {
-            kind == "List" || (kind.ends_with("List") && doc.value.get("items").is_some())
-        });
-    let streamed = doc.streamed.filter(|_| is_list);
-    // The first bad item in the file's order: a streamed one, unless an
-    // item kept as a value before it is bad too.
-    let stop_at = streamed
-        .as_ref()
-        .and_then(|s| s.error.as_ref().map(|(at, _)| *at));
-    let mut part = Snapshot::default();
-    let kept = Kept {
-        indices: doc.kept.as_deref(),
-        stop_at,
-    };
-    add_value_at(&mut part, &doc.value, label, source_name, kept)?;
-    if let Some(streamed) = streamed {
-        if let Some((_, e)) = streamed.error {
-            return Err(relabel(e, label, source_name));
-        }
-        snapshot.extend(streamed.snapshot);
-    }
-    snapshot.extend(part);
-    Ok(())
-}
-
-/// A streamed item's error, with its document's label and source put in.
-pub(super) fn relabel(e: Error, label: &str, source: &str) -> Error {
-    match e {
-        Error::Snapshot {
-            doc,
-            object,
-            field,
-            problem,
-            ..
-        } => Error::Snapshot {
-            source_name: source.to_string(),
-            doc: doc.replacen(STREAMED_DOC, label, 1),
-            object,
-            field,
-            problem,
-        },
-        other => other,
-    }
-}
-
 /// Of a List whose items were read as they were parsed: the file's index
 /// of each item kept as a value, and the index of the first streamed item
 /// that failed (no kept item after it is read).
 #[derive(Clone, Copy, Default)]
 pub(super) struct Kept<'a> {
-    indices: Option<&'a [usize]>,
-    stop_at: Option<usize>,
+    pub(super) indices: Option<&'a [usize]>,
+    pub(super) stop_at: Option<usize>,
 }
 
 /// [`add_value`]; `kept`: the file's index of each item of a List whose

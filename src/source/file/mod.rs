@@ -35,11 +35,10 @@ pub(crate) use add::KEEP_WHOLE;
 pub(crate) use add::add_value;
 pub use duplicates::Duplicate;
 
-use add::add_document;
 use duplicates::read_once;
 use std::io::{Read, Seek};
 use text::{Checked, check_text, read_text};
-use visit::{Doc, placed};
+use visit::{Doc, add_document, placed};
 use words::{json_words, yaml_words};
 
 use crate::error::{Error, Nothing, Result};

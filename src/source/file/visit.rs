@@ -4,8 +4,8 @@
 //! are skipped as they are parsed ([`Doc`], [`Item`]). [`Place`] follows the
 //! reader, so a parse error names its document, object and field.
 
-use super::add::{add_value, known_kind};
-use crate::error::Error;
+use super::add::{Kept, add_value, add_value_at, known_kind};
+use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use serde_json::Value;
 
@@ -609,5 +609,62 @@ impl<'de> serde::de::Visitor<'de> for ItemVisitor {
             }
         }
         Ok(Item::Keep(Value::Object(out)))
+    }
+}
+
+/// A document as read by [`Doc`]: a List whose ignored items were left
+/// out names the others by their index in the file.
+pub(super) fn add_document(
+    snapshot: &mut Snapshot,
+    doc: Doc,
+    label: &str,
+    source_name: &str,
+) -> Result<()> {
+    let is_list = doc
+        .value
+        .get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| {
+            kind == "List" || (kind.ends_with("List") && doc.value.get("items").is_some())
+        });
+    let streamed = doc.streamed.filter(|_| is_list);
+    // The first bad item in the file's order: a streamed one, unless an
+    // item kept as a value before it is bad too.
+    let stop_at = streamed
+        .as_ref()
+        .and_then(|s| s.error.as_ref().map(|(at, _)| *at));
+    let mut part = Snapshot::default();
+    let kept = Kept {
+        indices: doc.kept.as_deref(),
+        stop_at,
+    };
+    add_value_at(&mut part, &doc.value, label, source_name, kept)?;
+    if let Some(streamed) = streamed {
+        if let Some((_, e)) = streamed.error {
+            return Err(relabel(e, label, source_name));
+        }
+        snapshot.extend(streamed.snapshot);
+    }
+    snapshot.extend(part);
+    Ok(())
+}
+
+/// A streamed item's error, with its document's label and source put in.
+pub(super) fn relabel(e: Error, label: &str, source: &str) -> Error {
+    match e {
+        Error::Snapshot {
+            doc,
+            object,
+            field,
+            problem,
+            ..
+        } => Error::Snapshot {
+            source_name: source.to_string(),
+            doc: doc.replacen(STREAMED_DOC, label, 1),
+            object,
+            field,
+            problem,
+        },
+        other => other,
     }
 }
