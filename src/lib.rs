@@ -17,7 +17,8 @@
 //!   `cli::Cli` with its argument types (parsed, then `validate`d),
 //!   `commands::completion` (`SHELLS`, `script_file_name`),
 //!   `render::json` (`to_json`, `to_yaml`), `render::table`
-//!   (`status_table`, `TableOptions`), `source::file::parse_snapshot`,
+//!   (`status_table`, `TableOptions`), `source::file` (`parse_snapshot`,
+//!   and `read_snapshot` with what it returns, `FileSnapshot`, `Duplicate`),
 //!   the data of `snapshot` (`Snapshot` and the objects it holds,
 //!   `keys`, `condition`) and of `report` (`Report` and the types it
 //!   holds, `next_change`, `timeless`, the states' rules), `error::Error`

@@ -1,7 +1,7 @@
 //! Snapshot files on hostile or odd input, round two (issue 22, the
 //! reading side): empty reads, duplicates, look-alike kinds, numbers and
 //! parse errors in plain words. Each case runs the plugin binary on a
-//! file (or stdin); the parser's own tables are in src/source/file.rs.
+//! file (or stdin); the parser's own tables are in src/source/file/tests.rs.
 
 mod common;
 
