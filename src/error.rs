@@ -44,7 +44,7 @@ pub enum Error {
         problem: String,
     },
     #[error("cannot read {path}: {problem}")]
-    Read { path: String, problem: String },
+    Read { path: String, problem: ReadProblem },
     /// A snapshot that holds no Kubernetes object: read as "nothing wrong",
     /// it would hide a `kubectl get` that failed upstream.
     #[error(
@@ -209,6 +209,18 @@ pub enum Error {
     /// Bad combination of arguments found after clap parsed them.
     #[error("{0}")]
     Usage(String),
+}
+
+/// Why a snapshot's text could not be read: the system's error where
+/// there is one, kept typed; otherwise what the reader found, in words
+/// (a byte that cannot be in YAML or JSON, the size cap, a text that is
+/// neither).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadProblem {
+    #[error("{0}")]
+    Io(std::io::Error),
+    #[error("{0}")]
+    Text(String),
 }
 
 /// `prod/cache`, or `cache` ... `in any namespace` (after "not found").

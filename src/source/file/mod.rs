@@ -41,7 +41,7 @@ use text::{Checked, check_text, read_text};
 use visit::{Doc, add_document, placed};
 use words::{json_words, yaml_words};
 
-use crate::error::{Error, Nothing, Result};
+use crate::error::{Error, Nothing, ReadProblem, Result};
 use crate::snapshot::Snapshot;
 use serde_json::Value;
 use std::path::Path;
@@ -90,7 +90,7 @@ pub fn read_snapshot(path: &Path) -> Result<FileSnapshot> {
     let name = path.display().to_string();
     let read_error = |e: std::io::Error| Error::Read {
         path: name.clone(),
-        problem: e.to_string(),
+        problem: ReadProblem::Io(e),
     };
     let file = std::fs::File::open(path).map_err(read_error)?;
     // Sized once from the file's length: a growing buffer would hold
@@ -131,10 +131,11 @@ fn read_stream(
     again: Option<std::fs::File>,
     keep: usize,
 ) -> Result<FileSnapshot> {
-    let read_error = |problem: &str| Error::Read {
+    let read_error = |problem: ReadProblem| Error::Read {
         path: source_name.to_string(),
-        problem: problem.to_string(),
+        problem,
     };
+    let text_error = |problem: &str| read_error(ReadProblem::Text(problem.to_string()));
     let mut checked = Checked::new(reader, keep);
     // The text's start, up to its first byte that is not white space.
     let mut head = Vec::new();
@@ -149,7 +150,7 @@ fn read_stream(
             Ok(0) => break None,
             Ok(n) => head.extend_from_slice(&chunk[..n]),
             Err(e) => {
-                return Err(read_error(checked.problem().unwrap_or(&e.to_string())));
+                return Err(read_error(checked.failure(e)));
             }
         }
     };
@@ -158,7 +159,7 @@ fn read_stream(
         text.append(&mut head);
         checked.take_kept();
         if let Err(e) = checked.read_to_end(&mut text) {
-            return Err(read_error(checked.problem().unwrap_or(&e.to_string())));
+            return Err(read_error(checked.failure(e)));
         }
         return parse_file_snapshot(&text, source_name);
     }
@@ -175,14 +176,14 @@ fn read_stream(
         )
     });
     if let Some(problem) = checked.problem() {
-        return Err(read_error(problem));
+        return Err(text_error(problem));
     }
     match streamed {
         Ok(Ok((snapshot, tally))) => tally.check(snapshot, source_name).map(finish),
         Ok(Err(JsonFailure::Document(e))) => {
             checked.drain();
             match checked.problem() {
-                Some(problem) => Err(read_error(problem)),
+                Some(problem) => Err(text_error(problem)),
                 None => Err(e),
             }
         }
@@ -190,23 +191,23 @@ fn read_stream(
             if let Some(mut file) = again {
                 drop(checked);
                 file.seek(std::io::SeekFrom::Start(0))
-                    .map_err(|e| read_error(&e.to_string()))?;
+                    .map_err(|e| read_error(ReadProblem::Io(e)))?;
                 let text = read_text(file, source_name, size)?;
                 return parse_file_snapshot(&text, source_name);
             }
             if let Some(mut text) = checked.take_kept() {
                 if let Err(e) = checked.read_to_end(&mut text) {
-                    return Err(read_error(checked.problem().unwrap_or(&e.to_string())));
+                    return Err(read_error(checked.failure(e)));
                 }
                 return parse_file_snapshot(&text, source_name);
             }
             checked.drain();
             if let Some(problem) = checked.problem() {
-                return Err(read_error(problem));
+                return Err(text_error(problem));
             }
             Err(match placed {
                 Some(placed) => *placed,
-                None => read_error(&format!(
+                None => text_error(&format!(
                     "not valid JSON in document {at}: {}",
                     json_words(&e, &[])
                 )),
@@ -271,7 +272,7 @@ fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<FileSnapshot> 
     let text = text.strip_prefix(BOM).unwrap_or(text);
     let read_error = |problem: String| Error::Read {
         path: source_name.to_string(),
-        problem,
+        problem: ReadProblem::Text(problem),
     };
     // Text that did not come through `read_text` (tests, benchmarks).
     check_text(text, 0, true).map_err(read_error)?;

@@ -714,6 +714,7 @@ fn malformed_input_names_the_document_and_field() {
         };
         match (&err, &expect) {
             (Error::Read { path, problem }, Expect::Read(needle)) => {
+                let problem = problem.to_string();
                 assert_eq!(path, "snap.yaml", "{name}");
                 assert!(problem.contains(needle), "{name}: {problem}");
                 assert!(!problem.contains('\n'), "{name}: one line: {problem}");
@@ -1456,4 +1457,41 @@ mod round_two {
             assert!(!err.contains("JSON"), "{name}: {err}");
         }
     }
+}
+
+/// A read that failed in the system keeps the system's error typed (its
+/// kind, for code); what the reader found itself is words. Both print as
+/// before.
+#[test]
+fn a_failed_read_keeps_the_system_s_error_typed() {
+    use crate::error::ReadProblem;
+    let dir = std::env::temp_dir().join(format!("valkey-roll-read-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let missing = dir.join("missing.yaml");
+    match super::read_snapshot(&missing) {
+        Err(Error::Read {
+            problem: ReadProblem::Io(e),
+            ..
+        }) => assert_eq!(e.kind(), std::io::ErrorKind::NotFound),
+        other => panic!("expected the system's error, got {other:?}"),
+    }
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, b"kind: List\x00\n").expect("a temporary file");
+    let err = super::read_snapshot(&bad).expect_err("a control character");
+    assert!(
+        matches!(
+            &err,
+            Error::Read {
+                problem: ReadProblem::Text(_),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("byte 0x00 (a control character) at line 1"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).expect("cleaned up");
 }

@@ -2,7 +2,7 @@
 //! characters, UTF-8), bounded by [`MAX_SNAPSHOT_BYTES`].
 
 use super::MAX_SNAPSHOT_BYTES;
-use crate::error::{Error, Result};
+use crate::error::{Error, ReadProblem, Result};
 use std::io::Read;
 
 /// Reads `reader` to its end, but stops at the first byte that cannot be
@@ -13,7 +13,7 @@ use std::io::Read;
 pub(super) fn read_text(mut reader: impl Read, name: &str, size: usize) -> Result<Vec<u8>> {
     let read_error = |problem: String| Error::Read {
         path: name.to_string(),
-        problem,
+        problem: ReadProblem::Text(problem),
     };
     let mut text: Vec<u8> = Vec::with_capacity(size.min(MAX_SNAPSHOT_BYTES) + 1);
     let mut chunk = vec![0u8; 64 * 1024];
@@ -24,7 +24,12 @@ pub(super) fn read_text(mut reader: impl Read, name: &str, size: usize) -> Resul
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(read_error(e.to_string())),
+            Err(e) => {
+                return Err(Error::Read {
+                    path: name.to_string(),
+                    problem: ReadProblem::Io(e),
+                });
+            }
         };
         if text.len() + n > MAX_SNAPSHOT_BYTES {
             return Err(read_error(too_large()));
@@ -164,9 +169,18 @@ impl<R: Read> Checked<R> {
         }
     }
 
-    /// Why reading stopped: a bad byte, the size cap, or an I/O error.
+    /// Why reading stopped: a bad byte or the size cap.
     pub(super) fn problem(&self) -> Option<&str> {
         self.problem.as_deref()
+    }
+
+    /// Why a read failed with `e`: what this reader found, else the
+    /// system's error.
+    pub(super) fn failure(&self, e: std::io::Error) -> ReadProblem {
+        match &self.problem {
+            Some(problem) => ReadProblem::Text(problem.clone()),
+            None => ReadProblem::Io(e),
+        }
     }
 
     /// Everything that passed, if it all fit in the copy; the copy ends.
