@@ -269,13 +269,15 @@ fn on_parser_thread<T: Send>(parse: impl FnOnce() -> T + Send) -> Result<T> {
 }
 
 fn parse_on_this_thread(text: &[u8], source_name: &str) -> Result<FileSnapshot> {
-    let text = text.strip_prefix(BOM).unwrap_or(text);
     let read_error = |problem: String| Error::Read {
         path: source_name.to_string(),
         problem: ReadProblem::Text(problem),
     };
-    // Text that did not come through `read_text` (tests, benchmarks).
+    // Text that did not come through `read_text` (tests, benchmarks),
+    // checked with its byte order mark, so that an offset counts from the
+    // first byte as a file's does.
     check_text(text, 0, true).map_err(read_error)?;
+    let text = text.strip_prefix(BOM).unwrap_or(text);
     let looks_like_json = text
         .iter()
         .find(|b| !b.is_ascii_whitespace())
