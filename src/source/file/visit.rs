@@ -88,6 +88,55 @@ pub(super) const READ_KEYS: &[&str] = &[
     "reportingController",
 ];
 
+/// The scalar and sequence shapes of a value, a document or an item, read as
+/// serde_json reads them; a mapping is the visitor's own business.
+macro_rules! plain_shapes {
+    ($wrap:expr) => {
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::Bool(v)))
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_i128<E: serde::de::Error>(self, v: i128) -> std::result::Result<Self::Value, E> {
+            number_i128(v).map($wrap)
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(number_f64(v)))
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::String(v.to_string())))
+        }
+        fn visit_string<E: serde::de::Error>(
+            self,
+            v: String,
+        ) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::String(v)))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::Null))
+        }
+        fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+            Ok($wrap(Value::Null))
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(
+            self,
+            d: D,
+        ) -> std::result::Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            strict_seq(seq).map(|v| $wrap(Value::Array(v)))
+        }
+    };
+}
+
 /// A value as serde_json's `Value` reads it, but a mapping that holds a
 /// key twice is an error (JSON as YAML: a second `kind` or `name` must not
 /// silently win), `-0` is 0 (as Go and the API server read it), and every
@@ -109,50 +158,13 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
         f.write_str("a YAML or JSON value")
     }
 
-    fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::Bool(v)))
-    }
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::from(v)))
-    }
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::from(v)))
-    }
-    fn visit_i128<E: serde::de::Error>(self, v: i128) -> std::result::Result<Strict, E> {
-        number_i128(v).map(Strict)
-    }
+    plain_shapes!(Strict);
+
     fn visit_u128<E: serde::de::Error>(self, v: u128) -> std::result::Result<Strict, E> {
         match u64::try_from(v) {
             Ok(v) => Ok(Strict(Value::from(v))),
             Err(_) => Err(beyond_every_field(v)),
         }
-    }
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Strict, E> {
-        Ok(Strict(number_f64(v)))
-    }
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::String(v.to_string())))
-    }
-    fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::String(v)))
-    }
-    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::Null))
-    }
-    fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Strict, E> {
-        Ok(Strict(Value::Null))
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(
-        self,
-        d: D,
-    ) -> std::result::Result<Strict, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(
-        self,
-        seq: A,
-    ) -> std::result::Result<Strict, A::Error> {
-        strict_seq(seq).map(|v| Strict(Value::Array(v)))
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(
         self,
@@ -332,55 +344,6 @@ pub(super) fn placed(document: usize, problem: &str, source_name: &str) -> Optio
             problem: problem.to_string(),
         })
     })
-}
-
-/// The scalar and sequence shapes of a document or an item, read as
-/// serde_json reads them; a mapping is the visitor's own business.
-macro_rules! plain_shapes {
-    ($wrap:expr) => {
-        fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(Value::Bool(v)))
-        }
-        fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(Value::from(v)))
-        }
-        fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(Value::from(v)))
-        }
-        fn visit_i128<E: serde::de::Error>(self, v: i128) -> std::result::Result<Self::Value, E> {
-            number_i128(v).map($wrap)
-        }
-        fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(number_f64(v)))
-        }
-        fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(Value::String(v.to_string())))
-        }
-        fn visit_string<E: serde::de::Error>(
-            self,
-            v: String,
-        ) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(Value::String(v)))
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(Value::Null))
-        }
-        fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
-            Ok($wrap(Value::Null))
-        }
-        fn visit_some<D: serde::Deserializer<'de>>(
-            self,
-            d: D,
-        ) -> std::result::Result<Self::Value, D::Error> {
-            d.deserialize_any(self)
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(
-            self,
-            seq: A,
-        ) -> std::result::Result<Self::Value, A::Error> {
-            strict_seq(seq).map(|v| $wrap(Value::Array(v)))
-        }
-    };
 }
 
 impl<'de> serde::de::Visitor<'de> for DocVisitor {
