@@ -1465,9 +1465,8 @@ mod round_two {
 #[test]
 fn a_failed_read_keeps_the_system_s_error_typed() {
     use crate::error::ReadProblem;
-    let dir = std::env::temp_dir().join(format!("valkey-roll-read-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let missing = dir.join("missing.yaml");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let missing = dir.path().join("missing.yaml");
     match super::read_snapshot(&missing) {
         Err(Error::Read {
             problem: ReadProblem::Io(e),
@@ -1475,7 +1474,7 @@ fn a_failed_read_keeps_the_system_s_error_typed() {
         }) => assert_eq!(e.kind(), std::io::ErrorKind::NotFound),
         other => panic!("expected the system's error, got {other:?}"),
     }
-    let bad = dir.join("bad.yaml");
+    let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, b"kind: List\x00\n").expect("a temporary file");
     let err = super::read_snapshot(&bad).expect_err("a control character");
     assert!(
@@ -1493,5 +1492,4 @@ fn a_failed_read_keeps_the_system_s_error_typed() {
             .contains("byte 0x00 (a control character) at line 1"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).expect("cleaned up");
 }

@@ -230,14 +230,12 @@ fn the_checks_read_a_chunk_at_a_time() {
 #[test]
 fn a_bad_byte_after_a_byte_order_mark_is_at_the_same_offset_either_way() {
     let text = b"\xEF\xBB\xBF-\napiVern: valkey.io\xD4v2alpha1-";
-    let dir = std::env::temp_dir().join(format!("valkey-roll-bom-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join("bom.yaml");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("bom.yaml");
     std::fs::write(&path, text).expect("a temporary file");
     let name = path.display().to_string();
     let whole = super::parse_snapshot(text, &name).expect_err("not UTF-8");
     let streamed = super::read_snapshot(&path).expect_err("not UTF-8");
-    std::fs::remove_dir_all(&dir).expect("cleaned up");
     assert_eq!(whole.to_string(), streamed.to_string());
     assert!(whole.to_string().contains("(offset 23)"), "{whole}");
 }
