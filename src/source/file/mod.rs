@@ -158,9 +158,7 @@ fn read_stream(
         let mut text = Vec::with_capacity(size.min(MAX_SNAPSHOT_BYTES) + 1);
         text.append(&mut head);
         checked.take_kept();
-        if let Err(e) = checked.read_to_end(&mut text) {
-            return Err(read_error(checked.failure(e)));
-        }
+        checked.read_rest(&mut text).map_err(read_error)?;
         return parse_file_snapshot(&text, source_name);
     }
     let streamed = on_parser_thread(|| {
@@ -196,9 +194,7 @@ fn read_stream(
                 return parse_file_snapshot(&text, source_name);
             }
             if let Some(mut text) = checked.take_kept() {
-                if let Err(e) = checked.read_to_end(&mut text) {
-                    return Err(read_error(checked.failure(e)));
-                }
+                checked.read_rest(&mut text).map_err(read_error)?;
                 return parse_file_snapshot(&text, source_name);
             }
             checked.drain();

@@ -188,6 +188,15 @@ impl<R: Read> Checked<R> {
         self.kept.take()
     }
 
+    /// Reads the rest onto `text`, checking it: the whole text, or why
+    /// it could not be read.
+    pub(super) fn read_rest(&mut self, text: &mut Vec<u8>) -> std::result::Result<(), ReadProblem> {
+        match self.read_to_end(text) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.failure(e)),
+        }
+    }
+
     /// Reads the rest, checking it, keeping nothing: a bad byte anywhere
     /// in the text is the answer before any parse error, as when the
     /// text is read whole first.
