@@ -17,8 +17,10 @@ fn step(s: &Step, plan: &Plan) -> Said {
     let ns = plan.namespace.as_str();
     let p2 = plan.protocol == Protocol::P2;
     match s {
-        Step::Explain { node } => Said::say("read its story, and what can be done about it:")
-            .run(vr("explain").arg(node).opt("-n", ns)),
+        Step::Explain { node } => Said::say(format!(
+            "read {node}'s story, and what can be done about it:"
+        ))
+        .run(vr("explain").arg(node).opt("-n", ns)),
         Step::Status { cluster } => {
             let mut c = vr("status");
             if let Some(cluster) = cluster {
@@ -109,7 +111,7 @@ mod tests {
         ];
         assert_eq!(
             way_out_text(&p, Some(80)),
-            "  - read its story, and what can be done about it:\n      \
+            "  - read cache-0-0's story, and what can be done about it:\n      \
              kubectl valkey-roll explain cache-0-0 -n prod\n  \
              - move the permit here, revoking the other:\n      \
              kubectl valkey-roll force cache-0-1 -n prod --takeover --reason \"...\"\n  \
@@ -117,7 +119,7 @@ mod tests {
         );
         assert_eq!(
             way_out(&p)[0],
-            "read its story, and what can be done about it: \
+            "read cache-0-0's story, and what can be done about it: \
              kubectl valkey-roll explain cache-0-0 -n prod"
         );
         // A name that holds a backquote stays one quoted word.
@@ -126,7 +128,7 @@ mod tests {
         }];
         assert_eq!(
             way_out_text(&p, None),
-            "  - read its story, and what can be done about it:\n      \
+            "  - read a`id`b's story, and what can be done about it:\n      \
              kubectl valkey-roll explain 'a`id`b' -n prod\n"
         );
     }
