@@ -122,7 +122,8 @@ fn trace(
 
 /// The newest grant event for this permit: P1 hash: WorkloadRollPermitted
 /// naming the node (and the hash when the note has one); P1 `*` and P2:
-/// ValkeyNodeUpdated naming the node.
+/// ValkeyNodeUpdated naming the node; in each case no older than a second
+/// before the permit field's latest write, where managedFields tell it.
 fn event(
     index: &Index<'_>,
     view: &NodeObjects<'_>,
@@ -152,10 +153,18 @@ fn event(
         })
         .flatten();
     let slack = jiff::SignedDuration::from_secs(1);
+    // An event counts only for the current permit's write: newer than the
+    // latest write of the permit field (its managedFields time, whole
+    // seconds), or within a second of it. An older occurrence of the same
+    // reason is the previous roll's: an operator that advances a node again
+    // (a new roll, a re-advance after a revert) writes the field first and
+    // its event a moment later.
+    let written = managed_fields(view, protocol).ok();
     naming()
         .filter(|e| events::reason(e) == reason)
         .filter(|e| !hash_checked || hash_in(events::note(e)).is_none_or(|h| h == permit))
         .filter_map(events::time)
+        .filter(|t| written.is_none_or(|w| w.duration_since(*t) <= slack))
         .filter(|t| applied.is_none_or(|a| t.duration_since(a) <= slack))
         .max()
         .ok_or_else(|| Unavailable::NoEvent {

@@ -113,6 +113,19 @@ fn pod_ready_not_followed(advanced: jiff::Timestamp, ready: jiff::Timestamp) -> 
     c
 }
 
+/// cache-0-1 advanced by the previous roll at `before` (its event) and
+/// again at `spec` (the managedFields time of `spec.workloadRevision`), its
+/// new spec not observed, and no event of the new advance yet.
+fn advanced_again(before: jiff::Timestamp, spec: jiff::Timestamp) -> ClusterBuilder {
+    let mut c = cluster().node(p2("cache-0-0", 0, 0)).node(
+        p2("cache-0-1", 0, 1)
+            .generation(3, 2)
+            .managed_revision_time("manager", spec),
+    );
+    c.push_event(event_node_updated(NS, CL, "cache-0-1", before));
+    c
+}
+
 #[test]
 fn a_silent_operator_is_named_after_its_grace() {
     // (row, cluster, now, silent after)
@@ -146,6 +159,22 @@ fn a_silent_operator_is_named_after_its_grace() {
             },
             t(0),
             Some((45, SilentAfter::Advanced)),
+        ),
+        // Issue 29: an operator restarted mid-roll advanced cache-0-1 just
+        // now (its spec.workloadRevision written a second ago); the
+        // ValkeyNodeUpdated of the previous roll, 69 s old, is not this
+        // advance, and the new one is milliseconds away.
+        (
+            "advanced a second ago; the same event of the previous roll is 69s old",
+            advanced_again(t(-69), t(-1)),
+            t(0),
+            None,
+        ),
+        (
+            "advanced 31s ago by this roll's spec change: named past 30s",
+            advanced_again(t(-100), t(-31)),
+            t(0),
+            Some((31, SilentAfter::Advanced)),
         ),
     ];
     for (row, c, now, want) in rows {

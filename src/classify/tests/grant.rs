@@ -269,6 +269,42 @@ fn p2_sources_in_order() {
             source: ManagedFields,
             by: None,
         },
+        // Issue 29: the advance time is the newest advance of the current
+        // roll. An event of the same reason older than the latest write of
+        // spec.workloadRevision (its managedFields time, whole seconds) is
+        // the previous roll's, not this one's.
+        Row {
+            name: "P2 the previous roll's ValkeyNodeUpdated, before the latest spec change",
+            node: p2("h1").managed_revision_time(OPERATOR, t(-1)),
+            events: vec![event_node_updated(NS, CL, N, t(-70))],
+            at: Some(t(-1)),
+            source: ManagedFields,
+            by: None,
+        },
+        Row {
+            name: "P2 this roll's ValkeyNodeUpdated, within a second of the spec change",
+            node: p2("h1").managed_revision_time(OPERATOR, t(-2)),
+            events: vec![
+                event_node_updated(NS, CL, N, t(-70)),
+                event_node_updated(NS, CL, N, t(-2) - jiff::SignedDuration::from_millis(400)),
+            ],
+            at: Some(t(-2) - jiff::SignedDuration::from_millis(400)),
+            source: Event,
+            by: None,
+        },
+        Row {
+            name: "P2 a re-advance after a revert: the first advance's event is the previous one",
+            node: p2("h1").managed_revision_time(OPERATOR, t(-3)),
+            events: vec![
+                event_node_updated(NS, CL, N, mins(-3)),
+                event_applied(NS, N, "h1", mins(-3)),
+                event_node_updated(NS, CL, N, t(-90)),
+                event_applied(NS, N, "h1", t(-3)),
+            ],
+            at: Some(t(-3)),
+            source: ManagedFields,
+            by: None,
+        },
         Row {
             name: "P2 the P1 annotation's managedFields do not count",
             node: p2("h1").managed_field_time(OPERATOR, mins(-4)),
