@@ -171,6 +171,9 @@ pub mod keys {
     pub const ROLL_DEFERRED: &str = "RollDeferred";
     /// The controller MEETs and REPLICATEs a rolled replica.
     pub const EVENT_REPLICA_CREATED: &str = "ReplicaCreated";
+    /// The start of the ValkeyCluster's Ready=False message while a
+    /// replica's link to its primary is not up.
+    pub const MSG_REPLICAS_SYNC: &str = "Waiting for replicas to sync";
     pub const EVENT_CLUSTER_MEET_BATCH: &str = "ClusterMeetBatch";
     pub const EVENT_MANUAL_GRANTED: &str = "ManualRollPermitGranted";
     pub const EVENT_MANUAL_REVOKED: &str = "ManualRollPermitRevoked";

@@ -382,8 +382,20 @@ fn judge_roles(
         })
         .filter_map(|m| m.shard)
         .min();
+    // Not Ready waiting for replicas to sync: since its Ready condition
+    // turned False.
+    let unsynced = cluster
+        .and_then(|c| crate::snapshot::condition(c.conditions(), crate::snapshot::keys::COND_READY))
+        .filter(|c| c.is_false())
+        .filter(|c| {
+            c.message
+                .as_deref()
+                .is_some_and(|m| m.starts_with(crate::snapshot::keys::MSG_REPLICAS_SYNC))
+        })
+        .and_then(|c| c.last_transition_time.as_ref())
+        .map(|t| t.0);
     role::judge(
-        &role::RoleInput::new(&members, &cluster_events, replicas, rolling_shard),
+        &role::RoleInput::new(&members, &cluster_events, replicas, rolling_shard, unsynced),
         clock,
     )
 }

@@ -46,6 +46,22 @@ pub(crate) fn risks(nodes: &[Judged<'_>], now: Timestamp) -> Vec<Risk> {
     }
     let mut out = Vec::new();
     for (shard, members) in shards {
+        // A shard whose judged primary newer evidence contradicts: any of
+        // its nodes may be the primary, so it is at risk when no more than
+        // one of them is Ready (the primary is not named).
+        if members.iter().any(|j| j.role.contradicted()) {
+            if members.len() > 1 && members.iter().filter(|j| ready(j)).count() <= 1 {
+                let since = members.iter().filter_map(|j| down_since(j)).max();
+                out.push(Risk {
+                    kind: RiskKind::NoReadyReplica,
+                    shard,
+                    primary: None,
+                    since,
+                    for_seconds: since.map(|t| secs(super::clock::since(now, t))),
+                });
+            }
+            continue;
+        }
         let primaries: Vec<&&Judged<'_>> = members
             .iter()
             .filter(|j| j.role.role == Some(Role::Primary))

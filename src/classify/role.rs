@@ -30,7 +30,9 @@ use super::clock::Clock;
 use super::clock::secs;
 use super::events;
 use super::node::NodeObjects;
-use crate::report::{FailoverSource, FailoverUnderWay, Role, RoleNote, RoleSource};
+use crate::report::{
+    Contradiction, FailoverSource, FailoverUnderWay, Role, RoleContradicted, RoleNote, RoleSource,
+};
 use crate::snapshot::keys;
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::Event;
@@ -50,6 +52,12 @@ const APPLIED_WITHIN: SignedDuration = SignedDuration::from_secs(120);
 /// it failed over within this (in the recordings, 15 ms).
 const ADVANCE_WITHIN: SignedDuration = SignedDuration::from_secs(10);
 
+/// A cluster that goes not Ready waiting for its replicas to sync with no
+/// role evidence this close before it (a roll, a creation, a failover the
+/// operator made or a replaced pod) had a topology change nobody
+/// announced.
+const ANNOUNCED_WITHIN: SignedDuration = SignedDuration::from_secs(60);
+
 /// One node's judged role.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct JudgedRole {
@@ -57,6 +65,14 @@ pub(crate) struct JudgedRole {
     pub source: Option<RoleSource>,
     /// Why it is unsure or unknown (the table's `?`); None: settled.
     pub note: Option<RoleNote>,
+}
+
+impl JudgedRole {
+    /// Newer evidence contradicts its shard's judged primary: any node of
+    /// the shard may be the primary.
+    pub(crate) fn contradicted(&self) -> bool {
+        matches!(self.note, Some(RoleNote::Contradicted(_)))
+    }
 }
 
 /// The roles of a cluster's nodes, in the order given, and the failover
@@ -87,6 +103,10 @@ pub(crate) struct RoleInput<'e, 'v, 'a> {
     /// asks or is behind. A failover written only as a repeat of an
     /// earlier event is taken to be in it.
     pub rolling_shard: Option<u32>,
+    /// Since when the ValkeyCluster has been not Ready waiting for its
+    /// replicas to sync (its Ready condition's lastTransitionTime), if it
+    /// is.
+    pub unsynced: Option<Timestamp>,
     /// The members of each shard, looked up once (a cluster may have
     /// thousands of nodes).
     shards: BTreeMap<u32, Vec<usize>>,
@@ -116,6 +136,13 @@ enum Fact {
     Advanced { node: usize },
     /// `node`'s pod was created: its server starts empty.
     PodCreated { node: usize },
+    /// The operator's status write that last set `node`'s `status.role`
+    /// (a pass that read it from the server: the node was ready).
+    Says { node: usize, role: Role },
+    /// The cluster went not Ready waiting for its replicas to sync with no
+    /// roll and no other role evidence near: a topology change nobody
+    /// announced.
+    Unsynced,
 }
 
 impl Fact {
@@ -125,6 +152,8 @@ impl Fact {
             Fact::Primary { .. } | Fact::FailedOver { .. } => 0,
             Fact::Advanced { .. } => 1,
             Fact::PodCreated { .. } => 2,
+            Fact::Says { .. } => 3,
+            Fact::Unsynced => 4,
         }
     }
 }
@@ -146,6 +175,61 @@ enum Belief {
     },
     /// The primary's pod was replaced with no failover recorded.
     Lost { primary: usize, at: Timestamp },
+    /// `primary` was judged the primary (from `source`, at `judged_at`);
+    /// newer evidence contradicts it and nothing has settled it since.
+    Doubted {
+        primary: usize,
+        source: RoleSource,
+        judged_at: Timestamp,
+        why: Doubt,
+    },
+}
+
+/// What contradicted a judged primary.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Doubt {
+    /// `node`'s status write said `role`, at `at`.
+    Said {
+        node: usize,
+        role: Role,
+        at: Timestamp,
+    },
+    /// The cluster went not Ready waiting for replicas to sync, at `at`.
+    Unsynced { at: Timestamp },
+}
+
+impl Doubt {
+    fn at(&self) -> Timestamp {
+        match self {
+            Doubt::Said { at, .. } | Doubt::Unsynced { at } => *at,
+        }
+    }
+}
+
+/// The time of the status write that last set `status.role`: the newest
+/// managedFields entry owning it (whole seconds).
+fn role_written(view: &NodeObjects<'_>) -> Option<Timestamp> {
+    view.node
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|e| {
+            e.fields_v1
+                .as_ref()
+                .and_then(|f| f.0.get("f:status"))
+                .and_then(|s| s.get("f:role"))
+                .is_some()
+        })
+        .filter_map(|e| e.time.as_ref().map(|t| t.0))
+        .max()
+}
+
+/// The shard a ReplicaCreated note names ("Created replica for primary ID
+/// (shard N)").
+fn replica_created_shard(note: &str) -> Option<u32> {
+    let (_, rest) = note.rsplit_once("(shard ")?;
+    rest.trim_end_matches(')').trim().parse().ok()
 }
 
 /// Addresses a note names (`127.0.1.6`, `127.0.1.6:6379`, `[::1]:6379`),
@@ -185,6 +269,7 @@ impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
         cluster_events: &'e [&'a Event],
         replicas: bool,
         rolling_shard: Option<u32>,
+        unsynced: Option<Timestamp>,
     ) -> Self {
         let mut shards: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         let mut by_address: HashMap<&'v str, Option<usize>> = HashMap::new();
@@ -204,6 +289,7 @@ impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
             cluster_events,
             replicas,
             rolling_shard,
+            unsynced,
             shards,
             by_address,
         }
@@ -407,8 +493,63 @@ impl RoleInput<'_, '_, '_> {
                 }
             }
         }
+        // A not-Ready cluster waiting for its replicas to sync while no
+        // roll is in flight, with no role evidence near, had a topology
+        // change nobody announced (Valkey failed a primary over).
+        if let Some(since) = self.unsynced
+            && self.rolling_shard.is_none()
+        {
+            let near = |t: &Timestamp| t.duration_since(since) >= -ANNOUNCED_WITHIN;
+            let announced = facts.iter().any(|(t, _)| near(t))
+                || self
+                    .cluster_events
+                    .iter()
+                    .filter(|e| {
+                        matches!(
+                            events::reason(e),
+                            keys::EVENT_FAILOVER_INITIATED
+                                | keys::EVENT_REPLICA_CREATED
+                                | keys::EVENT_CLUSTER_MEET_BATCH
+                        )
+                    })
+                    .flat_map(|e| occurrences(e))
+                    .any(|(t, _)| near(&t));
+            if !announced {
+                facts.push((since, Fact::Unsynced));
+            }
+        }
+        // status.role, at the time of the status write that last set it,
+        // when that write said ready: the operator reads the role from the
+        // server only on a pass where the pod is Ready and rolled out (a
+        // pass while not ready keeps the old role, so its time says
+        // nothing of the role).
+        for (i, m) in self.members.iter().enumerate() {
+            if let (Some(role), Some(at), true) = (
+                m.view.status_role(),
+                role_written(m.view),
+                m.view.node_ready(),
+            ) {
+                facts.push((at, Fact::Says { node: i, role }));
+            }
+        }
         facts.sort_by_key(|(t, fact)| (*t, fact.rank()));
         facts
+    }
+
+    /// A status write `primary` at `at` on a node the evidence holds a
+    /// replica is the operator reading a fresh server, still an empty
+    /// master, when a ReplicaCreated follows (the operator REPLICATEs it
+    /// next): the first names its shard; a repeat (only its series) names
+    /// none of its own.
+    fn replicated_after(&self, shard: u32, at: Timestamp) -> bool {
+        self.events_about_cluster(keys::EVENT_REPLICA_CREATED)
+            .flat_map(|e| {
+                let named = replica_created_shard(events::note(e));
+                occurrences(e)
+                    .into_iter()
+                    .map(move |(t, first)| (t, if first { named } else { None }, first))
+            })
+            .any(|(t, named, first)| t >= at && (!first || named.is_none_or(|n| n == shard)))
     }
 }
 
@@ -418,6 +559,82 @@ struct Replay {
     beliefs: BTreeMap<u32, Belief>,
     /// Per node: its pod was created after the shard's belief was formed.
     restarted: Vec<bool>,
+    /// Per node: what its newest status write said, and when (none since
+    /// its pod was created).
+    said: Vec<Option<(Role, Timestamp)>>,
+}
+
+/// A doubted shard is settled by status writes newer than what doubted
+/// it, from nodes whose pods were not replaced since: exactly one says
+/// `primary` and every other says `replica`.
+fn settle(ctx: &RoleInput<'_, '_, '_>, shard: u32, at: Timestamp, r: &mut Replay) {
+    let Some(Belief::Doubted { why, .. }) = r.beliefs.get(&shard) else {
+        return;
+    };
+    let since = why.at();
+    let mut primary = None;
+    for i in ctx.in_shard(shard) {
+        if r.restarted[i] {
+            continue;
+        }
+        match r.said[i] {
+            Some((Role::Primary, t)) if t >= since && primary.is_none() => primary = Some(i),
+            Some((Role::Replica, t)) if t >= since => {}
+            _ => return,
+        }
+    }
+    if let Some(node) = primary {
+        r.beliefs.insert(
+            shard,
+            Belief::Primary {
+                node,
+                source: RoleSource::Status,
+                at,
+                ip: None,
+                walk: false,
+            },
+        );
+    }
+}
+
+/// A status write: `node` said `role` at `at`. Against the shard's judged
+/// primary (judged from older evidence, or it would not be replayed yet):
+/// its primary saying `replica`, or a replica whose pod was not replaced
+/// since saying `primary` with no ReplicaCreated after it (an empty master
+/// the operator has yet to REPLICATE), doubts it.
+fn says(ctx: &RoleInput<'_, '_, '_>, node: usize, role: Role, at: Timestamp, r: &mut Replay) {
+    r.said[node] = Some((role, at));
+    let Some(shard) = ctx.shard_of(node) else {
+        return;
+    };
+    match r.beliefs.get(&shard) {
+        Some(&Belief::Primary {
+            node: p,
+            source,
+            at: judged_at,
+            ..
+        }) => {
+            let contradicts = match role {
+                Role::Replica => p == node,
+                Role::Primary => {
+                    p != node && !r.restarted[node] && !ctx.replicated_after(shard, at)
+                }
+            };
+            if contradicts && !r.restarted[p] {
+                r.beliefs.insert(
+                    shard,
+                    Belief::Doubted {
+                        primary: p,
+                        source,
+                        judged_at,
+                        why: Doubt::Said { node, role, at },
+                    },
+                );
+            }
+        }
+        Some(Belief::Doubted { .. }) => settle(ctx, shard, at, r),
+        _ => {}
+    }
 }
 
 fn failed_over(
@@ -429,7 +646,7 @@ fn failed_over(
     r: &mut Replay,
 ) {
     let from = from.or(match r.beliefs.get(&shard) {
-        Some(Belief::Primary { node, .. }) => Some(*node),
+        Some(Belief::Primary { node, .. } | Belief::Doubted { primary: node, .. }) => Some(*node),
         _ => None,
     });
     let candidates: Vec<usize> = ctx.in_shard(shard).filter(|&i| Some(i) != from).collect();
@@ -453,6 +670,7 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
     let mut r = Replay {
         beliefs: BTreeMap::new(),
         restarted: vec![false; ctx.members.len()],
+        said: vec![None; ctx.members.len()],
     };
     for (at, fact) in facts.iter().cloned() {
         match fact {
@@ -485,7 +703,9 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                     continue;
                 };
                 match r.beliefs.get_mut(&shard) {
-                    Some(Belief::Primary { node: p, .. }) if *p == node => {
+                    Some(Belief::Primary { node: p, .. } | Belief::Doubted { primary: p, .. })
+                        if *p == node =>
+                    {
                         failed_over(ctx, shard, Some(node), at, false, &mut r);
                     }
                     Some(Belief::OneOf { candidates, .. }) => {
@@ -511,12 +731,34 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                 let Some(shard) = ctx.shard_of(node) else {
                     continue;
                 };
-                if let Some(Belief::Primary { node: p, .. }) = r.beliefs.get(&shard)
+                if let Some(Belief::Primary { node: p, .. } | Belief::Doubted { primary: p, .. }) =
+                    r.beliefs.get(&shard)
                     && *p == node
                 {
                     r.beliefs.insert(shard, Belief::Lost { primary: node, at });
                 }
                 r.restarted[node] = true;
+                r.said[node] = None;
+            }
+            Fact::Says { node, role } => says(ctx, node, role, at, &mut r),
+            Fact::Unsynced => {
+                for belief in r.beliefs.values_mut() {
+                    if let Belief::Primary {
+                        node,
+                        source,
+                        at: judged_at,
+                        ..
+                    } = *belief
+                        && !r.restarted[node]
+                    {
+                        *belief = Belief::Doubted {
+                            primary: node,
+                            source,
+                            judged_at,
+                            why: Doubt::Unsynced { at },
+                        };
+                    }
+                }
             }
         }
     }
@@ -587,7 +829,7 @@ fn under_way(
     let replay = replay(ctx, &before);
     let shard = ctx.rolling_shard;
     let from = shard.and_then(|s| match replay.beliefs.get(&s) {
-        Some(Belief::Primary { node, .. }) => Some(*node),
+        Some(Belief::Primary { node, .. } | Belief::Doubted { primary: node, .. }) => Some(*node),
         _ => None,
     });
     let to = shard.and_then(|s| {
@@ -655,6 +897,38 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
                         }
                     } else {
                         replica_inferred()
+                    }
+                }
+                Some(Belief::Doubted {
+                    primary,
+                    source,
+                    judged_at,
+                    why,
+                }) => {
+                    if restarted {
+                        return replica_inferred();
+                    }
+                    let role = if *primary == i {
+                        Role::Primary
+                    } else {
+                        Role::Replica
+                    };
+                    let contradicted = RoleContradicted {
+                        primary: name(*primary),
+                        judged_at: Some(*judged_at),
+                        by: match *why {
+                            Doubt::Said { node, role, at } => Contradiction::Status {
+                                node: name(node),
+                                role,
+                                at: Some(at),
+                            },
+                            Doubt::Unsynced { at } => Contradiction::Unsynced { at: Some(at) },
+                        },
+                    };
+                    JudgedRole {
+                        role: Some(role),
+                        source: Some(*source),
+                        note: Some(RoleNote::Contradicted(Box::new(contradicted))),
                     }
                 }
                 Some(Belief::Lost { primary, at }) => {

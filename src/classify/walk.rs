@@ -4,7 +4,7 @@
 use super::role::JudgedRole;
 use crate::report::Role;
 use crate::snapshot::{ValkeyNode, keys};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A node's place in the walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +43,8 @@ fn is_ready_primary(node: &ValkeyNode, role: Option<&JudgedRole>) -> bool {
 /// Places every node (same order as `nodes`) and marks each shard's
 /// primary: the one node of the shard whose judged role (`roles`, in the
 /// same order) is `primary` and whose `status.ready` is true; none when
-/// there is no such node or more than one.
+/// there is no such node or more than one, or when newer evidence
+/// contradicts the shard's judged primary.
 pub(crate) fn place<'a>(
     nodes: &[&'a ValkeyNode],
     cluster: &str,
@@ -62,13 +63,21 @@ pub(crate) fn place<'a>(
         })
         .collect();
     let mut candidates: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    // A shard whose judged primary newer evidence contradicts has no
+    // primary the walk can go by: any of its nodes may be it.
+    let mut doubted: BTreeSet<u32> = BTreeSet::new();
     for (i, n) in nodes.iter().enumerate() {
-        if let Some(shard) = places[i].shard
-            && is_ready_primary(n, roles.get(i))
-        {
+        let Some(shard) = places[i].shard else {
+            continue;
+        };
+        if roles.get(i).is_some_and(JudgedRole::contradicted) {
+            doubted.insert(shard);
+        }
+        if is_ready_primary(n, roles.get(i)) {
             candidates.entry(shard).or_default().push(i);
         }
     }
+    candidates.retain(|shard, _| !doubted.contains(shard));
     for found in candidates.values() {
         if let [only] = found.as_slice() {
             places[*only].is_primary = true;

@@ -506,4 +506,32 @@ pub enum RoleNote {
     FromTheWalk { at: Option<jiff::Timestamp> },
     /// Nothing in view tells its role (no `status.role`, no event).
     NoEvidence,
+    /// Evidence newer than what its shard's primary was judged from
+    /// contradicts it: every node of the shard may be the primary.
+    Contradicted(Box<RoleContradicted>),
+}
+
+/// A judged primary that newer evidence contradicts (docs/roles.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoleContradicted {
+    /// The node judged the shard's primary.
+    pub primary: String,
+    /// When the evidence it was judged from was written.
+    pub judged_at: Option<jiff::Timestamp>,
+    pub by: Contradiction,
+}
+
+/// What contradicted a judged primary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Contradiction {
+    /// The operator's status write on `node` said `role` (at the time of
+    /// the write: its managedFields entry, whole seconds).
+    Status {
+        node: String,
+        role: super::Role,
+        at: Option<jiff::Timestamp>,
+    },
+    /// The ValkeyCluster went not Ready waiting for its replicas to sync
+    /// with no roll in flight: a topology change nobody announced.
+    Unsynced { at: Option<jiff::Timestamp> },
 }

@@ -7,7 +7,7 @@
 //! - ValkeyCluster, ValkeyNode: the crate's own types (only the fields the
 //!   plugin reads), managedFields included: grant times and spec edits are
 //!   read from them. A ValkeyNode's entries keep, of the fields they own,
-//!   only the permit's ([`node`]).
+//!   only the permit's and `status.role` ([`node`]).
 //! - Pod, StatefulSet, Deployment: the snapshot's own slim forms
 //!   ([`crate::snapshot::Pod`] and the others say what they keep), made
 //!   from the k8s-openapi objects by `From`.
@@ -35,7 +35,8 @@ use std::collections::BTreeMap;
 /// A ValkeyNode, slimmed in place: each managedFields entry keeps its
 /// manager, time and the rest, but of the fields it owns only the two the
 /// grant time is read from (the permit annotation, P1; `spec.workloadRevision`,
-/// P2); every entry stays, so "no entry owns the permit" still reads so.
+/// P2) and `status.role` (the time the role was written); every entry
+/// stays, so "no entry owns the permit" still reads so.
 pub fn node(n: &mut ValkeyNode) {
     for entry in n.metadata.managed_fields.iter_mut().flatten() {
         if let Some(fields) = &mut entry.fields_v1 {
@@ -44,7 +45,8 @@ pub fn node(n: &mut ValkeyNode) {
     }
 }
 
-/// Of a managedFields entry's `fieldsV1`, the permit paths it holds.
+/// Of a managedFields entry's `fieldsV1`, the permit paths and
+/// `status.role` it holds.
 fn permit_fields(fields: &serde_json::Value) -> serde_json::Value {
     use serde_json::{Map, Value, json};
     let mut out = Map::new();
@@ -63,6 +65,15 @@ fn permit_fields(fields: &serde_json::Value) -> serde_json::Value {
         .is_some()
     {
         out.insert("f:spec".into(), json!({"f:workloadRevision": {}}));
+    }
+    // The status write that last set `status.role` (docs/roles.md: a
+    // role the operator read from the server, at that entry's time).
+    if fields
+        .get("f:status")
+        .and_then(|s| s.get("f:role"))
+        .is_some()
+    {
+        out.insert("f:status".into(), json!({"f:role": {}}));
     }
     Value::Object(out)
 }
@@ -723,7 +734,7 @@ mod tests {
             Some(2)
         );
         // The valkey.io kinds keep their managedFields (grant times); a
-        // node's entries only the permit's paths.
+        // node's entries only the permit's paths and status.role.
         let mut page = pages[4].2.clone();
         page["items"][0]["metadata"]["managedFields"] = json!([
             {"manager": "manager", "operation": "Update", "time": "2026-11-29T10:02:10Z",
@@ -733,7 +744,7 @@ mod tests {
                  "f:spec": {"f:workloadRevision": {".": {}}, "f:image": {}}}},
             {"manager": "manager", "operation": "Update", "time": "2026-11-29T10:02:11Z",
              "subresource": "status", "fieldsType": "FieldsV1",
-             "fieldsV1": {"f:status": {"f:ready": {}}}},
+             "fieldsV1": {"f:status": {"f:ready": {}, "f:role": {}}}},
         ]);
         let body = serde_json::to_vec(&page).expect("JSON");
         let direct = direct("ValkeyNode", &body).expect("read").0;
@@ -749,7 +760,7 @@ mod tests {
             [
                 json!({"f:metadata": {"f:annotations": {"f:valkey.io/allow-workload-revision": {}}},
                        "f:spec": {"f:workloadRevision": {}}}),
-                json!({}),
+                json!({"f:status": {"f:role": {}}}),
             ]
         );
         assert_eq!(entries[1].subresource.as_deref(), Some("status"));

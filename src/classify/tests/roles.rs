@@ -476,3 +476,217 @@ fn a_failover_under_way_ends_with_the_clock() {
     assert_eq!(flip, t(21));
     assert!(judge(&c.snapshot(), flip).failover.is_none());
 }
+
+/// Issue 29: evidence has a time. A write newer than the evidence a
+/// primary was judged from, and contradicting it, leaves the shard unsure
+/// (every node of it may be the primary); never a quiet fact.
+#[test]
+fn newer_evidence_doubts_a_judged_primary() {
+    use crate::fixture::event_replica_created;
+    let now = t(0);
+    let sec = jiff::SignedDuration::from_secs;
+    let rows: Vec<(&str, ClusterBuilder, Want)> = vec![
+        (
+            "an unplanned failover at rest: the primary's own status.role says replica, \
+             written after the creation it was judged from",
+            {
+                let mut c = rig(1, 1, vec![]).ready_for_generation_since(mins(-59));
+                c.with_node("cache-0-0", |n| n.replica().status_written(t(-50)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+            ],
+        ),
+        (
+            "status.role replica written before the creation's evidence: older, no doubt",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-0", |n| n.replica().status_written(mins(-61)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "a FailoverCompleted newer than a status write: the event wins",
+            {
+                let mut c = rig(
+                    1,
+                    1,
+                    vec![event_failover_completed(NS, CL, &ip(0, 1), mins(-5))],
+                );
+                c.with_node("cache-0-1", |n| n.replica().status_written(mins(-10)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "a status write newer than a FailoverCompleted, contradicting it",
+            {
+                let mut c = rig(
+                    1,
+                    1,
+                    vec![event_failover_completed(NS, CL, &ip(0, 1), mins(-10))],
+                );
+                c.with_node("cache-0-1", |n| n.replica().status_written(mins(-5)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Primary), false),
+            ],
+        ),
+        (
+            "a replica whose pod was not replaced writes primary, with no ReplicaCreated after",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| n.status_written(mins(-5)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+            ],
+        ),
+        (
+            "an empty master after a restart: its pod created after the belief",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| {
+                    n.pod_created(mins(-6)).status_written(mins(-5))
+                });
+                c
+            },
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "an empty master, pod older than the belief, REPLICATEd after (its shard named)",
+            {
+                let mut c = rig(
+                    1,
+                    1,
+                    vec![event_replica_created(NS, CL, 0, mins(-5) + sec(1))],
+                );
+                c.with_node("cache-0-1", |n| n.status_written(mins(-5)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "an empty master, but the ReplicaCreated after it is another shard's",
+            {
+                let mut c = rig(
+                    2,
+                    1,
+                    vec![event_replica_created(NS, CL, 1, mins(-5) + sec(1))],
+                );
+                c.with_node("cache-0-1", |n| n.status_written(mins(-5)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+                ("cache-1-0", Some(Primary), true),
+            ],
+        ),
+        (
+            "doubted, then settled: both status writes after the doubt agree",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-0", |n| n.replica().status_written(mins(-5)));
+                c.with_node("cache-0-1", |n| n.status_written(mins(-4)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "not Ready waiting for replicas to sync, nothing in flight: every shard unsure",
+            rig(2, 1, vec![]).replicas_syncing(t(-4)),
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+                ("cache-1-0", Some(Primary), false),
+                ("cache-1-1", Some(Replica), false),
+            ],
+        ),
+        (
+            "waiting for replicas to sync after a replica was REPLICATEd: announced",
+            rig(1, 1, vec![event_replica_created(NS, CL, 0, t(-20))]).replicas_syncing(t(-30)),
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "waiting for replicas to sync, then a FailoverCompleted settles the shard",
+            rig(
+                1,
+                1,
+                vec![event_failover_completed(NS, CL, &ip(0, 1), t(-2))],
+            )
+            .replicas_syncing(t(-90)),
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+    ];
+    for (row, c, want) in rows {
+        roles_are(row, &judge(&c.snapshot(), now), want);
+    }
+}
+
+#[test]
+fn a_contradicted_primary_names_both_pieces_of_evidence() {
+    let mut c = rig(1, 1, vec![]);
+    c.with_node("cache-0-0", |n| n.replica().status_written(t(-50)));
+    let r = judge(&c.snapshot(), t(0));
+    let note = |name| {
+        node(&r, name)
+            .role_note
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default()
+    };
+    let judged = crate::units::timestamp(mins(-60));
+    let written = crate::units::timestamp(t(-50));
+    assert_eq!(
+        note("cache-0-0"),
+        format!(
+            "cache-0-0 was judged primary at {judged}, but its own status.role says \
+             replica, written at {written}"
+        )
+    );
+    assert_eq!(note("cache-0-1"), note("cache-0-0"));
+    // The walk goes by no primary in that shard, and a grant on either
+    // node is a grant on a node that may be the primary.
+    assert!(!node(&r, "cache-0-0").facts.is_primary);
+    let r = judge(&rig(1, 1, vec![]).replicas_syncing(t(-4)).snapshot(), t(0));
+    assert_eq!(
+        node(&r, "cache-0-1")
+            .role_note
+            .as_ref()
+            .map(ToString::to_string),
+        Some(format!(
+            "cache-0-0 was judged primary at {judged}, but the cluster went not Ready at {} \
+             waiting for replicas to sync, with no roll under way",
+            crate::units::timestamp(t(-4))
+        ))
+    );
+}

@@ -1,6 +1,6 @@
 //! Why a judged role is unsure or unknown (the document's `roleNote`).
 
-use crate::report::RoleNote;
+use crate::report::{Contradiction, RoleNote};
 use crate::units;
 use std::fmt;
 
@@ -47,6 +47,28 @@ impl fmt::Display for RoleNote {
                 at(t)
             ),
             RoleNote::NoEvidence => f.write_str("no status.role and no operator event about it"),
+            RoleNote::Contradicted(c) => {
+                write!(
+                    f,
+                    "{} was judged primary at {}, but ",
+                    c.primary,
+                    at(&c.judged_at)
+                )?;
+                match &c.by {
+                    Contradiction::Status { node, role, at: t } if *node == c.primary => {
+                        write!(f, "its own status.role says {role}, written at {}", at(t))
+                    }
+                    Contradiction::Status { node, role, at: t } => {
+                        write!(f, "status.role of {node} says {role}, written at {}", at(t))
+                    }
+                    Contradiction::Unsynced { at: t } => write!(
+                        f,
+                        "the cluster went not Ready at {} waiting for replicas to sync, \
+                         with no roll under way",
+                        at(t)
+                    ),
+                }
+            }
         }
     }
 }

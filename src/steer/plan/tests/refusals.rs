@@ -424,3 +424,29 @@ fn an_unsure_role_is_refused_as_a_primary_would_be() {
         assert!(p.reasons.contains(&want), "{:?}", p.reasons);
     }
 }
+
+/// Issue 29: a replica whose shard's judged primary newer evidence
+/// contradicts (an unplanned failover at rest) may be the primary: a grant
+/// on it is refused as one.
+#[test]
+fn a_replica_of_a_contradicted_shard_is_refused_as_a_primary_would_be() {
+    use crate::report::{Contradiction, Role, RoleContradicted, RoleNote};
+    let note = RoleNote::Contradicted(Box::new(RoleContradicted {
+        primary: "cache-0-1".into(),
+        judged_at: None,
+        by: Contradiction::Status {
+            node: "cache-0-1".into(),
+            role: Role::Replica,
+            at: None,
+        },
+    }));
+    let mut n = waiting("cache-0-0");
+    n.role = Some(Role::Replica);
+    n.role_note = Some(note.clone());
+    let p = run(&Scene::p2(vec![n]), &req(Action::Grant, "cache-0-0"));
+    let want = Refusal::Primary {
+        node: "cache-0-0".into(),
+        unsure: Some(note),
+    };
+    assert!(p.reasons.contains(&want), "{:?}", p.reasons);
+}
