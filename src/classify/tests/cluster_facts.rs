@@ -249,6 +249,38 @@ fn a_shard_whose_primary_has_no_ready_replica_is_at_risk() {
     }
 }
 
+/// Issue 29: in a shard whose judged primary newer evidence contradicts,
+/// any node may be the primary: with its judged primary down and its one
+/// other node Ready, that node may be a primary with no Ready replica.
+#[test]
+fn a_doubted_shard_is_at_risk_when_any_node_may_be_a_lone_primary() {
+    let mut c = cluster()
+        .node(
+            p2("cache-0-0", 0, 0)
+                .pod_ip("127.0.1.1")
+                .pod_not_ready(t(-10))
+                .not_ready(t(-10)),
+        )
+        .node(p2("cache-0-1", 0, 1).pod_ip("127.0.1.2"))
+        .replicas_syncing(t(-8));
+    c.push_event(crate::fixture::event_primary_created(
+        NS,
+        CL,
+        "127.0.1.1",
+        mins(-60),
+    ));
+    let r = judge(&c.snapshot(), t(0));
+    assert!(
+        node(&r, "cache-0-1").role_note.is_some(),
+        "{:?}",
+        node(&r, "cache-0-1")
+    );
+    assert_eq!(r.risks.len(), 1, "{:?}", r.risks);
+    assert_eq!(r.risks[0].kind, RiskKind::NoReadyReplica);
+    assert_eq!(r.risks[0].primary, None);
+    assert_eq!(r.risks[0].shard, 0);
+}
+
 #[test]
 fn a_scale_asked_for_during_a_roll_waits_for_it() {
     let holder = p2("cache-0-1", 0, 1).generation(2, 1);
