@@ -14,7 +14,7 @@
 //! - [`steer`]: steering plans and results.
 //! - `step`: a thing to do next, prose and commands (`explain`, a refusal's
 //!   way out).
-//! - [`svg`]: `history -o svg`, the roll as a picture on a time axis.
+//! - `svg`: `history -o svg`, the roll as a picture on a time axis.
 //! - [`style`]: colour by severity, and neutralising control characters.
 //! - [`fit`]: text fitted to a terminal's width (wrapped, cut, columns left out).
 pub(crate) mod clock;
