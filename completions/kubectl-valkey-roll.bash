@@ -144,11 +144,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -242,11 +242,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -332,11 +332,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -426,11 +426,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -520,11 +520,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -626,11 +626,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -732,11 +732,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -1018,11 +1018,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -1120,11 +1120,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -1222,11 +1222,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -1312,11 +1312,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -1402,11 +1402,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)
@@ -1496,11 +1496,11 @@ _kubectl__valkey__roll() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
                     return 0
                     ;;
                 --stall-threshold)

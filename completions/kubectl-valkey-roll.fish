@@ -36,7 +36,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -72,7 +73,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -98,7 +100,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -128,7 +131,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -160,7 +164,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -191,7 +196,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -223,7 +229,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -248,7 +255,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -272,7 +280,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand history" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -298,7 +307,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -322,7 +332,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -345,7 +356,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand completion" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r
@@ -368,7 +380,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 wide\t'Every column, and every reason whole'
 json\t''
 yaml\t''
-name\t'The objects\' names, one a line (kubectl\'s resource/name)'"
+name\t'The objects\' names, one a line (kubectl\'s resource/name)'
+svg\t'history only: the roll as a picture, one row per node on a time axis (SVG)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l stall-threshold -d 'How long without progress before a holder is Stuck or a wait is Stalled' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -s f -l filename -l from-file -d 'Read a snapshot (`kubectl get ... -o yaml|json`, or a YAML stream) instead of a cluster; `-` is stdin. No cluster or kubeconfig needed' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand version" -l now -d 'The clock for every duration (RFC 3339); default the real clock' -r

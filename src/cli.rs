@@ -137,6 +137,8 @@ pub enum OutputFormat {
     Yaml,
     /// The objects' names, one a line (kubectl's resource/name)
     Name,
+    /// history only: the roll as a picture, one row per node on a time axis (SVG)
+    Svg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -632,6 +634,9 @@ impl Cli {
             if g.from_file.is_some() {
                 return fail("-f reads a file, not kubeconfig contexts");
             }
+        }
+        if g.output == OutputFormat::Svg && !matches!(self.command, Command::History(_)) {
+            return fail("-o svg goes with history only (the roll as a picture)");
         }
         if g.contexts.iter().any(|c| c.is_empty()) {
             return fail("--context needs a name");

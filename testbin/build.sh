@@ -5,12 +5,13 @@
 #   ${TESTBIN_CACHE:-$HOME/.cache/kubectl-valkey-roll/testbin}/<tool>-<version>/<tool>
 #
 # Idempotent: a binary that is already in the cache is not built again.
-# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew] [prometheus]   (no argument: all)
+# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew] [prometheus] [grafana]   (no argument: all)
 #
 # Progress goes to stderr. stdout gets only `export NAME=path` lines, so
 #   eval "$(bash testbin/build.sh kube etcd kwok)"
 # sets KUBE_APISERVER, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KUBECTL, ETCD,
-# KWOK (and KREW, VALIDATE_KREW_MANIFEST with krew; PROMTOOL with prometheus).
+# KWOK (and KREW, VALIDATE_KREW_MANIFEST with krew; PROMTOOL with prometheus;
+# VALIDATE_GRAFANA_DASHBOARD with grafana).
 # The same lines, for every tool in the cache, are written to <cache>/env.sh
 # for `source`.
 set -euo pipefail
@@ -39,8 +40,9 @@ ETCD_VERSION=$(modver etcd go.etcd.io/etcd/server/v3)
 KWOK_VERSION=$(modver kwok sigs.k8s.io/kwok)
 KREW_VERSION=$(modver krew sigs.k8s.io/krew)
 PROMETHEUS_VERSION=$(modver prometheus github.com/prometheus/prometheus)
+GRAFANA_SDK_VERSION=$(modver grafana github.com/grafana/grafana-foundation-sdk/go)
 [ -n "$KUBE_VERSION" ] && [ -n "$ETCD_VERSION" ] && [ -n "$KWOK_VERSION" ] && [ -n "$KREW_VERSION" ] &&
-  [ -n "$PROMETHEUS_VERSION" ] ||
+  [ -n "$PROMETHEUS_VERSION" ] && [ -n "$GRAFANA_SDK_VERSION" ] ||
   die "could not read the pinned versions from testbin/*/go.mod"
 
 kube_minor=${KUBE_VERSION#v1.}
@@ -103,7 +105,7 @@ build() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew prometheus)
+[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew prometheus grafana)
 
 mkdir -p "$cache"
 # One build at a time per cache (two test scripts may start together).
@@ -147,7 +149,14 @@ for g in "${groups[@]}"; do
         "-s -w -X github.com/prometheus/common/version.Version=$prom_release -X github.com/prometheus/common/version.Revision=$PROMETHEUS_VERSION" \
         "$PROMETHEUS_VERSION" promtool=github.com/prometheus/prometheus/cmd/promtool
       ;;
-    *) die "unknown group '$g' (kube, etcd, kwok, krew, prometheus)" ;;
+    grafana)
+      # validate-grafana-dashboard (testbin/grafana/main.go): Grafana's
+      # dashboard schema as the Foundation SDK's Go types, for
+      # deploy/grafana/ (tests/grafana.rs).
+      build grafana "-s -w" "$GRAFANA_SDK_VERSION" \
+        validate-grafana-dashboard=kubectl-valkey-roll/testbin/grafana
+      ;;
+    *) die "unknown group '$g' (kube, etcd, kwok, krew, prometheus, grafana)" ;;
   esac
 done
 
@@ -168,6 +177,7 @@ all_env() {
   env_line KREW krew "$KREW_VERSION"
   env_line VALIDATE_KREW_MANIFEST validate-krew-manifest "$KREW_VERSION"
   env_line PROMTOOL promtool "$PROMETHEUS_VERSION"
+  env_line VALIDATE_GRAFANA_DASHBOARD validate-grafana-dashboard "$GRAFANA_SDK_VERSION"
 }
 all_env >"$cache/env.sh.tmp" && mv -f "$cache/env.sh.tmp" "$cache/env.sh"
 say "env file: $cache/env.sh"

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-eval "$(bash testbin/build.sh kube etcd kwok prometheus)"
+eval "$(bash testbin/build.sh kube etcd kwok prometheus grafana)"
 export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK PROMTOOL
 
 # Text output is fitted to COLUMNS when it is set (docs/usage.md, "Fitting

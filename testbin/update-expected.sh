@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes every piece of expected output anew, the three ways it is pinned:
 #   - insta snapshots of the renderers (src/render/**/snapshots/*.snap),
-#   - the goldens of what a person sees (tests/golden/, UPDATE_GOLDEN=1),
+#   - the goldens of what a person sees (tests/golden/, UPDATE_GOLDEN=1):
+#     the screens, the slim reading, and history's pictures (svg/),
 #   - the shell completion scripts (completions/, UPDATE_COMPLETIONS=1).
 # Only for an intended change of output: `git diff` afterwards is the
 # review, and the commit says why the output changed. No test server is
@@ -20,9 +21,9 @@ find src tests -name '*.snap.new' -print0 | while IFS= read -r -d '' new; do
   echo "updated ${new%.new}"
 done
 
-UPDATE_GOLDEN=1 cargo test --test slim_reading --test screens
+UPDATE_GOLDEN=1 cargo test --test slim_reading --test screens --test history_svg
 UPDATE_COMPLETIONS=1 cargo test --test completions
 
 # Everything again, now against what was written: it must pass as is.
-cargo test --lib --test slim_reading --test screens --test completions
+cargo test --lib --test slim_reading --test screens --test history_svg --test completions
 git status --short -- src tests/golden completions

@@ -832,7 +832,7 @@ mod tests {
             (&["completion", "z"], &["zsh"], keep),
             (
                 &["status", "-o", ""],
-                &["table", "wide", "json", "yaml", "name"],
+                &["table", "wide", "json", "yaml", "name", "svg"],
                 keep,
             ),
             (&["status", "--output", "j"], &["json"], keep),

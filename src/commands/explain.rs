@@ -303,7 +303,7 @@ fn text_or_document(ctx: &Ctx) -> Option<Document> {
         OutputFormat::Json => Some(Document::Json),
         OutputFormat::Yaml => Some(Document::Yaml),
         OutputFormat::Name => Some(Document::Name),
-        OutputFormat::Table | OutputFormat::Wide => None,
+        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Svg => None,
     }
 }
 

@@ -1,7 +1,8 @@
 //! `history [CLUSTER]`: the current roll so far, one row per node in walk
 //! order (when it was advanced and by whom, when its template was applied,
 //! when its pod became Ready, how long it took, how it ended). Live or
-//! with `-f`; from what `status` reads.
+//! with `-f`; from what `status` reads. `-o svg` draws it
+//! (render::svg), with the failover events of the cluster's timeline.
 
 use crate::classify::classify_with_history;
 use crate::cli::{HistoryArgs, OutputFormat};
@@ -9,6 +10,8 @@ use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
 use crate::render::history::{document, table};
 use crate::render::json::{to_json, to_yaml};
+use crate::render::svg::{FailoverMark, FailoverStep};
+use crate::snapshot::{Snapshot, keys};
 use crate::source;
 
 pub(crate) async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
@@ -24,7 +27,13 @@ pub(crate) async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
         OutputFormat::Json => to_json(&document(&report, now))?,
         OutputFormat::Yaml => to_yaml(&document(&report, now))?,
         OutputFormat::Name => crate::render::name::clusters(&report),
-        OutputFormat::Table | OutputFormat::Wide => {
+        OutputFormat::Svg if !report.clusters.is_empty() => {
+            let failovers: Vec<_> = (report.clusters.iter())
+                .map(|c| failover_marks(&loaded.snapshot, &c.namespace, &c.name))
+                .collect();
+            crate::render::svg::history(&report, now, &failovers)
+        }
+        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Svg => {
             if report.clusters.is_empty() {
                 return Ok(Outcome {
                     stdout: String::new(),
@@ -41,4 +50,26 @@ pub(crate) async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
         stderr: clock,
         exit: Exit::Done,
     })
+}
+
+/// The failover events of a cluster's roll (its timeline's), for the
+/// picture: when, which step, and the nodes their notes name.
+fn failover_marks(snapshot: &Snapshot, namespace: &str, cluster: &str) -> Vec<FailoverMark> {
+    crate::classify::cluster_timeline(snapshot, namespace, cluster)
+        .into_iter()
+        .filter_map(|e| {
+            let step = match e.reason.as_str() {
+                keys::EVENT_FAILOVER_INITIATED => FailoverStep::Initiated,
+                keys::EVENT_FAILOVER_COMPLETED => FailoverStep::Completed,
+                keys::EVENT_FAILOVER_FAILED => FailoverStep::Failed,
+                keys::EVENT_FAILOVER_TIMEOUT => FailoverStep::TimedOut,
+                _ => return None,
+            };
+            Some(FailoverMark {
+                at: e.time?,
+                step,
+                nodes: e.addresses.into_values().collect(),
+            })
+        })
+        .collect()
 }

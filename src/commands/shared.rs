@@ -24,14 +24,17 @@ pub(crate) fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
         OutputFormat::Json => to_json(report),
         OutputFormat::Yaml => to_yaml(report),
         OutputFormat::Name => Ok(crate::render::name::clusters(report)),
-        format @ (OutputFormat::Table | OutputFormat::Wide) => Ok(status_screen(
-            report,
-            TableOptions {
-                wide: format == OutputFormat::Wide,
-                color: ctx.color,
-            },
-            ctx.screen(),
-        )),
+        // -o svg is history's alone (Cli::validate).
+        format @ (OutputFormat::Table | OutputFormat::Wide | OutputFormat::Svg) => {
+            Ok(status_screen(
+                report,
+                TableOptions {
+                    wide: format == OutputFormat::Wide,
+                    color: ctx.color,
+                },
+                ctx.screen(),
+            ))
+        }
     }
 }
 

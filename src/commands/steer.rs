@@ -203,7 +203,7 @@ fn output(ctx: &Ctx, steered: &Steered) -> Result<Outcome> {
             },
             String::new(),
         ),
-        OutputFormat::Table | OutputFormat::Wide => {
+        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Svg => {
             // A refusal is a failure: it goes where errors go, as plain
             // text (colour is chosen for stdout; stderr is cleaned as a
             // whole by `main`).

@@ -50,7 +50,9 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Outcome> {
 pub(crate) fn render(info: &VersionInfo, output: OutputFormat) -> Result<String> {
     match output {
         // A version is no object: -o name says it as text.
-        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Name => Ok(info.text()),
+        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Name | OutputFormat::Svg => {
+            Ok(info.text())
+        }
         OutputFormat::Json => to_json(info),
         OutputFormat::Yaml => to_yaml(info),
     }

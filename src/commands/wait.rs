@@ -183,7 +183,7 @@ fn finish(ctx: &Ctx, args: &WaitArgs, report: &Report, exit: Exit) -> Result<Out
         OutputFormat::Json => to_json(report)?,
         OutputFormat::Yaml => to_yaml(report)?,
         OutputFormat::Name => crate::render::name::clusters(report),
-        OutputFormat::Table | OutputFormat::Wide => String::new(),
+        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Svg => String::new(),
     };
     Ok(Outcome {
         stdout,

@@ -407,7 +407,7 @@ pub(crate) fn log_entry(
         }
         OutputFormat::Yaml => format!("--- # {stamp}\n{}", render(report, ctx, scope)?),
         OutputFormat::Name => render(report, ctx, scope)?,
-        OutputFormat::Table | OutputFormat::Wide => {
+        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Svg => {
             format!("--- {stamp}\n{}\n", render(report, ctx, scope)?)
         }
     })

@@ -14,6 +14,7 @@
 //! - [`steer`]: steering plans and results.
 //! - `step`: a thing to do next, prose and commands (`explain`, a refusal's
 //!   way out).
+//! - `svg`: `history -o svg`, the roll as a picture on a time axis.
 //! - [`style`]: colour by severity, and neutralising control characters.
 //! - [`fit`]: text fitted to a terminal's width (wrapped, cut, columns left out).
 pub(crate) mod clock;
@@ -28,6 +29,7 @@ pub(crate) mod notice;
 pub(crate) mod steer;
 mod step;
 pub(crate) mod style;
+pub(crate) mod svg;
 pub mod table;
 pub(crate) mod wait;
 pub(crate) mod watch;

@@ -36,6 +36,7 @@
 //! s.audit_log() -> &Path; s.audit_events() -> Vec<serde_json::Value>
 //! s.bins() -> &Bins                       // paths of kube-apiserver, etcd, kubectl
 //! harness::promtool() -> PathBuf          // promtool (testbin/prometheus)
+//! harness::grafana_validator() -> PathBuf // validate-grafana-dashboard (testbin/grafana)
 //! harness::second_server() -> &Server     // another server (own etcd, CA), for several contexts
 //!
 //! let cp: &'static harness::controlplane::ControlPlane = harness::control_plane(); // derefs to Server
@@ -645,6 +646,25 @@ fn locate(var: &str, tool: &str, version: &str) -> Result<PathBuf, String> {
 pub fn promtool() -> PathBuf {
     let found = pinned_version("prometheus", "github.com/prometheus/prometheus")
         .and_then(|version| locate("PROMTOOL", "promtool", &version));
+    if let Err(e) = &found {
+        skip_without::<()>(Err(e.clone()));
+    }
+    found.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// validate-grafana-dashboard (testbin/grafana), from
+/// `VALIDATE_GRAFANA_DASHBOARD` or build.sh's cache; as [`promtool`] when
+/// it is missing.
+pub fn grafana_validator() -> PathBuf {
+    let found = pinned_version("grafana", "github.com/grafana/grafana-foundation-sdk/go").and_then(
+        |version| {
+            locate(
+                "VALIDATE_GRAFANA_DASHBOARD",
+                "validate-grafana-dashboard",
+                &version,
+            )
+        },
+    );
     if let Err(e) = &found {
         skip_without::<()>(Err(e.clone()));
     }
