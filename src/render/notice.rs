@@ -76,6 +76,16 @@ pub(crate) fn context_partial_warning(context: Option<&str>, unread: &[Unread]) 
         .collect()
 }
 
+/// The warning of pod events an explanation goes without: those of one pod
+/// (`Some`, explaining a node) or of a cluster's pods (`None`). The
+/// explanation stands without them.
+pub(crate) fn events_unread(pod: Option<&str>, error: &Error) -> String {
+    match pod {
+        Some(pod) => format!("warning: the events of pod {pod}: {error}\n"),
+        None => format!("warning: the events of the pods: {error}\n"),
+    }
+}
+
 /// What a table says when there is nothing to show.
 pub(crate) fn no_clusters_message(namespace: Option<&str>) -> String {
     match namespace {
@@ -153,6 +163,18 @@ mod tests {
                  from this report: {}\n",
                 Error::WatchEnded
             )
+        );
+    }
+
+    #[test]
+    fn events_unread_names_the_pod_or_the_pods() {
+        assert_eq!(
+            events_unread(Some("cache-0-0"), &Error::WatchEnded),
+            format!("warning: the events of pod cache-0-0: {}\n", Error::WatchEnded)
+        );
+        assert_eq!(
+            events_unread(None, &Error::WatchEnded),
+            format!("warning: the events of the pods: {}\n", Error::WatchEnded)
         );
     }
 
