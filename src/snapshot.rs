@@ -9,12 +9,15 @@
 //! operator's extra fields do not break reading).
 
 mod objects;
+mod view;
 
 pub(crate) use objects::meta as kept_meta;
 pub use objects::{
     ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Pod,
     PodCondition, PodStatus, StatefulSet, StatefulSetStatus,
 };
+pub use view::Duplicate;
+pub(crate) use view::Unread;
 
 use k8s_openapi::api::core::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
@@ -521,11 +524,24 @@ pub(crate) enum PreviousLog {
     Failed(String),
 }
 
+/// The valkey-operator's leader-election ID (its `cmd/main.go`): the name
+/// of the Lease that says which operator leads.
+pub(crate) const LEASE_NAME: &str = "73d40801.valkey.io";
+
+/// The operator's leader-election Lease, as read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorLease {
+    pub namespace: String,
+    pub holder: Option<String>,
+    pub renewed_at: Option<jiff::Timestamp>,
+}
+
 /// What reading the operator's leader-election Lease gave (`explain`, when
 /// the operator looks silent). Read data only; `render::explain` words it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum LeaseRead {
-    Read(crate::report::OperatorLease),
+    Read(OperatorLease),
     /// `get` on leases in that namespace is forbidden (403).
     Forbidden {
         namespace: String,

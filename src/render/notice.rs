@@ -5,8 +5,7 @@
 
 use crate::error::Error;
 use crate::render::style::clean;
-use crate::source::file::Duplicate;
-use crate::source::live::Unread;
+use crate::snapshot::{Duplicate, Unread};
 
 /// All a view says about itself before its report: the kinds left out, then
 /// the objects the file held more than once.
@@ -170,7 +169,10 @@ mod tests {
     fn events_unread_names_the_pod_or_the_pods() {
         assert_eq!(
             events_unread(Some("cache-0-0"), &Error::WatchEnded),
-            format!("warning: the events of pod cache-0-0: {}\n", Error::WatchEnded)
+            format!(
+                "warning: the events of pod cache-0-0: {}\n",
+                Error::WatchEnded
+            )
         );
         assert_eq!(
             events_unread(None, &Error::WatchEnded),

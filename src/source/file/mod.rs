@@ -30,10 +30,11 @@ mod text;
 mod visit;
 mod words;
 
+/// An object a file held more than once (plain data of the snapshot).
+pub use crate::snapshot::Duplicate;
 #[cfg(test)]
 pub(crate) use add::KEEP_WHOLE;
 pub(crate) use add::add_value;
-pub use duplicates::Duplicate;
 
 use duplicates::read_once;
 use std::io::{Read, Seek};
