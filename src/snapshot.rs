@@ -3,7 +3,7 @@
 //! Both sources (a live cluster, a `kubectl get -o yaml` file) end in one
 //! [`Snapshot`], so the classifier, the planner and the renderers never know
 //! where the objects came from. Pods and workloads are the plugin's own
-//! slim forms of them ([`objects`]); events are the upstream `k8s-openapi`
+//! slim forms of them (`objects`); events are the upstream `k8s-openapi`
 //! type without managedFields; the two valkey.io kinds are typed here with
 //! only the fields the plugin reads (unknown fields are ignored, so a newer
 //! operator's extra fields do not break reading).

@@ -1,5 +1,5 @@
-//! One module per command; each returns an [`crate::error::Outcome`] and
-//! gets the [`Ctx`] it was run in.
+//! One module per command; each returns an `crate::error::Outcome` and
+//! gets the `Ctx` it was run in.
 
 use crate::cli::GlobalArgs;
 use crate::render::fit::Screen;
