@@ -20,7 +20,7 @@
 //!   (`status_table`, `TableOptions`), `source::file` (`parse_snapshot`,
 //!   and `read_snapshot` with what it returns, `FileSnapshot`, `Duplicate`),
 //!   the data of `snapshot` (`Snapshot` and the objects it holds,
-//!   `keys`, `condition`) and of `report` (`Report` and the types it
+//!   `keys`, `condition`, each cluster's view: `cluster_views`) and of `report` (`Report` and the types it
 //!   holds, `next_change`, `timeless`, the states' rules), `error::Error`
 //!   (which those functions return), and [`fixture`];
 //! - the benches: the same, with `source::slim` (`node`, `event`) and

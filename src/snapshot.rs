@@ -8,9 +8,12 @@
 //! only the fields the plugin reads (unknown fields are ignored, so a newer
 //! operator's extra fields do not break reading).
 
+mod group;
 mod objects;
 mod view;
 
+pub use group::{Changed, ClusterKey};
+pub(crate) use group::{cluster_label, event_subjects, node_cluster};
 pub(crate) use objects::meta as kept_meta;
 pub use objects::{
     ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Pod,

@@ -12,6 +12,7 @@ pub(crate) mod contexts;
 pub(crate) mod explain;
 pub(crate) mod exporter;
 pub(crate) mod history;
+pub(crate) mod judgements;
 pub(crate) mod shared;
 pub(crate) mod status;
 pub(crate) mod steer;
