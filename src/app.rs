@@ -1,5 +1,5 @@
 //! Wires a parsed command line to its command. Commands return an
-//! [`Outcome`] (text and exit code); only `main` prints.
+//! `Outcome` (text and exit code); only `main` prints.
 
 use crate::cli::{Cli, Command};
 use crate::commands::{self, Ctx};

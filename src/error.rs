@@ -1,5 +1,5 @@
 //! One error type for the whole program, and its exit code
-//! ([`Error::exit`]: 2 for a usage error, 1 for every other).
+//! (`Error::exit`: 2 for a usage error, 1 for every other).
 //!
 //! Variants carry the facts (which object, which field, which verb) and,
 //! where there is one, the typed cause (`source`: an I/O, JSON or kube

@@ -2,12 +2,12 @@
 //!
 //! Layers, each readable alone: [`cli`] parses arguments; [`source`] reads a
 //! [`snapshot::Snapshot`] from a cluster or a file; [`classify`] turns it into
-//! a [`report::Report`] (pure); [`steer`] plans (pure) and executes writes;
-//! [`render`] turns reports and plans into text ([`shell`] quotes the
-//! commands it prints; [`units`] the short forms of durations and hashes
-//! that every layer spells alike; [`names`] the nearest names, for "did
+//! a [`report::Report`] (pure); `steer` plans (pure) and executes writes;
+//! [`render`] turns reports and plans into text (`shell` quotes the
+//! commands it prints; `units` the short forms of durations and hashes
+//! that every layer spells alike; `names` the nearest names, for "did
 //! you mean"); [`commands`] holds one
-//! module per command and [`app`] dispatches to them; [`verbose`] writes
+//! module per command and [`app`] dispatches to them; `verbose` writes
 //! kubectl's `-v` lines.
 //!
 //! The surface outside the crate is what the binaries, tests/ and the
@@ -20,7 +20,7 @@
 //!   (`status_table`, `TableOptions`), `source::file` (`parse_snapshot`,
 //!   and `read_snapshot` with what it returns, `FileSnapshot`, `Duplicate`),
 //!   the data of `snapshot` (`Snapshot` and the objects it holds,
-//!   `keys`, `condition`) and of `report` (`Report` and the types it
+//!   `keys`, `condition`, each cluster's view: `cluster_views`) and of `report` (`Report` and the types it
 //!   holds, `next_change`, `timeless`, the states' rules), `error::Error`
 //!   (which those functions return), and [`fixture`];
 //! - the benches: the same, with `source::slim` (`node`, `event`) and
@@ -30,8 +30,9 @@ pub mod classify;
 pub mod cli;
 pub mod commands;
 pub mod error;
-/// Builders of realistic objects and reports for tests and the bench
-/// (the `fixture` feature, never in a release build).
+// Builders of realistic objects and reports for tests and the bench (the
+// `fixture` feature, never in a release build): its own docs say so, and
+// their links resolve in it.
 #[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
 pub(crate) mod names;

@@ -552,14 +552,9 @@ pub struct OperatorSilence {
     pub lease: Option<OperatorLease>,
 }
 
-/// The operator's leader-election Lease, as read.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OperatorLease {
-    pub namespace: String,
-    pub holder: Option<String>,
-    pub renewed_at: Option<Timestamp>,
-}
+/// The operator's leader-election Lease, as read (plain data of the
+/// snapshot: reading fills it, render says it).
+pub use crate::snapshot::OperatorLease;
 
 /// A shard at risk right now. The verdict does not change for it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -3,18 +3,24 @@
 //! Both sources (a live cluster, a `kubectl get -o yaml` file) end in one
 //! [`Snapshot`], so the classifier, the planner and the renderers never know
 //! where the objects came from. Pods and workloads are the plugin's own
-//! slim forms of them ([`objects`]); events are the upstream `k8s-openapi`
+//! slim forms of them (`objects`); events are the upstream `k8s-openapi`
 //! type without managedFields; the two valkey.io kinds are typed here with
 //! only the fields the plugin reads (unknown fields are ignored, so a newer
 //! operator's extra fields do not break reading).
 
+mod group;
 mod objects;
+mod view;
 
+pub use group::{Changed, ClusterKey};
+pub(crate) use group::{cluster_label, event_subjects, node_cluster};
 pub(crate) use objects::meta as kept_meta;
 pub use objects::{
     ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Pod,
     PodCondition, PodStatus, StatefulSet, StatefulSetStatus,
 };
+pub use view::Duplicate;
+pub(crate) use view::Unread;
 
 use k8s_openapi::api::core::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
@@ -524,11 +530,24 @@ pub(crate) enum PreviousLog {
     Failed(String),
 }
 
+/// The valkey-operator's leader-election ID (its `cmd/main.go`): the name
+/// of the Lease that says which operator leads.
+pub(crate) const LEASE_NAME: &str = "73d40801.valkey.io";
+
+/// The operator's leader-election Lease, as read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorLease {
+    pub namespace: String,
+    pub holder: Option<String>,
+    pub renewed_at: Option<jiff::Timestamp>,
+}
+
 /// What reading the operator's leader-election Lease gave (`explain`, when
 /// the operator looks silent). Read data only; `render::explain` words it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum LeaseRead {
-    Read(crate::report::OperatorLease),
+    Read(OperatorLease),
     /// `get` on leases in that namespace is forbidden (403).
     Forbidden {
         namespace: String,

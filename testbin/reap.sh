@@ -12,9 +12,19 @@
 # makes sure. A pid is only signalled while /proc says it is still one of
 # those five programs, so a recycled pid is never hit.
 #
+# The harness also appends each child it starts to a ledger,
+#
+#   <target dir>/testbin-pids/started          <pid> <start time> <name> a line
+#
+# (the start time in clock ticks since boot, field 22 of /proc/<pid>/stat),
+# which nothing but a new run removes (.ci/run does, as it begins).
+#
 # Usage: bash testbin/reap.sh [--check]
 #   --check: also fail (exit 1) if a process running a binary from the
-#            testbin cache is still alive afterwards (CI runs this last).
+#            testbin cache is still alive afterwards in a process group the
+#            ledger names (CI runs this last). A server from the same cache
+#            that this run did not start (a person's own dev cluster) is
+#            named and left alone.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -68,22 +78,53 @@ if [ -d "$piddir" ]; then
 fi
 say "$killed left-over test server process(es) killed"
 
+stat_of() { # pid -> "<process group> <start time>", nothing once it is gone
+  local stat rest
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  # the command name, in parentheses, may hold spaces: count after it
+  rest=${stat##*) }
+  # shellcheck disable=SC2086 # split into fields on purpose
+  set -- $rest
+  [ $# -ge 20 ] || return 1
+  printf '%s %s\n' "$3" "${20}"
+}
+
 if $check; then
+  # the process groups this run started: leader pid -> its start time
+  declare -A started=()
+  ledger=$piddir/started
+  if [ -f "$ledger" ]; then
+    while read -r pid start _; do
+      [[ $pid =~ ^[0-9]+$ && $start =~ ^[0-9]+$ ]] && started[$pid]=$start
+    done <"$ledger"
+  fi
   left=()
+  others=()
   for p in /proc/[0-9]*; do
     pid=${p#/proc/}
     exe=$(readlink "$p/exe" 2>/dev/null) || continue
     case $exe in
       "$cache"/etcd-*/etcd | "$cache"/kube-apiserver-*/kube-apiserver | \
         "$cache"/kube-controller-manager-*/kube-controller-manager | \
-        "$cache"/kube-scheduler-*/kube-scheduler | "$cache"/kwok-*/kwok)
-        left+=("$pid:$exe")
-        ;;
+        "$cache"/kube-scheduler-*/kube-scheduler | "$cache"/kwok-*/kwok) ;;
+      *) continue ;;
     esac
+    read -r group start < <(stat_of "$pid") || continue
+    # ours: in a group the ledger names, started no earlier than its leader
+    # (a later group that reuses a dead leader's pid started after it too,
+    # but only once the pids wrapped around)
+    if [ -n "${started[$group]:-}" ] && [ "$start" -ge "${started[$group]}" ]; then
+      left+=("$pid:$exe")
+    else
+      others+=("$pid:$exe")
+    fi
   done
+  if [ ${#others[@]} -gt 0 ]; then
+    say "left alone, not started by this run: ${others[*]}"
+  fi
   if [ ${#left[@]} -gt 0 ]; then
     say "still running: ${left[*]}"
     exit 1
   fi
-  say "no test server (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) from $cache is running"
+  say "no test server (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) this run started from $cache is running"
 fi

@@ -31,6 +31,79 @@ fn base64_matches_rfc4648_vectors() {
     }
 }
 
+/// A child that is killed when the test ends, passed or not.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `sleep`, run as `program`, in a process group of its own; returns once
+/// it runs `program` (and not yet the test binary it forked from).
+fn sleeper(program: &std::path::Path) -> Killed {
+    use std::os::unix::process::CommandExt;
+    let child = std::process::Command::new(program)
+        .arg("120")
+        .process_group(0)
+        .spawn()
+        .expect("spawn the sleeper");
+    let exe = std::path::PathBuf::from(format!("/proc/{}/exe", child.id()));
+    let child = Killed(child);
+    for _ in 0..200 {
+        if std::fs::read_link(&exe).is_ok_and(|e| e == program) {
+            return child;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("{} never ran {}", child.0.id(), program.display());
+}
+
+/// `testbin/reap.sh --check` over a cache and a target dir of its own: a
+/// `kwok` from that cache that the ledger does not name (someone's own
+/// cluster) is left alone; one the ledger names (a test server this run
+/// started that is still alive) fails the check. It runs no server, so the
+/// reaping never meets this binary's own.
+#[test]
+fn reap_check_fails_on_a_server_this_run_started_and_only_on_those() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let cache = root.path().join("cache");
+    let target = root.path().join("target");
+    let kwok = cache.join("kwok-v0.0.0-test").join("kwok");
+    std::fs::create_dir_all(kwok.parent().unwrap()).unwrap();
+    std::fs::copy("/bin/sleep", &kwok).expect("copy sleep as kwok");
+    let check = || {
+        let out = std::process::Command::new("bash")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/testbin/reap.sh"))
+            .arg("--check")
+            .env("CARGO_TARGET_DIR", &target)
+            .env("TESTBIN_CACHE", &cache)
+            .output()
+            .expect("run reap.sh");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.success(), stderr)
+    };
+
+    let theirs = sleeper(&kwok);
+    let (ok, stderr) = check();
+    assert!(ok, "{stderr}");
+    let left_alone = format!("left alone, not started by this run: {}:", theirs.0.id());
+    assert!(stderr.contains(&left_alone), "{stderr}");
+
+    let ours = sleeper(&kwok);
+    harness::procs::record_started(&target.join("testbin-pids"), "kwok", ours.0.id() as i32)
+        .expect("write the ledger");
+    let (ok, stderr) = check();
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains(&format!("still running: {}:", ours.0.id())),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&left_alone), "{stderr}");
+}
+
 #[test]
 fn server_reports_its_version_and_logs_the_ready_line() {
     let s = harness::server();

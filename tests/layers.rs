@@ -9,6 +9,8 @@
 //!   presentation, argument, command, reading or steering layers; the
 //!   planner nothing from presentation, arguments or commands; the reading
 //!   layer nothing from arguments, commands, presentation or steering;
+//!   the presentation nothing from the reading layer; the plain data of
+//!   the snapshot nothing from any other layer, the report included;
 //! - no cycle among the children of any one module: the top-level modules
 //!   (the children of the crate), and `source::live` with `source::watch`,
 //!   say. A child naming its parent (`super::Thing` of a
@@ -33,9 +35,12 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     (
         "snapshot",
         &[
-            "render", "cli", "app", "commands", "source", "steer", "classify",
+            "render", "cli", "app", "commands", "source", "steer", "classify", "report",
         ],
     ),
+    // Render meets what the reading layer found only as plain data in
+    // snapshot/ (what a view left out, the Lease's name).
+    ("render", &["source"]),
     (
         "report",
         &["render", "cli", "app", "commands", "source", "steer"],

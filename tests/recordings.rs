@@ -618,3 +618,38 @@ fn a_failover_is_shown_until_its_outcome() {
         assert_eq!(api_shows_failover(&l, at(now)), want, "{name}");
     }
 }
+
+/// Every recorded moment's clusters, each judged from its own objects alone
+/// (`Snapshot::cluster_views`, as the live views judge them), are judged as
+/// in the whole snapshot: the real operator's labels, owners and events
+/// put each object in its cluster's view.
+#[test]
+fn each_recorded_cluster_judged_from_its_own_objects_is_judged_as_in_the_whole() {
+    use kubectl_valkey_roll::classify::classify;
+    let threshold = std::time::Duration::from_secs(600);
+    let mut compared = 0;
+    for dir in scenarios(&recorded::root()) {
+        let expected: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("expected.json")).expect("read"))
+                .expect("expected.json is JSON");
+        for (file, truth) in expected.as_object().expect("an object") {
+            let now: jiff::Timestamp = truth["now"].as_str().expect("now").parse().expect("a time");
+            let bytes = recorded::gunzip(&dir.join(file));
+            // A moment before anything exists holds no object (the other
+            // test reads it as nothing in view).
+            let Ok(snapshot) = kubectl_valkey_roll::source::file::parse_snapshot(&bytes, file)
+            else {
+                continue;
+            };
+            let whole = classify(&snapshot, now, threshold);
+            let views = snapshot.cluster_views(&snapshot.cluster_keys());
+            let apart: Vec<_> = views
+                .values()
+                .flat_map(|view| classify(view, now, threshold).clusters)
+                .collect();
+            assert_eq!(apart, whole.clusters, "{}/{file}", dir.display());
+            compared += whole.clusters.len();
+        }
+    }
+    assert!(compared > 0, "no recorded cluster compared");
+}

@@ -69,3 +69,77 @@ fn ignored_json_values_are_never_in_memory() {
         peak / MIB
     );
 }
+
+/// The bytes allocated at the peak of `f`, above what was live before it.
+fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed).saturating_sub(before))
+}
+
+/// `n` clusters of `nodes` nodes each, in namespace `ns`, one of them
+/// rolling (a node asks).
+fn fleet(ns: &str, n: usize, nodes: u32) -> kubectl_valkey_roll::snapshot::Snapshot {
+    use kubectl_valkey_roll::fixture;
+    let mut s = kubectl_valkey_roll::snapshot::Snapshot::default();
+    for c in 0..n {
+        let name = format!("cache{c}");
+        let mut b = fixture::cluster(ns, &name).ready_for_generation();
+        for i in 0..nodes {
+            let node = fixture::node(&format!("{name}-{}-{}", i / 3, i % 3))
+                .shard(i / 3, i % 3)
+                .ready()
+                .pod_ready()
+                .sts_rolled_out();
+            let node = if i % 3 == 0 {
+                node.primary()
+            } else {
+                node.replica()
+            };
+            let node = if c == 0 && i == 1 {
+                node.permit("h-old").desired("h-new")
+            } else {
+                node
+            };
+            b = b.node(node);
+        }
+        b.add_to(&mut s);
+    }
+    s.normalize();
+    s
+}
+
+/// A cluster judged among many from its own view takes what it takes
+/// among few, not what the fleet would (issue 33): its view (its objects,
+/// copied out of the snapshot) and its judgement, measured alike in a
+/// snapshot of it alone and in one of sixty such clusters.
+#[test]
+fn one_cluster_among_many_is_judged_in_its_own_size() {
+    use kubectl_valkey_roll::classify::classify;
+    use std::time::Duration;
+    let threshold = Duration::from_secs(600);
+    let now = kubectl_valkey_roll::fixture::t(0);
+    let key = ("prod".to_string(), "cache0".to_string());
+    let wanted = std::collections::BTreeSet::from([key.clone()]);
+    let judge_one = |s: &kubectl_valkey_roll::snapshot::Snapshot| {
+        let mut views = s.cluster_views(&wanted);
+        let view = views.remove(&key).expect("the cluster's view");
+        classify(&view, now, threshold)
+    };
+    let alone = fleet("prod", 1, 30);
+    let many = fleet("prod", 60, 30);
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (judged_alone, peak_alone) = peak_of(|| judge_one(&alone));
+    let (judged_among, peak_among) = peak_of(|| judge_one(&many));
+    assert_eq!(judged_among, judged_alone, "the same judgement");
+    let (_, peak_whole) = peak_of(|| classify(&many, now, threshold));
+    assert!(
+        peak_among * 10 <= peak_alone * 13,
+        "among sixty: {peak_among} bytes at the peak, alone {peak_alone}"
+    );
+    assert!(
+        peak_among * 5 < peak_whole,
+        "among sixty: {peak_among} bytes at the peak, the whole fleet judged {peak_whole}"
+    );
+}

@@ -1,11 +1,11 @@
 //! The pure classifier: (Snapshot, now, stall threshold) -> Report.
 //!
 //! No I/O, no printing, the clock passed in. A newcomer looking for "why is
-//! this node Stuck" reads, in order: [`node`] (the facts of one node: asks,
-//! holder, healthy, rolled out), [`evidence`] (failure evidence),
-//! [`grant_time`] (when a permit started), [`judge`] (the node state, in
-//! docs/plugin.md's decision order), [`walk`] (walk order and primaries),
-//! [`quiet`] and [`verdict`] (the cluster). Durations are never negative: a
+//! this node Stuck" reads, in order: `node` (the facts of one node: asks,
+//! holder, healthy, rolled out), `evidence` (failure evidence),
+//! `grant_time` (when a permit started), `judge` (the node state, in
+//! docs/plugin.md's decision order), `walk` (walk order and primaries),
+//! `quiet` and `verdict` (the cluster). Durations are never negative: a
 //! timestamp in the future counts as now. "Over T" is strictly greater.
 //!
 //! Choices where the contract is silent:
@@ -79,7 +79,7 @@ pub(crate) fn node_pod(snapshot: &Snapshot, namespace: &str, node: &str) -> Opti
 /// Judges every ValkeyCluster in the snapshot (and every cluster that a
 /// node's `valkey.io/cluster` label names), sorted by namespace and name,
 /// nodes in walk order. Each cluster's `history` is left empty: only
-/// [`classify_with_history`] builds it.
+/// `classify_with_history` builds it.
 pub fn classify(snapshot: &Snapshot, now: Timestamp, threshold: Duration) -> Report {
     judge_all(snapshot, now, threshold, Protocol::Unknown, false)
 }

@@ -83,7 +83,7 @@ fn fix_bash_case_labels(text: &str) -> String {
     text.replace(&broken, &walked)
 }
 
-/// The file under `completions/` that holds [`script`]'s output, named as
+/// The file under `completions/` that holds `script`'s output, named as
 /// each shell looks for it.
 pub fn script_file_name(shell: CompletionShell) -> &'static str {
     match shell {

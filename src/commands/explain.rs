@@ -18,6 +18,7 @@ use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
 use crate::render::explain::{ClusterExplanation, NodeExplanation, explain_cluster, explain_node};
 use crate::render::json::{to_json, to_yaml};
+use crate::render::notice;
 use crate::report::{ClusterReport, NodeReport, Report};
 use crate::snapshot::{LeaseRead, PreviousLog, Snapshot};
 use crate::source::{self, Live, live, logs, operator};
@@ -25,7 +26,7 @@ use serde::Serialize;
 
 pub(crate) async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
     let mut loaded = source::load_partial(&ctx.target(), None).await?;
-    let partial = crate::render::notice::view_warnings(&loaded.unread, &loaded.duplicates)
+    let partial = notice::view_warnings(&loaded.unread, &loaded.duplicates)
         + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let now = ctx.now();
     let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
@@ -38,7 +39,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                 match live::pod_events(live, &cluster.namespace, pod).await {
                     Ok(events) => add_events(&mut loaded.snapshot, events),
                     // The explanation stands without them; say what is missing.
-                    Err(err) => stderr = format!("warning: the events of pod {pod}: {err}\n"),
+                    Err(err) => stderr = notice::events_unread(Some(pod), &err),
                 }
             }
             let timeline = timeline(&loaded.snapshot, &cluster.namespace, &node.name);
@@ -97,7 +98,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                 );
                 match live::events_of_pods(live, Some(&cluster.namespace), &pods).await {
                     Ok((events, _)) => add_events(&mut loaded.snapshot, events),
-                    Err(err) => stderr = format!("warning: the events of the pods: {err}\n"),
+                    Err(err) => stderr = notice::events_unread(None, &err),
                 }
             }
             let timeline = cluster_timeline(&loaded.snapshot, &cluster.namespace, &cluster.name);

@@ -1,5 +1,5 @@
-//! One module per command; each returns an [`crate::error::Outcome`] and
-//! gets the [`Ctx`] it was run in.
+//! One module per command; each returns an `crate::error::Outcome` and
+//! gets the `Ctx` it was run in.
 
 use crate::cli::GlobalArgs;
 use crate::render::fit::Screen;
@@ -12,6 +12,7 @@ pub(crate) mod contexts;
 pub(crate) mod explain;
 pub(crate) mod exporter;
 pub(crate) mod history;
+pub(crate) mod judgements;
 pub(crate) mod shared;
 pub(crate) mod status;
 pub(crate) mod steer;

@@ -11,9 +11,9 @@
 //! goes), one only when the progress changes. The outcome carries the final
 //! report on stdout for `-o json|yaml`, and why it stopped on stderr.
 
+use super::judgements::Judgements;
 use super::shared::in_view;
 use super::watch::{ConnectionView, TICK, start};
-use crate::classify::classify;
 use crate::cli::{OutputFormat, WaitArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
@@ -141,6 +141,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     };
     let naming = naming_for(&scope);
     let mut snapshot = None;
+    let mut judgements: Judgements<ClusterReport> = Judgements::default();
     let mut last_report = None;
     let mut last_progress = None;
     let mut tick = tokio::time::interval(TICK);
@@ -157,7 +158,19 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             () = &mut timeout => break Exit::TimedOut,
         }
         let Some(snapshot) = &snapshot else { continue };
-        let report = classify(snapshot, ctx.now(), ctx.global.stall_threshold);
+        // Only the clusters whose objects changed, or whose verdict time
+        // alone changes by now, are judged again.
+        judgements.update(
+            std::sync::Arc::clone(snapshot),
+            &watch.take_changed(),
+            ctx.now(),
+            ctx.global.stall_threshold,
+            |r| r,
+            |_| false,
+        );
+        let report = Report {
+            clusters: judgements.values().cloned().collect(),
+        };
         in_view(&live, &report, &scope, true).await?;
         let key = progress_key(&report);
         if last_progress.as_ref() != Some(&key) {
@@ -235,7 +248,9 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
                     loop {
                         let update = watch.next().await;
                         let end = update.is_err();
-                        if tx.send((at, update)).is_err() || end {
+                        // What changed in it, by cluster, goes with it.
+                        let changed = watch.take_changed();
+                        if tx.send((at, update, changed)).is_err() || end {
                             return;
                         }
                     }
@@ -253,6 +268,9 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let naming = Naming::NamespaceName;
     let mut snapshots: Vec<Option<std::sync::Arc<crate::snapshot::Snapshot>>> =
         vec![None; names.len()];
+    let mut judgements: Vec<Judgements<ClusterReport>> =
+        (0..names.len()).map(|_| Judgements::default()).collect();
+    let mut changes: Vec<crate::snapshot::Changed> = vec![Default::default(); names.len()];
     let mut last_report = None;
     let mut last_progress = None;
     let mut tick = tokio::time::interval(TICK);
@@ -262,18 +280,21 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             break Exit::ContextsUnread;
         }
         tokio::select! {
-            Some((at, update)) = rx.recv() => match update {
-                Ok(Update::Snapshot(s)) => snapshots[at] = Some(s),
-                Ok(Update::Connection(c)) => {
-                    let line = ConnectionView::from(c).log_line(Instant::now());
-                    eprint(&in_context(names[at].given(), &line));
+            Some((at, update, changed)) = rx.recv() => {
+                changes[at].merge(changed);
+                match update {
+                    Ok(Update::Snapshot(s)) => snapshots[at] = Some(s),
+                    Ok(Update::Connection(c)) => {
+                        let line = ConnectionView::from(c).log_line(Instant::now());
+                        eprint(&in_context(names[at].given(), &line));
+                    }
+                    Err(err) => {
+                        eprint(&context_unread(names[at].given(), &err));
+                        unread[at] = true;
+                        snapshots[at] = None;
+                    }
                 }
-                Err(err) => {
-                    eprint(&context_unread(names[at].given(), &err));
-                    unread[at] = true;
-                    snapshots[at] = None;
-                }
-            },
+            }
             _ = tick.tick() => {}
             () = &mut timeout => break Exit::TimedOut,
         }
@@ -289,7 +310,17 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             let (Some(snapshot), Some(Some((live, scope)))) = (snapshot, views.get(at)) else {
                 continue;
             };
-            let mut judged = classify(snapshot, now, ctx.global.stall_threshold);
+            judgements[at].update(
+                std::sync::Arc::clone(snapshot),
+                &std::mem::take(&mut changes[at]),
+                now,
+                ctx.global.stall_threshold,
+                |r| r,
+                |_| false,
+            );
+            let mut judged = Report {
+                clusters: judgements[at].values().cloned().collect(),
+            };
             in_view(live, &judged, scope, false).await?;
             for c in &mut judged.clusters {
                 c.context = Some(names[at].label());

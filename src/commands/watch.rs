@@ -20,14 +20,14 @@
 //!   it changes visibly ([`Report::timeless`]); ticking durations alone are
 //!   no change. The connection state goes to stderr.
 
+use super::judgements::Judgements;
 use super::shared::{in_view, render_report};
-use crate::classify::classify;
 use crate::cli::{OutputFormat, StatusArgs};
 use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
 use crate::render::notice::no_clusters_message;
 use crate::render::watch::{LISTING, connection_log_line, connection_words, status_line};
-use crate::report::Report;
+use crate::report::{ClusterReport, Report, Verdict};
 use crate::source::watch::{Connection, Scope, Update, Watch};
 use crate::source::{Live, live, live_namespace};
 use crate::units::timestamp;
@@ -48,6 +48,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let (live, mut watch, scope) = start(ctx, args.cluster.as_deref()).await?;
     let mut out = Output::new(ctx, &scope);
     let mut snapshot = None;
+    let mut judgements: Judgements<ClusterReport> = Judgements::default();
     let mut connection = ConnectionView::Live;
     let mut wake = Instant::now() + TICK;
     let stop = stop_requested();
@@ -70,7 +71,21 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
             continue;
         };
         let now = ctx.now();
-        let report = classify(snapshot, now, ctx.global.stall_threshold);
+        // Judged again: the clusters whose objects changed, those whose
+        // verdict time alone changes by now, and on a terminal each whose
+        // durations tick (not Converged); the others keep their judgement.
+        let screen = out.ticks();
+        judgements.update(
+            std::sync::Arc::clone(snapshot),
+            &watch.take_changed(),
+            now,
+            ctx.global.stall_threshold,
+            |r| r,
+            |r| screen && r.verdict != Verdict::Converged,
+        );
+        let report = Report {
+            clusters: judgements.values().cloned().collect(),
+        };
         let ticking = out.shows_ticking(&report) || connection != ConnectionView::Live;
         wake = Instant::now() + next_wake(&report, now, ticking);
         if !checked {
@@ -341,11 +356,17 @@ impl<'a> Output<'a> {
     /// terminal durations are not a change, and a Converged cluster shows
     /// none.
     fn shows_ticking(&self, report: &Report) -> bool {
-        matches!(self.mode, Mode::AltScreen(_))
+        self.ticks()
             && report
                 .clusters
                 .iter()
-                .any(|c| c.verdict != crate::report::Verdict::Converged)
+                .any(|c| c.verdict != Verdict::Converged)
+    }
+
+    /// A terminal frame, whose durations tick (off a terminal they are no
+    /// change).
+    fn ticks(&self) -> bool {
+        matches!(self.mode, Mode::AltScreen(_))
     }
 
     fn connection(&mut self, connection: &ConnectionView) -> Result<()> {

@@ -25,7 +25,7 @@
 
 use crate::render::notice::{context_words, in_context};
 use crate::render::style::clean;
-use crate::report::{NodeState, Report, Verdict};
+use crate::report::{NodeState, Verdict};
 use jiff::Timestamp;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
@@ -94,10 +94,10 @@ pub(crate) struct Judged {
 }
 
 impl Judged {
-    /// The summary of `report`, judged `at`. The report itself is not
-    /// kept: at 10,000 nodes it is tens of MiB, its summary a few hundred
-    /// bytes a cluster.
-    pub(crate) fn of(report: &Report, at: Timestamp) -> Judged {
+    /// The summary of `report`, judged `at` (the exporter keeps each
+    /// cluster's summary as it judges it, `commands::judgements`).
+    #[cfg(test)]
+    pub(crate) fn of(report: &crate::report::Report, at: Timestamp) -> Judged {
         Judged {
             clusters: report.clusters.iter().map(ClusterSummary::of).collect(),
             at,
@@ -124,6 +124,10 @@ pub(crate) struct ClusterSummary {
     pub failover: bool,
     /// The node the operator has not acted on, and for how long.
     pub operator: Option<(String, u64)>,
+    /// When this cluster was judged, where it was judged apart from the
+    /// rest of its view (the exporter judges again only the clusters that
+    /// changed); `None`: when the view was ([`Judged::at`]).
+    pub at: Option<Timestamp>,
 }
 
 impl ClusterSummary {
@@ -162,6 +166,7 @@ impl ClusterSummary {
                 .operator
                 .as_ref()
                 .map(|o| (o.node.clone(), o.quiet_for_seconds)),
+            at: None,
         }
     }
 }
@@ -449,9 +454,10 @@ impl Metrics {
             let context = clean(&c.context);
             let whole = c.blind.is_empty() && c.judged.is_some();
             if let Some(j) = c.judged.as_ref().filter(|_| whole) {
-                let elapsed = self.now.duration_since(j.at).as_secs().max(0) as f64;
                 judged.push(vec![("context", context.clone())], unix(j.at));
                 for r in j.clusters.iter() {
+                    let at = r.at.unwrap_or(j.at);
+                    let elapsed = self.now.duration_since(at).as_secs().max(0) as f64;
                     let base: Labels = vec![
                         ("context", context.clone()),
                         ("namespace", clean(&r.namespace)),
@@ -546,7 +552,7 @@ impl Collector for Metrics {
 mod tests {
     use super::*;
     use crate::fixture::sample::{converged, jammed};
-    use crate::report::{FailoverSource, FailoverUnderWay, OperatorSilence};
+    use crate::report::{FailoverSource, FailoverUnderWay, OperatorSilence, Report};
 
     const BUILD: Build = Build {
         version: "0.1.0",

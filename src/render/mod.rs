@@ -2,21 +2,21 @@
 //! `String` out; only `main` prints.
 //!
 //! - [`table`]: `status` for people (`-o table|wide`).
-//! - [`contexts`]: `status` over several kubeconfig contexts.
+//! - `contexts`: `status` over several kubeconfig contexts.
 //! - [`json`]: the documents of docs/plugin.md (`-o json|yaml`).
-//! - [`metrics`]: the exporter's Prometheus metrics and readiness.
-//! - [`name`]: `-o name`.
-//! - [`notice`]: what a view says of itself (no clusters, a partial read).
-//! - [`wait`]: `wait`'s progress lines and why it stopped.
-//! - [`watch`]: `status --watch`'s last line and connection state.
-//! - [`clock`]: what is said about `--now`, and the requests `-v` logs.
-//! - [`explain`]: one node or one cluster as prose and a timeline.
-//! - [`steer`]: steering plans and results.
+//! - `metrics`: the exporter's Prometheus metrics and readiness.
+//! - `name`: `-o name`.
+//! - `notice`: what a view says of itself (no clusters, a partial read).
+//! - `wait`: `wait`'s progress lines and why it stopped.
+//! - `watch`: `status --watch`'s last line and connection state.
+//! - `clock`: what is said about `--now`, and the requests `-v` logs.
+//! - `explain`: one node or one cluster as prose and a timeline.
+//! - `steer`: steering plans and results.
 //! - `step`: a thing to do next, prose and commands (`explain`, a refusal's
 //!   way out).
 //! - `svg`: `history -o svg`, the roll as a picture on a time axis.
-//! - [`style`]: colour by severity, and neutralising control characters.
-//! - [`fit`]: text fitted to a terminal's width (wrapped, cut, columns left out).
+//! - `style`: colour by severity, and neutralising control characters.
+//! - `fit`: text fitted to a terminal's width (wrapped, cut, columns left out).
 pub(crate) mod clock;
 pub(crate) mod contexts;
 pub(crate) mod explain;

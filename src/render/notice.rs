@@ -5,8 +5,7 @@
 
 use crate::error::Error;
 use crate::render::style::clean;
-use crate::source::file::Duplicate;
-use crate::source::live::Unread;
+use crate::snapshot::{Duplicate, Unread};
 
 /// All a view says about itself before its report: the kinds left out, then
 /// the objects the file held more than once.
@@ -74,6 +73,16 @@ pub(crate) fn context_partial_warning(context: Option<&str>, unread: &[Unread]) 
             format!("warning: {}\n", in_context(context, line))
         })
         .collect()
+}
+
+/// The warning of pod events an explanation goes without: those of one pod
+/// (`Some`, explaining a node) or of a cluster's pods (`None`). The
+/// explanation stands without them.
+pub(crate) fn events_unread(pod: Option<&str>, error: &Error) -> String {
+    match pod {
+        Some(pod) => format!("warning: the events of pod {pod}: {error}\n"),
+        None => format!("warning: the events of the pods: {error}\n"),
+    }
 }
 
 /// What a table says when there is nothing to show.
@@ -153,6 +162,21 @@ mod tests {
                  from this report: {}\n",
                 Error::WatchEnded
             )
+        );
+    }
+
+    #[test]
+    fn events_unread_names_the_pod_or_the_pods() {
+        assert_eq!(
+            events_unread(Some("cache-0-0"), &Error::WatchEnded),
+            format!(
+                "warning: the events of pod cache-0-0: {}\n",
+                Error::WatchEnded
+            )
+        );
+        assert_eq!(
+            events_unread(None, &Error::WatchEnded),
+            format!("warning: the events of the pods: {}\n", Error::WatchEnded)
         );
     }
 

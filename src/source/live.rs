@@ -476,14 +476,8 @@ pub(crate) async fn read(
         .snapshot)
 }
 
-/// A kind a partial read left out, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Unread {
-    /// The resource, e.g. `pods`.
-    pub resource: String,
-    /// The error, as it would have been reported.
-    pub error: String,
-}
+/// A kind a partial read left out, and why (plain data of the snapshot).
+pub(crate) use crate::snapshot::Unread;
 
 /// [`read`], for the commands that only show: a kind the user may not list
 /// (403) is left out and named in the second value, so what can still be

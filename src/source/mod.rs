@@ -1,5 +1,5 @@
-//! Reading a [`Snapshot`]: from a cluster ([`live`]) or from a file
-//! ([`file`]). Both end in the same plain data, converted by the same code
+//! Reading a [`Snapshot`]: from a cluster (`live`) or from a file
+//! ([`mod@file`]). Both end in the same plain data, converted by the same code
 //! (the live source feeds the API server's list responses through the file
 //! reader's object conversion), so they give equal snapshots for the same
 //! objects.

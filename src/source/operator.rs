@@ -5,13 +5,9 @@
 //! Lease that cannot be read is a value that `explain` words in one line,
 //! never an error.
 
-use crate::report::OperatorLease;
-use crate::snapshot::LeaseRead;
+use crate::snapshot::{LEASE_NAME, LeaseRead, OperatorLease};
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
-
-/// The operator's leader-election ID (its `cmd/main.go`).
-pub(crate) const LEASE_NAME: &str = "73d40801.valkey.io";
 
 /// Reads the Lease [`LEASE_NAME`] in `namespace`.
 pub(crate) async fn lease(client: &kube::Client, namespace: &str) -> LeaseRead {

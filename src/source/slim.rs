@@ -15,14 +15,14 @@
 //!
 //! Two ways lead to the same objects: a whole object is read into its
 //! k8s-openapi type and slimmed ([`node`], [`event`], the `From`s: a file,
-//! the watch, and every fallback), and [`read_page`] reads a LIST page
+//! the watch, and every fallback), and `read_page` reads a LIST page
 //! straight from the response bytes into the slim objects, never building
 //! what is not kept (the live one-shot read). Both give equal snapshots
-//! (the contract, and the tests that hold it, are on [`read_page`]); where
+//! (the contract, and the tests that hold it, are on `read_page`); where
 //! the direct reading cannot be sure of that (a time past the latest one
 //! the plugin can hold, or anything it cannot read), it says so and the
 //! caller reads the page the whole way, which also names a broken field as
-//! before. [`value`] slims the JSON the watch stores to the same fields.
+//! before. `value` slims the JSON the watch stores to the same fields.
 
 use crate::snapshot::{self, Snapshot, ValkeyCluster, ValkeyNode};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus, StatefulSet, StatefulSetStatus};

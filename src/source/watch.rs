@@ -36,9 +36,10 @@ use super::file;
 use super::live::Live;
 use super::select::{Kind, check_cluster_name, selectors};
 use crate::error::{Error, Result};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Changed, Snapshot};
 use futures::StreamExt;
 use jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, DynamicObject};
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff};
@@ -131,30 +132,63 @@ impl Store {
     }
 }
 
+/// What changed since the watch's consumer last asked, by cluster
+/// ([`Changed`]), written by every kind's task after its store.
+#[derive(Clone, Default)]
+struct Dirty(Arc<Mutex<Changed>>);
+
+impl Dirty {
+    fn lock(&self) -> MutexGuard<'_, Changed> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn take(&self) -> Changed {
+        std::mem::take(&mut *self.lock())
+    }
+}
+
 /// Applies the watcher's events to a [`Store`], as kube's reflector does:
 /// a LIST fills a buffer (`Init`, `InitApply`) that replaces the objects
 /// whole at its end (`InitDone`), so the store keeps showing the last known
-/// objects until then.
+/// objects until then. Each object that changes marks the clusters it
+/// belongs to in [`Dirty`], after the store has it (so a snapshot built
+/// after the mark was taken has the change).
 struct StoreWriter {
+    kind: Kind,
     store: Store,
+    dirty: Dirty,
     listing: Option<Objects>,
 }
 
 impl StoreWriter {
-    fn new(store: Store) -> StoreWriter {
+    fn new(kind: Kind, store: Store, dirty: Dirty) -> StoreWriter {
         StoreWriter {
+            kind,
             store,
+            dirty,
             listing: None,
         }
     }
 
     fn apply(&mut self, event: &watcher::Event<DynamicObject>) {
+        let kind = self.kind;
         match event {
             watcher::Event::Apply(o) => {
-                self.store.lock().insert(key(o), compact(o));
+                let new = compact(o);
+                let old = self.store.lock().insert(key(o), new.clone());
+                if old.as_deref() != Some(&new[..]) {
+                    let mut changed = changed_by(kind, o);
+                    if let Some(old) = old {
+                        changed.merge(changed_by_bytes(kind, &old));
+                    }
+                    self.dirty.lock().merge(changed);
+                }
             }
             watcher::Event::Delete(o) => {
                 self.store.lock().remove(&key(o));
+                self.dirty.lock().merge(changed_by(kind, o));
             }
             watcher::Event::Init => self.listing = Some(Objects::new()),
             watcher::Event::InitApply(o) => {
@@ -163,9 +197,109 @@ impl StoreWriter {
                     .insert(key(o), compact(o));
             }
             watcher::Event::InitDone => {
-                *self.store.lock() = self.listing.take().unwrap_or_default();
+                let listed = self.listing.take().unwrap_or_default();
+                let old = std::mem::replace(&mut *self.store.lock(), listed.clone());
+                // The first LIST changes everything (the consumer judges
+                // every cluster of its first view anyway); a LIST again
+                // after an outage, only the objects that differ.
+                if !old.is_empty() {
+                    let mut changed = Changed::default();
+                    for (k, bytes) in &listed {
+                        if old.get(k) != Some(bytes) {
+                            changed.merge(changed_by_bytes(kind, bytes));
+                        }
+                    }
+                    for (k, bytes) in &old {
+                        if listed.get(k) != Some(bytes) {
+                            changed.merge(changed_by_bytes(kind, bytes));
+                        }
+                    }
+                    self.dirty.lock().merge(changed);
+                }
             }
         }
+    }
+}
+
+/// The clusters an object of `kind` belongs to (as `snapshot::group` says):
+/// a ValkeyCluster its own, a ValkeyNode its cluster's, a pod or workload
+/// the one its `valkey.io/cluster` label names and its node's (the pod's
+/// `app.kubernetes.io/instance`, the workload's name after `valkey-`), an
+/// event that of the cluster or node it is about.
+fn changed_by(kind: Kind, o: &DynamicObject) -> Changed {
+    let ns = o.metadata.namespace.clone().unwrap_or_default();
+    let name = o.metadata.name.clone().unwrap_or_default();
+    let mut changed = Changed::default();
+    let mut cluster = |c: &str| {
+        changed.clusters.insert((ns.clone(), c.to_string()));
+    };
+    match kind {
+        Kind::ValkeyClusters => cluster(&name),
+        Kind::ValkeyNodes => {
+            if let Some(c) = crate::snapshot::node_cluster(&o.metadata) {
+                cluster(&c);
+            }
+        }
+        Kind::Pods | Kind::StatefulSets | Kind::Deployments => {
+            if let Some(c) = crate::snapshot::cluster_label(&o.metadata) {
+                cluster(c);
+            }
+            let node = match kind {
+                Kind::Pods => o
+                    .metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(crate::snapshot::keys::LABEL_INSTANCE))
+                    .cloned(),
+                _ => name.strip_prefix("valkey-").map(str::to_string),
+            };
+            if let Some(node) = node {
+                changed.nodes.insert((ns.clone(), node));
+            }
+        }
+        Kind::Events => {
+            // Of the event, what says what it is about; a reference that
+            // cannot be read names nothing (the snapshot's build names it).
+            let reference = |field: &str| {
+                o.data
+                    .get(field)
+                    .and_then(|v| serde_json::from_value(v.clone()).ok())
+            };
+            let e = k8s_openapi::api::core::v1::Event {
+                metadata: ObjectMeta {
+                    namespace: o.metadata.namespace.clone(),
+                    ..ObjectMeta::default()
+                },
+                involved_object: reference("involvedObject").unwrap_or_default(),
+                related: reference("related"),
+                ..Default::default()
+            };
+            let ns = e
+                .metadata
+                .namespace
+                .clone()
+                .or(e.involved_object.namespace.clone())
+                .unwrap_or_default();
+            for (kind, name) in crate::snapshot::event_subjects(&e) {
+                let key = (ns.clone(), name.to_string());
+                match kind {
+                    "ValkeyCluster" => changed.clusters.insert(key),
+                    "ValkeyNode" => changed.nodes.insert(key),
+                    _ => false,
+                };
+            }
+        }
+    }
+    changed
+}
+
+/// [`changed_by`] of an object as the store keeps it.
+fn changed_by_bytes(kind: Kind, bytes: &[u8]) -> Changed {
+    match serde_json::from_slice::<DynamicObject>(bytes) {
+        Ok(o) => changed_by(kind, &o),
+        // Unreadable bytes are read by no judgement; the snapshot's build
+        // names them.
+        Err(_) => Changed::default(),
     }
 }
 
@@ -258,6 +392,11 @@ pub(crate) struct Watch {
     /// Why the last snapshot could not be built (an object that breaks the
     /// schema); `None` once one was.
     unreadable: Option<String>,
+    /// What the tasks marked changed, not yet taken into `changed`.
+    dirty: Dirty,
+    /// What changed in the snapshots built since [`Watch::take_changed`]
+    /// was last called (everything, before the first).
+    changed: Changed,
 }
 
 impl Watch {
@@ -294,6 +433,14 @@ impl Watch {
         std::mem::take(&mut self.failures)
     }
 
+    /// What changed, by cluster, in the snapshots built since the last
+    /// call (handed on by [`Watch::next`] or built by
+    /// [`Watch::snapshot_now`]): the clusters to judge again. Everything
+    /// before the first call.
+    pub(crate) fn take_changed(&mut self) -> Changed {
+        std::mem::take(&mut self.changed)
+    }
+
     /// Starts one watcher per kind, on the connection's watch client (no
     /// read timeout: a watch stays quiet for minutes, and
     /// `--request-timeout` must not cut it).
@@ -302,9 +449,16 @@ impl Watch {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut stores = Vec::with_capacity(Kind::ALL.len());
         let mut tasks = Vec::with_capacity(Kind::ALL.len());
+        let dirty = Dirty::default();
         for kind in Kind::ALL {
-            let (store, task) =
-                spawn_kind(kind, &live.watch_client, scope, live.request_timeout, &tx);
+            let (store, task) = spawn_kind(
+                kind,
+                &live.watch_client,
+                scope,
+                live.request_timeout,
+                &tx,
+                &dirty,
+            );
             stores.push((kind, store));
             tasks.push(task);
         }
@@ -329,6 +483,8 @@ impl Watch {
                 .collect(),
             failures: Vec::new(),
             unreadable: None,
+            dirty,
+            changed: Changed::all(),
         })
     }
 
@@ -402,6 +558,10 @@ impl Watch {
     /// cluster's nodes alone); an object that breaks the schema is the
     /// error, kept for [`Watch::unreadable`].
     fn build(&mut self) -> Result<Snapshot> {
+        // Taken before the stores are read: a change marked after this is
+        // marked again for the next snapshot, which has it.
+        let marked = self.dirty.take();
+        self.changed.merge(marked);
         match self.stores.snapshot() {
             Ok(mut snapshot) => {
                 self.unreadable = None;
@@ -490,6 +650,7 @@ fn spawn_kind(
     scope: &Scope,
     request_timeout: Option<Duration>,
     tx: &mpsc::UnboundedSender<KindMsg>,
+    dirty: &Dirty,
 ) -> (Store, JoinHandle<()>) {
     let ar = kind.api_resource();
     let api: Api<DynamicObject> = match &scope.namespace {
@@ -498,7 +659,7 @@ fn spawn_kind(
     };
     let config = watcher_config(kind, scope);
     let reader = Store::default();
-    let mut writer = StoreWriter::new(reader.clone());
+    let mut writer = StoreWriter::new(kind, reader.clone(), dirty.clone());
     let tx = tx.clone();
     let task = tokio::spawn(async move {
         let mut backoff = DefaultBackoff::default();
@@ -759,7 +920,7 @@ mod tests {
                 .collect()
         };
         let store = Store::default();
-        let mut w = StoreWriter::new(store.clone());
+        let mut w = StoreWriter::new(Kind::Pods, store.clone(), Dirty::default());
         w.apply(&watcher::Event::Init);
         w.apply(&watcher::Event::InitApply(object("a", "1")));
         assert!(names(&store).is_empty(), "a LIST shows at its end");
@@ -775,6 +936,62 @@ mod tests {
         assert_eq!(names(&store), ["prod/a=2"]);
         w.apply(&watcher::Event::InitDone);
         assert_eq!(names(&store), ["prod/c=1"]);
+    }
+
+    #[test]
+    fn a_change_marks_the_cluster_it_belongs_to_and_no_other() {
+        let pod = |name: &str, cluster: &str, v: &str| {
+            let mut o = DynamicObject::new(name, &Kind::Pods.api_resource()).within("prod");
+            o.metadata.labels = Some(
+                [
+                    ("valkey.io/cluster".to_string(), cluster.to_string()),
+                    ("app.kubernetes.io/instance".to_string(), name.to_string()),
+                ]
+                .into(),
+            );
+            o.data = serde_json::json!({"status": {"phase": v}});
+            o
+        };
+        let key = |a: &str, b: &str| (a.to_string(), b.to_string());
+        let dirty = Dirty::default();
+        let mut w = StoreWriter::new(Kind::Pods, Store::default(), dirty.clone());
+        w.apply(&watcher::Event::Init);
+        w.apply(&watcher::Event::InitApply(pod("a-0-0", "a", "1")));
+        w.apply(&watcher::Event::InitApply(pod("b-0-0", "b", "1")));
+        w.apply(&watcher::Event::InitDone);
+        assert!(dirty.take().is_empty(), "a first LIST: the watch says all");
+        w.apply(&watcher::Event::Apply(pod("b-0-0", "b", "2")));
+        let changed = dirty.take();
+        assert_eq!(changed.clusters, [key("prod", "b")].into());
+        assert_eq!(changed.nodes, [key("prod", "b-0-0")].into());
+        w.apply(&watcher::Event::Apply(pod("b-0-0", "b", "2")));
+        assert!(dirty.take().is_empty(), "the same object again");
+        // A LIST again (after an outage): only what differs.
+        w.apply(&watcher::Event::Init);
+        w.apply(&watcher::Event::InitApply(pod("a-0-0", "a", "1")));
+        w.apply(&watcher::Event::InitApply(pod("b-0-0", "b", "3")));
+        w.apply(&watcher::Event::InitDone);
+        assert_eq!(dirty.take().clusters, [key("prod", "b")].into());
+        w.apply(&watcher::Event::Delete(pod("a-0-0", "a", "1")));
+        assert_eq!(dirty.take().clusters, [key("prod", "a")].into());
+
+        // An event marks the cluster, or the node, it is about.
+        let mut events = StoreWriter::new(Kind::Events, Store::default(), dirty.clone());
+        let event = |name: &str, kind: &str, about: &str| {
+            let mut o = DynamicObject::new(name, &Kind::Events.api_resource()).within("prod");
+            o.data = serde_json::json!({
+                "involvedObject": {"apiVersion": "valkey.io/v1alpha1", "kind": kind,
+                                   "name": about, "namespace": "prod"},
+                "reason": "x",
+            });
+            o
+        };
+        events.apply(&watcher::Event::Apply(event("e1", "ValkeyNode", "a-0-1")));
+        let changed = dirty.take();
+        assert_eq!(changed.nodes, [key("prod", "a-0-1")].into());
+        assert!(changed.clusters.is_empty());
+        events.apply(&watcher::Event::Apply(event("e2", "ValkeyCluster", "b")));
+        assert_eq!(dirty.take().clusters, [key("prod", "b")].into());
     }
 
     #[test]

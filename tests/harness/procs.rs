@@ -9,7 +9,9 @@
 //!    kills it when that thread (the process) goes;
 //! 3. whatever is left after all: each child has a pidfile in
 //!    `<target>/testbin-pids/`, which `testbin/reap.sh` reads (CI runs it
-//!    before and after the tests).
+//!    before and after the tests); and each child is written in a ledger
+//!    there ([`started_ledger`]), by which `reap.sh --check` tells the
+//!    servers the tests started from any other run of the same binaries.
 //!
 //! Each child runs in its own process group, so a signal to the group reaches
 //! anything it forked.
@@ -38,6 +40,40 @@ pub fn target_dir() -> PathBuf {
 
 pub fn pid_dir() -> PathBuf {
     target_dir().join("testbin-pids")
+}
+
+/// The ledger of every child started since the run began: one line
+/// `<pid> <start time> <name>` each (the start time in clock ticks since
+/// boot, field 22 of `/proc/<pid>/stat`), appended and never removed, so that
+/// `testbin/reap.sh --check` looks only at the process groups the tests
+/// started and not at a server someone else runs from the same cache. CI
+/// removes it when a run begins (`.ci/run`).
+pub fn started_ledger(pid_dir: &Path) -> PathBuf {
+    pid_dir.join("started")
+}
+
+/// Appends `pid` (a child just spawned, leader of its own process group) to
+/// the ledger in `pid_dir`.
+pub fn record_started(pid_dir: &Path, name: &str, pid: i32) -> io::Result<()> {
+    use std::io::Write;
+    let start = start_time(pid)?;
+    fs::create_dir_all(pid_dir)?;
+    let mut ledger = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(started_ledger(pid_dir))?;
+    // One write per line: children of several test binaries append at once.
+    ledger.write_all(format!("{pid} {start} {name}\n").as_bytes())
+}
+
+/// A process's start time, in clock ticks since boot (`/proc/<pid>/stat`).
+fn start_time(pid: i32) -> io::Result<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The command name, in parentheses, may hold spaces: count after it.
+    stat.rsplit_once(") ")
+        .and_then(|(_, rest)| rest.split_whitespace().nth(19))
+        .and_then(|field| field.parse().ok())
+        .ok_or_else(|| io::Error::other(format!("no start time in /proc/{pid}/stat: {stat}")))
 }
 
 extern "C" fn kill_all_at_exit() {
@@ -145,6 +181,7 @@ impl Proc {
         fs::create_dir_all(&dir)?;
         let pidfile = dir.join(format!("{name}-{pid}.pid"));
         fs::write(&pidfile, format!("{pid}\n{}\n", workdir.display()))?;
+        record_started(&dir, name, pid)?;
         live.push((pid, pidfile.clone()));
         Ok(Proc {
             name,

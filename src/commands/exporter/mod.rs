@@ -23,14 +23,14 @@ mod http;
 
 use super::Ctx;
 use super::contexts::{self, ContextName};
-use crate::classify::classify;
+use super::judgements::Judgements;
 use crate::cli::{ExporterArgs, GlobalArgs};
 use crate::error::{Error, Outcome, Result};
 use crate::render::metrics::{
-    ContextView, ErrorKind, Judged, KindView, readiness_news, serving, watches_restarted,
+    ClusterSummary, ContextView, ErrorKind, Judged, KindView, readiness_news, serving,
+    watches_restarted,
 };
-use crate::report::Report;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Changed, Snapshot};
 use crate::source::live;
 use crate::source::select::Kind;
 use crate::source::watch::{Scope, Update, Watch};
@@ -203,6 +203,7 @@ async fn watch_context(
 ) {
     let threshold = global.stall_threshold;
     let mut snapshot: Option<Arc<Snapshot>> = None;
+    let mut judgements: Judgements<ClusterSummary> = Judgements::default();
     let mut judged: Option<Judged> = None;
     let mut last_judged: Option<Instant> = None;
     let mut due = true;
@@ -278,11 +279,16 @@ async fn watch_context(
                         },
                     };
                     if let Some(current) = current {
-                        let report = judge(current, threshold).await;
-                        let at = Timestamp::now();
-                        wake = Instant::now() + until_next_change(&report, at);
-                        judged = Some(Judged::of(&report, at));
-                        drop(report);
+                        // Only the clusters whose objects changed, or whose
+                        // verdict time alone changes by now, are judged.
+                        let changed = watch.take_changed();
+                        let at;
+                        (judgements, at) = judge(judgements, current, changed, threshold).await;
+                        wake = Instant::now() + until_next_change(judgements.next_change(), at);
+                        judged = Some(Judged {
+                            clusters: judgements.values().cloned().collect(),
+                            at,
+                        });
                         release_freed_memory();
                         last_judged = Some(now);
                         due = false;
@@ -306,16 +312,14 @@ async fn watch_context(
     }
 }
 
-/// How long until time alone changes a verdict of `report` (judged at
+/// How long until time alone changes a verdict (`next`, as judged at
 /// `at`), at most [`MAX_WAIT`]. Not `status --watch`'s wake, which looks
 /// again at least every 30 s for a person watching.
-fn until_next_change(report: &Report, at: Timestamp) -> Duration {
-    report
-        .next_change()
-        .map_or(MAX_WAIT, |next| {
-            Duration::try_from(at.duration_until(next)).unwrap_or(Duration::ZERO)
-        })
-        .min(MAX_WAIT)
+fn until_next_change(next: Option<Timestamp>, at: Timestamp) -> Duration {
+    next.map_or(MAX_WAIT, |next| {
+        Duration::try_from(at.duration_until(next)).unwrap_or(Duration::ZERO)
+    })
+    .min(MAX_WAIT)
 }
 
 /// Gives the memory freed by a judgement back to the system: glibc keeps
@@ -330,16 +334,30 @@ fn release_freed_memory() {
     }
 }
 
-/// Judges a snapshot off the async workers (10,000 nodes take some 100 ms).
-async fn judge(snapshot: Arc<Snapshot>, threshold: Duration) -> Report {
+/// Brings the judgements up to a snapshot off the async workers (a
+/// cluster of 10,000 nodes takes some 100 ms): the clusters `changed`
+/// names and those time alone changes by now; each kept as its summary,
+/// stamped with when it was judged. Returns them and the time.
+async fn judge(
+    mut judgements: Judgements<ClusterSummary>,
+    snapshot: Arc<Snapshot>,
+    changed: Changed,
+    threshold: Duration,
+) -> (Judgements<ClusterSummary>, Timestamp) {
     let now = Timestamp::now();
-    match tokio::task::spawn_blocking(move || classify(&snapshot, now, threshold)).await {
-        Ok(report) => report,
-        // The classifier never panics on data; were it to, nothing is
-        // exported until the next change.
-        Err(_) => Report {
-            clusters: Vec::new(),
-        },
+    let keep = move |r: crate::report::ClusterReport| ClusterSummary {
+        at: Some(now),
+        ..ClusterSummary::of(&r)
+    };
+    let judging = tokio::task::spawn_blocking(move || {
+        judgements.update(snapshot, &changed, now, threshold, keep, |_| false);
+        judgements
+    });
+    match judging.await {
+        Ok(judgements) => (judgements, now),
+        // The classifier never panics on data; were it to, every cluster
+        // is judged afresh at the next change.
+        Err(_) => (Judgements::default(), now),
     }
 }
 
@@ -360,13 +378,16 @@ mod tests {
         use crate::fixture::sample::converged;
         let at = crate::fixture::t(0);
         let mut report = converged();
-        assert_eq!(until_next_change(&report, at), MAX_WAIT);
+        assert_eq!(until_next_change(report.next_change(), at), MAX_WAIT);
         report.clusters[0].next_change = Some(crate::fixture::t(7));
-        assert_eq!(until_next_change(&report, at), Duration::from_secs(7));
+        assert_eq!(
+            until_next_change(report.next_change(), at),
+            Duration::from_secs(7)
+        );
         report.clusters[0].next_change = Some(crate::fixture::t(-7));
-        assert_eq!(until_next_change(&report, at), Duration::ZERO);
+        assert_eq!(until_next_change(report.next_change(), at), Duration::ZERO);
         report.clusters[0].next_change = Some(crate::fixture::t(3_600));
-        assert_eq!(until_next_change(&report, at), MAX_WAIT);
+        assert_eq!(until_next_change(report.next_change(), at), MAX_WAIT);
     }
 
     #[test]

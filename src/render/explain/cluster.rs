@@ -163,7 +163,7 @@ fn upper_first(s: &str) -> String {
 /// The operator's Lease in one line: who leads and when it last renewed,
 /// or why it was not read.
 pub(super) fn lease_line(lease: &LeaseRead, now: jiff::Timestamp) -> String {
-    let name = crate::source::operator::LEASE_NAME;
+    let name = crate::snapshot::LEASE_NAME;
     match lease {
         LeaseRead::Read(l) => format!(
             "The operator's leader-election Lease {}/{name}: held by {}, last renewed {}.",

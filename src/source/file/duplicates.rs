@@ -1,17 +1,6 @@
 //! Objects the text holds more than once, each kept once.
 
-use crate::snapshot::Snapshot;
-
-/// An object the text holds more than once (the same kind, namespace and
-/// name): people append dumps to bundles, and two copies of a node must
-/// not read as two nodes in flight.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Duplicate {
-    pub kind: &'static str,
-    pub namespace: String,
-    pub name: String,
-    pub copies: usize,
-}
+use crate::snapshot::{Duplicate, Snapshot};
 
 /// Keeps one copy of each object ([`Duplicate`]): the newest
 /// resourceVersion, or the later copy when they cannot be compared

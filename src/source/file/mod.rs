@@ -16,9 +16,9 @@
 //! empty ones (a stray `---` makes no document).
 
 //!
-//! The reader's parts: [`text`] (the bytes checked as text), [`visit`] (the
-//! document visitors), [`add`] (objects into the snapshot), [`words`] (the
-//! errors in a kubectl user's words) and [`duplicates`] (each object once).
+//! The reader's parts: `text` (the bytes checked as text), `visit` (the
+//! document visitors), `add` (objects into the snapshot), `words` (the
+//! errors in a kubectl user's words) and `duplicates` (each object once).
 
 mod add;
 mod duplicates;
@@ -30,10 +30,11 @@ mod text;
 mod visit;
 mod words;
 
+/// An object a file held more than once (plain data of the snapshot).
+pub use crate::snapshot::Duplicate;
 #[cfg(test)]
 pub(crate) use add::KEEP_WHOLE;
 pub(crate) use add::add_value;
-pub use duplicates::Duplicate;
 
 use duplicates::read_once;
 use std::io::{Read, Seek};
@@ -80,7 +81,7 @@ pub struct FileSnapshot {
 ///
 /// JSON is parsed as it is read: memory holds the objects kept and the
 /// reader's buffers, never the text, whatever the values the plugin does
-/// not keep hold. YAML is read whole first (see [`read_stream`]).
+/// not keep hold. YAML is read whole first (see `read_stream`).
 pub fn read_snapshot(path: &Path) -> Result<FileSnapshot> {
     if path.as_os_str() == "-" {
         // Stdin cannot be read again: a copy of its start is kept for
@@ -227,7 +228,7 @@ const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
 
 /// Parses the text of a snapshot. `source_name` names it in errors (a path
 /// or `stdin`). It runs on a thread of its own with a stack deep enough
-/// for [`MAX_DEPTH`].
+/// for `MAX_DEPTH`.
 pub fn parse_snapshot(text: &[u8], source_name: &str) -> Result<Snapshot> {
     parse_file_snapshot(text, source_name).map(|read| read.snapshot)
 }
