@@ -639,6 +639,9 @@ pub struct NodeFacts {
 pub struct Behind {
     pub image: String,
     pub cluster_image: String,
+    /// The mirrored fields of its spec that differ from what its
+    /// ValkeyCluster asks of it, in the operator's order (never empty).
+    pub fields: Vec<crate::snapshot::SpecField>,
 }
 
 /// The `explain -o json` entry of a node: its status entry plus a timeline.

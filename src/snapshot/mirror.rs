@@ -164,9 +164,16 @@ impl ValkeyCluster {
         let scheduling = s.scheduling.as_ref().unwrap_or(&Value::Null);
         let opt = |v: &Option<Value>| v.clone().unwrap_or(Value::Null);
         Some(match f {
-            SpecField::Image => s.image.clone().map_or(Value::Null, Value::String),
+            // A cluster with no image of its own (the operator's default)
+            // is not compared: hand-written clusters often leave it out.
+            SpecField::Image => json!(s.image.as_deref().filter(|i| !i.is_empty())?),
             SpecField::ImagePullSecrets => opt(&s.image_pull_secrets),
-            SpecField::WorkloadType => json!(workload_type(s.workload_type.as_deref())),
+            // Nor one read without its CRD's default (StatefulSet).
+            SpecField::WorkloadType => {
+                json!(workload_type(Some(
+                    s.workload_type.as_deref().filter(|t| !t.is_empty())?
+                )))
+            }
             SpecField::Persistence => persistence(opt(&s.persistence)),
             SpecField::Resources => opt(&s.resources),
             SpecField::Tolerations => scheduling["tolerations"].clone(),
@@ -246,7 +253,9 @@ fn workload_type(t: Option<&str>) -> &str {
 /// Both CRDs default `persistence.reclaimPolicy` to Retain.
 fn persistence(mut p: Value) -> Value {
     if let Some(map) = p.as_object_mut()
-        && map.get("reclaimPolicy").is_none_or(|r| r.is_null() || r == "")
+        && map
+            .get("reclaimPolicy")
+            .is_none_or(|r| r.is_null() || r == "")
     {
         map.insert("reclaimPolicy".into(), json!("Retain"));
     }
@@ -275,7 +284,11 @@ fn config_differs(want: &Value, have: &Value, live: bool) -> bool {
 /// (the failover timeout in whole seconds plus a buffer) only where that
 /// differs from Kubernetes' 30 s.
 fn grace_period(s: &super::ValkeyClusterSpec) -> Value {
-    if let Some(g) = s.termination_grace_period_seconds.as_ref().filter(|g| !g.is_null()) {
+    if let Some(g) = s
+        .termination_grace_period_seconds
+        .as_ref()
+        .filter(|g| !g.is_null())
+    {
         return g.clone();
     }
     let timeout = s
@@ -285,7 +298,9 @@ fn grace_period(s: &super::ValkeyClusterSpec) -> Value {
         .and_then(Value::as_str)
         .and_then(|v| v.trim().parse::<i64>().ok())
         .filter(|ms| *ms > 0)
-        .map_or(DEFAULT_FAILOVER_TIMEOUT_SECONDS, |ms| ms.saturating_add(999) / 1000);
+        .map_or(DEFAULT_FAILOVER_TIMEOUT_SECONDS, |ms| {
+            ms.saturating_add(999) / 1000
+        });
     let grace = timeout.saturating_add(GRACE_BUFFER_SECONDS);
     if grace > DEFAULT_GRACE_SECONDS {
         json!(grace)
@@ -395,7 +410,8 @@ fn spread_constraints(scheduling: &Value, cluster: &str, shard: u64, index: u64)
     };
     let cluster_only = json!({ keys::LABEL_CLUSTER: cluster });
     let primaries = json!({ keys::LABEL_CLUSTER: cluster, keys::LABEL_NODE_INDEX: "0" });
-    let of_shard = json!({ keys::LABEL_CLUSTER: cluster, keys::LABEL_SHARD_INDEX: shard.to_string() });
+    let of_shard =
+        json!({ keys::LABEL_CLUSTER: cluster, keys::LABEL_SHARD_INDEX: shard.to_string() });
     let node = &scheduling["node"]["spread"];
     if index == 0
         && let Some(m) = curated(&node["primaries"]["mode"])

@@ -54,12 +54,48 @@ fn each_mirrored_field_reads_behind_when_it_differs_and_not_when_it_is_the_same(
     // (case, the cluster's spec, the node's spec, the fields that differ)
     let cases: Vec<(&str, Value, Value, Vec<SpecField>)> = vec![
         ("as created", json!({}), json!({}), vec![]),
-        ("image", json!({"image": "valkey/valkey:9.0.1"}), json!({}), vec![F::Image]),
-        ("config hz set: the pod rolls", json!({"config": {"hz": "20"}}), json!({}), vec![F::Config]),
-        ("config hz copied", json!({"config": {"hz": "20"}}), json!({"config": {"hz": "20"}}), vec![]),
-        ("config hz changed", json!({"config": {"hz": "20"}}), json!({"config": {"hz": "10"}}), vec![F::Config]),
-        ("config hz removed", json!({}), json!({"config": {"hz": "10"}}), vec![F::Config]),
-        ("config maxmemory: live", json!({"config": {"maxmemory": "100mb"}}), json!({}), vec![F::LiveConfig]),
+        (
+            "image",
+            json!({"image": "valkey/valkey:9.0.1"}),
+            json!({}),
+            vec![F::Image],
+        ),
+        (
+            "no image in the cluster: not compared",
+            json!({"image": null}),
+            json!({}),
+            vec![],
+        ),
+        (
+            "config hz set: the pod rolls",
+            json!({"config": {"hz": "20"}}),
+            json!({}),
+            vec![F::Config],
+        ),
+        (
+            "config hz copied",
+            json!({"config": {"hz": "20"}}),
+            json!({"config": {"hz": "20"}}),
+            vec![],
+        ),
+        (
+            "config hz changed",
+            json!({"config": {"hz": "20"}}),
+            json!({"config": {"hz": "10"}}),
+            vec![F::Config],
+        ),
+        (
+            "config hz removed",
+            json!({}),
+            json!({"config": {"hz": "10"}}),
+            vec![F::Config],
+        ),
+        (
+            "config maxmemory: live",
+            json!({"config": {"maxmemory": "100mb"}}),
+            json!({}),
+            vec![F::LiveConfig],
+        ),
         (
             "config maxmemory and hz: the pod rolls",
             json!({"config": {"maxmemory": "100mb", "hz": "20"}}),
@@ -90,7 +126,12 @@ fn each_mirrored_field_reads_behind_when_it_differs_and_not_when_it_is_the_same(
             json!({"resources": {"limits": {"memory": "256Mi"}}}),
             vec![F::Resources],
         ),
-        ("resources {} and none", json!({"resources": {}}), json!({"resources": null}), vec![]),
+        (
+            "resources {} and none",
+            json!({"resources": {}}),
+            json!({"resources": null}),
+            vec![],
+        ),
         (
             "persistence added",
             json!({"persistence": {"size": "1Gi", "reclaimPolicy": "Retain"}}),
@@ -121,7 +162,12 @@ fn each_mirrored_field_reads_behind_when_it_differs_and_not_when_it_is_the_same(
             json!({"tolerations": [{"key": "dedicated", "operator": "Exists"}]}),
             vec![],
         ),
-        ("priorityClassName", json!({"scheduling": {"priorityClassName": "high"}}), json!({}), vec![F::PriorityClassName]),
+        (
+            "priorityClassName",
+            json!({"scheduling": {"priorityClassName": "high"}}),
+            json!({}),
+            vec![F::PriorityClassName],
+        ),
         (
             "exporter disabled",
             json!({"exporter": {"enabled": false}}),
@@ -212,8 +258,24 @@ fn each_mirrored_field_reads_behind_when_it_differs_and_not_when_it_is_the_same(
             json!({"tls": {"certificates": {"server": {"secretName": "rig-tls"}}}}),
             vec![],
         ),
-        ("workloadType absent reads StatefulSet", json!({"workloadType": null}), json!({"workloadType": null}), vec![]),
-        ("workloadType", json!({"workloadType": "Deployment"}), json!({}), vec![F::WorkloadType]),
+        (
+            "workloadType absent reads StatefulSet",
+            json!({}),
+            json!({"workloadType": null}),
+            vec![],
+        ),
+        (
+            "a cluster read without its workloadType default cannot say",
+            json!({"workloadType": null}),
+            json!({"workloadType": "Deployment"}),
+            vec![],
+        ),
+        (
+            "workloadType",
+            json!({"workloadType": "Deployment"}),
+            json!({}),
+            vec![F::WorkloadType],
+        ),
         (
             "the user's nodeSelector, and the zone pin of shard 1 node 0",
             json!({"scheduling": {"nodeSelector": {"disk": "ssd"}, "zone": {"pinning": {"zones": ["a", "b", "c"]}}}}),
