@@ -807,3 +807,48 @@ fn behind_prose(b: &crate::report::Behind, queue: &str) -> String {
     };
     format!("{what}: a Spec-driven roll whose walk has not reached it yet{queue}. {then}")
 }
+
+#[cfg(test)]
+mod behind_tests {
+    use super::behind_prose;
+    use crate::report::Behind;
+    use crate::snapshot::SpecField;
+
+    #[test]
+    fn a_node_behind_names_the_fields_that_differ() {
+        let behind = |fields: Vec<SpecField>| Behind {
+            image: "valkey/valkey:9.0.0".into(),
+            cluster_image: "valkey/valkey:9.0.1".into(),
+            fields,
+        };
+        let cases: Vec<(Vec<SpecField>, &str)> = vec![
+            (
+                vec![SpecField::Image],
+                "Its spec.image is valkey/valkey:9.0.0, the ValkeyCluster's is \
+                 valkey/valkey:9.0.1: a Spec-driven roll",
+            ),
+            (
+                vec![SpecField::Resources, SpecField::Config],
+                "Its spec.resources, spec.config differ from what the ValkeyCluster asks: \
+                 a Spec-driven roll whose walk has not reached it yet, queue position 2. \
+                 The cluster controller copies the new spec (and its new revision)",
+            ),
+            (
+                vec![SpecField::LiveConfig],
+                "Its spec.config (keys set live) differs from what the ValkeyCluster asks: \
+                 a Spec-driven roll whose walk has not reached it yet, queue position 2. \
+                 The cluster controller copies the new spec into it when the walk does, one \
+                 node at a time; the server takes the new values live, its pod is not \
+                 replaced.",
+            ),
+            (
+                vec![],
+                "another node asks for a new revision with its spec unchanged",
+            ),
+        ];
+        for (fields, want) in cases {
+            let got = behind_prose(&behind(fields.clone()), ", queue position 2");
+            assert!(got.contains(want), "{fields:?}: {got}");
+        }
+    }
+}
