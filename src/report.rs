@@ -6,8 +6,10 @@
 //! never omitted; fields that only the program uses are `#[serde(skip)]`.
 
 mod reason;
+mod spec_field;
 
 pub use reason::*;
+pub use spec_field::SpecField;
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -634,6 +636,9 @@ pub struct NodeFacts {
 pub struct Behind {
     pub image: String,
     pub cluster_image: String,
+    /// The mirrored fields of its spec that differ from what its
+    /// ValkeyCluster asks of it, in the operator's order (never empty).
+    pub fields: Vec<SpecField>,
 }
 
 /// The `explain -o json` entry of a node: its status entry plus a timeline.

@@ -9,11 +9,14 @@
 //! operator's extra fields do not break reading).
 
 mod group;
+mod mirror;
 mod objects;
 mod view;
 
 pub use group::{Changed, ClusterKey};
 pub(crate) use group::{cluster_label, event_subjects, node_cluster};
+pub use mirror::{LIVE_CONFIG_KEYS, SpecField};
+
 pub(crate) use objects::meta as kept_meta;
 pub use objects::{
     ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Pod,
@@ -302,8 +305,10 @@ pub struct ValkeyCluster {
     pub status: Option<ValkeyClusterStatus>,
 }
 
-/// The spec fields the cluster controller copies one to one into every
-/// node's spec; a node whose copy differs is *behind* (docs/plugin.md, Behind).
+/// What the plugin reads of a ValkeyCluster's spec: its size, and every
+/// field the cluster controller mirrors into each node's spec
+/// ([`ValkeyCluster::spec_differs`]); a node whose copy differs is *behind*
+/// (docs/plugin.md, Behind).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ValkeyClusterSpec {
@@ -315,6 +320,30 @@ pub struct ValkeyClusterSpec {
     pub shards: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_type: Option<String>,
+    // The rest of what the operator mirrors into each node's spec
+    // ([`SpecField`]), kept as read: compared semantically, never shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_pull_secrets: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduling: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exporter: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistence: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containers: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub networking: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_security_context: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -367,6 +396,36 @@ pub struct ValkeyNodeSpec {
     /// reaches the node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    // The rest of what the cluster controller mirrors from the
+    // ValkeyCluster ([`SpecField`]), kept as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_pull_secrets: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistence: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerations: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_class_name: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology_spread_constraints: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exporter: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containers: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_security_context: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -9,7 +9,7 @@ use super::index::Index;
 use super::node::NodeObjects;
 use super::walk::Place;
 use crate::report::{Evidence, EvidenceKind, Finding, NodeState, Protocol, Sickness, Unhealthy};
-use crate::snapshot::keys;
+use crate::snapshot::{SpecField, ValkeyCluster, keys};
 use jiff::{SignedDuration, Timestamp};
 
 /// Why a holder is Stuck (the first rule that fired).
@@ -34,9 +34,12 @@ pub(crate) struct Judged<'a> {
     pub asked_for: Option<&'a str>,
     pub permit: Option<&'a str>,
     pub holder: bool,
-    /// Not a holder, and its `spec.image` differs from the ValkeyCluster's:
-    /// the walk has yet to reach it in a Spec-driven roll.
+    /// Not a holder, and a field its spec mirrors differs from what its
+    /// ValkeyCluster asks of it ([`ValkeyCluster::spec_differs`]): the walk
+    /// has yet to reach it in a Spec-driven roll.
     pub behind: bool,
+    /// The mirrored fields that differ (empty unless `behind`).
+    pub behind_fields: Vec<SpecField>,
     pub unhealthy_because: Vec<Unhealthy>,
     /// Failure evidence on its pod or workload.
     pub findings: Vec<Evidence>,
@@ -90,6 +93,9 @@ fn wait_start(view: &NodeObjects<'_>) -> Option<Timestamp> {
 /// What the node's cluster says that judging one node needs.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ClusterSide<'a> {
+    /// The ValkeyCluster (None: none in view): each node's spec is
+    /// compared with what it asks of it.
+    pub cluster: Option<&'a ValkeyCluster>,
     /// The ValkeyCluster's `spec.image` (None: no cluster, or not set).
     pub image: Option<&'a str>,
     /// When the ValkeyCluster's spec was last edited, where known: the
@@ -144,9 +150,11 @@ pub(crate) fn judge<'a>(
             Protocol::P2 => p2_holder(&view, asks, asked_for, permit),
             Protocol::P1 | Protocol::Unknown => permit.is_some(),
         };
-    let behind = cluster_owned
-        && !holder
-        && matches!((view.image(), cluster.image), (Some(n), Some(c)) if n != c);
+    let behind_fields = match cluster.cluster {
+        Some(c) if cluster_owned && !holder => c.spec_differs(view.node),
+        _ => Vec::new(),
+    };
+    let behind = !behind_fields.is_empty();
     let unhealthy_because = view.unhealthy_because();
     let findings = failure_evidence(&view, clock);
     let lrh = view.last_rollout_hash();
@@ -160,6 +168,7 @@ pub(crate) fn judge<'a>(
         permit,
         holder,
         behind,
+        behind_fields,
         unhealthy_because,
         findings,
         grant: Grant::unknown(),

@@ -23,6 +23,7 @@
 //! - Failure evidence is listed on every node that has it (a Blocking node
 //!   shows its CrashLoopBackOff), but only decides holders and the front.
 
+mod builder;
 mod clock;
 mod deferred;
 mod events;
@@ -165,6 +166,7 @@ fn classify_cluster(
         shown => shown,
     };
     let side = ClusterSide {
+        cluster,
         image: cluster.and_then(|c| c.spec.image.as_deref()),
         spec_edited_at: cluster.and_then(roll::spec_edited_at),
     };
@@ -185,6 +187,11 @@ fn classify_cluster(
             Some(j)
         })
         .collect();
+    {
+        let mut all: Vec<Judged<'_>> = by_place.iter_mut().filter_map(Option::take).collect();
+        builder::presume(&mut all, protocol);
+        by_place = all.into_iter().map(Some).collect();
+    }
     let rolling = by_place
         .iter()
         .flatten()
@@ -378,7 +385,9 @@ fn judge_roles(
         .filter(|m| {
             m.view.asks(protocol)
                 || !m.view.generation_observed()
-                || matches!((m.view.image(), side.image), (Some(n), Some(c)) if n != c)
+                || side
+                    .cluster
+                    .is_some_and(|c| !c.spec_differs(m.view.node).is_empty())
         })
         .filter_map(|m| m.shard)
         .min();
@@ -529,6 +538,7 @@ fn node_report(
             behind: j.behind.then(|| Behind {
                 image: v.image().unwrap_or_default().to_string(),
                 cluster_image: cluster_image.unwrap_or_default().to_string(),
+                fields: j.behind_fields.clone(),
             }),
         },
     }

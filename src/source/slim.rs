@@ -597,13 +597,15 @@ mod tests {
         });
         let mut node = json!({
             "metadata": meta("cache-0-1"),
-            "spec": {"workloadType": "StatefulSet", "image": "valkey/valkey:8.1.4", "other": 1},
+            "spec": {"workloadType": "StatefulSet", "image": "valkey/valkey:8.1.4", "other": 1,
+                     "config": {"hz": "20"}, "resources": {"limits": {"cpu": "1"}}},
             "status": {"ready": true, "role": "replica", "conditions": []},
         });
         node["metadata"]["ownerReferences"][0]["kind"] = json!("ValkeyCluster");
         let cluster = json!({
             "metadata": meta("cache"),
-            "spec": {"image": "valkey/valkey:8.1.4", "shards": 3},
+            "spec": {"image": "valkey/valkey:8.1.4", "shards": 3,
+                     "config": {"hz": "10"}, "resources": {"limits": {"cpu": "1000m"}}},
             "status": {"state": "Ready", "conditions": []},
         });
         let page = |api: &str, kind: &str, item: Value, token: &str| {
@@ -666,6 +668,29 @@ mod tests {
             let want = (kind == "Pod").then(|| "next".to_string());
             assert_eq!(token, want, "{kind}: continue");
         }
+    }
+
+    /// The fields a node's spec mirrors of its cluster's are kept on
+    /// both ways of reading (and so compared): here the config differs,
+    /// the resources are the same quantity written two ways.
+    #[test]
+    fn the_mirrored_spec_fields_are_kept_either_way() {
+        let pages = pages();
+        let of = |kind: &str| {
+            let (_, _, page) = pages.iter().find(|p| p.0 == kind).expect("a page");
+            let body = serde_json::to_vec(page).expect("JSON");
+            (direct(kind, &body).expect("read").0, whole_way(page, false))
+        };
+        let (node_direct, node_whole) = of("ValkeyNode");
+        let (cluster_direct, cluster_whole) = of("ValkeyCluster");
+        assert_eq!(node_direct, node_whole);
+        assert_eq!(cluster_direct, cluster_whole);
+        let node = &node_direct.nodes[0];
+        assert_eq!(node.spec.config, Some(json!({"hz": "20"})));
+        assert_eq!(
+            cluster_direct.clusters[0].spec_differs(node),
+            [crate::snapshot::SpecField::Config]
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod p2;
 mod protocol;
 mod replay;
 mod roles;
+mod spec;
 mod states;
 mod verdicts;
 mod walk;

@@ -406,13 +406,7 @@ impl NodeProse<'_> {
                     .map(|q| format!(", queue position {q}"))
                     .unwrap_or_default();
                 if let Some(b) = &n.facts.behind {
-                    out.push(format!(
-                        "Its spec.image is {}, the ValkeyCluster's is {}: a Spec-driven roll \
-                         whose walk has not reached it yet{queue}. The cluster controller copies \
-                         the new spec (and its new revision) into it when the walk does, one \
-                         node at a time.",
-                        b.image, b.cluster_image
-                    ));
+                    out.push(behind_prose(b, &queue));
                 } else {
                     let asked = n
                         .desired_revision
@@ -756,5 +750,105 @@ impl NodeProse<'_> {
             "Fix the cause: {what}. The node controller then builds a new revision and the \
              roll goes on."
         )
+    }
+}
+
+/// Why a node behind its cluster's spec waits: the fields that differ
+/// (the images named when the image is one), and what the controller does.
+fn behind_prose(b: &crate::report::Behind, queue: &str) -> String {
+    use crate::snapshot::SpecField;
+    let image = b.fields.contains(&SpecField::Image);
+    let others: Vec<String> = b
+        .fields
+        .iter()
+        .filter(|f| **f != SpecField::Image)
+        .map(|f| {
+            if f.live() {
+                format!("spec.{} (keys set live)", f.key())
+            } else {
+                format!("spec.{}", f.key())
+            }
+        })
+        .collect();
+    let what = match (image, others.as_slice()) {
+        (false, []) => {
+            return format!(
+                "Its spec is at the ValkeyCluster's, but another node asks for a new \
+                 revision with its spec unchanged (the operator's own build renders a new \
+                 pod template) and the operator has not written this node's status since: \
+                 presumed still to roll{queue}. The cluster controller advances it when its \
+                 walk reaches it, one node at a time."
+            );
+        }
+        (true, []) => format!(
+            "Its spec.image is {}, the ValkeyCluster's is {}",
+            b.image, b.cluster_image
+        ),
+        (true, more) => format!(
+            "Its spec.image is {}, the ValkeyCluster's is {}, and its {} differ",
+            b.image,
+            b.cluster_image,
+            more.join(", ")
+        ),
+        (false, [one]) => format!("Its {one} differs from what the ValkeyCluster asks"),
+        (false, more) => format!(
+            "Its {} differ from what the ValkeyCluster asks",
+            more.join(", ")
+        ),
+    };
+    let live = b.fields.iter().all(|f| f.live());
+    // (`fields` is not empty here.)
+    let then = if live {
+        "The cluster controller copies the new spec into it when the walk does, one node \
+         at a time; the server takes the new values live, its pod is not replaced."
+    } else {
+        "The cluster controller copies the new spec (and its new revision) into it when \
+         the walk does, one node at a time."
+    };
+    format!("{what}: a Spec-driven roll whose walk has not reached it yet{queue}. {then}")
+}
+
+#[cfg(test)]
+mod behind_tests {
+    use super::behind_prose;
+    use crate::report::Behind;
+    use crate::snapshot::SpecField;
+
+    #[test]
+    fn a_node_behind_names_the_fields_that_differ() {
+        let behind = |fields: Vec<SpecField>| Behind {
+            image: "valkey/valkey:9.0.0".into(),
+            cluster_image: "valkey/valkey:9.0.1".into(),
+            fields,
+        };
+        let cases: Vec<(Vec<SpecField>, &str)> = vec![
+            (
+                vec![SpecField::Image],
+                "Its spec.image is valkey/valkey:9.0.0, the ValkeyCluster's is \
+                 valkey/valkey:9.0.1: a Spec-driven roll",
+            ),
+            (
+                vec![SpecField::Resources, SpecField::Config],
+                "Its spec.resources, spec.config differ from what the ValkeyCluster asks: \
+                 a Spec-driven roll whose walk has not reached it yet, queue position 2. \
+                 The cluster controller copies the new spec (and its new revision)",
+            ),
+            (
+                vec![SpecField::LiveConfig],
+                "Its spec.config (keys set live) differs from what the ValkeyCluster asks: \
+                 a Spec-driven roll whose walk has not reached it yet, queue position 2. \
+                 The cluster controller copies the new spec into it when the walk does, one \
+                 node at a time; the server takes the new values live, its pod is not \
+                 replaced.",
+            ),
+            (
+                vec![],
+                "another node asks for a new revision with its spec unchanged",
+            ),
+        ];
+        for (fields, want) in cases {
+            let got = behind_prose(&behind(fields.clone()), ", queue position 2");
+            assert!(got.contains(want), "{fields:?}: {got}");
+        }
     }
 }

@@ -1,0 +1,220 @@
+//! A node is rolled only when its spec is at what its cluster asks of it,
+//! field by field (issue 29): rolls the operator starts for a field other
+//! than the image, and for its own build.
+
+use super::*;
+use crate::fixture::{NodeBuilder, mins, t};
+use crate::report::NodeState::{self, *};
+use crate::snapshot::SpecField;
+use serde_json::json;
+
+const R1: &str = "f28c067e5abff2479b1bc49fb5b237200020a65320229e9ccfda5ecb8a45bd97";
+const R2: &str = "5a27684b84d19421ee2e1638ed4c3449b50700a675dbc5ddb2302700fa57d3b2";
+const IMAGE: &str = "valkey/valkey:9.0.0";
+
+fn p2(name: &str, shard: u32, index: u32) -> NodeBuilder {
+    fixture::node(name)
+        .shard(shard, index)
+        .ready()
+        .pod_ready()
+        .sts_rolled_out()
+        .workload_revision(R1)
+        .image(IMAGE)
+}
+
+/// A 3-shard cluster whose spec has `edit` merged in; cache-0-1 has been
+/// advanced to it (holds), the other five still have the old spec.
+fn rolled_by(edit: serde_json::Value) -> ClusterBuilder {
+    let mut c = cluster().image(IMAGE);
+    let mut spec = serde_json::to_value(&c.cluster.spec).expect("spec");
+    for (k, v) in edit.as_object().expect("an object") {
+        spec[k] = v.clone();
+    }
+    c.cluster.spec = serde_json::from_value(spec).expect("spec");
+    let mut advanced = p2("cache-0-1", 0, 1).workload_revision(R2).generation(2, 1);
+    let mut node_spec = serde_json::to_value(&advanced.node.spec).expect("spec");
+    for (k, v) in edit.as_object().expect("an object") {
+        node_spec[k] = v.clone();
+    }
+    advanced.node.spec = serde_json::from_value(node_spec).expect("spec");
+    c.node(p2("cache-0-0", 0, 0))
+        .node(advanced)
+        .node(p2("cache-1-0", 1, 0))
+        .node(p2("cache-1-1", 1, 1))
+        .node(p2("cache-2-0", 2, 0))
+        .node(p2("cache-2-1", 2, 1))
+}
+
+fn states(r: &crate::report::ClusterReport) -> Vec<(&str, NodeState)> {
+    let mut s: Vec<(&str, NodeState)> =
+        r.nodes.iter().map(|n| (n.name.as_str(), n.state)).collect();
+    s.sort();
+    s
+}
+
+/// The roll of the issue: `spec.config: {hz: "20"}` (not applied live, so
+/// every pod is replaced), and `spec.resources` (recording t-resources).
+/// Before: only the image was compared, and the five nodes still to roll
+/// read Converged ("rolled"), the headline "0/6 rolled" with nobody waiting.
+#[test]
+fn a_roll_of_any_mirrored_field_leaves_the_nodes_it_has_not_reached_waiting() {
+    let cases = [
+        (
+            "config hz",
+            json!({"config": {"hz": "20"}}),
+            SpecField::Config,
+        ),
+        (
+            "config maxmemory (live)",
+            json!({"config": {"maxmemory": "100mb"}}),
+            SpecField::LiveConfig,
+        ),
+        (
+            "resources",
+            json!({"resources": {"limits": {"memory": "256Mi"}, "requests": {"cpu": "100m"}}}),
+            SpecField::Resources,
+        ),
+        (
+            "persistence",
+            json!({"persistence": {"size": "1Gi"}}),
+            SpecField::Persistence,
+        ),
+        (
+            "tolerations",
+            json!({"scheduling": {"tolerations": [{"key": "k", "operator": "Exists"}]}}),
+            SpecField::Tolerations,
+        ),
+        (
+            "exporter",
+            json!({"exporter": {"enabled": true, "image": "exporter:v2"}}),
+            SpecField::Exporter,
+        ),
+        (
+            "containers",
+            json!({"containers": [{"name": "server", "args": ["--x"]}]}),
+            SpecField::Containers,
+        ),
+        (
+            "terminationGracePeriodSeconds default",
+            json!({"config": {"cluster-manual-failover-timeout": "60000"}}),
+            SpecField::TerminationGracePeriodSeconds,
+        ),
+    ];
+    for (name, edit, field) in cases {
+        let r = judge(&rolled_by(edit.clone()).snapshot(), t(0));
+        assert_eq!(r.holders, vec!["cache-0-1"], "{name}");
+        assert_eq!(
+            states(&r),
+            vec![
+                ("cache-0-0", Waiting),
+                ("cache-0-1", Rolling),
+                ("cache-1-0", Waiting),
+                ("cache-1-1", Waiting),
+                ("cache-2-0", Waiting),
+                ("cache-2-1", Waiting),
+            ],
+            "{name}"
+        );
+        assert_eq!(r.waiting, 5, "{name}");
+        assert_eq!(r.front.as_deref(), Some("cache-0-0"), "{name}");
+        let behind = r
+            .nodes
+            .iter()
+            .find(|n| n.name == "cache-0-0")
+            .and_then(|n| n.facts.behind.clone())
+            .expect("behind");
+        assert!(
+            behind.fields.contains(&field),
+            "{name}: {:?}",
+            behind.fields
+        );
+    }
+    // The grace period's default also comes with the config key that
+    // sets it; a config roll names both.
+}
+
+/// At rest, every node at the cluster's spec, written in the operator's
+/// forms (quantities canonical, zero values left out): Converged.
+#[test]
+fn a_node_at_its_cluster_spec_in_the_operators_forms_is_converged() {
+    let mut c = cluster().image(IMAGE);
+    c.cluster.spec = serde_json::from_value(json!({
+        "image": IMAGE, "shards": 1, "replicas": 1, "workloadType": "StatefulSet",
+        "exporter": {"enabled": true},
+        "resources": {"limits": {"cpu": 1, "memory": "1Gi"}},
+        "config": {"hz": "20"},
+    }))
+    .expect("spec");
+    let written = |b: NodeBuilder| {
+        let mut b = b;
+        b.node.spec = serde_json::from_value(json!({
+            "image": IMAGE, "workloadType": "StatefulSet", "workloadRevision": R1,
+            "exporter": {"enabled": true, "resources": {}},
+            "resources": {"limits": {"cpu": "1", "memory": "1024Mi"}},
+            "config": {"hz": "20"},
+            "serverConfigMapName": "valkey-cache", "usersACLSecretName": "internal-cache-acl",
+        }))
+        .expect("spec");
+        b
+    };
+    let c = c
+        .node(written(p2("cache-0-0", 0, 0)))
+        .node(written(p2("cache-0-1", 0, 1)));
+    let r = judge(&c.snapshot(), t(0));
+    assert_eq!(
+        states(&r),
+        vec![("cache-0-0", Converged), ("cache-0-1", Converged)]
+    );
+    assert_eq!(r.verdict, crate::report::Verdict::Converged, "{}", r.reason);
+}
+
+/// A roll of the operator's own build (recording c-builder): one node
+/// asks with its spec unchanged; the nodes whose status the new operator
+/// has not written yet are presumed still to roll; one it has written
+/// without asking is not; with nobody asking, nobody is presumed.
+#[test]
+fn a_roll_of_the_operators_build_presumes_the_nodes_not_yet_spoken_for() {
+    let start = mins(-1);
+    let quiet = |b: NodeBuilder| b.status_written_by("manager", mins(-30));
+    let c = cluster()
+        .image(IMAGE)
+        .node(quiet(p2("cache-0-0", 0, 0)))
+        .node(
+            p2("cache-0-1", 0, 1)
+                .pending_since(R2, R1, start)
+                .status_written_by("manager-361", start),
+        )
+        .node(quiet(p2("cache-1-0", 1, 0)))
+        .node(p2("cache-1-1", 1, 1).status_written_by("manager-361", t(-10)));
+    let r = judge(&c.snapshot(), t(0));
+    assert_eq!(
+        states(&r),
+        vec![
+            ("cache-0-0", Waiting),
+            ("cache-0-1", Waiting),
+            ("cache-1-0", Waiting),
+            ("cache-1-1", Converged),
+        ]
+    );
+    assert_eq!(r.waiting, 3);
+    let presumed = r
+        .nodes
+        .iter()
+        .find(|n| n.name == "cache-1-0")
+        .expect("node");
+    assert_eq!(
+        presumed.facts.behind.as_ref().map(|b| b.fields.len()),
+        Some(0)
+    );
+
+    // Nobody asks: nobody is presumed.
+    let calm = cluster()
+        .image(IMAGE)
+        .node(quiet(p2("cache-0-0", 0, 0)))
+        .node(quiet(p2("cache-0-1", 0, 1)));
+    let r = judge(&calm.snapshot(), t(0));
+    assert_eq!(
+        states(&r),
+        vec![("cache-0-0", Converged), ("cache-0-1", Converged)]
+    );
+}
