@@ -11,6 +11,7 @@ mod p2;
 mod protocol;
 mod replay;
 mod roles;
+mod servers;
 mod states;
 mod verdicts;
 mod walk;
