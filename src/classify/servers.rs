@@ -271,14 +271,19 @@ impl<'a> Servers<'a> {
                         .collect();
                     // Where none has joined (a cluster being created), only
                     // the operator's word that it gave one the slots (an
-                    // event, an annotation) picks it; `status.role` says
-                    // primary of every fresh server.
+                    // event, an annotation, or what follows from its
+                    // events: index 0 gets them) picks it; `status.role`
+                    // says primary of every fresh server.
                     let told = |p: usize| {
                         members[p].api_role == Some(Role::Primary)
                             && (!joined.is_empty()
                                 || matches!(
                                     members[p].api_source,
-                                    Some(RoleSource::Event | RoleSource::Annotation)
+                                    Some(
+                                        RoleSource::Event
+                                            | RoleSource::Annotation
+                                            | RoleSource::Inferred
+                                    )
                                 ))
                     };
                     let pool = if joined.is_empty() { claim } else { &joined };
