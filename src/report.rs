@@ -349,8 +349,19 @@ pub struct ClusterReport {
     /// The operator has not acted on a node in flight for longer than it
     /// ever takes when it runs; null otherwise.
     pub operator: Option<OperatorSilence>,
-    /// Shards at risk right now (a primary with no Ready replica).
+    /// Shards at risk right now (a primary with no Ready replica; with
+    /// readings, no synced replica, or a cluster state other than ok).
     pub risks: Vec<Risk>,
+    /// The primary the operator holds back, and why (its RollDeferred, or
+    /// what the servers say); null when none is.
+    pub deferred: Option<Deferred>,
+    /// How many of the cluster's servers were read (docs/servers.md);
+    /// null when they were not asked.
+    pub servers: Option<ServersRead>,
+    /// Primaries the servers name that no API evidence named: failovers
+    /// the operator did not make (a crash, a split).
+    #[serde(skip)]
+    pub unplanned: Vec<UnplannedFailover>,
     /// A scale asked for while a roll is in flight: the operator applies
     /// it only after the roll. Null when none waits.
     pub pending_scale: Option<PendingScale>,
@@ -470,6 +481,9 @@ pub struct NodeReport {
     pub waiting_for_seconds: Option<u64>,
     pub reason: NodeReason,
     pub evidence: Vec<Evidence>,
+    /// What its own server says (its counted reading); null when it was
+    /// not read, or its reading does not count.
+    pub server: Option<NodeServer>,
     /// Facts the classifier derived, for explain and steering.
     #[serde(skip)]
     pub facts: NodeFacts,
@@ -502,6 +516,55 @@ pub enum RoleSource {
     Event,
     Status,
     Inferred,
+    /// Its own server (INFO replication), read after the API's evidence.
+    Server,
+}
+
+/// Of a cluster whose servers were asked: how many answered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServersRead {
+    /// Nodes whose own server's reading counts.
+    pub read: usize,
+    /// Nodes with no such reading: missing, failed, stale or another pod's.
+    pub unread: usize,
+    /// The newest reading's time.
+    pub observed_at: Option<Timestamp>,
+}
+
+/// A node's server as its counted reading says it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeServer {
+    pub role: Option<Role>,
+    /// A replica's replication link; null for a primary.
+    pub link: Option<crate::snapshot::LinkStatus>,
+    pub syncing: Option<bool>,
+}
+
+/// A replica of a shard as its server says it (null link: not read).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicaLink {
+    pub node: String,
+    pub link: Option<crate::snapshot::LinkStatus>,
+    pub syncing: Option<bool>,
+    /// Since when it has been down, as far as the API tells (its pod's
+    /// restart or turn to not Ready); for the words only.
+    #[serde(skip)]
+    pub down_for: Option<u64>,
+}
+
+/// A primary a server names that no API evidence named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnplannedFailover {
+    pub shard: u32,
+    /// The primary by its server.
+    pub to: String,
+    /// The primary by the API's evidence, where it names one.
+    pub from: Option<String>,
+    /// When the server said so.
+    pub seen_at: Timestamp,
 }
 
 /// A failover under way: a FailoverInitiated about the cluster (or a newer
@@ -571,6 +634,9 @@ pub struct Risk {
     /// For how long, where known (for the headline).
     #[serde(skip)]
     pub for_seconds: Option<u64>,
+    /// NoSyncedReplica: the shard's replicas as their servers say them;
+    /// null for the other kinds.
+    pub replicas: Option<Vec<ReplicaLink>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -578,6 +644,12 @@ pub enum RiskKind {
     /// The shard's primary has no Ready replica: losing it now loses
     /// writes.
     NoReadyReplica,
+    /// The shard's primary has no synced replica by the operator's rule
+    /// (`master_link_status:up`, not flagged fail or pfail): a failover
+    /// now could not keep its writes, and the operator holds its roll.
+    NoSyncedReplica,
+    /// A server says `cluster_state` is not ok: some slots are not served.
+    ClusterStateFail,
 }
 
 /// A scale asked for that waits for the roll: the ValkeyCluster's
@@ -696,6 +768,7 @@ impl fmt::Display for RoleSource {
             RoleSource::Event => "event",
             RoleSource::Status => "status",
             RoleSource::Inferred => "inferred",
+            RoleSource::Server => "server",
         })
     }
 }

@@ -203,6 +203,9 @@ pub struct Snapshot {
     pub deployments: Vec<Deployment>,
     pub pods: Vec<Pod>,
     pub events: Vec<Event>,
+    /// What the servers answered (docs/servers.md): empty when they were
+    /// not read, which is not the same as read and found wanting.
+    pub readings: Vec<ServerReading>,
 }
 
 impl Snapshot {
@@ -225,6 +228,13 @@ impl Snapshot {
         sort(&mut self.deployments, |o| &o.metadata);
         sort(&mut self.pods, |o| &o.metadata);
         sort(&mut self.events, |o| &o.metadata);
+        // Several readings of one pod (a bundle over time) stay, oldest
+        // first: the classifier takes the newest.
+        self.readings.sort_by(|a, b| {
+            key(&a.metadata)
+                .cmp(&key(&b.metadata))
+                .then(a.observed_at.cmp(&b.observed_at))
+        });
     }
 
     /// Appends every object of `other` (not sorted again).
@@ -235,6 +245,7 @@ impl Snapshot {
         self.deployments.extend(other.deployments);
         self.pods.extend(other.pods);
         self.events.extend(other.events);
+        self.readings.extend(other.readings);
     }
 
     /// Keeps only the objects of one namespace.
@@ -246,6 +257,7 @@ impl Snapshot {
         self.deployments.retain(|o| keep(&o.metadata));
         self.pods.retain(|o| keep(&o.metadata));
         self.events.retain(|o| keep(&o.metadata));
+        self.readings.retain(|o| keep(&o.metadata));
     }
 
     /// Keeps only the ValkeyNodes of the ValkeyCluster `cluster`
@@ -557,6 +569,104 @@ macro_rules! valkey_resource {
 
 valkey_resource!(ValkeyCluster, "ValkeyCluster", "valkeyclusters");
 valkey_resource!(ValkeyNode, "ValkeyNode", "valkeynodes");
+
+/// API group and version of the plugin's own kind, [`ServerReading`].
+pub const READING_API_VERSION: &str = "valkey-roll.io/v1alpha1";
+pub(crate) const READING_GROUP: &str = "valkey-roll.io";
+pub(crate) const READING_KIND: &str = "ServerReading";
+
+/// What one Valkey server answered (docs/servers.md), read-only: its
+/// role and replication link (INFO replication), its `myself` line of
+/// CLUSTER NODES and `cluster_state` (CLUSTER INFO). `metadata` names the
+/// pod it runs in. There is no password here, and never will be: a
+/// reading holds answers, not how they were asked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerReading {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// The ValkeyNode, when known.
+    #[serde(default)]
+    pub node: Option<String>,
+    /// When the server answered; a reading without a time cannot be
+    /// weighed against the API's evidence, so the reader requires it.
+    pub observed_at: Time,
+    #[serde(default)]
+    pub address: Option<String>,
+    /// CLUSTER NODES' myself id.
+    #[serde(default)]
+    pub node_id: Option<String>,
+    /// INFO replication's role (`master` is `primary`, `slave` `replica`).
+    #[serde(default)]
+    pub role: Option<ServerRole>,
+    /// A replica's `master_host:master_port`.
+    #[serde(default)]
+    pub primary_address: Option<String>,
+    /// A replica's `master_link_status`.
+    #[serde(default)]
+    pub link: Option<LinkStatus>,
+    /// A replica's `master_sync_in_progress`; None when not said.
+    #[serde(default)]
+    pub syncing: Option<bool>,
+    /// The flags of CLUSTER NODES' myself line.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// CLUSTER INFO's `cluster_state` (`ok`, `fail`).
+    #[serde(default)]
+    pub cluster_state: Option<String>,
+    /// Why the server could not be read; None: it was.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// A server's role as INFO replication says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerRole {
+    Primary,
+    Replica,
+}
+
+/// A replica's replication link (`master_link_status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkStatus {
+    Up,
+    Down,
+}
+
+impl ServerReading {
+    pub fn pod(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or("")
+    }
+    pub fn namespace(&self) -> &str {
+        self.metadata.namespace.as_deref().unwrap_or("")
+    }
+}
+
+impl kube::Resource for ServerReading {
+    type DynamicType = ();
+    type Scope = kube::core::NamespaceResourceScope;
+
+    fn kind(_: &()) -> Cow<'_, str> {
+        Cow::Borrowed(READING_KIND)
+    }
+    fn group(_: &()) -> Cow<'_, str> {
+        Cow::Borrowed(READING_GROUP)
+    }
+    fn version(_: &()) -> Cow<'_, str> {
+        Cow::Borrowed(VALKEY_VERSION)
+    }
+    fn plural(_: &()) -> Cow<'_, str> {
+        Cow::Borrowed("serverreadings")
+    }
+    fn meta(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+}
 
 /// `explain` reads at most this many lines of a previous container's log,
 /// the last ones (`tailLines`).

@@ -8,7 +8,7 @@
 
 use super::events;
 use super::judge::Judged;
-use crate::report::Deferred;
+use crate::report::{Deferred, DeferredSource};
 use crate::snapshot::{ValkeyCluster, condition, keys};
 use k8s_openapi::api::core::v1::Event;
 
@@ -37,6 +37,8 @@ pub(crate) fn parse(message: &str) -> Deferred {
         shard,
         primary,
         cause: cause.trim().to_string(),
+        source: DeferredSource::Condition,
+        replicas: Vec::new(),
     }
 }
 
@@ -61,7 +63,11 @@ pub(crate) fn deferred(
             .iter()
             .filter(|e| events::reason(e) == keys::ROLL_DEFERRED)
             .max_by_key(|e| events::time(e))
-            .map(|e| (parse(events::note(e)), events::time(e)))
+            .map(|e| {
+                let mut d = parse(events::note(e));
+                d.source = DeferredSource::Event;
+                (d, events::time(e))
+            })
     };
     let (d, at) = from_condition.or_else(from_event)?;
     let node = d

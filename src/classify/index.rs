@@ -5,7 +5,7 @@
 
 use super::events;
 use super::text::{is_name_char, whole_words};
-use crate::snapshot::{Deployment, Pod, Snapshot, StatefulSet, ValkeyNode, keys};
+use crate::snapshot::{Deployment, Pod, ServerReading, Snapshot, StatefulSet, ValkeyNode, keys};
 use k8s_openapi::api::core::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 // foldhash (hashbrown's own hasher, randomly seeded per run) instead of
@@ -32,6 +32,8 @@ pub(crate) struct Index<'a> {
     /// The events that name each ValkeyNode of the snapshot
     /// ([`events::names_node`]), by (namespace, node), in snapshot order.
     events_by_node: HashMap<Key<'a>, Vec<&'a Event>>,
+    /// The servers' readings by namespace, in snapshot order.
+    readings: HashMap<&'a str, Vec<&'a ServerReading>>,
 }
 
 fn key(m: &ObjectMeta) -> Option<Key<'_>> {
@@ -127,7 +129,13 @@ impl<'a> Index<'a> {
             events_by_node.insert((ns, name), naming);
         }
 
+        let mut readings: HashMap<&'a str, Vec<&'a ServerReading>> = HashMap::default();
+        for r in &snapshot.readings {
+            readings.entry(r.namespace()).or_default().push(r);
+        }
+
         Index {
+            readings,
             nodes_by_cluster,
             stateful_sets: first_by_name(&snapshot.stateful_sets, |s| &s.metadata),
             deployments: first_by_name(&snapshot.deployments, |d| &d.metadata),
@@ -147,6 +155,11 @@ impl<'a> Index<'a> {
         self.nodes_by_cluster
             .get(&(namespace, cluster))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// The servers' readings in `namespace`.
+    pub(crate) fn readings_in(&self, namespace: &str) -> &[&'a ServerReading] {
+        self.readings.get(namespace).map_or(&[], Vec::as_slice)
     }
 
     pub(crate) fn stateful_set(&self, namespace: &str, name: &str) -> Option<&'a StatefulSet> {

@@ -39,6 +39,7 @@ mod risk;
 mod role;
 mod roll;
 mod scale;
+mod servers;
 mod silence;
 mod text;
 mod timeline;
@@ -171,8 +172,18 @@ fn classify_cluster(
         spec_edited_at: cluster.and_then(roll::spec_edited_at),
     };
     let views: Vec<NodeObjects<'_>> = nodes.iter().map(|n| NodeObjects::new(index, n)).collect();
-    let roles = judge_roles(
+    let mut roles = judge_roles(
         index, namespace, name, cluster, &views, protocol, side, clock,
+    );
+    let cluster_events = cluster_events(index, namespace, name);
+    // What the servers say, laid over the API's roles (docs/servers.md).
+    let shards: Vec<Option<u32>> = nodes.iter().map(|n| walk::indices(n, name).0).collect();
+    let servers = servers::Servers::read(
+        index.readings_in(namespace),
+        &views,
+        &shards,
+        &cluster_events,
+        &mut roles,
     );
     let places = walk::place(nodes, name, &roles.nodes);
     // Judged first, ordered after: the walk order depends on whether any
@@ -202,7 +213,6 @@ fn classify_cluster(
         .collect();
 
     let holders: Vec<&Judged<'_>> = judged.iter().filter(|j| j.holder).collect();
-    let cluster_events = cluster_events(index, namespace, name);
     let deferred = deferred::deferred(cluster, &cluster_events, &judged);
     let is_queue = |j: &&Judged<'_>| j.state.is_queued();
     // A primary held back is the front the operator names.
@@ -211,6 +221,12 @@ fn classify_cluster(
         .and_then(|d| d.primary.as_deref())
         .and_then(|p| judged.iter().filter(is_queue).find(|j| j.name() == p));
     let front = held_back.or_else(|| judged.iter().find(is_queue));
+    // The operator's own word first; else what the servers say of the front.
+    let deferred = deferred.or_else(|| {
+        servers
+            .as_ref()
+            .and_then(|s| s.deferred(front, holders.len(), &judged, now))
+    });
     let waiting = judged
         .iter()
         .filter(|j| j.state == NodeState::Waiting)
@@ -263,7 +279,7 @@ fn classify_cluster(
             total,
             not_done,
             creating,
-            deferred,
+            deferred: deferred.clone(),
             quiet,
             failover,
             protocol,
@@ -291,7 +307,10 @@ fn classify_cluster(
                 queue += 1;
                 queue
             });
-            node_report(j, position, &holders, front, side.image, now, threshold)
+            let server = servers.as_ref().and_then(|s| s.node_server(j.name()));
+            let mut report = node_report(j, position, &holders, front, side.image, now, threshold);
+            report.server = server;
+            report
         })
         .collect();
 
@@ -313,9 +332,21 @@ fn classify_cluster(
         per_node_seconds: estimate.and_then(|e| e.per_node).map(secs),
         eta_seconds: estimate.and_then(|e| e.eta).map(secs),
         eta_basis: estimate.map(|e| e.basis),
+        unplanned: servers
+            .as_ref()
+            .map(|s| s.unplanned(&judged, roles.failover.as_ref(), front))
+            .unwrap_or_default(),
         failover: roles.failover,
         operator: silence,
-        risks: risk::risks(&judged, now),
+        risks: {
+            let mut risks = risk::risks(&judged, now);
+            if let Some(s) = &servers {
+                risks.extend(s.risks(&judged, now));
+            }
+            risks
+        },
+        deferred,
+        servers: servers.map(|s| s.read),
         pending_scale: scale::pending(cluster, &judged),
         state: status.and_then(|s| s.state.clone()),
         state_reason: status.and_then(|s| s.reason.clone()),
@@ -513,6 +544,7 @@ fn node_report(
         waiting_for_seconds: waiting_for,
         reason: node_reason(j, position, holders, front, now, threshold),
         evidence,
+        server: None,
         facts: NodeFacts {
             cluster_owned: j.cluster_owned,
             asks: j.asks,

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 /// Ready=False transition (the node controller marks it when its roll
 /// begins, or its pod fails), else its pod's deletion, its pod's turn to
 /// not Ready, or a pod created and not Ready yet.
-fn down_since(j: &Judged<'_>) -> Option<Timestamp> {
+pub(crate) fn down_since(j: &Judged<'_>) -> Option<Timestamp> {
     let v = &j.view;
     let pod = v.pod.map(|p| &p.metadata);
     v.node
@@ -83,6 +83,7 @@ pub(crate) fn risks(nodes: &[Judged<'_>], now: Timestamp) -> Vec<Risk> {
             primary: Some(primary.name().to_string()),
             since,
             for_seconds: since.map(|t| secs(super::clock::since(now, t))),
+            replicas: None,
         });
     }
     out

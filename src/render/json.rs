@@ -267,6 +267,12 @@ mod tests {
         for added in ["container", "exitCode", "reason", "signal", "finishedAt"] {
             want.insert(format!("{evidence}.{added}"));
         }
+        // Issue 31, what the servers say (PLUGIN.md "What the servers
+        // say"; docs/servers.md).
+        for added in ["deferred", "servers"] {
+            want.insert(format!(".clusters[].{added}"));
+        }
+        want.insert(".clusters[].nodes[].server".to_string());
         let missing: Vec<_> = want.difference(&got).collect();
         let extra: Vec<_> = got.difference(&want).collect();
         assert!(

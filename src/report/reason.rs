@@ -224,8 +224,24 @@ pub struct Deferred {
     /// The primary held back; None when the message does not name one.
     pub primary: Option<String>,
     /// The operator's words after "deferred:" (the whole message when it
-    /// has another form).
+    /// has another form); empty when the servers tell it.
     pub cause: String,
+    /// How it is known.
+    pub source: DeferredSource,
+    /// Told by the servers: the shard's replicas, none synced.
+    pub replicas: Vec<super::ReplicaLink>,
+}
+
+/// How a primary held back is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DeferredSource {
+    /// The ValkeyCluster's RollDeferred condition.
+    Condition,
+    /// A RollDeferred event.
+    Event,
+    /// The servers: the front is a primary with no synced replica.
+    Servers,
 }
 
 /// Nobody drives the roll: the node in flight whose status has not
@@ -472,6 +488,25 @@ pub enum Unavailable {
     OwnerWithoutTime { protocol: Protocol },
 }
 
+/// Why a node's own server did not settle its role.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerNote {
+    /// No reading of its pod.
+    Missing,
+    /// Its server could not be read (the reading's `error`).
+    Unread { error: String },
+    /// The reading is older than the newest API evidence about it.
+    Stale {
+        observed_at: jiff::Timestamp,
+        evidence_at: jiff::Timestamp,
+    },
+    /// The reading is of another pod than the node's current one.
+    OtherPod { pod: String },
+    /// Its server is a primary with no place yet (another primary of its
+    /// shard holds it): a fresh server, about to be made a replica.
+    EmptyPrimary { primary: Option<String> },
+}
+
 /// Why a node's judged role is unsure, or unknown (the document's
 /// `roleNote`). Times are when the evidence was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -509,6 +544,8 @@ pub enum RoleNote {
     /// Evidence newer than what its shard's primary was judged from
     /// contradicts it: every node of the shard may be the primary.
     Contradicted(Box<RoleContradicted>),
+    /// The servers were read, but this node's reading does not count.
+    Server(ServerNote),
 }
 
 /// A judged primary that newer evidence contradicts (docs/roles.md).

@@ -329,7 +329,11 @@ fn a_primary_held_back_is_the_front_and_its_cause_the_reason() {
         "primary has no synced replicas",
         t(-5),
     ));
-    for (row, c) in [("condition", by_condition), ("event", by_event)] {
+    use crate::report::DeferredSource;
+    for (row, c, source) in [
+        ("condition", by_condition, DeferredSource::Condition),
+        ("event", by_event, DeferredSource::Event),
+    ] {
         let r = judge(&c.snapshot(), t(0));
         assert_eq!(r.verdict, Verdict::Waiting, "{row}");
         assert_eq!(r.front.as_deref(), Some("cache-0-0"), "{row}");
@@ -346,6 +350,8 @@ fn a_primary_held_back_is_the_front_and_its_cause_the_reason() {
                 shard: Some(0),
                 primary: Some("cache-0-0".into()),
                 cause: "primary has no synced replicas".into(),
+                source,
+                replicas: Vec::new(),
             }),
             "{row}: {:?}",
             r.reason

@@ -12,6 +12,7 @@ mod protocol;
 mod replay;
 mod roles;
 mod spec;
+mod servers;
 mod states;
 mod verdicts;
 mod walk;

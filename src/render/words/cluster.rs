@@ -3,9 +3,11 @@
 use super::evidence::joined;
 use super::{Phrase, Short, and_waiting, nodes};
 use crate::report::{
-    ClusterReason, Creating, Deferred, Failover, FailoverUnderWay, Hold, NotDone, PendingScale,
-    Protocol, Risk, RiskKind, Silence, SilentAfter, Stale, Unfinished, WaitingFor,
+    ClusterReason, Creating, Deferred, DeferredSource, Failover, FailoverUnderWay, Hold, NotDone,
+    PendingScale, Protocol, ReplicaLink, Risk, RiskKind, Silence, SilentAfter, Stale, Unfinished,
+    UnplannedFailover, WaitingFor,
 };
+use crate::snapshot::LinkStatus;
 use crate::units::{human, human_or, short_hash};
 use std::fmt;
 
@@ -135,6 +137,26 @@ impl fmt::Display for Risk {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
             RiskKind::NoReadyReplica => write!(f, "shard {} has no Ready replica", self.shard)?,
+            RiskKind::NoSyncedReplica => {
+                write!(f, "shard {} has no synced replica", self.shard)?;
+                if let Some(p) = &self.primary {
+                    write!(f, " ({p} is its primary")?;
+                    for r in self.replicas.iter().flatten() {
+                        write!(f, "; {}", ReplicaSaid(r, false))?;
+                    }
+                    f.write_str(")")?;
+                }
+                return Ok(());
+            }
+            RiskKind::ClusterStateFail => {
+                return match &self.primary {
+                    Some(p) => write!(
+                        f,
+                        "{p}'s server says the cluster state is not ok: slots go unserved"
+                    ),
+                    None => f.write_str("a server says the cluster state is not ok"),
+                };
+            }
         }
         if let Some(p) = &self.primary {
             write!(f, " ({p} is its primary)")?;
@@ -143,6 +165,22 @@ impl fmt::Display for Risk {
             Some(s) => write!(f, ", {}", human(s)),
             None => Ok(()),
         }
+    }
+}
+
+/// `cache-1-1 is shard 1's primary by its server, not cache-1-0: a
+/// failover the operator did not make`.
+impl fmt::Display for UnplannedFailover {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is shard {}'s primary by its server",
+            self.to, self.shard
+        )?;
+        if let Some(from) = &self.from {
+            write!(f, ", not {from}")?;
+        }
+        f.write_str(": a failover the operator did not make")
     }
 }
 
@@ -174,8 +212,76 @@ impl fmt::Display for Creating {
     }
 }
 
+/// One replica's link as its server says it: `cache-1-1 link down for
+/// 3m`, `cache-1-1 syncing`, `cache-1-1 not linked` (no replica reading).
+/// `short`: without the node's name.
+struct ReplicaSaid<'r>(&'r ReplicaLink, bool);
+
+impl fmt::Display for ReplicaSaid<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ReplicaSaid(r, short) = *self;
+        if !short {
+            write!(f, "{} ", r.node)?;
+        }
+        match (r.link, r.syncing) {
+            (_, Some(true)) => f.write_str("syncing"),
+            (Some(LinkStatus::Up), _) => f.write_str("link up, flagged failing"),
+            (Some(LinkStatus::Down), _) => match r.down_for {
+                Some(d) => write!(f, "link down for {}", human(d)),
+                None => f.write_str("link down"),
+            },
+            (None, _) => f.write_str("not linked"),
+        }
+    }
+}
+
+/// The cause of a primary held back: the operator's words, or what the
+/// servers say (`waits for cache-1-1 to sync with cache-1-0: link down
+/// for 3m`).
+struct Cause<'d>(&'d Deferred);
+
+impl fmt::Display for Cause<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        if d.source != DeferredSource::Servers {
+            return f.write_str(&d.cause);
+        }
+        let primary = d.primary.as_deref().unwrap_or("its primary");
+        match d.replicas.as_slice() {
+            [one] => write!(
+                f,
+                "waits for {} to sync with {primary}: {}",
+                one.node,
+                ReplicaSaid(one, true)
+            ),
+            many => {
+                write!(f, "waits for a replica to sync with {primary}:")?;
+                for (i, r) in many.iter().enumerate() {
+                    let sep = if i == 0 { " " } else { ", " };
+                    write!(f, "{sep}{}", ReplicaSaid(r, false))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The document's `deferred`: `{"node", "shard", "cause", "source"}`.
+impl serde::Serialize for Deferred {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = s.serialize_struct("Deferred", 4)?;
+        out.serialize_field("node", &self.primary)?;
+        out.serialize_field("shard", &self.shard)?;
+        out.serialize_field("cause", &Cause(self).to_string())?;
+        out.serialize_field("source", &self.source)?;
+        out.end()
+    }
+}
+
 /// `the operator holds back shard 1's primary cache-1-0: primary has no
-/// synced replicas`.
+/// synced replicas`; by the servers, `the operator holds back shard 1's
+/// primary cache-1-0: it waits for cache-1-1 to sync (link down for 3m)`.
 impl fmt::Display for Deferred {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("the operator holds back ")?;
@@ -184,6 +290,17 @@ impl fmt::Display for Deferred {
             (None, Some(p)) => write!(f, "the primary {p}")?,
             (Some(s), None) => write!(f, "shard {s}'s primary")?,
             (None, None) => f.write_str("a primary")?,
+        }
+        if self.source == DeferredSource::Servers {
+            return match self.replicas.as_slice() {
+                [one] => write!(
+                    f,
+                    ": it waits for {} to sync ({})",
+                    one.node,
+                    ReplicaSaid(one, true)
+                ),
+                _ => write!(f, ": it {}", Cause(self)),
+            };
         }
         write!(f, ": {}", self.cause)
     }
@@ -214,7 +331,20 @@ pub(crate) fn asides(c: &crate::report::ClusterReport) -> Vec<String> {
     if let Some(f) = &c.failover {
         out.push(f.to_string());
     }
-    out.extend(c.risks.iter().map(ToString::to_string));
+    out.extend(c.unplanned.iter().map(ToString::to_string));
+    // A shard the servers say has no synced replica is said once, by
+    // them: its Ready replicas (if any) are beside the point.
+    let unsynced = |shard: u32| {
+        c.risks
+            .iter()
+            .any(|r| r.kind == RiskKind::NoSyncedReplica && r.shard == shard)
+    };
+    out.extend(
+        c.risks
+            .iter()
+            .filter(|r| !(r.kind == RiskKind::NoReadyReplica && unsynced(r.shard)))
+            .map(ToString::to_string),
+    );
     if let Some(s) = &c.pending_scale {
         out.push(s.to_string());
     }

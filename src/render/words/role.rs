@@ -1,6 +1,6 @@
 //! Why a judged role is unsure or unknown (the document's `roleNote`).
 
-use crate::report::{Contradiction, RoleNote};
+use crate::report::{Contradiction, RoleNote, ServerNote};
 use crate::units;
 use std::fmt;
 
@@ -69,6 +69,45 @@ impl fmt::Display for RoleNote {
                     ),
                 }
             }
+            RoleNote::Server(note) => write!(f, "{note}"),
+        }
+    }
+}
+
+/// Why a node's own server did not settle its role.
+impl fmt::Display for ServerNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerNote::Missing => f.write_str("the servers were read, but not its own"),
+            ServerNote::Unread { error } if error.is_empty() => {
+                f.write_str("its server's answer names no role")
+            }
+            ServerNote::Unread { error } => write!(
+                f,
+                "its server could not be read: {}",
+                crate::render::style::clean(error)
+            ),
+            ServerNote::Stale {
+                observed_at,
+                evidence_at,
+            } => write!(
+                f,
+                "its server's reading at {} is older than the API's word at {}",
+                units::timestamp(*observed_at),
+                units::timestamp(*evidence_at)
+            ),
+            ServerNote::OtherPod { pod } => write!(
+                f,
+                "the reading is of pod {}, not its current one",
+                crate::render::style::clean(pod)
+            ),
+            ServerNote::EmptyPrimary { primary } => match primary {
+                Some(p) => write!(
+                    f,
+                    "its server is a primary in {p}'s shard: a fresh one, not placed yet"
+                ),
+                None => f.write_str("its server is a fresh primary, not placed yet"),
+            },
         }
     }
 }

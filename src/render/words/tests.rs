@@ -314,6 +314,8 @@ fn a_deferred_primary_is_said_held_back() {
             shard: Some(0),
             primary: Some("cache-0-0".into()),
             cause: "primary has no synced replicas".into(),
+            source: crate::report::DeferredSource::Condition,
+            replicas: Vec::new(),
         }),
         failover: None,
     };

@@ -5,7 +5,9 @@
 
 use super::words::{describe, expected_string, field_problem, type_name};
 use crate::error::{Error, Result};
-use crate::snapshot::{Snapshot, VALKEY_API_VERSION, VALKEY_GROUP};
+use crate::snapshot::{
+    READING_API_VERSION, READING_GROUP, READING_KIND, Snapshot, VALKEY_API_VERSION, VALKEY_GROUP,
+};
 use k8s_openapi::api::core::v1::{Event, EventSeries};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -22,6 +24,8 @@ pub(super) enum Known {
     CoreEvent,
     /// `events.k8s.io` Event: converted to the core view.
     EventsEvent,
+    /// The plugin's own `valkey-roll.io` ServerReading.
+    Reading,
 }
 
 /// Which known kind a document is; `Err` (the field, the problem) for
@@ -41,6 +45,17 @@ pub(super) fn known_kind(
         ("v1", "Pod") => Known::Pod,
         ("v1", "Event") => Known::CoreEvent,
         ("events.k8s.io/v1" | "events.k8s.io/v1beta1", "Event") => Known::EventsEvent,
+        (READING_API_VERSION, READING_KIND) => Known::Reading,
+        // A reading in another version or group would be a server left
+        // out silently: its node's role would fall back to the API's.
+        (_, READING_KIND) if api_version.split('/').next() == Some(READING_GROUP) => {
+            return Err((
+                "apiVersion",
+                format!(
+                    "`{api_version}` is not a version this plugin reads (it reads {READING_API_VERSION})"
+                ),
+            ));
+        }
         ("", "ValkeyCluster" | "ValkeyNode") => {
             return Err((
                 "apiVersion",
@@ -255,6 +270,56 @@ pub(super) fn add_value_at(
             crate::source::tidy_event(&mut event);
             snapshot.events.push(event);
         }
+        Known::Reading => {
+            let reading: crate::snapshot::ServerReading = typed(value).map_err(bad)?;
+            check_reading(&reading).map_err(|(field, problem)| bad((field.into(), problem)))?;
+            snapshot.readings.push(reading);
+        }
+    }
+    Ok(())
+}
+
+/// The longest text a reading's field holds: a node id is 40 hex digits,
+/// an address a few dozen characters, an error a short line.
+const READING_TEXT_MAX: usize = 256;
+
+/// The most flags a myself line has (CLUSTER NODES has a handful).
+const READING_FLAGS_MAX: usize = 16;
+
+/// A reading whose fields are beyond any server's answer: the field and
+/// why. What a server says is short; a reading that is not would fill a
+/// screen with a line the plugin only passes on.
+fn check_reading(
+    r: &crate::snapshot::ServerReading,
+) -> std::result::Result<(), (&'static str, String)> {
+    let long = |s: &Option<String>| s.as_ref().is_some_and(|s| s.len() > READING_TEXT_MAX);
+    let fields = [
+        ("node", &r.node),
+        ("address", &r.address),
+        ("nodeId", &r.node_id),
+        ("primaryAddress", &r.primary_address),
+        ("clusterState", &r.cluster_state),
+        ("error", &r.error),
+    ];
+    for (field, value) in fields {
+        if long(value) {
+            return Err((
+                field,
+                format!("longer than {READING_TEXT_MAX} characters, which no server answers"),
+            ));
+        }
+    }
+    if r.flags.len() > READING_FLAGS_MAX {
+        return Err((
+            "flags",
+            format!("more than {READING_FLAGS_MAX} flags, which no myself line has"),
+        ));
+    }
+    if let Some(at) = r.flags.iter().position(|f| f.len() > READING_TEXT_MAX) {
+        return Err((
+            "flags",
+            format!("flag {at} is longer than {READING_TEXT_MAX} characters"),
+        ));
     }
     Ok(())
 }

@@ -25,6 +25,8 @@ mod duplicates;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_readings;
+#[cfg(test)]
 mod tests_stream;
 mod text;
 mod visit;

@@ -86,6 +86,18 @@ pub(super) const READ_KEYS: &[&str] = &[
     "note",
     "regarding",
     "reportingController",
+    // valkey-roll.io ServerReading ("source", "type" and "message" aside).
+    "node",
+    "observedAt",
+    "address",
+    "nodeId",
+    "role",
+    "primaryAddress",
+    "link",
+    "syncing",
+    "flags",
+    "clusterState",
+    "error",
 ];
 
 /// The scalar and sequence shapes of a value, a document or an item, read as
