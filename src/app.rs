@@ -3,7 +3,7 @@
 
 use crate::cli::{Cli, Command};
 use crate::commands::{self, Ctx};
-use crate::error::{Outcome, Result};
+use crate::error::{Error, Outcome, Result};
 use crate::render::style::{clean, clean_lines};
 use clap::{CommandFactory, Parser};
 use std::io::{IsTerminal, Write};
@@ -65,6 +65,21 @@ fn usage_error_text(err: &clap::Error) -> String {
     clean_lines(&text)
 }
 
+/// Writes a command's text to stdout. A reader that went away (`| head`,
+/// a broken pipe) is not an error: what it wanted, it read. Any other
+/// failure (a full disk, `> /dev/full`) is one: the text did not arrive
+/// whole, and the exit code must say so.
+fn write_stdout(text: &[u8]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text).and_then(|()| out.flush()) {
+        Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Write {
+            path: "stdout".to_string(),
+            source,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The whole program, shared by both binary names (`kubectl-valkey-roll`
 /// and `kubectl-valkey_roll`, the name kubectl looks up).
 pub fn main() -> ExitCode {
@@ -110,14 +125,18 @@ pub fn main() -> ExitCode {
     runtime.shutdown_background();
     match result {
         Ok(outcome) => {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(outcome.stdout.as_bytes());
-            let _ = out.flush();
+            let written = write_stdout(outcome.stdout.as_bytes());
             if !outcome.stderr.is_empty() {
                 // Plain text (never coloured), so it is cleaned here, once.
                 let _ = std::io::stderr().write_all(clean_lines(&outcome.stderr).as_bytes());
             }
-            ExitCode::from(outcome.exit.code())
+            match written {
+                Err(err) => {
+                    eprintln!("error: {}", clean(&err.to_string()));
+                    ExitCode::from(err.exit().code())
+                }
+                Ok(()) => ExitCode::from(outcome.exit.code()),
+            }
         }
         Err(err) => {
             // Error messages name what the file or the command line gave

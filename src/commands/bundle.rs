@@ -231,11 +231,85 @@ pub(crate) fn pods_of(
     pods
 }
 
+/// Writes the bundle to `path` whole or not at all: into a new file beside
+/// it, then renamed onto it, so a full disk (or any failed write) leaves
+/// no partial bundle, and an older file of that name as it was. A path
+/// that is there and is not a regular file (`/dev/stdout`, a FIFO) is
+/// written as it is: it cannot be replaced. A symbolic link is followed,
+/// as a plain write would: the file it leads to is replaced.
 fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|source| Error::Write {
+    write_whole(path, |file| {
+        std::io::Write::write_all(file, text.as_bytes())
+    })
+}
+
+/// [`write_file`]'s steps, with what is written given by `write`.
+fn write_whole(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
+    let failed = |source| Error::Write {
         path: path.display().to_string(),
         source,
-    })
+    };
+    let target = match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(path)
+                .map_err(failed)?;
+            return write(&mut file).map_err(failed);
+        }
+        // The file a link leads to is the one replaced (not the link).
+        Ok(_) => std::fs::canonicalize(path).map_err(failed)?,
+        Err(_) => path.to_path_buf(),
+    };
+    let (temporary, mut file) = new_beside(&target).map_err(failed)?;
+    let done = write(&mut file)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| {
+            // An older file keeps its permissions.
+            match std::fs::metadata(&target) {
+                Ok(old) => file.set_permissions(old.permissions()),
+                Err(_) => Ok(()),
+            }
+        })
+        .and_then(|()| {
+            drop(file);
+            std::fs::rename(&temporary, &target)
+        });
+    if let Err(source) = done {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(failed(source));
+    }
+    Ok(())
+}
+
+/// A new, empty file in `target`'s folder, named after it
+/// (`.NAME.PID-N.partial`), that no other file had.
+fn new_beside(target: &Path) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
+    let folder = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = target
+        .file_name()
+        .map_or_else(|| "bundle".into(), |n| n.to_string_lossy());
+    let mut last = None;
+    for n in 0..16 {
+        let temporary = folder.join(format!(".{name}.{}-{n}.partial", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)
+        {
+            Ok(file) => return Ok((temporary, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
 }
 
 #[cfg(test)]
@@ -271,6 +345,36 @@ mod tests {
                 .starts_with("cannot write /no-such-folder-of-this-test/bundle.yaml: No such file"),
             "{err}"
         );
+    }
+
+    /// A write that fails halfway (a full disk) leaves no partial bundle
+    /// and no temporary file, and an older bundle of that name as it was.
+    #[test]
+    fn a_write_that_fails_halfway_leaves_no_partial_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let full = || std::io::Error::from_raw_os_error(libc::ENOSPC);
+        let halfway = |file: &mut std::fs::File| {
+            std::io::Write::write_all(file, b"apiVersion: v1\nkind: Li")?;
+            Err(full())
+        };
+        let path = dir.path().join("new.yaml");
+        let err = write_whole(&path, halfway).expect_err("the disk is full");
+        assert!(err.to_string().contains("No space left on device"), "{err}");
+        let old = dir.path().join("old.yaml");
+        std::fs::write(&old, "the older bundle").expect("write");
+        write_whole(&old, halfway).expect_err("the disk is full");
+        assert_eq!(
+            std::fs::read_to_string(&old).expect("read"),
+            "the older bundle"
+        );
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, ["old.yaml"], "nothing else is left");
+        // A write that succeeds replaces the older file whole.
+        write_file(&old, "the new one").expect("write");
+        assert_eq!(std::fs::read_to_string(&old).expect("read"), "the new one");
     }
 
     /// The example's items as the live reader hands them over: by kind.

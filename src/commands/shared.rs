@@ -39,7 +39,8 @@ pub(crate) fn render_report(report: &Report, ctx: &Ctx) -> Result<String> {
 }
 
 /// The warning for a `--now` before every time the snapshot holds (every
-/// duration would read 0s); empty otherwise, and without `--now`.
+/// duration would read 0s), or before some of them by more than
+/// [`CLOCK_SKEW`] (those read 0s); empty otherwise, and without `--now`.
 pub(crate) fn clock_warning(ctx: &Ctx, snapshot: &Snapshot) -> String {
     let Some(now) = ctx.global.now else {
         return String::new();
@@ -54,11 +55,30 @@ pub(crate) fn clock_warning(ctx: &Ctx, snapshot: &Snapshot) -> String {
         .events
         .iter()
         .filter_map(crate::classify::event_time);
-    match conditions.chain(events).min() {
-        Some(earliest) if now < earliest => crate::render::clock::before_everything(now, earliest),
+    let mut earliest = None::<jiff::Timestamp>;
+    let mut latest = None::<jiff::Timestamp>;
+    let mut after = 0usize;
+    for t in conditions.chain(events) {
+        earliest = Some(earliest.map_or(t, |e| e.min(t)));
+        latest = Some(latest.map_or(t, |l| l.max(t)));
+        if t.duration_since(now) > CLOCK_SKEW {
+            after += 1;
+        }
+    }
+    match (earliest, latest) {
+        (Some(earliest), _) if now < earliest => {
+            crate::render::clock::before_everything(now, earliest)
+        }
+        (_, Some(latest)) if after > 0 => crate::render::clock::before_some(now, latest, after),
         _ => String::new(),
     }
 }
+
+/// How far after `--now` a time may lie unremarked: the API server's
+/// clock and the one that took the snapshot (a bundle's `taken-at`) may
+/// differ by seconds, and a time read as 0s instead of a few seconds ago
+/// misleads no one.
+pub(crate) const CLOCK_SKEW: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
 
 /// Some verdict needs a person: exit 3 with `--exit-code`.
 pub(crate) fn needs_attention(report: &Report) -> bool {

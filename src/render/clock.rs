@@ -14,6 +14,21 @@ pub(crate) fn before_everything(now: Timestamp, earliest: Timestamp) -> String {
     )
 }
 
+/// `--now` lies before some of the times the snapshot holds (`count`,
+/// the latest `latest`): what is measured from them reads 0s.
+pub(crate) fn before_some(now: Timestamp, latest: Timestamp, count: usize) -> String {
+    let times = if count == 1 {
+        "1 time".to_string()
+    } else {
+        format!("{count} times")
+    };
+    format!(
+        "warning: --now {} is before {times} in the snapshot (the latest is {}): each age, hold and wait measured from them reads 0s; the snapshot's own time is likely later\n",
+        timestamp(now),
+        timestamp(latest)
+    )
+}
+
 /// `-v 6`: one API request, as kubectl logs it: `GET URL 200 OK in 12
 /// milliseconds`.
 pub(crate) fn request(verb: &str, url: &str, status: &str, millis: u64) -> String {

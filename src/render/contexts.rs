@@ -2,7 +2,7 @@
 //! per cluster with its CONTEXT (the view a platform team scans for the one
 //! that jammed), then each context's clusters as `status` shows them.
 
-use super::fit::Cell;
+use super::fit::{Cell, bounded};
 use super::style::{Tone, clean, reason_cell};
 use super::table::{TableOptions, borderless, status_table};
 use crate::report::Report;
@@ -51,9 +51,12 @@ pub(crate) fn contexts_table(report: &Report, opts: TableOptions) -> String {
                 .cloned()
                 .collect(),
         };
+        // A name longer than any the API server accepts is cut, as in a
+        // table's cell (issue 30, item 11: 5,000 characters were printed
+        // whole).
         out.push_str(&format!(
             "\n--- context {}\n\n",
-            clean(context.unwrap_or("-"))
+            bounded(&clean(context.unwrap_or("-")))
         ));
         out.push_str(&status_table(&one, opts));
     }
@@ -94,6 +97,22 @@ mod tests {
         assert_eq!(
             contexts_table(&Report { clusters: vec![] }, TableOptions::default()),
             ""
+        );
+    }
+
+    #[test]
+    fn a_context_name_beyond_any_the_api_accepts_is_cut_in_its_header() {
+        let mut report = converged();
+        let name = "c".repeat(5_000);
+        report.clusters[0].context = Some(name.clone());
+        let out = contexts_table(&report, TableOptions::default());
+        let header = out
+            .lines()
+            .find(|l| l.starts_with("--- context "))
+            .expect("the context's header");
+        assert_eq!(
+            header,
+            format!("--- context {}…", "c".repeat(crate::names::LONGEST_NAME))
         );
     }
 }

@@ -24,7 +24,7 @@
 //! been judged again).
 
 use crate::render::notice::{context_words, in_context};
-use crate::render::style::clean;
+use crate::render::style::{clean, needs_cleaning};
 use crate::report::{NodeState, Verdict};
 use jiff::Timestamp;
 use prometheus_client::collector::Collector;
@@ -451,7 +451,7 @@ impl Metrics {
         );
 
         for c in &self.contexts {
-            let context = clean(&c.context);
+            let context = label(&c.context);
             let whole = c.blind.is_empty() && c.judged.is_some();
             if let Some(j) = c.judged.as_ref().filter(|_| whole) {
                 judged.push(vec![("context", context.clone())], unix(j.at));
@@ -460,8 +460,8 @@ impl Metrics {
                     let elapsed = self.now.duration_since(at).as_secs().max(0) as f64;
                     let base: Labels = vec![
                         ("context", context.clone()),
-                        ("namespace", clean(&r.namespace)),
-                        ("cluster", clean(&r.name)),
+                        ("namespace", label(&r.namespace)),
+                        ("cluster", label(&r.name)),
                     ];
                     let with = |name: &'static str, value: String| {
                         let mut l = base.clone();
@@ -485,17 +485,17 @@ impl Metrics {
                     }
                     for (name, held) in &r.holders {
                         let held = held.map_or(f64::NAN, |s| s as f64 + elapsed);
-                        holder.push(with("node", clean(name)), held);
+                        holder.push(with("node", label(name)), held);
                     }
                     if let Some(f) = &r.front {
-                        front.push(with("node", clean(f)), 1.0);
+                        front.push(with("node", label(f)), 1.0);
                     }
                     if let Some(q) = r.quiet_for_seconds {
                         quiet.push(base.clone(), q as f64 + elapsed);
                     }
                     failover.push(base.clone(), if r.failover { 1.0 } else { 0.0 });
                     if let Some((node, secs)) = &r.operator {
-                        operator.push(with("node", clean(node)), *secs as f64 + elapsed);
+                        operator.push(with("node", label(node)), *secs as f64 + elapsed);
                     }
                 }
             }
@@ -528,6 +528,30 @@ impl Metrics {
             last_event, errors, ready, judged, build,
         ]
     }
+}
+
+/// A name as a label value: what must not be printed raw (a control or
+/// invisible character, layout white space included) as its code, as
+/// [`crate::render::style::clean`] shows it (`\u{1b}`), but one to one,
+/// so two names are never one label (issue 30, item 9: contexts `a<TAB>b`
+/// and `a b` were both `a b`, a duplicate series that Prometheus drops):
+/// a tab is `\u{9}`, not a space, and a backslash the name holds before
+/// `u{` is `\u{5c}`, so a name that spells a code is not the character.
+fn label(name: &str) -> String {
+    let spells_code = |at: usize| name[at + 1..].starts_with("u{");
+    let escaped = |(at, c): &(usize, char)| needs_cleaning(*c) || (*c == '\\' && spells_code(*at));
+    if !name.char_indices().any(|ic| escaped(&ic)) {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for ic in name.char_indices() {
+        if escaped(&ic) {
+            out.extend(ic.1.escape_unicode());
+        } else {
+            out.push(ic.1);
+        }
+    }
+    out
 }
 
 /// Unix time in seconds, to the millisecond.
@@ -760,8 +784,51 @@ mod tests {
         report.clusters[0].name = "a\"b\\c".into();
         let text = metrics_text(&[whole("ctx\u{7}\n", report)], BUILD, t(0));
         assert!(text.contains(r#"cluster="a\"b\\c""#), "{text}");
-        assert!(text.contains(r#"context="ctx\\u{7} ""#), "{text}");
+        assert!(text.contains(r#"context="ctx\\u{7}\\u{a}""#), "{text}");
         assert!(!text.contains('\u{7}'));
+    }
+
+    /// Issue 30, item 9: context names that differ only in a control
+    /// character against a space (or that spell a character's code) were
+    /// one label, so every series of theirs came twice. Each name is its
+    /// own label now, and no series is written twice.
+    #[test]
+    fn names_that_clean_alike_are_distinct_labels() {
+        let names = [
+            "a b",
+            "a\tb",
+            "a\nb",
+            r"a\u{9}b",
+            r"a\\u{9}b",
+            r"a\b",
+            r"a\",
+        ];
+        let views: Vec<ContextView> = names.iter().map(|n| whole(n, jammed())).collect();
+        let text = metrics_text(&views, BUILD, t(60));
+        let mut seen = std::collections::BTreeSet::new();
+        for line in samples(&text) {
+            let series = line.rsplit_once(' ').map_or(line, |(series, _)| series);
+            assert!(seen.insert(series), "{series} twice in\n{text}");
+        }
+        let ready: Vec<&str> = samples(&text)
+            .into_iter()
+            .filter(|l| l.starts_with("valkey_roll_exporter_ready{"))
+            .collect();
+        // As written in the text, where a backslash is doubled.
+        assert_eq!(
+            ready,
+            [
+                r#"valkey_roll_exporter_ready{context="a b"} 1"#,
+                r#"valkey_roll_exporter_ready{context="a\\u{9}b"} 1"#,
+                r#"valkey_roll_exporter_ready{context="a\\u{a}b"} 1"#,
+                r#"valkey_roll_exporter_ready{context="a\\u{5c}u{9}b"} 1"#,
+                r#"valkey_roll_exporter_ready{context="a\\\\u{5c}u{9}b"} 1"#,
+                r#"valkey_roll_exporter_ready{context="a\\b"} 1"#,
+                r#"valkey_roll_exporter_ready{context="a\\"} 1"#,
+            ],
+            "{text}"
+        );
+        assert!(!text.contains('\t'), "{text}");
     }
 
     #[test]

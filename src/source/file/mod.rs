@@ -134,20 +134,40 @@ fn read_stream(
     again: Option<std::fs::File>,
     keep: usize,
 ) -> Result<FileSnapshot> {
+    read_checked(Checked::new(reader, keep), source_name, size, again)
+}
+
+/// [`read_stream`], from a reader already wrapped in its checks.
+fn read_checked<R: Read + Send>(
+    mut checked: Checked<R>,
+    source_name: &str,
+    size: usize,
+    again: Option<std::fs::File>,
+) -> Result<FileSnapshot> {
     let read_error = |problem: ReadProblem| Error::Read {
         path: source_name.to_string(),
         problem,
     };
     let text_error = |problem: &str| read_error(ReadProblem::Text(problem.to_string()));
-    let mut checked = Checked::new(reader, keep);
     // The text's start, up to its first byte that is not white space.
+    // Each byte is looked at once (white space before it is kept, for the
+    // lines and columns of errors): a text of leading blanks is read in
+    // linear time, and a stream of them stops at the size cap.
     let mut head = Vec::new();
-    let mut chunk = [0u8; 4096];
+    let mut chunk = vec![0u8; HEAD_CHUNK_BYTES];
+    // Bytes of `head` before this offset are white space (or the BOM).
+    let mut blank = 0usize;
     let first = loop {
-        let start = head.strip_prefix(BOM).map_or(0, |_| BOM.len());
-        let first = head[start..].iter().find(|b| !b.is_ascii_whitespace());
-        if let Some(first) = first {
-            break Some(*first);
+        if blank == 0 && head.len() >= BOM.len() && head.starts_with(BOM) {
+            blank = BOM.len();
+        }
+        // A byte order mark still cut by a read is waited for whole.
+        let cut_bom = blank == 0 && BOM.starts_with(&head);
+        if !cut_bom {
+            match head[blank..].iter().position(|b| !b.is_ascii_whitespace()) {
+                Some(at) => break Some(head[blank + at]),
+                None => blank = head.len(),
+            }
         }
         match checked.read(&mut chunk) {
             Ok(0) => break None,
@@ -218,6 +238,10 @@ fn read_stream(
 
 /// The byte order mark some editors write first.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// How much of a text's start is read at once while looking for its
+/// first byte that is not white space.
+const HEAD_CHUNK_BYTES: usize = 64 * 1024;
 
 /// The buffer a JSON stream is read through.
 const STREAM_BUFFER_BYTES: usize = 256 * 1024;

@@ -239,3 +239,63 @@ fn a_bad_byte_after_a_byte_order_mark_is_at_the_same_offset_either_way() {
     assert_eq!(whole.to_string(), streamed.to_string());
     assert!(whole.to_string().contains("(offset 23)"), "{whole}");
 }
+
+/// A stream of blank lines that never ends (`yes '' | status -f -`).
+struct Blank;
+
+impl Read for Blank {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        buf.fill(b'\n');
+        Ok(buf.len())
+    }
+}
+
+/// Issue 30, item 7: the search for a text's first byte looked at every
+/// byte of its start again after each 4 KiB read, so leading white space
+/// took quadratic time (16 MiB of spaces, 25 s) and a blank stream never
+/// reached the size cap. Each byte is looked at once now: a blank stream
+/// stops at the cap (here 16 MiB, a debug build's second; it took minutes
+/// before).
+#[test]
+fn an_endless_blank_stream_stops_at_the_size_cap() {
+    let cap = 16 * 1024 * 1024;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let read = read_checked(text::Checked::new(Blank, 0).with_cap(cap), "stdin", 0, None);
+        let _ = tx.send(said(read));
+    });
+    let said = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("a blank stream stops at the cap within a minute");
+    assert!(
+        said.starts_with("error: cannot read stdin: larger than 16 MiB"),
+        "{said}"
+    );
+}
+
+/// Leading white space (and a byte order mark, cut between reads) before
+/// a text changes nothing of what is read, JSON and YAML alike.
+#[test]
+fn leading_blanks_are_read_through() {
+    let json = jammed_json();
+    for body in [json.as_bytes(), JAMMED] {
+        let mut padded = BOM.to_vec();
+        padded.extend_from_slice(&b" \n\t\r\n".repeat(50_000));
+        padded.extend_from_slice(body);
+        let expected = whole(&padded);
+        assert!(!expected.starts_with("error"), "{expected}");
+        for step in [1, 2, 4096, 100_000] {
+            let streamed = said(read_stream(
+                Trickle {
+                    text: &padded,
+                    step,
+                },
+                "snap",
+                0,
+                None,
+                KEPT_FOR_ERRORS,
+            ));
+            assert_eq!(streamed, expected, "read {step} bytes at a time");
+        }
+    }
+}

@@ -32,7 +32,7 @@ pub(super) fn read_text(mut reader: impl Read, name: &str, size: usize) -> Resul
             }
         };
         if text.len() + n > MAX_SNAPSHOT_BYTES {
-            return Err(read_error(too_large()));
+            return Err(read_error(too_large(MAX_SNAPSHOT_BYTES)));
         }
         text.extend_from_slice(&chunk[..n]);
         checked = check_text(&text, checked, false).map_err(read_error)?;
@@ -130,11 +130,12 @@ impl Counted {
     }
 }
 
-/// The larger-than-a-snapshot words of [`read_text`] and [`Checked`].
-fn too_large() -> String {
+/// The larger-than-a-snapshot words of [`read_text`] and [`Checked`],
+/// for a cap of `cap` bytes ([`MAX_SNAPSHOT_BYTES`] but in tests).
+fn too_large(cap: usize) -> String {
     format!(
         "larger than {} MiB, more than any snapshot of a namespace; read one namespace at a time (kubectl get -n NS)",
-        MAX_SNAPSHOT_BYTES / (1024 * 1024)
+        cap / (1024 * 1024)
     )
 }
 
@@ -153,6 +154,8 @@ pub(super) struct Checked<R> {
     /// stream that cannot be read again, for the whole-text path).
     kept: Option<Vec<u8>>,
     keep_up_to: usize,
+    /// The most bytes read: [`MAX_SNAPSHOT_BYTES`] (less in a test).
+    cap: usize,
 }
 
 impl<R: Read> Checked<R> {
@@ -166,7 +169,16 @@ impl<R: Read> Checked<R> {
             problem: None,
             kept: (keep_up_to > 0).then(Vec::new),
             keep_up_to,
+            cap: MAX_SNAPSHOT_BYTES,
         }
+    }
+
+    /// The same reader with a smaller cap, so that a test reaches it in
+    /// a debug build's time.
+    #[cfg(test)]
+    pub(super) fn with_cap(mut self, cap: usize) -> Self {
+        self.cap = cap;
+        self
     }
 
     /// Why reading stopped: a bad byte or the size cap.
@@ -242,8 +254,8 @@ impl<R: Read> Read for Checked<R> {
             }
             return Ok(0);
         }
-        if self.passed.offset + self.cut.len() + n > MAX_SNAPSHOT_BYTES {
-            return Err(self.stop(too_large()));
+        if self.passed.offset + self.cut.len() + n > self.cap {
+            return Err(self.stop(too_large(self.cap)));
         }
         // The cut sequence and the new bytes, checked as one text.
         let mut text = std::mem::take(&mut self.scratch);

@@ -117,6 +117,14 @@ pub(super) fn plain_yaml_words(text: &str) -> String {
             .trim_end_matches([';', ' '])
             .to_string();
     }
+    // The YAML scanner's own nesting bound (deeper than 256 flow levels,
+    // before the budget's depth is counted): the same bound, in its words.
+    if text.starts_with("recursion limit exceeded") {
+        return format!(
+            "nested deeper than {MAX_DEPTH} levels, which a snapshot from kubectl never has;{}",
+            yaml_place(&text)
+        );
+    }
     // serde-saphyr's advice to its own callers, not to a person.
     if text.contains("!!binary scalar is not valid UTF-8") {
         return format!(
