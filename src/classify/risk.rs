@@ -58,6 +58,7 @@ pub(crate) fn risks(nodes: &[Judged<'_>], now: Timestamp) -> Vec<Risk> {
                     primary: None,
                     since,
                     for_seconds: since.map(|t| secs(super::clock::since(now, t))),
+                    replicas: None,
                 });
             }
             continue;

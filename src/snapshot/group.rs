@@ -209,6 +209,28 @@ impl<'a> Grouper<'a> {
         self.labelled(m, by_name.chain(instance))
     }
 
+    /// A server reading: the cluster of the node it names, else of the
+    /// node whose pod it read.
+    fn reading(&self, r: &super::ServerReading) -> Vec<u32> {
+        let m = &r.metadata;
+        let ns = ns_of(m);
+        let by_node = r
+            .node
+            .as_deref()
+            .and_then(|n| self.node_cluster.get(&(ns, n)).copied());
+        let mut ks: Vec<u32> = match by_node {
+            Some(k) => vec![k],
+            None => self
+                .named_pods
+                .get(&(ns, name_of(m)))
+                .cloned()
+                .unwrap_or_default(),
+        };
+        ks.sort_unstable();
+        ks.dedup();
+        ks
+    }
+
     fn event(&self, e: &Event) -> Vec<u32> {
         let ns = event_namespace(e);
         let mut ks: Vec<u32> = event_subjects(e)
@@ -327,6 +349,12 @@ impl Snapshot {
         );
         copy(&self.pods, |p| g.pod(p), &mut views, |s| &mut s.pods);
         copy(&self.events, |e| g.event(e), &mut views, |s| &mut s.events);
+        copy(
+            &self.readings,
+            |r| g.reading(r),
+            &mut views,
+            |s| &mut s.readings,
+        );
         g.keys.into_iter().zip(views).collect()
     }
 
@@ -350,6 +378,7 @@ impl Snapshot {
             deployments,
             pods,
             events,
+            readings,
         } = self;
         let rest = Snapshot {
             clusters,
@@ -373,6 +402,7 @@ impl Snapshot {
             );
             take(pods, |p| g.pod(p), &mut views, |s| &mut s.pods);
             take(events, |e| g.event(e), &mut views, |s| &mut s.events);
+            take(readings, |r| g.reading(r), &mut views, |s| &mut s.readings);
             keys = g.keys.clone();
         }
         // The nodes and clusters last: the look-up borrows them.
