@@ -325,6 +325,27 @@ pub(crate) fn kubeconfig_user(
         .filter(|u| !u.is_empty())
 }
 
+/// A token that cannot be sent as an HTTP header (a control character in
+/// it: `token: |` in YAML keeps a line break at its end) is an error
+/// naming the user entry, as kubectl's "invalid header field value" is;
+/// kube would panic on it when the client is built.
+fn check_token(auth: &kube::config::AuthInfo, user: Option<&str>) -> Result<()> {
+    use secrecy::ExposeSecret;
+    match &auth.token {
+        Some(token) if !header_safe(token.expose_secret()) => Err(kubeconfig_error(format!(
+            "the token{} cannot be sent: it holds a control character (a line break at its end, as `token: |` in YAML leaves, is one)",
+            user.map(|u| format!(" of user \"{u}\""))
+                .unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// `Bearer TOKEN` is a valid HTTP header value.
+pub(crate) fn header_safe(token: &str) -> bool {
+    http::HeaderValue::try_from(format!("Bearer {token}")).is_ok()
+}
+
 /// Builds the client configuration: kubeconfig (or in-cluster), then the
 /// flags that override it. Makes no request.
 #[cfg(test)]
@@ -359,6 +380,10 @@ async fn client_config_with_cluster(
             let config = Config::from_custom_kubeconfig(kubeconfig, &options)
                 .await
                 .map_err(|e| in_files(source, error_chain(&e)))?;
+            check_token(&config.auth_info, user.as_deref()).map_err(|e| match e {
+                Error::Kubeconfig { problem } => in_files(source, problem),
+                other => other,
+            })?;
             (config, user, cluster)
         }
         None => {

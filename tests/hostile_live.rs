@@ -1,0 +1,293 @@
+//! The live path against what it reads (issue 30): a kubeconfig whose token
+//! cannot be a header, an API server that trickles or never ends its
+//! answer, that redirects, that writes line breaks into its error messages.
+//! The server is a fake one this test starts on 127.0.0.1 (plain HTTP): it
+//! plays an attacker, not the cluster, so it answers what no real API
+//! server would. Every run of the plugin is bounded: a test fails, never
+//! hangs.
+
+mod harness;
+#[path = "exporter/scrape.rs"]
+mod scrape;
+
+use harness::common::{BIN, Ran};
+use scrape::Exporter;
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Longest a run may take: generous for a loaded machine, short of hanging.
+const BOUND: Duration = Duration::from_secs(60);
+
+/// One request as the fake server read it: `GET /api/v1/pods?limit=500`.
+#[derive(Clone, Debug)]
+struct Request {
+    method: String,
+    target: String,
+}
+
+type Answer = dyn Fn(&Request, &mut TcpStream) + Send + Sync;
+
+/// A fake API server on a free loopback port: each connection one request,
+/// answered by `answer` and closed.
+struct Fake {
+    port: u16,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl Fake {
+    fn start(answer: impl Fn(&Request, &mut TcpStream) + Send + Sync + 'static) -> Fake {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the fake server");
+        let port = listener.local_addr().expect("address").port();
+        let requests: Arc<Mutex<Vec<String>>> = Arc::default();
+        let seen = requests.clone();
+        let answer: Arc<Answer> = Arc::new(answer);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let answer = answer.clone();
+                let seen = seen.clone();
+                std::thread::spawn(move || {
+                    let Some(request) = read_request(&mut stream) else {
+                        return;
+                    };
+                    seen.lock()
+                        .unwrap()
+                        .push(format!("{} {}", request.method, request.target));
+                    answer(&request, &mut stream);
+                    let _ = stream.flush();
+                    let _ = stream.shutdown(std::net::Shutdown::Both);
+                });
+            }
+        });
+        Fake { port, requests }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+/// The request's head (its body, when it has one, is read and dropped).
+fn read_request(stream: &mut TcpStream) -> Option<Request> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if stream.read(&mut byte).ok()? == 0 {
+            return None;
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_string();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).ok()?;
+    let mut first = head.lines().next()?.split_whitespace();
+    Some(Request {
+        method: first.next()?.to_string(),
+        target: first.next()?.to_string(),
+    })
+}
+
+/// A whole answer with a body.
+fn answer(stream: &mut TcpStream, status: &str, extra: &str, body: &str) {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n{body}",
+        body.len()
+    );
+}
+
+/// What a healthy server with nothing in it answers: an empty list for
+/// every LIST, the namespace for its GET.
+fn empty(request: &Request, stream: &mut TcpStream) {
+    let path = request.target.split('?').next().unwrap_or_default();
+    if path == "/api/v1/namespaces/ns" {
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}});
+        answer(stream, "200 OK", "", &ns.to_string());
+    } else {
+        let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": "1"}, "items": []});
+        answer(stream, "200 OK", "", &list.to_string());
+    }
+}
+
+/// A chunked answer's head.
+fn chunked_head(stream: &mut TcpStream) -> std::io::Result<()> {
+    write!(
+        stream,
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+}
+
+fn chunk(stream: &mut TcpStream, bytes: &[u8]) -> std::io::Result<()> {
+    write!(stream, "{:x}\r\n", bytes.len())?;
+    stream.write_all(bytes)?;
+    stream.write_all(b"\r\n")
+}
+
+/// A kubeconfig (written as JSON, which YAML reads) of the contexts
+/// (name, server, user entry); the first is current, each in namespace `ns`.
+fn kubeconfig(dir: &Path, name: &str, contexts: &[(&str, &str, Value)]) -> PathBuf {
+    let config = json!({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": contexts[0].0,
+        "clusters": contexts.iter().map(|(c, server, _)| json!({"name": c, "cluster": {"server": server}})).collect::<Vec<_>>(),
+        "users": contexts.iter().map(|(c, _, user)| json!({"name": format!("user-{c}"), "user": user})).collect::<Vec<_>>(),
+        "contexts": contexts.iter().map(|(c, _, _)| json!({"name": c, "context": {"cluster": c, "user": format!("user-{c}"), "namespace": "ns"}})).collect::<Vec<_>>(),
+    });
+    let path = dir.join(name);
+    std::fs::write(&path, config.to_string()).expect("write the kubeconfig");
+    path
+}
+
+/// A finished run, how long it took and its peak resident memory (MiB).
+struct Run {
+    ran: Ran,
+    took: Duration,
+    peak_mib: u64,
+}
+
+/// Runs the plugin to its end (at most [`BOUND`]), watching its memory.
+fn run(kubeconfig: &Path, args: &[&str]) -> Run {
+    let start = Instant::now();
+    let mut child = Command::new(BIN)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("https_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("http_proxy")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kubectl-valkey-roll");
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    // The pipes are read on threads, so a long answer never fills one.
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let stdout = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let stderr = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let code = loop {
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        {
+            peak_kib = peak_kib.max(kib);
+        }
+        if let Some(status) = child.try_wait().expect("poll") {
+            break status.code().unwrap_or(-1);
+        }
+        if start.elapsed() > BOUND {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{args:?} did not end within {}s (peak {} MiB)\n{}",
+                BOUND.as_secs(),
+                peak_kib / 1024,
+                stderr.join().unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        ran: Ran {
+            code,
+            stdout: stdout.join().unwrap_or_default(),
+            stderr: stderr.join().unwrap_or_default(),
+        },
+        took: start.elapsed(),
+        peak_mib: peak_kib / 1024,
+    }
+}
+
+/// Item 1: a token that ends in a line break (`token: |` in YAML) cannot
+/// be an HTTP header: a clean error naming the user, exit 1; beside a good
+/// context a warning and exit 7; in the exporter a `kubeconfig` error,
+/// counted and tried again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_that_cannot_be_a_header_is_an_error_naming_the_user() {
+    let server = Fake::start(empty);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = server.url();
+    let kc = kubeconfig(
+        dir.path(),
+        "config",
+        &[
+            ("bad", &url, json!({"token": "abc\n"})),
+            ("good", &url, json!({"token": "fine"})),
+        ],
+    );
+    let one = run(&kc, &["status"]);
+    assert_eq!(one.ran.code, 1, "{}", one.ran.both());
+    assert!(!one.ran.stderr.contains("panicked"), "{}", one.ran.both());
+    assert!(
+        one.ran.stderr.contains("user \"user-bad\""),
+        "{}",
+        one.ran.both()
+    );
+    assert_eq!(one.ran.stderr.lines().count(), 1, "{}", one.ran.both());
+
+    let all = run(&kc, &["--all-contexts", "status"]);
+    assert_eq!(all.ran.code, 7, "{}", all.ran.both());
+    assert!(
+        all.ran
+            .stderr
+            .contains("warning: context bad could not be read")
+            && all.ran.stderr.contains("user \"user-bad\""),
+        "{}",
+        all.ran.both()
+    );
+
+    let args: Vec<String> = ["--kubeconfig", &kc.display().to_string(), "--all-contexts"]
+        .map(String::from)
+        .to_vec();
+    let exporter = Exporter::start(&args, BOUND).await;
+    let bad = [("context", "bad"), ("error", "kubeconfig")];
+    scrape::until(
+        "the bad context's kubeconfig error counted twice (tried again)",
+        BOUND,
+        || async {
+            let m = exporter.metrics().await;
+            match m.value("valkey_roll_exporter_errors_total", &bad) {
+                Some(n) if n >= 2.0 => Ok(()),
+                other => Err(format!("{other:?}\n{}", m.text)),
+            }
+        },
+    )
+    .await;
+    let (code, why) = exporter.get("/readyz").await;
+    assert_eq!(code, 503, "{why}");
+    assert!(why.contains("user \"user-bad\""), "{why}");
+    assert_eq!(exporter.get("/healthz").await.0, 200);
+}
