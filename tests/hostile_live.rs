@@ -291,3 +291,250 @@ async fn a_token_that_cannot_be_a_header_is_an_error_naming_the_user() {
     assert!(why.contains("user \"user-bad\""), "{why}");
     assert_eq!(exporter.get("/healthz").await.0, 200);
 }
+
+/// A server that sends its answer's head, then one byte a second for
+/// ever (blanks, which JSON allows before a value).
+fn trickle(_: &Request, stream: &mut TcpStream) {
+    if chunked_head(stream).is_err() {
+        return;
+    }
+    while chunk(stream, b" ").is_ok() {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+/// A server whose every answer never ends: a list whose `continue` token
+/// grows for ever.
+fn endless(_: &Request, stream: &mut TcpStream) {
+    if chunked_head(stream).is_err() {
+        return;
+    }
+    if chunk(
+        stream,
+        br#"{"kind":"PodList","apiVersion":"v1","metadata":{"continue":""#,
+    )
+    .is_err()
+    {
+        return;
+    }
+    let block = vec![b'a'; 64 * 1024];
+    while chunk(stream, &block).is_ok() {}
+}
+
+/// Item 2: `--request-timeout` bounds each request as a whole, not only the
+/// time between two reads: a server that sends a byte a second ends every
+/// command soon after the timeout, exit 1, naming the server and the
+/// limit. Every answer has a size cap: an endless one ends at 64 MiB with
+/// an error naming the server and the request, in bounded memory, even
+/// without a time limit.
+#[test]
+fn an_answer_is_bounded_in_time_and_in_size() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let slow = Fake::start(trickle);
+    let kc = kubeconfig(
+        dir.path(),
+        "slow",
+        &[("slow", &slow.url(), json!({"token": "t"}))],
+    );
+    for args in [
+        vec!["status"],
+        vec!["explain", "cache-0-1"],
+        vec!["grant", "cache-0-1", "--dry-run=server"],
+        vec!["history"],
+        vec!["bundle"],
+    ] {
+        let mut all = args.clone();
+        all.push("--request-timeout=3s");
+        let r = run(&kc, &all);
+        assert_eq!(r.ran.code, 1, "{args:?}: {}", r.ran.both());
+        assert!(
+            r.ran
+                .stderr
+                .contains(&format!("cannot reach the API server {}", slow.url()))
+                && r.ran.stderr.contains("--request-timeout"),
+            "{args:?}: {}",
+            r.ran.both()
+        );
+        assert!(
+            r.took < Duration::from_secs(20),
+            "{args:?}: took {:?}\n{}",
+            r.took,
+            r.ran.both()
+        );
+        eprintln!("trickle {args:?}: exit {} in {:?}", r.ran.code, r.took);
+    }
+
+    let big = Fake::start(endless);
+    let kc = kubeconfig(
+        dir.path(),
+        "big",
+        &[("big", &big.url(), json!({"token": "t"}))],
+    );
+    for args in [
+        vec!["status", "--request-timeout=0"],
+        vec!["bundle", "--request-timeout=0"],
+    ] {
+        let r = run(&kc, &args);
+        assert_eq!(r.ran.code, 1, "{args:?}: {}", r.ran.both());
+        assert!(
+            r.ran.stderr.contains(&big.url()) && r.ran.stderr.contains("64 MiB"),
+            "{args:?}: {}",
+            r.ran.both()
+        );
+        assert_eq!(r.ran.stderr.lines().count(), 1, "{}", r.ran.both());
+        assert!(
+            r.peak_mib < 512,
+            "{args:?}: peak {} MiB\n{}",
+            r.peak_mib,
+            r.ran.both()
+        );
+        eprintln!(
+            "endless {args:?}: exit {} in {:?}, peak {} MiB",
+            r.ran.code, r.took, r.peak_mib
+        );
+    }
+}
+
+/// Item 10: a redirect is reported with its own status, and not followed:
+/// each LIST is sent once.
+#[test]
+fn a_redirect_is_its_status_and_is_not_followed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Fake::start(|_, stream| {
+        answer(
+            stream,
+            "302 Found",
+            "Location: http://127.0.0.1:1/elsewhere\r\n",
+            "moved",
+        );
+    });
+    let kc = kubeconfig(
+        dir.path(),
+        "config",
+        &[("moved", &server.url(), json!({"token": "t"}))],
+    );
+    let r = run(&kc, &["status"]);
+    assert_eq!(r.ran.code, 1, "{}", r.ran.both());
+    assert!(
+        r.ran.stderr.contains("302") && !r.ran.stderr.contains("not JSON"),
+        "{}",
+        r.ran.both()
+    );
+    let requests = server.requests();
+    let pods: Vec<&String> = requests
+        .iter()
+        .filter(|r| r.starts_with("GET /api/v1/namespaces/ns/pods"))
+        .collect();
+    assert_eq!(pods.len(), 1, "{requests:#?}");
+}
+
+/// Item 6: an API server's error message with a line break in it stays on
+/// one line: in the warning of a context among several, and in the
+/// exporter's log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_break_in_an_error_message_forges_no_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let liar = Fake::start(|_, stream| {
+        let status = json!({
+            "kind": "Status", "apiVersion": "v1", "status": "Failure",
+            "message": "no\nerror: forged line", "reason": "InternalError", "code": 500,
+        });
+        answer(stream, "500 Internal Server Error", "", &status.to_string());
+    });
+    let fine = Fake::start(empty);
+    let kc = kubeconfig(
+        dir.path(),
+        "config",
+        &[
+            ("liar", &liar.url(), json!({"token": "t"})),
+            ("fine", &fine.url(), json!({"token": "t"})),
+        ],
+    );
+    let forged = |text: &str| text.lines().any(|l| l.starts_with("error: forged"));
+    for args in [vec!["status"], vec!["--all-contexts", "status"]] {
+        let r = run(&kc, &args);
+        assert!(r.ran.code == 1 || r.ran.code == 7, "{}", r.ran.both());
+        assert!(r.ran.stderr.contains("forged line"), "{}", r.ran.both());
+        assert!(!forged(&r.ran.stderr), "{args:?}: {}", r.ran.both());
+    }
+    let args: Vec<String> = ["--kubeconfig", &kc.display().to_string(), "--all-contexts"]
+        .map(String::from)
+        .to_vec();
+    let mut exporter = Exporter::start(&args, BOUND).await;
+    exporter
+        .plugin
+        .until_stderr("the liar's error logged", |l| l.contains("forged line"))
+        .await;
+    exporter.plugin.drain();
+    let log = exporter.plugin.stderr.join("\n");
+    assert!(!forged(&log), "{log}");
+}
+
+/// The pid of the process whose command line holds `needle`.
+fn pid_of(needle: &str) -> Option<u32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            String::from_utf8_lossy(&cmdline)
+                .contains(needle)
+                .then_some(pid)
+        })
+}
+
+/// A process's peak resident memory, MiB.
+fn peak_mib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .unwrap_or(0)
+        / 1024
+}
+
+/// Item 2, in the exporter: an endless answer is a failed watch, counted,
+/// and tried again with backoff, in bounded memory; the exporter keeps
+/// answering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_exporter_backs_off_from_an_endless_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = Fake::start(endless);
+    let kc = kubeconfig(
+        dir.path(),
+        "exporter-endless",
+        &[("big", &big.url(), json!({"token": "t"}))],
+    );
+    let shown = kc.display().to_string();
+    let args: Vec<String> = ["--kubeconfig", &shown, "--request-timeout=0"]
+        .map(String::from)
+        .to_vec();
+    let exporter = Exporter::start(&args, BOUND).await;
+    let pid = pid_of(&shown).expect("the exporter's pid");
+    let start = Instant::now();
+    scrape::until("three rounds of errors counted", BOUND, || async {
+        let m = exporter.metrics().await;
+        match m.value(
+            "valkey_roll_exporter_errors_total",
+            &[("context", ""), ("error", "api")],
+        ) {
+            Some(n) if n >= 18.0 => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+    let (code, why) = exporter.get("/readyz").await;
+    assert_eq!(code, 503, "{why}");
+    assert!(why.contains("64 MiB"), "{why}");
+    assert_eq!(exporter.get("/healthz").await.0, 200);
+    let peak = peak_mib(pid);
+    eprintln!(
+        "exporter, endless answers: 18 errors in {:?}, peak {peak} MiB",
+        start.elapsed()
+    );
+    assert!(peak < 1024, "peak {peak} MiB");
+}

@@ -466,6 +466,7 @@ pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Resu
             .map(|b| {
                 b.with_layer(&requests::Logged {
                     server: server.clone(),
+                    timeout: request_timeout,
                 })
                 .build()
             })
@@ -954,13 +955,20 @@ where
 async fn read_body(
     mut stream: impl futures::AsyncBufRead + Unpin,
 ) -> std::result::Result<Vec<u8>, kube::Error> {
-    use futures::AsyncReadExt;
+    use futures::AsyncBufReadExt;
+    // Chunk by chunk as they come: `read_to_end` fills each new stretch of
+    // its buffer with zeros first, which in a debug build made a 64 MiB
+    // answer take minutes.
     let mut body = Vec::new();
-    stream
-        .read_to_end(&mut body)
-        .await
-        .map_err(kube::Error::ReadEvents)?;
-    Ok(body)
+    loop {
+        let bytes = stream.fill_buf().await.map_err(kube::Error::ReadEvents)?;
+        if bytes.is_empty() {
+            return Ok(body);
+        }
+        body.extend_from_slice(bytes);
+        let n = bytes.len();
+        stream.consume_unpin(n);
+    }
 }
 
 /// The user the API server knows (a SelfSubjectReview), else the
@@ -995,12 +1003,24 @@ fn is_valkey_resource(resource: &str) -> bool {
     matches!(plural, "valkeyclusters" | "valkeynodes")
 }
 
-/// What an API error says: its message, else its reason.
+/// What an API error says: its message, else its reason, cut short (an
+/// error page of a proxy can be megabytes).
 pub(super) fn status_message(status: &kube::core::Status) -> String {
     if status.message.is_empty() {
-        status.reason.clone()
+        cut_short(&status.reason)
     } else {
-        status.message.clone()
+        cut_short(&status.message)
+    }
+}
+
+/// The most characters of a server's words an error quotes.
+const QUOTED_CHARS: usize = 500;
+
+/// `text`, its first [`QUOTED_CHARS`] characters and `…` when longer.
+fn cut_short(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
     }
 }
 
@@ -1046,6 +1066,44 @@ fn map_error(
                     status: Some(code),
                     message,
                     source: Some(Box::new(kube::Error::Api(status))),
+                },
+            }
+        }
+        kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_)
+            if requests::cut_in(&err).is_some() =>
+        {
+            match requests::cut_in(&err) {
+                Some(requests::Cut::TooLarge) => Error::AnswerTooLarge {
+                    server: server.to_string(),
+                    verb: verb.to_string(),
+                    resource: resource.to_string(),
+                    limit_mib: requests::MAX_ANSWER_BYTES / (1024 * 1024),
+                },
+                Some(requests::Cut::Redirect { status, location }) => Error::Api {
+                    verb: verb.to_string(),
+                    resource: resource.to_string(),
+                    status: Some(*status),
+                    message: format!(
+                        "a redirect{}, not followed (kubectl follows none for the API either); check the server in the kubeconfig",
+                        location
+                            .as_ref()
+                            .map(|l| format!(" to {}", cut_short(l)))
+                            .unwrap_or_default()
+                    ),
+                    source: None,
+                },
+                Some(requests::Cut::TimedOut(limit)) => Error::Unreachable {
+                    server: server.to_string(),
+                    problem: format!(
+                        "the answer to {verb} {resource} did not end within --request-timeout ({}s)",
+                        limit.as_secs_f64()
+                    ),
+                    source: None,
+                },
+                None => Error::Unreachable {
+                    server: server.to_string(),
+                    problem: error_chain(&err),
+                    source: Some(Box::new(err)),
                 },
             }
         }
