@@ -538,3 +538,111 @@ async fn the_exporter_backs_off_from_an_endless_answer() {
     );
     assert!(peak < 1024, "peak {peak} MiB");
 }
+
+/// A user entry whose credential plugin never returns; what it starts
+/// (a `sleep`) writes its pid to `pidfile`.
+fn hung_plugin(pidfile: &Path) -> Value {
+    json!({"exec": {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "command": "sh",
+        "args": ["-c", format!("sleep 300 & echo $! >> {}; wait", pidfile.display())],
+        "interactiveMode": "Never",
+    }})
+}
+
+/// Whether each pid in `pidfile` has stopped running (gone, or a zombie
+/// left for init), waiting up to 5 s.
+fn all_stopped(pidfile: &Path) -> bool {
+    let pids: Vec<String> = std::fs::read_to_string(pidfile)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert!(!pids.is_empty(), "no plugin ran");
+    (0..250).any(|_| {
+        let running = pids.iter().any(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
+            !state.is_empty() && !state.starts_with('Z')
+        });
+        if running {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        !running
+    })
+}
+
+/// Item 3: a credential plugin that never returns is given up at
+/// `--request-timeout` and killed with what it started: beside a good
+/// context `status` warns and exits 7; the exporter keeps answering and
+/// stops on SIGTERM.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_plugin_that_never_returns_is_bounded_and_killed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fine = Fake::start(empty);
+    let pidfile = dir.path().join("pids");
+    let url = fine.url();
+    let kc = kubeconfig(
+        dir.path(),
+        "hung",
+        &[
+            ("hung1", &url, hung_plugin(&pidfile)),
+            ("hung2", &url, hung_plugin(&pidfile)),
+            ("hung3", &url, hung_plugin(&pidfile)),
+            ("fine", &url, json!({"token": "t"})),
+        ],
+    );
+    let r = run(&kc, &["--all-contexts", "status", "--request-timeout=3s"]);
+    assert_eq!(r.ran.code, 7, "{}", r.ran.both());
+    assert!(
+        r.ran
+            .stderr
+            .contains("warning: context hung1 could not be read")
+            && r.ran
+                .stderr
+                .contains("credential plugin \"sh\" of user \"user-hung1\"")
+            && r.ran.stderr.contains("--request-timeout (3s)"),
+        "{}",
+        r.ran.both()
+    );
+    assert!(r.took < Duration::from_secs(20), "took {:?}", r.took);
+    assert!(all_stopped(&pidfile), "a plugin's child outlived it");
+    eprintln!("hung plugins, status: exit {} in {:?}", r.ran.code, r.took);
+
+    let shown = kc.display().to_string();
+    let args: Vec<String> = [
+        "--kubeconfig",
+        &shown,
+        "--all-contexts",
+        "--request-timeout=2s",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut exporter = Exporter::start(&args, BOUND).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    for _ in 0..3 {
+        assert_eq!(exporter.get("/healthz").await.0, 200);
+        let m = exporter.metrics().await;
+        assert!(
+            m.value(
+                "valkey_roll_exporter_errors_total",
+                &[("context", "fine"), ("error", "kubeconfig")]
+            )
+            .is_some(),
+            "{}",
+            m.text
+        );
+    }
+    let start = Instant::now();
+    exporter.plugin.signal(libc::SIGTERM);
+    let status = exporter.plugin.exit(Duration::from_secs(20)).await;
+    assert_eq!(status.code(), Some(0), "{}", exporter.plugin.transcript());
+    eprintln!(
+        "hung plugins, exporter: stopped {:?} after SIGTERM",
+        start.elapsed()
+    );
+    assert!(
+        all_stopped(&pidfile),
+        "a plugin's child outlived the exporter"
+    );
+}

@@ -72,6 +72,9 @@ pub(crate) struct Live {
     /// The kubeconfig file, user and cluster entry, and what the user
     /// authenticates with: named when the server rejects them.
     pub credentials: Credentials,
+    /// The renewal of a credential plugin's token, while a connection
+    /// that uses it lives.
+    _renewal: Option<std::sync::Arc<Renewal>>,
 }
 
 impl std::fmt::Debug for Live {
@@ -355,7 +358,7 @@ pub(crate) async fn client_config(
 ) -> Result<(Config, Option<String>)> {
     client_config_with_cluster(access, source)
         .await
-        .map(|(config, user, _, _)| (config, user))
+        .map(|(config, user, ..)| (config, user))
 }
 
 /// [`client_config`], with the kubeconfig's cluster entry and the context
@@ -363,7 +366,13 @@ pub(crate) async fn client_config(
 async fn client_config_with_cluster(
     access: &Access,
     source: &ConfigSource,
-) -> Result<(Config, Option<String>, Option<String>, Option<String>)> {
+) -> Result<(
+    Config,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<Plugin>,
+)> {
     let options = kube_options(access);
     let mut context = None;
     let (mut config, mut kube_user, cluster) = match read_kubeconfig(source)? {
@@ -396,6 +405,8 @@ async fn client_config_with_cluster(
             (config, None, None)
         }
     };
+    // The kubeconfig's user entry, before `--as` names another.
+    let context_user = kube_user.clone();
     if let Some(user) = &access.impersonate {
         config.auth_info.impersonate = Some(user.clone());
         kube_user = Some(user.clone());
@@ -411,7 +422,99 @@ async fn client_config_with_cluster(
     // Count the read timeout from when the request is sent, not from when a
     // pooled connection went idle.
     config.reset_reader_on_write = true;
-    Ok((config, kube_user, cluster, context))
+    // A credential plugin is run here, off the async workers and bounded
+    // (super::exec), never by kube, which runs it unbounded on a worker
+    // when the client is built. kube uses it only when nothing before it
+    // in its order (provider, password, token, token file) is given.
+    let exec = config.auth_info.exec.take();
+    let plugin = match exec {
+        Some(exec)
+            if config.auth_info.auth_provider.is_none()
+                && config.auth_info.username.is_none()
+                && config.auth_info.token.is_none()
+                && config.auth_info.token_file.is_none() =>
+        {
+            let user = context_user.clone();
+            let minted = super::exec::mint(&exec, timeout, user.as_deref())
+                .await
+                .map_err(|e| match e {
+                    Error::Kubeconfig { problem } => in_files(source, problem),
+                    other => other,
+                })?;
+            if let Some((cert, key)) = &minted.certificate {
+                use base64::Engine;
+                let b64 = base64::engine::general_purpose::STANDARD;
+                config.auth_info.client_certificate_data = Some(b64.encode(cert));
+                config.auth_info.client_key_data = Some(b64.encode(key).into());
+            }
+            Some(Plugin {
+                exec,
+                user,
+                limit: timeout,
+                minted,
+            })
+        }
+        _ => None,
+    };
+    Ok((config, kube_user, cluster, context, plugin))
+}
+
+/// A credential plugin that gave the connection its credential.
+pub(crate) struct Plugin {
+    exec: kube::config::ExecConfig,
+    user: Option<String>,
+    limit: Option<std::time::Duration>,
+    minted: super::exec::Minted,
+}
+
+/// The task that renews a plugin's token before it expires; stopped when
+/// the last connection that uses it is dropped.
+struct Renewal(tokio::task::JoinHandle<()>);
+
+impl Drop for Renewal {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// `Bearer TOKEN`, marked sensitive; `None` when it cannot be a header
+/// (the plugin's token was checked, so never).
+fn bearer(token: &str) -> Option<http::HeaderValue> {
+    let mut value = http::HeaderValue::try_from(format!("Bearer {token}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// Renews `plugin`'s token a minute before it expires, into `cell`; a
+/// failed run is tried again 10 s later (meanwhile the old token stands,
+/// and the server says when it is no longer accepted).
+async fn renew(mut plugin: Plugin, cell: requests::Bearer) {
+    loop {
+        let Some(expires) = plugin.minted.expires else {
+            return;
+        };
+        let wait = jiff::Timestamp::now()
+            .duration_until(expires)
+            .checked_sub(jiff::SignedDuration::from_secs(60))
+            .and_then(|d| std::time::Duration::try_from(d).ok())
+            .unwrap_or(std::time::Duration::from_secs(1));
+        tokio::time::sleep(wait).await;
+        match super::exec::mint(&plugin.exec, plugin.limit, plugin.user.as_deref()).await {
+            Ok(minted) => {
+                if let Some(value) = minted.token.as_deref().and_then(bearer) {
+                    *cell.lock().unwrap_or_else(|p| p.into_inner()) = value;
+                }
+                plugin.minted = minted;
+            }
+            Err(_) => {
+                plugin.minted.expires = Some(
+                    jiff::Timestamp::now()
+                        .checked_add(jiff::SignedDuration::from_secs(70))
+                        .unwrap_or(expires),
+                );
+            }
+        }
+    }
 }
 
 /// Connects as kubectl would: `--kubeconfig`, else `KUBECONFIG` (several
@@ -449,13 +552,28 @@ pub(crate) fn kubeconfig_contexts(kubeconfig: Option<&Path>) -> Result<Vec<Strin
 }
 
 pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Result<Live> {
-    let (config, kube_user, cluster, context) = client_config_with_cluster(access, source).await?;
-    let credentials = Credentials::of(
+    let (config, kube_user, cluster, context, plugin) =
+        client_config_with_cluster(access, source).await?;
+    let mut credentials = Credentials::of(
         &config.auth_info,
         source.files(),
         kube_user.clone(),
         cluster,
     );
+    let mut bearer_cell = None;
+    let mut renewal = None;
+    if let Some(plugin) = plugin {
+        credentials.kind = super::credentials::CredentialKind::Plugin;
+        if let Some(value) = plugin.minted.token.as_deref().and_then(bearer) {
+            let cell: requests::Bearer = std::sync::Arc::new(std::sync::Mutex::new(value));
+            bearer_cell = Some(cell.clone());
+            if plugin.minted.expires.is_some() {
+                renewal = Some(std::sync::Arc::new(Renewal(tokio::spawn(renew(
+                    plugin, cell,
+                )))));
+            }
+        }
+    }
     let request_timeout = config.read_timeout;
     let server = config.cluster_url.to_string();
     let default_namespace = config.default_namespace.clone();
@@ -467,6 +585,7 @@ pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Resu
                 b.with_layer(&requests::Logged {
                     server: server.clone(),
                     timeout: request_timeout,
+                    bearer: bearer_cell.clone(),
                 })
                 .build()
             })
@@ -481,6 +600,7 @@ pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Resu
         request_timeout,
         credentials,
         context,
+        _renewal: renewal,
     })
 }
 

@@ -82,11 +82,17 @@ pub(crate) fn cut_in<'e>(err: &'e (dyn std::error::Error + 'static)) -> Option<&
 /// adds it further in), so that a logged URL is whole, as kubectl's.
 /// `timeout`: the time each request may take whole, but a watch's
 /// (`None`: no limit).
+/// `bearer`: the `Authorization` header of a credential plugin's token
+/// (`live`'s, renewed there), set on each request.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Logged {
     pub server: String,
     pub timeout: Option<Duration>,
+    pub bearer: Option<Bearer>,
 }
+
+/// A credential plugin's current `Authorization` header.
+pub(crate) type Bearer = std::sync::Arc<std::sync::Mutex<http::HeaderValue>>;
 
 impl<S> tower_layer::Layer<S> for Logged {
     type Service = LoggedService<S>;
@@ -96,6 +102,7 @@ impl<S> tower_layer::Layer<S> for Logged {
             inner,
             server: self.server.trim_end_matches('/').to_string(),
             timeout: self.timeout,
+            bearer: self.bearer.clone(),
         }
     }
 }
@@ -105,6 +112,7 @@ pub(crate) struct LoggedService<S> {
     inner: S,
     server: String,
     timeout: Option<Duration>,
+    bearer: Option<Bearer>,
 }
 
 /// A watch request (`watch=true` or `watch=1` in its query): its answer is
@@ -134,7 +142,13 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request<Body>) -> Self::Future {
+    fn call(&mut self, mut request: Request<Body>) -> Self::Future {
+        if let Some(bearer) = &self.bearer {
+            let value = bearer.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            request
+                .headers_mut()
+                .insert(http::header::AUTHORIZATION, value);
+        }
         let verb = request.method().to_string();
         let uri = request.uri();
         let url = match uri.scheme() {
