@@ -646,3 +646,156 @@ async fn a_credential_plugin_that_never_returns_is_bounded_and_killed() {
         "a plugin's child outlived the exporter"
     );
 }
+
+/// A CONNECT proxy on a free loopback port: each tunnel's target is
+/// recorded; `api.hostile.test` leads to `upstream`, any other target
+/// is dialled only when it is 127.0.0.1.
+struct ConnectProxy {
+    port: u16,
+    targets: Arc<Mutex<Vec<String>>>,
+}
+
+impl ConnectProxy {
+    fn start(upstream: u16) -> ConnectProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
+        let port = listener.local_addr().expect("address").port();
+        let targets: Arc<Mutex<Vec<String>>> = Arc::default();
+        let seen = targets.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(mut client) = client else { continue };
+                let seen = seen.clone();
+                std::thread::spawn(move || {
+                    let Some(request) = read_request(&mut client) else {
+                        return;
+                    };
+                    seen.lock().unwrap().push(request.target.clone());
+                    let port = request.target.rsplit(':').next().unwrap_or_default();
+                    let dial = match request.target.split(':').next() {
+                        Some("api.hostile.test") => format!("127.0.0.1:{upstream}"),
+                        Some("127.0.0.1") => format!("127.0.0.1:{port}"),
+                        _ => return,
+                    };
+                    let (true, Ok(server)) =
+                        (request.method == "CONNECT", TcpStream::connect(dial))
+                    else {
+                        let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\n\r\n");
+                        return;
+                    };
+                    let _ = client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n");
+                    let (mut c_read, mut s_write) = (
+                        client.try_clone().expect("clone"),
+                        server.try_clone().expect("clone"),
+                    );
+                    let (mut s_read, mut c_write) = (server, client);
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut c_read, &mut s_write);
+                        let _ = s_write.shutdown(std::net::Shutdown::Write);
+                    });
+                    let _ = std::io::copy(&mut s_read, &mut c_write);
+                    let _ = c_write.shutdown(std::net::Shutdown::Write);
+                });
+            }
+        });
+        ConnectProxy { port, targets }
+    }
+
+    fn targets(&self) -> Vec<String> {
+        self.targets.lock().unwrap().clone()
+    }
+}
+
+/// Runs `status` with `env` set (the proxies' variables cleared first).
+fn status_with_env(kubeconfig: &Path, env: &[(&str, String)]) -> Ran {
+    let mut command = Command::new(BIN);
+    command
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(["status", "--request-timeout=10s"])
+        .env_remove("KUBECONFIG")
+        .env("NO_COLOR", "1");
+    for name in [
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ] {
+        command.env_remove(name);
+    }
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    Ran::of(command.output().expect("run kubectl-valkey-roll"))
+}
+
+/// Item 5: proxies as kubectl honours them, through a real CONNECT proxy
+/// on loopback: the kubeconfig's `proxy-url`; `HTTP_PROXY` for a server
+/// by name (which only the proxy can resolve); `HTTPS_PROXY` with
+/// `NO_PROXY` covering the server, which is then reached directly.
+#[test]
+fn proxies_are_honoured_as_kubectl_honours_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Fake::start(empty);
+    let proxy = ConnectProxy::start(server.port);
+    let proxy_url = format!("http://127.0.0.1:{}", proxy.port);
+
+    let mut config: Value = serde_json::from_str(
+        &std::fs::read_to_string(kubeconfig(
+            dir.path(),
+            "plain",
+            &[("p", &server.url(), json!({"token": "t"}))],
+        ))
+        .expect("read"),
+    )
+    .expect("json");
+    config["clusters"][0]["cluster"]["proxy-url"] = json!(proxy_url);
+    let via_url = dir.path().join("proxy-url");
+    std::fs::write(&via_url, config.to_string()).expect("write");
+    let ran = status_with_env(&via_url, &[]);
+    assert_eq!(ran.code, 0, "proxy-url: {}", ran.both());
+    assert!(
+        proxy
+            .targets()
+            .contains(&format!("127.0.0.1:{}", server.port)),
+        "proxy-url: {:?}",
+        proxy.targets()
+    );
+
+    let by_name = kubeconfig(
+        dir.path(),
+        "by-name",
+        &[(
+            "n",
+            &format!("http://api.hostile.test:{}", server.port),
+            json!({"token": "t"}),
+        )],
+    );
+    let ran = status_with_env(&by_name, &[("HTTP_PROXY", proxy_url.clone())]);
+    assert_eq!(ran.code, 0, "HTTP_PROXY: {}", ran.both());
+    assert!(
+        proxy
+            .targets()
+            .contains(&format!("api.hostile.test:{}", server.port)),
+        "HTTP_PROXY: {:?}",
+        proxy.targets()
+    );
+
+    let direct = kubeconfig(
+        dir.path(),
+        "direct",
+        &[("d", &server.url(), json!({"token": "t"}))],
+    );
+    let before = proxy.targets().len();
+    let ran = status_with_env(
+        &direct,
+        &[
+            ("HTTPS_PROXY", "http://127.0.0.1:1".to_string()),
+            ("HTTP_PROXY", "http://127.0.0.1:1".to_string()),
+            ("NO_PROXY", "127.0.0.1,.corp.example".to_string()),
+        ],
+    );
+    assert_eq!(ran.code, 0, "NO_PROXY: {}", ran.both());
+    assert_eq!(proxy.targets().len(), before);
+}

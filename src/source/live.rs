@@ -328,6 +328,116 @@ pub(crate) fn kubeconfig_user(
         .filter(|u| !u.is_empty())
 }
 
+/// An environment variable, `None` when unset or empty.
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The proxy to reach `server` through, as kubectl chooses it: the
+/// cluster entry's `proxy-url` whenever it is set; else the environment's
+/// `HTTPS_PROXY` (for an `https` server) or `HTTP_PROXY` (for `http`), in
+/// capitals or not, unless the server is `localhost` or a loopback
+/// address, or `NO_PROXY` covers it (`*`; an address or CIDR range; a
+/// name, which covers its subdomains too, with a leading `.` or `*.` or
+/// not; each with a `:port` or not). A proxy without a scheme is `http://`.
+/// kube's own choice reads `HTTPS_PROXY` alone and matches `NO_PROXY`
+/// against the proxy, not the server, so it is replaced by this one.
+fn proxy_for(
+    server: &http::Uri,
+    proxy_url: Option<&str>,
+    env: impl Fn(&str) -> Option<String>,
+) -> std::result::Result<Option<http::Uri>, String> {
+    let parse = |text: &str, what: &str| {
+        let text = text.trim();
+        let text = if text.contains("://") {
+            text.to_string()
+        } else {
+            format!("http://{text}")
+        };
+        text.parse::<http::Uri>()
+            .map(Some)
+            .map_err(|e| format!("{what} {text:?} is not a URL: {e}"))
+    };
+    if let Some(url) = proxy_url.filter(|u| !u.trim().is_empty()) {
+        return parse(url, "proxy-url");
+    }
+    let https = server.scheme_str() == Some("https");
+    let names: [&str; 2] = if https {
+        ["HTTPS_PROXY", "https_proxy"]
+    } else {
+        ["HTTP_PROXY", "http_proxy"]
+    };
+    let Some((name, proxy)) = names.iter().find_map(|n| env(n).map(|value| (*n, value))) else {
+        return Ok(None);
+    };
+    let host = server
+        .host()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    let ip = host.parse::<std::net::IpAddr>().ok();
+    if host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()) {
+        return Ok(None);
+    }
+    let port = server.port_u16().unwrap_or(if https { 443 } else { 80 });
+    if let Some(no_proxy) = env("NO_PROXY").or_else(|| env("no_proxy"))
+        && no_proxy
+            .split(',')
+            .map(|p| p.trim().to_ascii_lowercase())
+            .filter(|p| !p.is_empty())
+            .any(|p| no_proxy_covers(&p, &host, ip, port))
+    {
+        return Ok(None);
+    }
+    parse(&proxy, name)
+}
+
+/// One `NO_PROXY` entry covers the server `host` (`ip` when it is an
+/// address) on `port`.
+fn no_proxy_covers(entry: &str, host: &str, ip: Option<std::net::IpAddr>, port: u16) -> bool {
+    if entry == "*" {
+        return true;
+    }
+    if let Some((net, bits)) = entry.split_once('/') {
+        let (Ok(net), Ok(bits), Some(ip)) =
+            (net.parse::<std::net::IpAddr>(), bits.parse::<u32>(), ip)
+        else {
+            return false;
+        };
+        return match (net, ip) {
+            (std::net::IpAddr::V4(n), std::net::IpAddr::V4(a)) if bits <= 32 => {
+                let mask = u32::MAX.checked_shl(32 - bits).unwrap_or(0);
+                u32::from(n) & mask == u32::from(a) & mask
+            }
+            (std::net::IpAddr::V6(n), std::net::IpAddr::V6(a)) if bits <= 128 => {
+                let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+                u128::from(n) & mask == u128::from(a) & mask
+            }
+            _ => false,
+        };
+    }
+    if let Ok(entry_ip) = entry.trim_start_matches('[').trim_end_matches(']').parse() {
+        return ip == Some(entry_ip);
+    }
+    // `name:port`: the port must match too.
+    let (name, entry_port) = match entry.rsplit_once(':') {
+        Some((name, p)) if !name.contains(':') => match p.parse::<u16>() {
+            Ok(p) => (name, Some(p)),
+            Err(_) => return false,
+        },
+        _ => (entry, None),
+    };
+    if entry_port.is_some_and(|p| p != port) {
+        return false;
+    }
+    let name = name.trim_start_matches('*');
+    match name.strip_prefix('.') {
+        Some(bare) => host == bare || host.ends_with(name),
+        None => host == name || host.ends_with(&format!(".{name}")),
+    }
+}
+
 /// A token that cannot be sent as an HTTP header (a control character in
 /// it: `token: |` in YAML keeps a line break at its end) is an error
 /// naming the user entry, as kubectl's "invalid header field value" is;
@@ -386,9 +496,21 @@ async fn client_config_with_cluster(
                 .map(str::to_string);
             let user = kubeconfig_user(&kubeconfig, &options);
             let cluster = kubeconfig_cluster(&kubeconfig, &options);
-            let config = Config::from_custom_kubeconfig(kubeconfig, &options)
+            let proxy_url = cluster.as_ref().and_then(|name| {
+                kubeconfig
+                    .clusters
+                    .iter()
+                    .find(|c| &c.name == name)?
+                    .cluster
+                    .as_ref()?
+                    .proxy_url
+                    .clone()
+            });
+            let mut config = Config::from_custom_kubeconfig(kubeconfig, &options)
                 .await
                 .map_err(|e| in_files(source, error_chain(&e)))?;
+            config.proxy_url = proxy_for(&config.cluster_url, proxy_url.as_deref(), env_var)
+                .map_err(|e| in_files(source, e))?;
             check_token(&config.auth_info, user.as_deref()).map_err(|e| match e {
                 Error::Kubeconfig { problem } => in_files(source, problem),
                 other => other,
@@ -402,6 +524,9 @@ async fn client_config_with_cluster(
                     error_chain(&e)
                 ))
             })?;
+            let mut config = config;
+            config.proxy_url =
+                proxy_for(&config.cluster_url, None, env_var).map_err(kubeconfig_error)?;
             (config, None, None)
         }
     };
@@ -1655,6 +1780,154 @@ users:
             Err(Error::Usage(message)) => assert!(message.contains("cache,env=prod"), "{message}"),
             other => panic!("expected a usage error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_proxy_is_chosen_as_kubectl_chooses_it() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let https: http::Uri = "https://api.corp.example:6443".parse().unwrap();
+        let http_server: http::Uri = "http://api.corp.example:8080".parse().unwrap();
+        let loopback: http::Uri = "https://127.0.0.1:6443".parse().unwrap();
+        let p = Some("http://proxy:3128/");
+        // (case, server, proxy-url, environment, the proxy)
+        let cases: Vec<(
+            &str,
+            &http::Uri,
+            Option<&str>,
+            &'static [(&str, &str)],
+            Option<&str>,
+        )> = vec![
+            ("nothing", &https, None, &[], None),
+            (
+                "HTTPS_PROXY",
+                &https,
+                None,
+                &[("HTTPS_PROXY", "http://proxy:3128")],
+                p,
+            ),
+            (
+                "lower case",
+                &https,
+                None,
+                &[("https_proxy", "proxy:3128")],
+                p,
+            ),
+            (
+                "HTTP_PROXY is for http servers",
+                &https,
+                None,
+                &[("HTTP_PROXY", "http://proxy:3128")],
+                None,
+            ),
+            (
+                "HTTP_PROXY",
+                &http_server,
+                None,
+                &[("HTTP_PROXY", "http://proxy:3128")],
+                p,
+            ),
+            (
+                "loopback never",
+                &loopback,
+                None,
+                &[("HTTPS_PROXY", "http://proxy:3128")],
+                None,
+            ),
+            (
+                "NO_PROXY name",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "localhost, corp.example,"),
+                ],
+                None,
+            ),
+            (
+                "NO_PROXY .suffix",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", ".corp.example"),
+                ],
+                None,
+            ),
+            (
+                "NO_PROXY *.suffix",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "*.corp.example"),
+                ],
+                None,
+            ),
+            (
+                "NO_PROXY other port",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "api.corp.example:443"),
+                ],
+                p,
+            ),
+            (
+                "NO_PROXY same port",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "api.corp.example:6443"),
+                ],
+                None,
+            ),
+            (
+                "NO_PROXY another name",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "xcorp.example,10.0.0.0/8"),
+                ],
+                p,
+            ),
+            (
+                "NO_PROXY *",
+                &https,
+                None,
+                &[("HTTPS_PROXY", "http://proxy:3128"), ("NO_PROXY", "*")],
+                None,
+            ),
+            (
+                "proxy-url wins over NO_PROXY",
+                &https,
+                Some("socks5://127.0.0.1:1080"),
+                &[("NO_PROXY", "*")],
+                Some("socks5://127.0.0.1:1080/"),
+            ),
+        ];
+        for (case, server, proxy_url, vars, want) in cases {
+            let got =
+                proxy_for(server, proxy_url, env(vars)).unwrap_or_else(|e| panic!("{case}: {e}"));
+            assert_eq!(got.map(|u| u.to_string()).as_deref(), want, "{case}");
+        }
+        let ten: http::Uri = "https://10.1.2.3".parse().unwrap();
+        assert_eq!(
+            proxy_for(
+                &ten,
+                None,
+                env(&[("HTTPS_PROXY", "proxy:1"), ("NO_PROXY", "10.0.0.0/8")])
+            ),
+            Ok(None)
+        );
     }
 
     fn status(code: u16, name: &str) -> kube::Error {
