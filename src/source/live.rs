@@ -1782,6 +1782,15 @@ users:
         }
     }
 
+    /// (case, server, proxy-url, environment, the proxy)
+    type ProxyCase<'a> = (
+        &'a str,
+        &'a http::Uri,
+        Option<&'a str>,
+        &'static [(&'static str, &'static str)],
+        Option<&'a str>,
+    );
+
     #[test]
     fn the_proxy_is_chosen_as_kubectl_chooses_it() {
         let env = |vars: &'static [(&'static str, &'static str)]| {
@@ -1795,14 +1804,7 @@ users:
         let http_server: http::Uri = "http://api.corp.example:8080".parse().unwrap();
         let loopback: http::Uri = "https://127.0.0.1:6443".parse().unwrap();
         let p = Some("http://proxy:3128/");
-        // (case, server, proxy-url, environment, the proxy)
-        let cases: Vec<(
-            &str,
-            &http::Uri,
-            Option<&str>,
-            &'static [(&str, &str)],
-            Option<&str>,
-        )> = vec![
+        let cases: Vec<ProxyCase> = vec![
             ("nothing", &https, None, &[], None),
             (
                 "HTTPS_PROXY",
