@@ -115,6 +115,17 @@ pub enum Error {
     },
     #[error("kubeconfig: {problem}")]
     Kubeconfig { problem: String },
+    /// An answer (of a watch: one event) larger than the cap: a server or
+    /// proxy that never ends it.
+    #[error(
+        "the API server {server} answered {verb} {resource} with more than {limit_mib} MiB; stopped reading it (a server or proxy that never ends its answer?)"
+    )]
+    AnswerTooLarge {
+        server: String,
+        verb: String,
+        resource: String,
+        limit_mib: u64,
+    },
     /// Any other failed request. `status` is the HTTP status when the
     /// server answered; `source` the client's error, when there was one.
     #[error("API request {verb} {resource} failed: {}{message}", .status.map(|s| format!("{s} ")).unwrap_or_default())]

@@ -311,6 +311,8 @@ pub(crate) fn readiness_news(context: Option<&str>, blind: &[String]) -> String 
     if blind.is_empty() {
         in_context(context, "ready\n")
     } else {
+        // An error's words are the API server's too: each on one line.
+        let blind: Vec<String> = blind.iter().map(|b| clean(b)).collect();
         in_context(context, &format!("not ready: {}\n", blind.join("; ")))
     }
 }

@@ -58,8 +58,9 @@ pub(crate) fn in_context(context: Option<&str>, line: &str) -> String {
 /// The warning of a context that could not be read, for stderr.
 pub(crate) fn context_unread(context: Option<&str>, error: &Error) -> String {
     format!(
-        "warning: {} could not be read, its clusters are missing from this report: {error}\n",
-        context_words(context)
+        "warning: {} could not be read, its clusters are missing from this report: {}\n",
+        context_words(context),
+        clean(&error.to_string())
     )
 }
 
@@ -108,7 +109,7 @@ pub(crate) fn partial_warning(unread: &[Unread]) -> String {
             };
             format!(
                 "warning: partial view: {resource} could not be listed ({}); judged without them: {without}\n",
-                u.error,
+                clean(&u.error),
                 resource = u.resource
             )
         })

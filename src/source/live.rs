@@ -72,6 +72,9 @@ pub(crate) struct Live {
     /// The kubeconfig file, user and cluster entry, and what the user
     /// authenticates with: named when the server rejects them.
     pub credentials: Credentials,
+    /// The renewal of a credential plugin's token, while a connection
+    /// that uses it lives.
+    _renewal: Option<std::sync::Arc<Renewal>>,
 }
 
 impl std::fmt::Debug for Live {
@@ -325,6 +328,137 @@ pub(crate) fn kubeconfig_user(
         .filter(|u| !u.is_empty())
 }
 
+/// An environment variable, `None` when unset or empty.
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The proxy to reach `server` through, as kubectl chooses it: the
+/// cluster entry's `proxy-url` whenever it is set; else the environment's
+/// `HTTPS_PROXY` (for an `https` server) or `HTTP_PROXY` (for `http`), in
+/// capitals or not, unless the server is `localhost` or a loopback
+/// address, or `NO_PROXY` covers it (`*`; an address or CIDR range; a
+/// name, which covers its subdomains too, with a leading `.` or `*.` or
+/// not; each with a `:port` or not). A proxy without a scheme is `http://`.
+/// kube's own choice reads `HTTPS_PROXY` alone and matches `NO_PROXY`
+/// against the proxy, not the server, so it is replaced by this one.
+fn proxy_for(
+    server: &http::Uri,
+    proxy_url: Option<&str>,
+    env: impl Fn(&str) -> Option<String>,
+) -> std::result::Result<Option<http::Uri>, String> {
+    let parse = |text: &str, what: &str| {
+        let text = text.trim();
+        let text = if text.contains("://") {
+            text.to_string()
+        } else {
+            format!("http://{text}")
+        };
+        text.parse::<http::Uri>()
+            .map(Some)
+            .map_err(|e| format!("{what} {text:?} is not a URL: {e}"))
+    };
+    if let Some(url) = proxy_url.filter(|u| !u.trim().is_empty()) {
+        return parse(url, "proxy-url");
+    }
+    let https = server.scheme_str() == Some("https");
+    let names: [&str; 2] = if https {
+        ["HTTPS_PROXY", "https_proxy"]
+    } else {
+        ["HTTP_PROXY", "http_proxy"]
+    };
+    let Some((name, proxy)) = names.iter().find_map(|n| env(n).map(|value| (*n, value))) else {
+        return Ok(None);
+    };
+    let host = server
+        .host()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    let ip = host.parse::<std::net::IpAddr>().ok();
+    if host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()) {
+        return Ok(None);
+    }
+    let port = server.port_u16().unwrap_or(if https { 443 } else { 80 });
+    if let Some(no_proxy) = env("NO_PROXY").or_else(|| env("no_proxy"))
+        && no_proxy
+            .split(',')
+            .map(|p| p.trim().to_ascii_lowercase())
+            .filter(|p| !p.is_empty())
+            .any(|p| no_proxy_covers(&p, &host, ip, port))
+    {
+        return Ok(None);
+    }
+    parse(&proxy, name)
+}
+
+/// One `NO_PROXY` entry covers the server `host` (`ip` when it is an
+/// address) on `port`.
+fn no_proxy_covers(entry: &str, host: &str, ip: Option<std::net::IpAddr>, port: u16) -> bool {
+    if entry == "*" {
+        return true;
+    }
+    if let Some((net, bits)) = entry.split_once('/') {
+        let (Ok(net), Ok(bits), Some(ip)) =
+            (net.parse::<std::net::IpAddr>(), bits.parse::<u32>(), ip)
+        else {
+            return false;
+        };
+        return match (net, ip) {
+            (std::net::IpAddr::V4(n), std::net::IpAddr::V4(a)) if bits <= 32 => {
+                let mask = u32::MAX.checked_shl(32 - bits).unwrap_or(0);
+                u32::from(n) & mask == u32::from(a) & mask
+            }
+            (std::net::IpAddr::V6(n), std::net::IpAddr::V6(a)) if bits <= 128 => {
+                let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+                u128::from(n) & mask == u128::from(a) & mask
+            }
+            _ => false,
+        };
+    }
+    if let Ok(entry_ip) = entry.trim_start_matches('[').trim_end_matches(']').parse() {
+        return ip == Some(entry_ip);
+    }
+    // `name:port`: the port must match too.
+    let (name, entry_port) = match entry.rsplit_once(':') {
+        Some((name, p)) if !name.contains(':') => match p.parse::<u16>() {
+            Ok(p) => (name, Some(p)),
+            Err(_) => return false,
+        },
+        _ => (entry, None),
+    };
+    if entry_port.is_some_and(|p| p != port) {
+        return false;
+    }
+    let name = name.trim_start_matches('*');
+    match name.strip_prefix('.') {
+        Some(bare) => host == bare || host.ends_with(name),
+        None => host == name || host.ends_with(&format!(".{name}")),
+    }
+}
+
+/// A token that cannot be sent as an HTTP header (a control character in
+/// it: `token: |` in YAML keeps a line break at its end) is an error
+/// naming the user entry, as kubectl's "invalid header field value" is;
+/// kube would panic on it when the client is built.
+fn check_token(auth: &kube::config::AuthInfo, user: Option<&str>) -> Result<()> {
+    use secrecy::ExposeSecret;
+    match &auth.token {
+        Some(token) if !header_safe(token.expose_secret()) => Err(kubeconfig_error(format!(
+            "the token{} cannot be sent: it holds a control character (a line break at its end, as `token: |` in YAML leaves, is one)",
+            user.map(|u| format!(" of user \"{u}\""))
+                .unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// `Bearer TOKEN` is a valid HTTP header value.
+pub(crate) fn header_safe(token: &str) -> bool {
+    http::HeaderValue::try_from(format!("Bearer {token}")).is_ok()
+}
+
 /// Builds the client configuration: kubeconfig (or in-cluster), then the
 /// flags that override it. Makes no request.
 #[cfg(test)]
@@ -334,7 +468,7 @@ pub(crate) async fn client_config(
 ) -> Result<(Config, Option<String>)> {
     client_config_with_cluster(access, source)
         .await
-        .map(|(config, user, _, _)| (config, user))
+        .map(|(config, user, ..)| (config, user))
 }
 
 /// [`client_config`], with the kubeconfig's cluster entry and the context
@@ -342,7 +476,13 @@ pub(crate) async fn client_config(
 async fn client_config_with_cluster(
     access: &Access,
     source: &ConfigSource,
-) -> Result<(Config, Option<String>, Option<String>, Option<String>)> {
+) -> Result<(
+    Config,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<Plugin>,
+)> {
     let options = kube_options(access);
     let mut context = None;
     let (mut config, mut kube_user, cluster) = match read_kubeconfig(source)? {
@@ -356,9 +496,25 @@ async fn client_config_with_cluster(
                 .map(str::to_string);
             let user = kubeconfig_user(&kubeconfig, &options);
             let cluster = kubeconfig_cluster(&kubeconfig, &options);
-            let config = Config::from_custom_kubeconfig(kubeconfig, &options)
+            let proxy_url = cluster.as_ref().and_then(|name| {
+                kubeconfig
+                    .clusters
+                    .iter()
+                    .find(|c| &c.name == name)?
+                    .cluster
+                    .as_ref()?
+                    .proxy_url
+                    .clone()
+            });
+            let mut config = Config::from_custom_kubeconfig(kubeconfig, &options)
                 .await
                 .map_err(|e| in_files(source, error_chain(&e)))?;
+            config.proxy_url = proxy_for(&config.cluster_url, proxy_url.as_deref(), env_var)
+                .map_err(|e| in_files(source, e))?;
+            check_token(&config.auth_info, user.as_deref()).map_err(|e| match e {
+                Error::Kubeconfig { problem } => in_files(source, problem),
+                other => other,
+            })?;
             (config, user, cluster)
         }
         None => {
@@ -368,9 +524,14 @@ async fn client_config_with_cluster(
                     error_chain(&e)
                 ))
             })?;
+            let mut config = config;
+            config.proxy_url =
+                proxy_for(&config.cluster_url, None, env_var).map_err(kubeconfig_error)?;
             (config, None, None)
         }
     };
+    // The kubeconfig's user entry, before `--as` names another.
+    let context_user = kube_user.clone();
     if let Some(user) = &access.impersonate {
         config.auth_info.impersonate = Some(user.clone());
         kube_user = Some(user.clone());
@@ -386,7 +547,99 @@ async fn client_config_with_cluster(
     // Count the read timeout from when the request is sent, not from when a
     // pooled connection went idle.
     config.reset_reader_on_write = true;
-    Ok((config, kube_user, cluster, context))
+    // A credential plugin is run here, off the async workers and bounded
+    // (super::exec), never by kube, which runs it unbounded on a worker
+    // when the client is built. kube uses it only when nothing before it
+    // in its order (provider, password, token, token file) is given.
+    let exec = config.auth_info.exec.take();
+    let plugin = match exec {
+        Some(exec)
+            if config.auth_info.auth_provider.is_none()
+                && config.auth_info.username.is_none()
+                && config.auth_info.token.is_none()
+                && config.auth_info.token_file.is_none() =>
+        {
+            let user = context_user.clone();
+            let minted = super::exec::mint(&exec, timeout, user.as_deref())
+                .await
+                .map_err(|e| match e {
+                    Error::Kubeconfig { problem } => in_files(source, problem),
+                    other => other,
+                })?;
+            if let Some((cert, key)) = &minted.certificate {
+                use base64::Engine;
+                let b64 = base64::engine::general_purpose::STANDARD;
+                config.auth_info.client_certificate_data = Some(b64.encode(cert));
+                config.auth_info.client_key_data = Some(b64.encode(key).into());
+            }
+            Some(Plugin {
+                exec,
+                user,
+                limit: timeout,
+                minted,
+            })
+        }
+        _ => None,
+    };
+    Ok((config, kube_user, cluster, context, plugin))
+}
+
+/// A credential plugin that gave the connection its credential.
+pub(crate) struct Plugin {
+    exec: kube::config::ExecConfig,
+    user: Option<String>,
+    limit: Option<std::time::Duration>,
+    minted: super::exec::Minted,
+}
+
+/// The task that renews a plugin's token before it expires; stopped when
+/// the last connection that uses it is dropped.
+struct Renewal(tokio::task::JoinHandle<()>);
+
+impl Drop for Renewal {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// `Bearer TOKEN`, marked sensitive; `None` when it cannot be a header
+/// (the plugin's token was checked, so never).
+fn bearer(token: &str) -> Option<http::HeaderValue> {
+    let mut value = http::HeaderValue::try_from(format!("Bearer {token}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// Renews `plugin`'s token a minute before it expires, into `cell`; a
+/// failed run is tried again 10 s later (meanwhile the old token stands,
+/// and the server says when it is no longer accepted).
+async fn renew(mut plugin: Plugin, cell: requests::Bearer) {
+    loop {
+        let Some(expires) = plugin.minted.expires else {
+            return;
+        };
+        let wait = jiff::Timestamp::now()
+            .duration_until(expires)
+            .checked_sub(jiff::SignedDuration::from_secs(60))
+            .and_then(|d| std::time::Duration::try_from(d).ok())
+            .unwrap_or(std::time::Duration::from_secs(1));
+        tokio::time::sleep(wait).await;
+        match super::exec::mint(&plugin.exec, plugin.limit, plugin.user.as_deref()).await {
+            Ok(minted) => {
+                if let Some(value) = minted.token.as_deref().and_then(bearer) {
+                    *cell.lock().unwrap_or_else(|p| p.into_inner()) = value;
+                }
+                plugin.minted = minted;
+            }
+            Err(_) => {
+                plugin.minted.expires = Some(
+                    jiff::Timestamp::now()
+                        .checked_add(jiff::SignedDuration::from_secs(70))
+                        .unwrap_or(expires),
+                );
+            }
+        }
+    }
 }
 
 /// Connects as kubectl would: `--kubeconfig`, else `KUBECONFIG` (several
@@ -424,13 +677,28 @@ pub(crate) fn kubeconfig_contexts(kubeconfig: Option<&Path>) -> Result<Vec<Strin
 }
 
 pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Result<Live> {
-    let (config, kube_user, cluster, context) = client_config_with_cluster(access, source).await?;
-    let credentials = Credentials::of(
+    let (config, kube_user, cluster, context, plugin) =
+        client_config_with_cluster(access, source).await?;
+    let mut credentials = Credentials::of(
         &config.auth_info,
         source.files(),
         kube_user.clone(),
         cluster,
     );
+    let mut bearer_cell = None;
+    let mut renewal = None;
+    if let Some(plugin) = plugin {
+        credentials.kind = super::credentials::CredentialKind::Plugin;
+        if let Some(value) = plugin.minted.token.as_deref().and_then(bearer) {
+            let cell: requests::Bearer = std::sync::Arc::new(std::sync::Mutex::new(value));
+            bearer_cell = Some(cell.clone());
+            if plugin.minted.expires.is_some() {
+                renewal = Some(std::sync::Arc::new(Renewal(tokio::spawn(renew(
+                    plugin, cell,
+                )))));
+            }
+        }
+    }
     let request_timeout = config.read_timeout;
     let server = config.cluster_url.to_string();
     let default_namespace = config.default_namespace.clone();
@@ -441,6 +709,8 @@ pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Resu
             .map(|b| {
                 b.with_layer(&requests::Logged {
                     server: server.clone(),
+                    timeout: request_timeout,
+                    bearer: bearer_cell.clone(),
                 })
                 .build()
             })
@@ -455,6 +725,7 @@ pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Resu
         request_timeout,
         credentials,
         context,
+        _renewal: renewal,
     })
 }
 
@@ -923,13 +1194,20 @@ where
 async fn read_body(
     mut stream: impl futures::AsyncBufRead + Unpin,
 ) -> std::result::Result<Vec<u8>, kube::Error> {
-    use futures::AsyncReadExt;
+    use futures::AsyncBufReadExt;
+    // Chunk by chunk as they come: `read_to_end` fills each new stretch of
+    // its buffer with zeros first, which in a debug build made a 64 MiB
+    // answer take minutes.
     let mut body = Vec::new();
-    stream
-        .read_to_end(&mut body)
-        .await
-        .map_err(kube::Error::ReadEvents)?;
-    Ok(body)
+    loop {
+        let bytes = stream.fill_buf().await.map_err(kube::Error::ReadEvents)?;
+        if bytes.is_empty() {
+            return Ok(body);
+        }
+        body.extend_from_slice(bytes);
+        let n = bytes.len();
+        stream.consume_unpin(n);
+    }
 }
 
 /// The user the API server knows (a SelfSubjectReview), else the
@@ -964,12 +1242,24 @@ fn is_valkey_resource(resource: &str) -> bool {
     matches!(plural, "valkeyclusters" | "valkeynodes")
 }
 
-/// What an API error says: its message, else its reason.
+/// What an API error says: its message, else its reason, cut short (an
+/// error page of a proxy can be megabytes).
 pub(super) fn status_message(status: &kube::core::Status) -> String {
     if status.message.is_empty() {
-        status.reason.clone()
+        cut_short(&status.reason)
     } else {
-        status.message.clone()
+        cut_short(&status.message)
+    }
+}
+
+/// The most characters of a server's words an error quotes.
+const QUOTED_CHARS: usize = 500;
+
+/// `text`, its first [`QUOTED_CHARS`] characters and `…` when longer.
+fn cut_short(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
     }
 }
 
@@ -1015,6 +1305,44 @@ fn map_error(
                     status: Some(code),
                     message,
                     source: Some(Box::new(kube::Error::Api(status))),
+                },
+            }
+        }
+        kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_)
+            if requests::cut_in(&err).is_some() =>
+        {
+            match requests::cut_in(&err) {
+                Some(requests::Cut::TooLarge) => Error::AnswerTooLarge {
+                    server: server.to_string(),
+                    verb: verb.to_string(),
+                    resource: resource.to_string(),
+                    limit_mib: requests::MAX_ANSWER_BYTES / (1024 * 1024),
+                },
+                Some(requests::Cut::Redirect { status, location }) => Error::Api {
+                    verb: verb.to_string(),
+                    resource: resource.to_string(),
+                    status: Some(*status),
+                    message: format!(
+                        "a redirect{}, not followed (kubectl follows none for the API either); check the server in the kubeconfig",
+                        location
+                            .as_ref()
+                            .map(|l| format!(" to {}", cut_short(l)))
+                            .unwrap_or_default()
+                    ),
+                    source: None,
+                },
+                Some(requests::Cut::TimedOut(limit)) => Error::Unreachable {
+                    server: server.to_string(),
+                    problem: format!(
+                        "the answer to {verb} {resource} did not end within --request-timeout ({}s)",
+                        limit.as_secs_f64()
+                    ),
+                    source: None,
+                },
+                None => Error::Unreachable {
+                    server: server.to_string(),
+                    problem: error_chain(&err),
+                    source: Some(Box::new(err)),
                 },
             }
         }
@@ -1446,6 +1774,156 @@ users:
             Err(Error::Usage(message)) => assert!(message.contains("cache,env=prod"), "{message}"),
             other => panic!("expected a usage error, got {other:?}"),
         }
+    }
+
+    /// (case, server, proxy-url, environment, the proxy)
+    type ProxyCase<'a> = (
+        &'a str,
+        &'a http::Uri,
+        Option<&'a str>,
+        &'static [(&'static str, &'static str)],
+        Option<&'a str>,
+    );
+
+    #[test]
+    fn the_proxy_is_chosen_as_kubectl_chooses_it() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let https: http::Uri = "https://api.corp.example:6443".parse().unwrap();
+        let http_server: http::Uri = "http://api.corp.example:8080".parse().unwrap();
+        let loopback: http::Uri = "https://127.0.0.1:6443".parse().unwrap();
+        let p = Some("http://proxy:3128/");
+        let cases: Vec<ProxyCase> = vec![
+            ("nothing", &https, None, &[], None),
+            (
+                "HTTPS_PROXY",
+                &https,
+                None,
+                &[("HTTPS_PROXY", "http://proxy:3128")],
+                p,
+            ),
+            (
+                "lower case",
+                &https,
+                None,
+                &[("https_proxy", "proxy:3128")],
+                p,
+            ),
+            (
+                "HTTP_PROXY is for http servers",
+                &https,
+                None,
+                &[("HTTP_PROXY", "http://proxy:3128")],
+                None,
+            ),
+            (
+                "HTTP_PROXY",
+                &http_server,
+                None,
+                &[("HTTP_PROXY", "http://proxy:3128")],
+                p,
+            ),
+            (
+                "loopback never",
+                &loopback,
+                None,
+                &[("HTTPS_PROXY", "http://proxy:3128")],
+                None,
+            ),
+            (
+                "NO_PROXY name",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "localhost, corp.example,"),
+                ],
+                None,
+            ),
+            (
+                "NO_PROXY .suffix",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", ".corp.example"),
+                ],
+                None,
+            ),
+            (
+                "NO_PROXY *.suffix",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "*.corp.example"),
+                ],
+                None,
+            ),
+            (
+                "NO_PROXY other port",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "api.corp.example:443"),
+                ],
+                p,
+            ),
+            (
+                "NO_PROXY same port",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "api.corp.example:6443"),
+                ],
+                None,
+            ),
+            (
+                "NO_PROXY another name",
+                &https,
+                None,
+                &[
+                    ("HTTPS_PROXY", "http://proxy:3128"),
+                    ("NO_PROXY", "xcorp.example,10.0.0.0/8"),
+                ],
+                p,
+            ),
+            (
+                "NO_PROXY *",
+                &https,
+                None,
+                &[("HTTPS_PROXY", "http://proxy:3128"), ("NO_PROXY", "*")],
+                None,
+            ),
+            (
+                "proxy-url wins over NO_PROXY",
+                &https,
+                Some("socks5://127.0.0.1:1080"),
+                &[("NO_PROXY", "*")],
+                Some("socks5://127.0.0.1:1080/"),
+            ),
+        ];
+        for (case, server, proxy_url, vars, want) in cases {
+            let got =
+                proxy_for(server, proxy_url, env(vars)).unwrap_or_else(|e| panic!("{case}: {e}"));
+            assert_eq!(got.map(|u| u.to_string()).as_deref(), want, "{case}");
+        }
+        let ten: http::Uri = "https://10.1.2.3".parse().unwrap();
+        assert_eq!(
+            proxy_for(
+                &ten,
+                None,
+                env(&[("HTTPS_PROXY", "proxy:1"), ("NO_PROXY", "10.0.0.0/8")])
+            ),
+            Ok(None)
+        );
     }
 
     fn status(code: u16, name: &str) -> kube::Error {

@@ -5,6 +5,7 @@
 //! objects.
 
 pub(crate) mod credentials;
+pub(crate) mod exec;
 pub mod file;
 pub(crate) mod live;
 pub(crate) mod logs;

@@ -1,10 +1,21 @@
-//! kubectl's `-v`, for API requests: every request of the client passes
-//! through [`Logged`], a layer of kube's own stack, which says what it
-//! saw through `tracing` (the instrumentation kube already uses): the
-//! verb, URL, status and time taken of each request, and its response's
-//! size once read whole. Events only, no words: the one subscriber that
-//! writes them (`crate::verbose`) words them, and is installed only for
-//! `-v 6` and above; otherwise they go nowhere.
+//! kubectl's `-v`, for API requests, and the limits of every answer:
+//! every request of the client passes through [`Logged`], a layer of
+//! kube's own stack, which says what it saw through `tracing` (the
+//! instrumentation kube already uses): the verb, URL, status and time
+//! taken of each request, and its response's size once read whole. Events
+//! only, no words: the one subscriber that writes them (`crate::verbose`)
+//! words them, and is installed only for `-v 6` and above; otherwise they
+//! go nowhere.
+//!
+//! The same layer bounds each answer, whatever the server sends:
+//! `--request-timeout` is the time of the whole request, its body read to
+//! the end included (as kubectl's is), not only the time between two
+//! reads; a watch stream is exempt (it stays open for minutes by design).
+//! An answer larger than [`MAX_ANSWER_BYTES`] (of a watch stream: one
+//! event, one line, larger than that) is cut, and a redirect is an error
+//! with its status: none is followed, as kubectl follows none for the
+//! API. Each is a [`Cut`] in the client's error chain, which
+//! `live::map_error` names.
 
 use bytes::Bytes;
 use http::{Request, Response};
@@ -13,20 +24,75 @@ use kube::client::Body;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The target of the events [`Logged`] emits: a request's answer at INFO
 /// (`verb`, `url`, `status`, `millis`), its response's size at DEBUG
 /// (`verb`, `url`, `bytes`).
 pub(crate) const TARGET: &str = "kubectl_valkey_roll::request";
 
+/// The most bytes one answer may have (of a watch stream: one event):
+/// 64 MiB. A LIST page of 500 pods as the operator builds them is a few
+/// MiB, an object at most the 1.5 MiB etcd stores (some 3 MiB as JSON);
+/// an answer that goes on past this is a server or proxy that never ends
+/// it, and reading on would only fill memory.
+pub(crate) const MAX_ANSWER_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why an answer was cut short, or not taken: in the client's error chain
+/// (as the cause of kube's error), named by `live::map_error`.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Cut {
+    /// The request, its body included, took longer than the limit.
+    #[error("the answer did not end within {}s", .0.as_secs_f64())]
+    TimedOut(Duration),
+    /// The answer (a watch's event) was larger than [`MAX_ANSWER_BYTES`].
+    #[error("the answer is larger than {} MiB", MAX_ANSWER_BYTES / (1024 * 1024))]
+    TooLarge,
+    /// The server answered a redirect (3xx), which is not followed.
+    #[error("the server answered {status}, a redirect{}", .location.as_ref().map(|l| format!(" to {l}")).unwrap_or_default())]
+    Redirect {
+        status: u16,
+        location: Option<String>,
+    },
+}
+
+/// The [`Cut`] in an error's chain, if any: kube keeps a body's error as
+/// the payload of an `io::Error`, which `source()` passes over, so each
+/// `io::Error` is looked into too.
+pub(crate) fn cut_in<'e>(err: &'e (dyn std::error::Error + 'static)) -> Option<&'e Cut> {
+    let mut next = Some(err);
+    while let Some(e) = next {
+        if let Some(cut) = e.downcast_ref::<Cut>() {
+            return Some(cut);
+        }
+        if let Some(inner) = e
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .and_then(|inner| inner.downcast_ref::<Cut>())
+        {
+            return Some(inner);
+        }
+        next = e.source();
+    }
+    None
+}
+
 /// The layer every request of the client passes through. `server`: the
 /// API server's URL, which requests are relative to at this layer (kube
 /// adds it further in), so that a logged URL is whole, as kubectl's.
+/// `timeout`: the time each request may take whole, but a watch's
+/// (`None`: no limit).
+/// `bearer`: the `Authorization` header of a credential plugin's token
+/// (`live`'s, renewed there), set on each request.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Logged {
     pub server: String,
+    pub timeout: Option<Duration>,
+    pub bearer: Option<Bearer>,
 }
+
+/// A credential plugin's current `Authorization` header.
+pub(crate) type Bearer = std::sync::Arc<std::sync::Mutex<http::HeaderValue>>;
 
 impl<S> tower_layer::Layer<S> for Logged {
     type Service = LoggedService<S>;
@@ -35,6 +101,8 @@ impl<S> tower_layer::Layer<S> for Logged {
         LoggedService {
             inner,
             server: self.server.trim_end_matches('/').to_string(),
+            timeout: self.timeout,
+            bearer: self.bearer.clone(),
         }
     }
 }
@@ -43,6 +111,17 @@ impl<S> tower_layer::Layer<S> for Logged {
 pub(crate) struct LoggedService<S> {
     inner: S,
     server: String,
+    timeout: Option<Duration>,
+    bearer: Option<Bearer>,
+}
+
+/// A watch request (`watch=true` or `watch=1` in its query): its answer is
+/// a stream of events, each on a line, open for minutes.
+fn is_watch(uri: &http::Uri) -> bool {
+    uri.query().is_some_and(|q| {
+        q.split('&')
+            .any(|pair| matches!(pair, "watch=true" | "watch=1"))
+    })
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -51,8 +130,9 @@ impl<S, B> tower_service::Service<Request<Body>> for LoggedService<S>
 where
     S: tower_service::Service<Request<Body>, Response = Response<B>>,
     S::Future: Send + 'static,
-    S::Error: std::fmt::Display + 'static,
+    S::Error: std::fmt::Display + From<Cut> + Send + 'static,
     B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: From<Cut>,
 {
     type Response = Response<Counted<B>>;
     type Error = S::Error;
@@ -62,17 +142,49 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request<Body>) -> Self::Future {
+    fn call(&mut self, mut request: Request<Body>) -> Self::Future {
+        if let Some(bearer) = &self.bearer {
+            let value = bearer.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            request
+                .headers_mut()
+                .insert(http::header::AUTHORIZATION, value);
+        }
         let verb = request.method().to_string();
         let uri = request.uri();
         let url = match uri.scheme() {
             Some(_) => uri.to_string(),
             None => format!("{}{uri}", self.server),
         };
+        let watch = is_watch(uri);
         let start = Instant::now();
+        let limit = self.timeout.filter(|_| !watch);
+        let deadline = limit.map(|limit| tokio::time::Instant::now() + limit);
         let response = self.inner.call(request);
         Box::pin(async move {
-            let result = response.await;
+            let result = match deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline, response)
+                    .await
+                    .unwrap_or_else(|_| Err(Cut::TimedOut(limit.unwrap_or_default()).into())),
+                None => response.await,
+            };
+            // No redirect is followed (kubectl follows none for the API):
+            // its status is the error, so the caller never reads a page
+            // it did not ask for as the answer.
+            let result = result.and_then(|r| {
+                if r.status().is_redirection() {
+                    Err(Cut::Redirect {
+                        status: r.status().as_u16(),
+                        location: r
+                            .headers()
+                            .get(http::header::LOCATION)
+                            .and_then(|l| l.to_str().ok())
+                            .map(str::to_string),
+                    }
+                    .into())
+                } else {
+                    Ok(r)
+                }
+            });
             let millis = start.elapsed().as_millis();
             match &result {
                 Ok(r) => tracing::info!(
@@ -97,19 +209,32 @@ where
                     verb,
                     url,
                     said: false,
+                    watch,
+                    since_line: 0,
+                    deadline: deadline.map(|d| Box::pin(tokio::time::sleep_until(d))),
+                    limit: limit.unwrap_or_default(),
                 })
             })
         })
     }
 }
 
-/// A response body that counts its bytes and says how many at its end.
+/// A response body that counts its bytes and says how many at its end;
+/// cut at the request's deadline and at [`MAX_ANSWER_BYTES`].
 pub(crate) struct Counted<B> {
     body: B,
     bytes: u64,
     verb: String,
     url: String,
     said: bool,
+    /// A watch stream: the cap is of each line (event), not of the whole.
+    watch: bool,
+    /// Bytes since the last line break (a watch's).
+    since_line: u64,
+    /// When the whole request must have ended (not for a watch).
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The time limit the deadline comes from, to name it.
+    limit: Duration,
 }
 
 impl<B> Counted<B> {
@@ -129,6 +254,7 @@ impl<B> Counted<B> {
 impl<B> HttpBody for Counted<B>
 where
     B: HttpBody<Data = Bytes> + Unpin,
+    B::Error: From<Cut>,
 {
     type Data = Bytes;
     type Error = B::Error;
@@ -138,11 +264,29 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
         let this = &mut *self;
+        if let Some(deadline) = &mut this.deadline
+            && deadline.as_mut().poll(cx).is_ready()
+        {
+            this.deadline = None;
+            return Poll::Ready(Some(Err(Cut::TimedOut(this.limit).into())));
+        }
         let polled = Pin::new(&mut this.body).poll_frame(cx);
         match &polled {
             Poll::Ready(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
                     this.bytes += data.len() as u64;
+                    let over = if this.watch {
+                        this.since_line = match data.iter().rposition(|&b| b == b'\n') {
+                            Some(at) => (data.len() - at - 1) as u64,
+                            None => this.since_line + data.len() as u64,
+                        };
+                        this.since_line > MAX_ANSWER_BYTES
+                    } else {
+                        this.bytes > MAX_ANSWER_BYTES
+                    };
+                    if over {
+                        return Poll::Ready(Some(Err(Cut::TooLarge.into())));
+                    }
                 }
             }
             Poll::Ready(None) => this.say(),

@@ -114,8 +114,13 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
         )));
     }
     http::serve(listener, shared, super::watch::stop_requested()).await;
-    for task in tasks {
+    for task in &tasks {
         task.abort();
+    }
+    // Until each is dropped: a credential plugin still running is killed
+    // then (source::exec), not left behind when the process exits.
+    for task in tasks {
+        let _ = task.await;
     }
     log("stopped\n");
     Ok(Outcome::ok(String::new()))
