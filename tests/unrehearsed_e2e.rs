@@ -622,9 +622,11 @@ mod property {
         prop::collection::vec((0usize..16, action()), 1..4)
     }
 
-    fn patch(change: Change, n: usize) -> Value {
+    /// The edit of `change`, the `n`th action; an image edit flips the
+    /// image the cluster has (`image`).
+    fn patch(change: Change, n: usize, image: &Value) -> Value {
         match change {
-            Change::Image => json!({"image": if n % 2 == 0 { NEW } else { OLD }}),
+            Change::Image => json!({"image": if image == NEW { OLD } else { NEW }}),
             Change::Config => json!({"config": {"hz": format!("{}", 11 + n)}}),
             Change::Resources => {
                 json!({"resources": {"requests": {"cpu": format!("{}m", 10 + n)}}})
@@ -654,7 +656,11 @@ mod property {
         for (i, (wait, action)) in seq.iter().enumerate() {
             after_writes(&mut rig, *wait).await;
             match action {
-                Action::Edit(change) => rig.edit(patch(*change, i)).await,
+                Action::Edit(change) => {
+                    let vc =
+                        serde_json::to_value(rig.op.sim.get_cluster().await).unwrap_or_default();
+                    rig.edit(patch(*change, i, &vc["spec"]["image"])).await
+                }
                 Action::FailOver(shard) => {
                     let a = rig.op.account();
                     let busy = (0..=REPLICAS)
