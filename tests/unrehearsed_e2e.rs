@@ -639,11 +639,11 @@ mod property {
         }
     }
 
-    /// Judged runs until the operator made `writes` more writes (or 20 s
+    /// Judged runs until the operator made `writes` more writes (or 8 s
     /// passed: it may have nothing left to write).
     async fn after_writes(rig: &mut Rig, writes: usize) {
         let target = rig.op.write_count() + writes;
-        let end = Instant::now() + Duration::from_secs(20);
+        let end = Instant::now() + Duration::from_secs(8);
         while rig.op.write_count() < target && Instant::now() < end {
             rig.judged().await;
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -653,6 +653,7 @@ mod property {
     async fn run(seq: Vec<(usize, Action)>) -> Result<(), String> {
         let mut rig = Rig::new("u-prop", json!({"persistence": {"size": "1Gi"}})).await;
         rig.panic_at_once = false;
+        println!("case: {seq:?}");
         for (i, (wait, action)) in seq.iter().enumerate() {
             after_writes(&mut rig, *wait).await;
             match action {
@@ -692,6 +693,11 @@ mod property {
         if rig.failures.is_empty() {
             rig.until_converged("the sequence").await;
         }
+        println!(
+            "case over in {:.0}s, {} runs judged",
+            rig.started.elapsed().as_secs_f32(),
+            rig.runs.iter().filter(|r| !r.contains(" -- ")).count()
+        );
         let failures = std::mem::take(&mut rig.failures);
         rig.op.stop().await;
         match failures.first() {
