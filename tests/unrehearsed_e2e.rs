@@ -212,6 +212,19 @@ impl Rig {
         let old = std::mem::replace(&mut self.op, op);
         old.stop().await;
         self.note("operator restarted");
+        // Its account is empty until its first read: judge from then on.
+        let deadline = Instant::now() + BOUND;
+        loop {
+            let a = self.op.account();
+            if a.in_flight.len() + a.to_roll.len() + a.rolled.len() == NODES {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the restarted operator never read"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     fn last_write(&self) -> Option<Instant> {
