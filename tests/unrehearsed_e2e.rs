@@ -487,6 +487,7 @@ async fn stopped_mid_roll(hint: &str) -> (Rig, Instant) {
         .op
         .writes()
         .iter()
+        .rev()
         .find(|e| e.step == Step::Advanced(third.to_string()) && e.outcome == Outcome::Accepted)
         .map(|e| e.at)
         .expect("the advance");
