@@ -548,6 +548,9 @@ async fn an_operator_stopped_50s_mid_roll_is_named_only_past_30s() {
     rig.op.stop().await;
 }
 
+/// How long the cluster rests before Valkey fails a primary over.
+const AT_REST: Duration = Duration::from_secs(65);
+
 /// At rest, shard 0's primary server dies and Valkey promotes its replica:
 /// no operator event; the operator writes "Waiting for replicas to sync"
 /// (3 s here), Ready again, and `status.role: replica` on the old primary
@@ -557,6 +560,9 @@ async fn an_operator_stopped_50s_mid_roll_is_named_only_past_30s() {
 #[tokio::test]
 async fn an_unplanned_failover_at_rest_then_a_roll_reads_right() {
     let mut rig = Rig::new("u-failover", json!({})).await;
+    // At rest: over a minute after the creation's role writes (a failover
+    // right after them reads as the creation's own replica sync).
+    rig.judged_for(AT_REST).await;
     let (from, to) = rig.valkey.fail_over(0, REPLICAS);
     rig.note(&format!("Valkey failed shard 0 over: index {from} -> {to}"));
     rig.judged_for(Duration::from_secs(8)).await;
