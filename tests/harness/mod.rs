@@ -86,6 +86,8 @@ pub mod procs;
 pub mod pty;
 #[cfg(feature = "fixture")]
 pub mod sim;
+#[cfg(feature = "fixture")]
+pub mod valkey;
 
 use std::fs;
 use std::net::{SocketAddr, TcpListener, TcpStream};
