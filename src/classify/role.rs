@@ -58,6 +58,11 @@ const ADVANCE_WITHIN: SignedDuration = SignedDuration::from_secs(10);
 /// announced.
 const ANNOUNCED_WITHIN: SignedDuration = SignedDuration::from_secs(60);
 
+/// An event written before a status write may land after it (the
+/// operator's event recorder is asynchronous): this much later still
+/// announces a change.
+const EVENTS_LAND_WITHIN: SignedDuration = SignedDuration::from_secs(5);
+
 /// One node's judged role.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct JudgedRole {
@@ -499,8 +504,18 @@ impl RoleInput<'_, '_, '_> {
         if let Some(since) = self.unsynced
             && self.rolling_shard.is_none()
         {
-            let near = |t: &Timestamp| t.duration_since(since) >= -ANNOUNCED_WITHIN;
-            let announced = facts.iter().any(|(t, _)| near(t))
+            // Announced: a topology change the objects show (a creation, a
+            // failover the operator made, an advance, a replaced pod, a
+            // replica attached) shortly before it, or a moment after (events
+            // land late). A status write announces nothing: it is the
+            // operator reading the server, perhaps after the change itself.
+            let near = |t: &Timestamp| {
+                let after = t.duration_since(since);
+                after >= -ANNOUNCED_WITHIN && after <= EVENTS_LAND_WITHIN
+            };
+            let announced = facts
+                .iter()
+                .any(|(t, f)| !matches!(f, Fact::Says { .. }) && near(t))
                 || self
                     .cluster_events
                     .iter()
@@ -742,6 +757,34 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
             }
             Fact::Says { node, role } => says(ctx, node, role, at, &mut r),
             Fact::Unsynced => {
+                // A shard no event speaks for rests on status.role alone:
+                // its one claimant is doubted too.
+                for (&shard, members) in &ctx.shards {
+                    if r.beliefs.contains_key(&shard) {
+                        continue;
+                    }
+                    let mut claimants = members
+                        .iter()
+                        .copied()
+                        .filter(|&i| ctx.members[i].view.status_role() == Some(Role::Primary));
+                    // (No belief was formed, so a pod created before says
+                    // nothing here: the status write is what is doubted.)
+                    if let (Some(p), None) = (claimants.next(), claimants.next()) {
+                        for &i in members {
+                            r.restarted[i] = false;
+                        }
+                        let judged_at = role_written(ctx.members[p].view);
+                        r.beliefs.insert(
+                            shard,
+                            Belief::Doubted {
+                                primary: p,
+                                source: RoleSource::Status,
+                                judged_at: judged_at.unwrap_or(at),
+                                why: Doubt::Unsynced { at },
+                            },
+                        );
+                    }
+                }
                 for belief in r.beliefs.values_mut() {
                     if let Belief::Primary {
                         node,
@@ -971,6 +1014,30 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
                         .collect(),
                 }),
             };
+        }
+    }
+
+    // Where status.role alone speaks for a shard and no node of it says
+    // primary, one of them is the primary all the same (a failover the
+    // operator did not make leaves the old primary writing `replica` and
+    // the promoted one silent): every node of it is unsure.
+    let mut by_shard: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, m) in ctx.members.iter().enumerate() {
+        if let Some(s) = m.shard {
+            by_shard.entry(s).or_default().push(i);
+        }
+    }
+    for members in by_shard.values().filter(|m| m.len() > 1) {
+        let all_replicas_by_status = members.iter().all(|&i| {
+            nodes[i].source == Some(RoleSource::Status)
+                && nodes[i].role == Some(Role::Replica)
+                && nodes[i].note.is_none()
+                && ctx.members[i].view.node_ready()
+        });
+        if all_replicas_by_status {
+            for &i in members {
+                nodes[i].note = Some(RoleNote::NoPrimaryClaimed);
+            }
         }
     }
 

@@ -514,6 +514,8 @@ pub enum RoleNote {
     /// More than one node of the shard claims `primary` and nothing newer
     /// picks one: these are the other claimants.
     Claimants { others: Vec<String> },
+    /// Its shard's roles rest on status.role alone and none says primary.
+    NoPrimaryClaimed,
     /// `status.role` says `status`, but a newer operator event promoted
     /// another pod of the shard (`ip`, at `at`).
     StatusContradicted {

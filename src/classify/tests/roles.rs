@@ -626,11 +626,40 @@ fn newer_evidence_doubts_a_judged_primary() {
             ],
         ),
         (
+            "the operator's status writes just before it announce nothing: every shard unsure",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-0", |n| n.status_written(t(-8)));
+                c.with_node("cache-0-1", |n| n.replica().status_written(t(-8)));
+                c.replicas_syncing(t(-4))
+            },
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+            ],
+        ),
+        (
             "waiting for replicas to sync after a replica was REPLICATEd: announced",
-            rig(1, 1, vec![event_replica_created(NS, CL, 0, t(-20))]).replicas_syncing(t(-30)),
+            rig(1, 1, vec![event_replica_created(NS, CL, 0, t(-35))]).replicas_syncing(t(-30)),
             &[
                 ("cache-0-0", Some(Primary), true),
                 ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "a ReplicaCreated written 3 s after the not-Ready still announces it (events land late)",
+            rig(1, 1, vec![event_replica_created(NS, CL, 0, t(-27))]).replicas_syncing(t(-30)),
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "a ReplicaCreated 20 s after the not-Ready does not explain it: unsure",
+            rig(1, 1, vec![event_replica_created(NS, CL, 0, t(-10))]).replicas_syncing(t(-30)),
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
             ],
         ),
         (
@@ -689,4 +718,66 @@ fn a_contradicted_primary_names_both_pieces_of_evidence() {
             crate::units::timestamp(t(-4))
         ))
     );
+}
+
+/// A shard no operator event speaks for rests on status.role alone; a
+/// cluster going not Ready "Waiting for replicas to sync" with nothing in
+/// flight doubts it too (found by tests/unrehearsed_e2e.rs: its simulated
+/// operator writes no PrimaryCreated, and the old primary read `primary`
+/// as a fact right after Valkey failed it over).
+#[test]
+fn waiting_for_a_sync_doubts_a_primary_known_from_its_status_alone() {
+    let at_rest = || {
+        let mut c = cluster().size(1, 1).image(OLD);
+        c = c.node(member(0, 0).pod_created(mins(-6)).status_written(mins(-5)));
+        c.node(
+            member(0, 1)
+                .replica()
+                .pod_created(mins(-6))
+                .status_written(mins(-5)),
+        )
+    };
+    let r = judge(&at_rest().snapshot(), t(0));
+    assert_eq!(node(&r, "cache-0-0").role_source, Some(RoleSource::Status));
+    assert!(node(&r, "cache-0-0").role_note.is_none());
+    let r = judge(&at_rest().replicas_syncing(t(-4)).snapshot(), t(0));
+    for name in ["cache-0-0", "cache-0-1"] {
+        assert!(
+            node(&r, name).role_note.is_some(),
+            "{name}: {:?}",
+            node(&r, name)
+        );
+    }
+    assert!(!node(&r, "cache-0-0").facts.is_primary);
+}
+
+/// After a failover Valkey made, the old primary's status write says
+/// `replica` and the promoted node's older one says `replica` too: where
+/// status.role alone speaks for the shard, none of its nodes is a sure
+/// replica.
+#[test]
+fn a_shard_whose_status_names_no_primary_is_unsure() {
+    let mut c = cluster().size(1, 1).image(OLD);
+    c = c.node(
+        member(0, 0)
+            .replica()
+            .pod_created(mins(-6))
+            .status_written(mins(-1)),
+    );
+    c = c.node(
+        member(0, 1)
+            .replica()
+            .pod_created(mins(-6))
+            .status_written(mins(-5)),
+    );
+    let r = judge(&c.snapshot(), t(0));
+    for name in ["cache-0-0", "cache-0-1"] {
+        let n = node(&r, name);
+        assert_eq!(n.role, Some(Role::Replica), "{name}");
+        assert_eq!(
+            n.role_note.as_ref().map(ToString::to_string).as_deref(),
+            Some("no node of its shard says primary in status.role, yet one of them is"),
+            "{name}"
+        );
+    }
 }

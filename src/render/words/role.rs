@@ -46,6 +46,9 @@ impl fmt::Display for RoleNote {
                 "taken from the walk: the failover at {} is written as a repeat of an earlier event",
                 at(t)
             ),
+            RoleNote::NoPrimaryClaimed => {
+                f.write_str("no node of its shard says primary in status.role, yet one of them is")
+            }
             RoleNote::NoEvidence => f.write_str("no status.role and no operator event about it"),
             RoleNote::Contradicted(c) => {
                 write!(
