@@ -6,10 +6,9 @@
 //! never omitted; fields that only the program uses are `#[serde(skip)]`.
 
 mod reason;
-mod spec_field;
 
+pub use crate::snapshot::SpecField;
 pub use reason::*;
-pub use spec_field::SpecField;
 
 use jiff::Timestamp;
 use serde::Serialize;

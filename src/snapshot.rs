@@ -11,6 +11,7 @@
 mod group;
 mod mirror;
 mod objects;
+mod spec_field;
 mod view;
 
 pub use group::{Changed, ClusterKey};

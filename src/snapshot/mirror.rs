@@ -18,8 +18,8 @@
 //! known, the fields that depend on it are not compared, so a settled node
 //! never reads as behind for want of a fact.
 
+pub use super::spec_field::SpecField;
 use super::{ValkeyCluster, ValkeyNode, keys};
-pub use crate::report::SpecField;
 use serde_json::{Map, Value, json};
 
 /// The `spec.config` keys the operator (c33988f) sets with CONFIG SET and

@@ -215,7 +215,7 @@ pub(crate) async fn mint(
         None => None,
     };
     if let Some(token) = &status.token
-        && !super::live::header_safe(token)
+        && !header_safe(token)
     {
         return Err(kubeconfig_error(format!(
             "the token that {who} gave cannot be sent: it holds a control character"
@@ -230,6 +230,12 @@ pub(crate) async fn mint(
         certificate,
         expires,
     })
+}
+
+/// `Bearer TOKEN` is a valid HTTP header value (kube panics building a
+/// client whose token is not).
+pub(crate) fn header_safe(token: &str) -> bool {
+    http::HeaderValue::try_from(format!("Bearer {token}")).is_ok()
 }
 
 #[cfg(test)]

@@ -445,18 +445,15 @@ fn no_proxy_covers(entry: &str, host: &str, ip: Option<std::net::IpAddr>, port: 
 fn check_token(auth: &kube::config::AuthInfo, user: Option<&str>) -> Result<()> {
     use secrecy::ExposeSecret;
     match &auth.token {
-        Some(token) if !header_safe(token.expose_secret()) => Err(kubeconfig_error(format!(
-            "the token{} cannot be sent: it holds a control character (a line break at its end, as `token: |` in YAML leaves, is one)",
-            user.map(|u| format!(" of user \"{u}\""))
-                .unwrap_or_default()
-        ))),
+        Some(token) if !super::exec::header_safe(token.expose_secret()) => {
+            Err(kubeconfig_error(format!(
+                "the token{} cannot be sent: it holds a control character (a line break at its end, as `token: |` in YAML leaves, is one)",
+                user.map(|u| format!(" of user \"{u}\""))
+                    .unwrap_or_default()
+            )))
+        }
         _ => Ok(()),
     }
-}
-
-/// `Bearer TOKEN` is a valid HTTP header value.
-pub(crate) fn header_safe(token: &str) -> bool {
-    http::HeaderValue::try_from(format!("Bearer {token}")).is_ok()
 }
 
 /// Builds the client configuration: kubeconfig (or in-cluster), then the
