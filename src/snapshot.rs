@@ -302,6 +302,26 @@ impl Condition {
     }
 }
 
+/// The times of the managedFields entries that own the field at `path`
+/// (`["f:spec", "f:workloadRevision"]`): when a manager last wrote it, at
+/// most (an entry's time moves with any field its manager writes).
+pub(crate) fn field_written_times<'m>(
+    meta: &'m ObjectMeta,
+    path: &'static [&'static str],
+) -> impl Iterator<Item = jiff::Timestamp> + 'm {
+    meta.managed_fields
+        .iter()
+        .flatten()
+        .filter(move |e| {
+            let mut v = e.fields_v1.as_ref().map(|f| &f.0);
+            for step in path {
+                v = v.and_then(|x| x.get(step));
+            }
+            v.is_some()
+        })
+        .filter_map(|e| e.time.as_ref().map(|t| t.0))
+}
+
 /// Finds a condition by type.
 pub fn condition<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Condition> {
     conditions.iter().find(|c| c.type_ == type_)

@@ -39,14 +39,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The plugin under test; `VALKEY_ROLL_BIN` replays with another build
-/// (an older one, to compare: the summary prints per recording what each
-/// reads wrong).
-fn bin() -> String {
-    std::env::var("VALKEY_ROLL_BIN")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_kubectl-valkey-roll").to_string())
-}
-
 /// The share of judged nodes whose role must be definite and right, per
 /// scenario (issue 20: at least 90 %).
 const MIN_DEFINITE_RIGHT: f64 = 0.9;
@@ -65,60 +57,6 @@ fn scenarios(root: &Path) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
-}
-
-/// `status -f - --now NOW -o json` on the bytes: the first cluster's report
-/// (None: no cluster in view, as before a cluster is created).
-fn status(list: &[u8], now: &str) -> Option<Value> {
-    let bin = bin();
-    let mut child = Command::new(&bin)
-        .args(["status", "-f", "-", "--now", now, "-o", "json"])
-        .env_remove("KUBECONFIG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(list)
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait for the plugin");
-    // A moment before anything exists is an empty List: the plugin refuses
-    // to judge nothing (exit 1, so a failed `kubectl get` never reads as
-    // all fine), and no cluster is in view, as the truth says.
-    let empty = serde_json::from_slice::<Value>(list)
-        .ok()
-        .and_then(|l| l["items"].as_array().map(Vec::is_empty))
-        .unwrap_or(false);
-    if empty {
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "an empty List: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains("nothing to judge"),
-            "an empty List: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return None;
-    }
-    assert!(
-        out.status.success(),
-        "status exited {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("status -o json is JSON");
-    doc["clusters"]
-        .as_array()
-        .expect("clusters[]")
-        .first()
-        .cloned()
 }
 
 /// The names in `truth` after `label` up to the next `;` (`-` or `none`: none).
@@ -382,7 +320,7 @@ fn every_recorded_moment_reads_true() {
             let now = truth["now"].as_str().expect("now");
             let bytes = recorded::gunzip(&dir.join(file));
             let list: Value = serde_json::from_slice(&bytes).expect("a recorded List is JSON");
-            let report = status(&bytes, now);
+            let report = recorded::status(&bytes, now);
             let moment = Moment {
                 truth,
                 before_first_write: now < first_write.as_str(),

@@ -39,11 +39,6 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn bin() -> String {
-    std::env::var("VALKEY_ROLL_BIN")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_kubectl-valkey-roll").to_string())
-}
-
 /// One line of valkey.jsonl: its time and what each pod's server said.
 struct Sample {
     t: String,
@@ -161,38 +156,6 @@ fn with_readings(list: &Value, sample: Option<&Sample>) -> Value {
         }
     }
     json!({"apiVersion": "v1", "kind": "List", "items": out})
-}
-
-fn status(list: &[u8], now: &str) -> Option<Value> {
-    let bin = bin();
-    let mut child = Command::new(&bin)
-        .args(["status", "-f", "-", "--now", now, "-o", "json"])
-        .env_remove("KUBECONFIG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(list)
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait for the plugin");
-    if !out.status.success() {
-        // An empty List (before the cluster exists) is refused: nothing
-        // to judge.
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains("nothing to judge"),
-            "status exited {:?}: {}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return None;
-    }
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("status -o json is JSON");
-    doc["clusters"].as_array()?.first().cloned()
 }
 
 /// What the servers truly say at a moment, by node: the sample of each
@@ -423,11 +386,11 @@ fn recordings_read_with_their_servers() {
             let list: Value = serde_json::from_slice(&bytes).expect("a List");
             let sample = at(&samples, now);
             let read = serde_json::to_vec(&with_readings(&list, sample)).expect("JSON");
-            let Some(c) = status(&read, now) else {
+            let Some(c) = recorded::status(&read, now) else {
                 continue;
             };
             // The same moment without the readings, for the summary.
-            if let Some(before) = status(&bytes, now) {
+            if let Some(before) = recorded::status(&bytes, now) {
                 let no_server = recorded::names(&truth["noServer"]);
                 for (name, live) in truth["roles"].as_object().into_iter().flatten() {
                     if !matches!(live.as_str(), Some("primary" | "replica"))

@@ -260,20 +260,10 @@ impl<'a> NodeObjects<'a> {
             })
             .flat_map(|e| [super::events::first_time(e), super::events::time(e)])
             .flatten();
-        let revision_written = self
-            .node
-            .metadata
-            .managed_fields
-            .iter()
-            .flatten()
-            .filter(|e| {
-                e.fields_v1
-                    .as_ref()
-                    .and_then(|f| f.0.get("f:spec"))
-                    .and_then(|s| s.get("f:workloadRevision"))
-                    .is_some()
-            })
-            .filter_map(|e| e.time.as_ref().map(|t| t.0));
+        let revision_written = crate::snapshot::field_written_times(
+            &self.node.metadata,
+            &["f:spec", "f:workloadRevision"],
+        );
         let created = self.node.metadata.creation_timestamp.as_ref().map(|t| t.0);
         let after_creation =
             move |t: &Timestamp| created.is_none_or(|c| t.duration_since(c) > ADVANCE_SLACK);

@@ -214,20 +214,7 @@ impl Doubt {
 /// The time of the status write that last set `status.role`: the newest
 /// managedFields entry owning it (whole seconds).
 fn role_written(view: &NodeObjects<'_>) -> Option<Timestamp> {
-    view.node
-        .metadata
-        .managed_fields
-        .iter()
-        .flatten()
-        .filter(|e| {
-            e.fields_v1
-                .as_ref()
-                .and_then(|f| f.0.get("f:status"))
-                .and_then(|s| s.get("f:role"))
-                .is_some()
-        })
-        .filter_map(|e| e.time.as_ref().map(|t| t.0))
-        .max()
+    crate::snapshot::field_written_times(&view.node.metadata, &["f:status", "f:role"]).max()
 }
 
 /// The shard a ReplicaCreated note names ("Created replica for primary ID
