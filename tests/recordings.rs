@@ -35,9 +35,7 @@ mod recorded;
 
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// The share of judged nodes whose role must be definite and right, per
 /// scenario (issue 20: at least 90 %).

@@ -35,9 +35,7 @@ mod recorded;
 
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// One line of valkey.jsonl: its time and what each pod's server said.
 struct Sample {
