@@ -3,7 +3,7 @@
 //! than the image, and for its own build.
 
 use super::*;
-use crate::fixture::{NodeBuilder, mins, t};
+use crate::fixture::{NodeBuilder, t};
 use crate::report::NodeState::{self, *};
 use crate::snapshot::SpecField;
 use serde_json::json;
@@ -166,55 +166,4 @@ fn a_node_at_its_cluster_spec_in_the_operators_forms_is_converged() {
         vec![("cache-0-0", Converged), ("cache-0-1", Converged)]
     );
     assert_eq!(r.verdict, crate::report::Verdict::Converged, "{}", r.reason);
-}
-
-/// A roll of the operator's own build (recording c-builder): one node
-/// asks with its spec unchanged; the nodes whose status the new operator
-/// has not written yet are presumed still to roll; one it has written
-/// without asking is not; with nobody asking, nobody is presumed.
-#[test]
-fn a_roll_of_the_operators_build_presumes_the_nodes_not_yet_spoken_for() {
-    let start = mins(-1);
-    let quiet = |b: NodeBuilder| b.status_written_by("manager", mins(-30));
-    let c = cluster()
-        .image(IMAGE)
-        .node(quiet(p2("cache-0-0", 0, 0)))
-        .node(
-            p2("cache-0-1", 0, 1)
-                .pending_since(R2, R1, start)
-                .status_written_by("manager-361", start),
-        )
-        .node(quiet(p2("cache-1-0", 1, 0)))
-        .node(p2("cache-1-1", 1, 1).status_written_by("manager-361", t(-10)));
-    let r = judge(&c.snapshot(), t(0));
-    assert_eq!(
-        states(&r),
-        vec![
-            ("cache-0-0", Waiting),
-            ("cache-0-1", Waiting),
-            ("cache-1-0", Waiting),
-            ("cache-1-1", Converged),
-        ]
-    );
-    assert_eq!(r.waiting, 3);
-    let presumed = r
-        .nodes
-        .iter()
-        .find(|n| n.name == "cache-1-0")
-        .expect("node");
-    assert_eq!(
-        presumed.facts.behind.as_ref().map(|b| b.fields.len()),
-        Some(0)
-    );
-
-    // Nobody asks: nobody is presumed.
-    let calm = cluster()
-        .image(IMAGE)
-        .node(quiet(p2("cache-0-0", 0, 0)))
-        .node(quiet(p2("cache-0-1", 0, 1)));
-    let r = judge(&calm.snapshot(), t(0));
-    assert_eq!(
-        states(&r),
-        vec![("cache-0-0", Converged), ("cache-0-1", Converged)]
-    );
 }
