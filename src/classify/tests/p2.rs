@@ -6,12 +6,12 @@ use super::*;
 use crate::fixture::{mins, t};
 use NodeState::*;
 
-const R1: &str = "f28c067e5abff2479b1bc49fb5b237200020a65320229e9ccfda5ecb8a45bd97";
+pub(super) const R1: &str = "f28c067e5abff2479b1bc49fb5b237200020a65320229e9ccfda5ecb8a45bd97";
 const OLD: &str = "valkey/valkey:9.0.0";
 const NEW: &str = "valkey/valkey:9.0.1";
 
 /// A P2 node at rest on revision R1 (its StatefulSet rolled out).
-fn p2(name: &str, shard: u32, index: u32) -> NodeBuilder {
+pub(super) fn p2(name: &str, shard: u32, index: u32) -> NodeBuilder {
     fixture::node(name)
         .shard(shard, index)
         .ready()

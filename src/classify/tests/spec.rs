@@ -8,19 +8,9 @@ use crate::report::NodeState::{self, *};
 use crate::snapshot::SpecField;
 use serde_json::json;
 
-const R1: &str = "f28c067e5abff2479b1bc49fb5b237200020a65320229e9ccfda5ecb8a45bd97";
+use super::p2::{R1, p2};
 const R2: &str = "5a27684b84d19421ee2e1638ed4c3449b50700a675dbc5ddb2302700fa57d3b2";
 const IMAGE: &str = "valkey/valkey:9.0.0";
-
-fn p2(name: &str, shard: u32, index: u32) -> NodeBuilder {
-    fixture::node(name)
-        .shard(shard, index)
-        .ready()
-        .pod_ready()
-        .sts_rolled_out()
-        .workload_revision(R1)
-        .image(IMAGE)
-}
 
 /// A 3-shard cluster whose spec has `edit` merged in; cache-0-1 has been
 /// advanced to it (holds), the other five still have the old spec.
