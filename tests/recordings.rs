@@ -199,13 +199,7 @@ fn check(c: Option<&Value>, m: &Moment<'_>, roles: &mut RoleCount) -> Vec<String
     // shows it (it asks, a field its spec mirrors is behind its cluster's,
     // or the operator's own build renders a new template for it).
     for n in recorded::names(&truth["stillToAdvance"]) {
-        // Known gap (docs/protocol.md): in a roll of the operator's own
-        // build, a node its new controller has not yet asked for shows
-        // nothing until it asks (c-builder records one): not judged there.
-        let asks = |v: &Value| !v["desiredRevision"].is_null();
-        let unasked_build_roll = c["nodes"].as_array().is_some_and(|ns| ns.iter().any(asks))
-            && node(&n).is_some_and(|v| !asks(v));
-        if state_of(&n) == "Converged" && !unasked_build_roll {
+        if state_of(&n) == "Converged" {
             fails.push(format!("{n} is still to be advanced but reads Converged"));
         }
     }

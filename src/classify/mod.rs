@@ -23,6 +23,7 @@
 //! - Failure evidence is listed on every node that has it (a Blocking node
 //!   shows its CrashLoopBackOff), but only decides holders and the front.
 
+mod builder;
 mod clock;
 mod deferred;
 mod events;
@@ -197,6 +198,11 @@ fn classify_cluster(
             Some(j)
         })
         .collect();
+    {
+        let mut all: Vec<Judged<'_>> = by_place.iter_mut().filter_map(Option::take).collect();
+        builder::presume(&mut all, protocol, now);
+        by_place = all.into_iter().map(Some).collect();
+    }
     let rolling = by_place
         .iter()
         .flatten()

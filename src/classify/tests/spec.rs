@@ -3,7 +3,7 @@
 //! than the image, and for its own build.
 
 use super::*;
-use crate::fixture::{NodeBuilder, t};
+use crate::fixture::{NodeBuilder, mins, t};
 use crate::report::NodeState::{self, *};
 use crate::snapshot::SpecField;
 use serde_json::json;
@@ -156,4 +156,123 @@ fn a_node_at_its_cluster_spec_in_the_operators_forms_is_converged() {
         vec![("cache-0-0", Converged), ("cache-0-1", Converged)]
     );
     assert_eq!(r.verdict, crate::report::Verdict::Converged, "{}", r.reason);
+}
+
+/// A roll of the operator's own build (recording c-builder, writes 1-25):
+/// the new node controller asks for one node, then the others within a
+/// second. Before: the nodes not yet asked for read Converged. The table:
+/// what presumes them still to roll, and what must not.
+#[test]
+fn a_roll_of_the_operators_build_presumes_the_nodes_not_yet_reached() {
+    let start = t(-2);
+    // The previous roll wrote every node's spec half an hour ago.
+    let at_rest = |name, shard, index| {
+        p2(name, shard, index)
+            .managed_revision_time("manager", mins(-30))
+            .status_written(mins(-30))
+    };
+    let asking = || at_rest("cache-0-1", 0, 1).pending_since(R2, R1, start);
+    let advanced = || {
+        p2("cache-0-1", 0, 1)
+            .pending_since(R2, R1, start)
+            .workload_revision(R2)
+            .generation(3, 2)
+            .managed_revision_time("manager", t(-1))
+    };
+    let rest = |c: ClusterBuilder| {
+        c.node(at_rest("cache-0-0", 0, 0))
+            .node(at_rest("cache-1-0", 1, 0))
+            .node(at_rest("cache-1-1", 1, 1))
+    };
+    let presumed = vec![
+        ("cache-0-0", Waiting),
+        ("cache-0-1", Waiting),
+        ("cache-1-0", Waiting),
+        ("cache-1-1", Waiting),
+    ];
+    let none = |first: NodeState| {
+        vec![
+            ("cache-0-0", Converged),
+            ("cache-0-1", first),
+            ("cache-1-0", Converged),
+            ("cache-1-1", Converged),
+        ]
+    };
+    type States = Vec<(&'static str, NodeState)>;
+    let cases: Vec<(&str, ClusterBuilder, Timestamp, States)> = vec![
+        (
+            "one node asks, the others not yet",
+            rest(cluster().image(IMAGE).node(asking())),
+            t(0),
+            presumed,
+        ),
+        (
+            "the asking node is advanced before the others ask (w-00005)",
+            rest(cluster().image(IMAGE).node(advanced())),
+            t(0),
+            vec![
+                ("cache-0-0", Waiting),
+                ("cache-0-1", Rolling),
+                ("cache-1-0", Waiting),
+                ("cache-1-1", Waiting),
+            ],
+        ),
+        (
+            "past the moment every node would have asked",
+            rest(cluster().image(IMAGE).node(asking())),
+            t(10),
+            none(Waiting),
+        ),
+        (
+            "the asking node's spec was written right before it asked",
+            rest(
+                cluster().image(IMAGE).node(
+                    p2("cache-0-1", 0, 1)
+                        .pending_since(R2, R1, start)
+                        .managed_revision_time("manager", t(-3)),
+                ),
+            ),
+            t(0),
+            none(Waiting),
+        ),
+        (
+            "nobody asks",
+            rest(cluster().image(IMAGE).node(at_rest("cache-0-1", 0, 1))),
+            t(0),
+            none(Converged),
+        ),
+    ];
+    for (case, c, now, want) in cases {
+        let r = judge(&c.snapshot(), now);
+        assert_eq!(states(&r), want, "{case}: {}", r.reason);
+    }
+
+    // A node advanced since the first ask has rolled in this roll: not
+    // presumed, while the one not yet reached is.
+    let c = cluster()
+        .image(IMAGE)
+        .node(asking())
+        .node(at_rest("cache-0-0", 0, 0))
+        .node(
+            p2("cache-1-0", 1, 0)
+                .managed_revision_time("manager", t(-1))
+                .status_written(t(0)),
+        );
+    let r = judge(&c.snapshot(), t(0));
+    assert_eq!(
+        states(&r),
+        vec![
+            ("cache-0-0", Waiting),
+            ("cache-0-1", Waiting),
+            ("cache-1-0", Converged),
+        ],
+        "{}",
+        r.reason
+    );
+    let n = r
+        .nodes
+        .iter()
+        .find(|n| n.name == "cache-0-0")
+        .expect("node");
+    assert_eq!(n.facts.behind.as_ref().map(|b| b.fields.len()), Some(0));
 }
