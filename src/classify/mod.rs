@@ -434,8 +434,23 @@ fn judge_roles(
         })
         .and_then(|c| c.last_transition_time.as_ref())
         .map(|t| t.0);
+    // Ready again a moment ago: since its Ready condition turned True,
+    // while the node controller may not have re-read the roles yet.
+    let ready_again = cluster
+        .and_then(|c| crate::snapshot::condition(c.conditions(), crate::snapshot::keys::COND_READY))
+        .filter(|c| c.is_true())
+        .and_then(|c| c.last_transition_time.as_ref())
+        .map(|t| t.0)
+        .filter(|&t| clock.now().duration_since(t) <= role::ROLES_REREAD_WITHIN);
     role::judge(
-        &role::RoleInput::new(&members, &cluster_events, replicas, rolling_shard, unsynced),
+        &role::RoleInput::new(
+            &members,
+            &cluster_events,
+            replicas,
+            rolling_shard,
+            unsynced,
+            ready_again,
+        ),
         clock,
     )
 }

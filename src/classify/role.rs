@@ -63,6 +63,17 @@ const ANNOUNCED_WITHIN: SignedDuration = SignedDuration::from_secs(60);
 /// announces a change.
 const EVENTS_LAND_WITHIN: SignedDuration = SignedDuration::from_secs(5);
 
+/// A replaced pod may take this long from its creation to Ready (an image
+/// pull, a slow probe) and still announce the end of a roll.
+const NEW_POD_READY_WITHIN: SignedDuration = SignedDuration::from_secs(15 * 60);
+
+/// The node controller reads every ready node's role from its server at
+/// least this often (c33988f: a node at rest is requeued every 60 s, and
+/// its status written when the role it reads changed), with slack: a
+/// cluster Ready again for longer than this with no role write since has
+/// had its roles re-read and kept.
+pub(crate) const ROLES_REREAD_WITHIN: SignedDuration = SignedDuration::from_secs(90);
+
 /// One node's judged role.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct JudgedRole {
@@ -112,6 +123,9 @@ pub(crate) struct RoleInput<'e, 'v, 'a> {
     /// replicas to sync (its Ready condition's lastTransitionTime), if it
     /// is.
     pub unsynced: Option<Timestamp>,
+    /// When the ValkeyCluster turned Ready again, if it did within
+    /// [`ROLES_REREAD_WITHIN`] (and is Ready).
+    pub ready_again: Option<Timestamp>,
     /// The members of each shard, looked up once (a cluster may have
     /// thousands of nodes).
     shards: BTreeMap<u32, Vec<usize>>,
@@ -144,10 +158,10 @@ enum Fact {
     /// The operator's status write that last set `node`'s `status.role`
     /// (a pass that read it from the server: the node was ready).
     Says { node: usize, role: Role },
-    /// The cluster went not Ready waiting for its replicas to sync with no
-    /// roll and no other role evidence near: a topology change nobody
-    /// announced.
-    Unsynced,
+    /// The cluster went not Ready waiting for its replicas to sync
+    /// (`again`: or turned Ready again, the reason gone) with no roll and
+    /// no other role evidence near: a topology change nobody announced.
+    Unsynced { again: bool },
 }
 
 impl Fact {
@@ -158,7 +172,7 @@ impl Fact {
             Fact::Advanced { .. } => 1,
             Fact::PodCreated { .. } => 2,
             Fact::Says { .. } => 3,
-            Fact::Unsynced => 4,
+            Fact::Unsynced { .. } => 4,
         }
     }
 }
@@ -201,12 +215,15 @@ enum Doubt {
     },
     /// The cluster went not Ready waiting for replicas to sync, at `at`.
     Unsynced { at: Timestamp },
+    /// The cluster turned Ready again at `at`, with no roll and nothing
+    /// else near to say why it had not been.
+    ReadyAgain { at: Timestamp },
 }
 
 impl Doubt {
     fn at(&self) -> Timestamp {
         match self {
-            Doubt::Said { at, .. } | Doubt::Unsynced { at } => *at,
+            Doubt::Said { at, .. } | Doubt::Unsynced { at } | Doubt::ReadyAgain { at } => *at,
         }
     }
 }
@@ -262,6 +279,7 @@ impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
         replicas: bool,
         rolling_shard: Option<u32>,
         unsynced: Option<Timestamp>,
+        ready_again: Option<Timestamp>,
     ) -> Self {
         let mut shards: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         let mut by_address: HashMap<&'v str, Option<usize>> = HashMap::new();
@@ -282,6 +300,7 @@ impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
             replicas,
             rolling_shard,
             unsynced,
+            ready_again,
             shards,
             by_address,
         }
@@ -289,6 +308,55 @@ impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
 }
 
 impl RoleInput<'_, '_, '_> {
+    /// Whether a topology change at `since` is announced: by a change the
+    /// objects show (a creation, a failover the operator made, an advance,
+    /// a replaced pod, a replica attached, a new pod turning Ready)
+    /// shortly before it, or a moment after (events land late). A status
+    /// write announces nothing: it is the operator reading the server,
+    /// perhaps after the change itself.
+    fn announced(&self, facts: &[(Timestamp, Fact)], since: Timestamp) -> bool {
+        let near = |t: &Timestamp| {
+            let after = t.duration_since(since);
+            after >= -ANNOUNCED_WITHIN && after <= EVENTS_LAND_WITHIN
+        };
+        facts
+            .iter()
+            .any(|(t, f)| !matches!(f, Fact::Says { .. }) && near(t))
+            || self
+                .cluster_events
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        events::reason(e),
+                        keys::EVENT_FAILOVER_INITIATED
+                            | keys::EVENT_REPLICA_CREATED
+                            | keys::EVENT_CLUSTER_MEET_BATCH
+                    )
+                })
+                .flat_map(|e| occurrences(e))
+                .any(|(t, _)| near(&t))
+            || self.members.iter().any(|m| {
+                // A new pod coming up (not a server restarting in its old
+                // pod: that is a change nobody announced).
+                let created = m
+                    .view
+                    .pod
+                    .and_then(|p| p.metadata.creation_timestamp.as_ref())
+                    .map(|t| t.0);
+                m.view
+                    .node
+                    .condition(keys::COND_READY)
+                    .filter(|c| c.is_true())
+                    .and_then(|c| c.last_transition_time.as_ref())
+                    .is_some_and(|t| {
+                        near(&t.0)
+                            && created.is_some_and(|c| {
+                                c <= t.0 && t.0.duration_since(c) <= NEW_POD_READY_WITHIN
+                            })
+                    })
+            })
+    }
+
     /// The node whose pod has `ip`, when exactly one has.
     fn node_at(&self, ip: &str) -> Option<usize> {
         self.by_address.get(ip).copied().flatten()
@@ -487,38 +555,16 @@ impl RoleInput<'_, '_, '_> {
         }
         // A not-Ready cluster waiting for its replicas to sync while no
         // roll is in flight, with no role evidence near, had a topology
-        // change nobody announced (Valkey failed a primary over).
-        if let Some(since) = self.unsynced
-            && self.rolling_shard.is_none()
-        {
-            // Announced: a topology change the objects show (a creation, a
-            // failover the operator made, an advance, a replaced pod, a
-            // replica attached) shortly before it, or a moment after (events
-            // land late). A status write announces nothing: it is the
-            // operator reading the server, perhaps after the change itself.
-            let near = |t: &Timestamp| {
-                let after = t.duration_since(since);
-                after >= -ANNOUNCED_WITHIN && after <= EVENTS_LAND_WITHIN
-            };
-            let announced = facts
-                .iter()
-                .any(|(t, f)| !matches!(f, Fact::Says { .. }) && near(t))
-                || self
-                    .cluster_events
-                    .iter()
-                    .filter(|e| {
-                        matches!(
-                            events::reason(e),
-                            keys::EVENT_FAILOVER_INITIATED
-                                | keys::EVENT_REPLICA_CREATED
-                                | keys::EVENT_CLUSTER_MEET_BATCH
-                        )
-                    })
-                    .flat_map(|e| occurrences(e))
-                    .any(|(t, _)| near(&t));
-            if !announced {
-                facts.push((since, Fact::Unsynced));
+        // change nobody announced (Valkey failed a primary over). So had
+        // one Ready again a moment ago for no reason the objects show: the
+        // not-Ready reason is gone, but until the node controller has
+        // re-read the roles, nothing else in the objects shows the change.
+        let marks = [(self.unsynced, false), (self.ready_again, true)];
+        for (since, again) in marks.into_iter().filter_map(|(t, a)| t.map(|t| (t, a))) {
+            if self.rolling_shard.is_some() || self.announced(&facts, since) {
+                continue;
             }
+            facts.push((since, Fact::Unsynced { again }));
         }
         // status.role, at the time of the status write that last set it,
         // when that write said ready: the operator reads the role from the
@@ -743,7 +789,12 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                 r.said[node] = None;
             }
             Fact::Says { node, role } => says(ctx, node, role, at, &mut r),
-            Fact::Unsynced => {
+            Fact::Unsynced { again } => {
+                let why = if again {
+                    Doubt::ReadyAgain { at }
+                } else {
+                    Doubt::Unsynced { at }
+                };
                 // A shard no event speaks for rests on status.role alone:
                 // its one claimant is doubted too.
                 for (&shard, members) in &ctx.shards {
@@ -767,7 +818,7 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                                 primary: p,
                                 source: RoleSource::Status,
                                 judged_at: judged_at.unwrap_or(at),
-                                why: Doubt::Unsynced { at },
+                                why,
                             },
                         );
                     }
@@ -785,7 +836,7 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                             primary: node,
                             source,
                             judged_at,
-                            why: Doubt::Unsynced { at },
+                            why,
                         };
                     }
                 }
@@ -953,6 +1004,7 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
                                 at: Some(at),
                             },
                             Doubt::Unsynced { at } => Contradiction::Unsynced { at: Some(at) },
+                            Doubt::ReadyAgain { at } => Contradiction::ReadyAgain { at: Some(at) },
                         },
                     };
                     JudgedRole {

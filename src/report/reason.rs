@@ -573,4 +573,7 @@ pub enum Contradiction {
     /// The ValkeyCluster went not Ready waiting for its replicas to sync
     /// with no roll in flight: a topology change nobody announced.
     Unsynced { at: Option<jiff::Timestamp> },
+    /// The ValkeyCluster turned Ready again a moment ago with no roll in
+    /// flight and nothing else to say why it had not been.
+    ReadyAgain { at: Option<jiff::Timestamp> },
 }

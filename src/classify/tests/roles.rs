@@ -781,3 +781,53 @@ fn a_shard_whose_status_names_no_primary_is_unsure() {
         );
     }
 }
+
+/// Issue 29: after a failover Valkey made, the cluster is Ready again and
+/// the "Waiting for replicas to sync" reason is gone, while no node's
+/// status has been re-read yet (tests/unrehearsed_e2e.rs skipped that
+/// stretch). Before: the old primary read `primary` as a fact. A Ready
+/// turned a moment ago with nothing near to say why makes the shard
+/// unsure; a roll's new pod coming up says why; past the node
+/// controller's re-read, the roles stand again.
+#[test]
+fn a_cluster_ready_again_for_no_reason_shown_doubts_its_primaries() {
+    let at = |m: NodeBuilder, created| m.pod_created(created).status_written(mins(-5));
+    let rest = |ready_at, created_at| {
+        let c = cluster()
+            .size(1, 1)
+            .image(OLD)
+            .ready_for_generation_since(ready_at);
+        c.node(at(member(0, 0), mins(-6)))
+            .node(at(member(0, 1).replica(), created_at).ready_since(created_at))
+    };
+    let doubted = |c: ClusterBuilder| {
+        let r = judge(&c.snapshot(), t(0));
+        ["cache-0-0", "cache-0-1"].map(|n| node(&r, n).role_note.as_ref().map(ToString::to_string))
+    };
+    let rows = [
+        (
+            "Ready again 20 s ago, nothing near",
+            rest(t(-20), mins(-6)),
+            true,
+        ),
+        ("Ready since 2 min ago", rest(mins(-2), mins(-6)), false),
+        ("a new pod came up just before", rest(t(-20), t(-40)), false),
+    ];
+    for (row, c, want) in rows {
+        let notes = doubted(c);
+        assert_eq!(notes.iter().all(Option::is_some), want, "{row}: {notes:?}");
+        assert_eq!(notes.iter().any(Option::is_some), want, "{row}: {notes:?}");
+    }
+    assert_eq!(
+        doubted(rest(t(-20), mins(-6)))[0].as_deref(),
+        Some(
+            format!(
+                "cache-0-0 was judged primary at {}, but the cluster turned Ready again at {} \
+                 with no roll under way and no role re-read since",
+                crate::units::timestamp(mins(-5)),
+                crate::units::timestamp(t(-20))
+            )
+            .as_str()
+        )
+    );
+}

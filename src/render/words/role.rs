@@ -70,6 +70,12 @@ impl fmt::Display for RoleNote {
                          with no roll under way",
                         at(t)
                     ),
+                    Contradiction::ReadyAgain { at: t } => write!(
+                        f,
+                        "the cluster turned Ready again at {} with no roll under way \
+                         and no role re-read since",
+                        at(t)
+                    ),
                 }
             }
             RoleNote::Server(note) => write!(f, "{note}"),
