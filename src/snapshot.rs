@@ -185,6 +185,9 @@ pub mod keys {
     /// replica's link to its primary is not up.
     pub const MSG_REPLICAS_SYNC: &str = "Waiting for replicas to sync";
     pub const EVENT_CLUSTER_MEET_BATCH: &str = "ClusterMeetBatch";
+    /// Recorded on every reconcile that finds the cluster healthy: every
+    /// replica in sync, every slot served.
+    pub const EVENT_CLUSTER_READY: &str = "ClusterReady";
     pub const EVENT_MANUAL_GRANTED: &str = "ManualRollPermitGranted";
     pub const EVENT_MANUAL_REVOKED: &str = "ManualRollPermitRevoked";
     pub const EVENT_MANUAL_FORCED: &str = "ManualRollPermitForced";

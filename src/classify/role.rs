@@ -315,9 +315,22 @@ impl RoleInput<'_, '_, '_> {
     /// write announces nothing: it is the operator reading the server,
     /// perhaps after the change itself.
     fn announced(&self, facts: &[(Timestamp, Fact)], since: Timestamp) -> bool {
+        // What came before the cluster was last found healthy (every
+        // replica in sync) announces nothing after it: that change had
+        // settled.
+        let settled = self
+            .cluster_events
+            .iter()
+            .filter(|e| events::reason(e) == keys::EVENT_CLUSTER_READY)
+            .flat_map(|e| occurrences(e))
+            .map(|(t, _)| t)
+            .filter(|t| since.duration_since(*t) > EVENTS_LAND_WITHIN)
+            .max();
         let near = |t: &Timestamp| {
             let after = t.duration_since(since);
-            after >= -ANNOUNCED_WITHIN && after <= EVENTS_LAND_WITHIN
+            after >= -ANNOUNCED_WITHIN
+                && after <= EVENTS_LAND_WITHIN
+                && settled.is_none_or(|s| *t > s)
         };
         facts
             .iter()

@@ -831,3 +831,37 @@ fn a_cluster_ready_again_for_no_reason_shown_doubts_its_primaries() {
         )
     );
 }
+
+/// tests/unrehearsed_e2e.rs, seed 689df141: Valkey failed a shard over 8 s
+/// after the cluster was created and found healthy; the not-Ready spell
+/// that followed read as the creation's own replica sync, and the old
+/// primary as a sure primary. A creation the operator has since found
+/// healthy (its ClusterReady event) announces nothing after it.
+#[test]
+fn a_sync_after_the_cluster_was_found_healthy_is_not_the_creations() {
+    let created = || {
+        let mut c = cluster().size(1, 1).image(OLD);
+        c = c.node(member(0, 0).pod_created(t(-20)).status_written(t(-15)));
+        c = c.node(
+            member(0, 1)
+                .replica()
+                .pod_created(t(-20))
+                .status_written(t(-15)),
+        );
+        c.replicas_syncing(t(-4))
+    };
+    let notes = |c: ClusterBuilder| {
+        let r = judge(&c.snapshot(), t(0));
+        ["cache-0-0", "cache-0-1"].map(|n| node(&r, n).role_note.is_some())
+    };
+    // Still the creation's own sync: nothing doubted.
+    assert_eq!(notes(created()), [false, false]);
+    let mut healthy = created();
+    healthy.push_event(crate::fixture::event_cluster_ready(NS, CL, t(-12)));
+    assert_eq!(notes(healthy), [true, true]);
+    // Found healthy as it went not Ready (the same reconcile): still the
+    // creation's.
+    let mut same = created();
+    same.push_event(crate::fixture::event_cluster_ready(NS, CL, t(-5)));
+    assert_eq!(notes(same), [false, false]);
+}
