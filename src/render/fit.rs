@@ -73,6 +73,36 @@ pub(crate) fn columns(text: &str) -> usize {
     UnicodeWidthStr::width(plain.as_str())
 }
 
+/// A heading too long for one line (a long name): its parts, two spaces
+/// apart, each going on to the next line when it does not fit; every line
+/// ends with a newline. None when it fits one line (or nothing is fitted):
+/// the caller writes it as it always does.
+pub(crate) fn heading(parts: &[&str], width: Option<usize>) -> Option<String> {
+    let w = width?;
+    let parts: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
+    let whole: usize =
+        parts.iter().map(|p| columns(p)).sum::<usize>() + 2 * parts.len().saturating_sub(1);
+    if whole <= w {
+        return None;
+    }
+    let mut out = String::new();
+    let mut line = String::new();
+    for part in parts {
+        if !line.is_empty() && columns(&line) + 2 + columns(part) > w {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push_str("  ");
+        }
+        line.push_str(part);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    Some(out)
+}
+
 /// The words of `text`, split at spaces; a span in backticks is one word.
 pub(crate) fn words(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -431,6 +461,22 @@ impl Grid<'_> {
             };
             kept.remove(pos);
         }
+        // Names too long for the line: each row's first column stands on
+        // a line of its own, the others under it.
+        let short = match self.last {
+            Last::Cut { min } => {
+                let used: usize = kept
+                    .iter()
+                    .filter(|&&i| i < fixed_count)
+                    .map(|&i| natural[i] + GAP)
+                    .sum();
+                room.saturating_sub(used) < min.min(natural[n - 1])
+            }
+            Last::Fixed | Last::Wrap { .. } => need(&kept) > room,
+        };
+        if short && n > 1 && width > UNDER.len() {
+            return self.stacked(width, color);
+        }
         if !flexible {
             return self.draw(&kept, None, None, color);
         }
@@ -457,6 +503,57 @@ impl Grid<'_> {
             }
             _ => self.draw(&kept, None, Some(width), color),
         }
+    }
+
+    /// Each row's first column on a line of its own, the other columns
+    /// as a table under it (fitted as this one is, in what is left): for
+    /// names too long to share a line with the rest.
+    fn stacked(&self, width: usize, color: bool) -> String {
+        let indent = format!("{}{UNDER}", self.indent);
+        let rest = Grid {
+            header: self.header[1..].to_vec(),
+            rank: self.rank[1..].to_vec(),
+            rows: self
+                .rows
+                .iter()
+                .map(|r| r.iter().skip(1).cloned().collect())
+                .collect(),
+            last: self.last,
+            indent: &indent,
+        }
+        .fitted(Some(width), color);
+        // A row's first line starts right after the indent; the lines of
+        // a wrapped last column start with more spaces.
+        let starts = |l: &str| {
+            l.strip_prefix(indent.as_str())
+                .is_some_and(|b| !b.starts_with(' '))
+        };
+        let mut out = format!("{}{}\n", self.indent, self.header[0]);
+        let mut names = self.rows.iter().map(|r| r.first());
+        for (k, line) in rest.lines().enumerate() {
+            if k > 0
+                && starts(line)
+                && let Some(Some(name)) = names.next()
+            {
+                let mut one = Table::new();
+                one.load_style(presets::NOTHING)
+                    .set_content_arrangement(ContentArrangement::Disabled);
+                if color {
+                    one.enforce_styling();
+                } else {
+                    one.force_no_tty();
+                }
+                one.add_row(vec![name.comfy(name.text.clone(), color)]);
+                for l in one.lines() {
+                    out.push_str(self.indent);
+                    out.push_str(l.trim());
+                    out.push('\n');
+                }
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
     }
 
     /// Draws the `kept` columns; the last one shaped to fit, or (with

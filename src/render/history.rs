@@ -115,7 +115,16 @@ pub(crate) fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) 
         if day.is_some() {
             began.push_str("; times below are of that day, UTC");
         }
-        let mut out = paragraph(&began, width, &lead, "    ");
+        let location = clean(&format!("{}/{}", c.namespace, c.name));
+        let verdict = c.verdict.to_string().to_uppercase();
+        let mut out = match super::fit::heading(&[&location, &verdict], width) {
+            // Too long for one line (a long name): the rest under it.
+            Some(mut head) => {
+                head.push_str(&paragraph(&began, width, "    ", "    "));
+                head
+            }
+            None => paragraph(&began, width, &lead, "    "),
+        };
         let rows = c
             .history
             .rows

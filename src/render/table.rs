@@ -80,12 +80,19 @@ pub(crate) fn headline_after(
         }
     }
     let indent = " ".repeat(indent);
-    let mut out = paragraph(
-        &summary(cluster),
-        width,
-        &format!("{lead}{location}  {word}  "),
-        &indent,
-    );
+    let mut out = match super::fit::heading(&[lead.trim_end(), &location, &word], width) {
+        // Too long for one line (a long name): the summary under it.
+        Some(mut head) => {
+            head.push_str(&paragraph(&summary(cluster), width, &indent, &indent));
+            head
+        }
+        None => paragraph(
+            &summary(cluster),
+            width,
+            &format!("{lead}{location}  {word}  "),
+            &indent,
+        ),
+    };
     out.push_str(&parts(&costs(cluster), " · ", width, &indent));
     out
 }

@@ -71,11 +71,13 @@ pub(crate) fn explain_node(
         true,
         color,
     );
-    let _ = writeln!(
-        out,
-        "ValkeyNode {}  {state_word}",
-        clean(&format!("{}/{}", cluster.namespace, node.name))
-    );
+    let location = clean(&format!("{}/{}", cluster.namespace, node.name));
+    match fit::heading(&["ValkeyNode", &location, &state_word], width) {
+        Some(head) => out.push_str(&head),
+        None => {
+            let _ = writeln!(out, "ValkeyNode {location}  {state_word}");
+        }
+    }
     out.push_str(&paragraph(&clean(&x.place()), width, "  ", "  "));
     out.push_str(&paragraph(
         &clean(&node.reason.to_string()),
@@ -88,10 +90,14 @@ pub(crate) fn explain_node(
     for (key, value) in x.facts(now) {
         let value = clean(&value);
         let first = format!("  {key:<18} ");
-        // A value of one word too long for its place (a whole hash) goes
-        // on the next line, less indented.
+        // A value with a word too long for its place (a whole hash, a
+        // long pod name) goes on the next line, less indented.
         match width {
-            Some(w) if fit::words(&value).len() == 1 && first.len() + fit::columns(&value) > w => {
+            Some(w)
+                if fit::words(&value)
+                    .iter()
+                    .any(|word| first.len() + fit::columns(word) > w) =>
+            {
                 out.push_str(first.trim_end());
                 out.push('\n');
                 out.push_str(&paragraph(&value, width, "    ", "    "));
@@ -215,11 +221,15 @@ pub(crate) fn explain_cluster(
     if let Some((node, log)) = last_words {
         let words = last_words::last_words(&cluster.namespace, node, log, now);
         if !words.is_empty() {
-            section(
-                &mut out,
-                &format!("Last words of {}", clean(&node.name)),
-                color,
-            );
+            let title = format!("Last words of {}", clean(&node.name));
+            match width {
+                // A long name goes under the title, less indented.
+                Some(w) if fit::columns(&title) > w => {
+                    section(&mut out, "Last words", color);
+                    out.push_str(&paragraph(&title["Last words ".len()..], width, "  ", "  "));
+                }
+                _ => section(&mut out, &title, color),
+            }
             out.push_str(&rewrap(&words, width));
         }
     }
