@@ -47,6 +47,32 @@ fn tune_allocator() {
     }
 }
 
+/// kube reads `NO_PROXY` itself while it loads a kubeconfig, and refuses
+/// the whole variable for one empty entry (a trailing comma, which kubectl
+/// and curl ignore), though the proxy is chosen here (source/live.rs).
+/// Empty entries are dropped before kube can see them.
+fn tidy_no_proxy() {
+    for name in ["NO_PROXY", "no_proxy"] {
+        let Some(text) = std::env::var_os(name).and_then(|v| v.into_string().ok()) else {
+            continue;
+        };
+        let entries: Vec<&str> = text.split(',').map(str::trim).collect();
+        if !entries.iter().any(|e| e.is_empty()) || text.trim().is_empty() {
+            continue;
+        }
+        let kept: Vec<&str> = entries.into_iter().filter(|e| !e.is_empty()).collect();
+        // SAFETY: called before any other thread exists (no runtime yet),
+        // so nothing reads the environment meanwhile.
+        unsafe {
+            if kept.is_empty() {
+                std::env::remove_var(name);
+            } else {
+                std::env::set_var(name, kept.join(","));
+            }
+        }
+    }
+}
+
 /// A usage error for stderr. It quotes the arguments (`unexpected
 /// argument '...'`), so it is cleaned like everything else printed. clap's
 /// plain rendering would delete escape sequences, the arguments' own
@@ -84,6 +110,7 @@ fn write_stdout(text: &[u8]) -> Result<()> {
 /// and `kubectl-valkey_roll`, the name kubectl looks up).
 pub fn main() -> ExitCode {
     tune_allocator();
+    tidy_no_proxy();
     let cli = match Cli::try_parse().and_then(|cli| cli.validate().map(|()| cli)) {
         Ok(cli) => cli,
         Err(err) => {

@@ -798,4 +798,21 @@ fn proxies_are_honoured_as_kubectl_honours_them() {
     );
     assert_eq!(ran.code, 0, "NO_PROXY: {}", ran.both());
     assert_eq!(proxy.targets().len(), before);
+
+    // An empty entry (a trailing comma) is ignored, as kubectl and curl
+    // ignore it; the client library refused the whole variable before.
+    let ran = status_with_env(
+        &direct,
+        &[
+            ("HTTPS_PROXY", "http://127.0.0.1:1".to_string()),
+            ("NO_PROXY", "127.0.0.1,.corp.example,".to_string()),
+        ],
+    );
+    assert_eq!(
+        ran.code,
+        0,
+        "NO_PROXY with a trailing comma: {}",
+        ran.both()
+    );
+    assert_eq!(proxy.targets().len(), before);
 }
