@@ -310,9 +310,15 @@ impl Rig {
     }
 
     /// Roles the plugin shows as fact (no `roleNote`) are the servers'
-    /// roles, once the operator has written anything after the servers'
-    /// last change (before that it cannot know either), and while the
-    /// servers did not change during the run.
+    /// roles, once the operator has written something that carries the
+    /// servers' last change (before that it cannot know either), and while
+    /// the servers did not change during the run. What carries it: the
+    /// cluster's not-Ready spell for the sync or its Ready again, a status
+    /// write or an advance of a node of the changed shard, or a failover
+    /// the operator made. A write about another shard's roll does not: the
+    /// operator's roll pass returns before it checks the replicas
+    /// (c33988f, `Reconcile`), so a failover Valkey made while another
+    /// shard rolls shows nowhere until one of those (docs/roles.md).
     fn judge_roles(
         &mut self,
         c: &Value,
@@ -325,9 +331,23 @@ impl Rig {
             return;
         }
         if let Some(t) = change {
-            let announced = log
-                .iter()
-                .any(|e| e.outcome == Outcome::Accepted && e.at > t && e.at < begun);
+            let shard = self.valkey.last_shard();
+            let in_shard =
+                |node: &str| node.rsplit('-').nth(1).and_then(|s| s.parse::<u32>().ok()) == shard;
+            let carries = |step: &Step| match step {
+                Step::ClusterReady => true,
+                Step::NodeReady(n) | Step::Advanced(n) | Step::FailedOver(n) => in_shard(n),
+                Step::Other(w) => {
+                    w.contains("Waiting for replica sync")
+                        || w.strip_prefix("patch ValkeyNode ")
+                            .and_then(|rest| rest.strip_suffix(" status"))
+                            .is_some_and(in_shard)
+                }
+                _ => false,
+            };
+            let announced = log.iter().any(|e| {
+                e.outcome == Outcome::Accepted && e.at > t && e.at < begun && carries(&e.step)
+            });
             if !announced {
                 return;
             }

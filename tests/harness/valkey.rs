@@ -111,6 +111,13 @@ impl Valkey {
         self.state.lock().unwrap().history.last().map(|(t, _)| *t)
     }
 
+    /// The shard of the servers' last change (None: never).
+    pub fn last_shard(&self) -> Option<u32> {
+        let st = self.state.lock().unwrap();
+        let (_, what) = st.history.last()?;
+        what.strip_prefix("shard ")?.split(':').next()?.parse().ok()
+    }
+
     /// Every change so far, for failure messages.
     pub fn history(&self) -> Vec<String> {
         let st = self.state.lock().unwrap();
