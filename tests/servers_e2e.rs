@@ -1,0 +1,324 @@
+//! Reading the Valkey servers live (docs/servers.md), on the real control
+//! plane (harness::control_plane()) with the simulated operator: every
+//! pod of the cluster is backed by a real valkey-server bound to its kwok
+//! IP (127.0.1.x:6379, harness::valkey::RealServer) with the operator's
+//! ACL file, and the cluster is formed over RESP as the operator does
+//! (CLUSTER MEET, ADDSLOTSRANGE, REPLICATE).
+//!
+//! - `status --servers=direct -o json`: every node's role from its own
+//!   server (`roleSource: "server"`), right after creation and right after
+//!   a primary's server is killed and its replica takes over (CLUSTER
+//!   FAILOVER TAKEOVER, as Valkey's own failover would), the old primary
+//!   back as a replica;
+//! - no Secret, a wrong password, and a server that is not there: each a
+//!   line on stderr, the API's judgement standing, and the password in no
+//!   output, nor in `-v 8`'s log.
+
+mod harness;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use harness::controlplane::eventually;
+use harness::operator::Operator;
+use harness::plugin::run_in;
+use harness::valkey::{self, OPERATOR, Passwords, RealServer};
+use k8s_openapi::api::core::v1::{Pod, Secret};
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use serde_json::{Value, json};
+
+const BOUND: Duration = Duration::from_secs(180);
+const CLUSTER: &str = "rig";
+const IMAGE: &str = "valkey/valkey:9.0.0";
+
+/// Node name -> its pod's IP, once every one of `count` pods has one.
+async fn pod_ips(client: &kube::Client, ns: &str, count: usize) -> BTreeMap<String, String> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let deadline = std::time::Instant::now() + BOUND;
+    loop {
+        let list = pods
+            .list(&ListParams::default().labels(&format!("valkey.io/cluster={CLUSTER}")))
+            .await
+            .unwrap();
+        let mut found = BTreeMap::new();
+        for p in list.items {
+            let v = serde_json::to_value(&p).unwrap();
+            let node = v["metadata"]["labels"]["app.kubernetes.io/instance"]
+                .as_str()
+                .map(str::to_string);
+            let ip = v["status"]["podIP"].as_str().map(str::to_string);
+            if let (Some(node), Some(ip)) = (node, ip) {
+                found.insert(node, ip);
+            }
+        }
+        if found.len() == count {
+            return found;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pods with IPs: {found:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+async fn make_secret(client: &kube::Client, ns: &str, pw: &Passwords) {
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let s: Secret = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": format!("internal-{CLUSTER}-system-passwords")},
+        "stringData": pw.secret_data(),
+    }))
+    .unwrap();
+    secrets.create(&PostParams::default(), &s).await.unwrap();
+}
+
+fn cluster(doc: &Value) -> Value {
+    doc["clusters"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["name"] == CLUSTER))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// Node name -> (role, roleSource).
+fn roles(c: &Value) -> BTreeMap<String, (String, String)> {
+    c["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap_or("").to_string(),
+                (
+                    n["role"].as_str().unwrap_or("null").to_string(),
+                    n["roleSource"].as_str().unwrap_or("null").to_string(),
+                ),
+            )
+        })
+        .collect()
+}
+
+fn server_roles(want: &[(&str, &str)]) -> BTreeMap<String, (String, String)> {
+    want.iter()
+        .map(|(n, r)| (n.to_string(), (r.to_string(), "server".to_string())))
+        .collect()
+}
+
+/// A cluster of 2 shards of 2 on real servers; returns its operator,
+/// namespace, passwords and servers by node name.
+async fn rig(hint: &str) -> (Operator, String, Passwords, BTreeMap<String, RealServer>) {
+    let cp = harness::control_plane();
+    let ns = cp.fresh_namespace(hint);
+    let client = cp.client().await;
+    let op = Operator::start(client.clone(), &ns, CLUSTER);
+    op.create_cluster(IMAGE, 2, 1).await;
+    op.settled(4, IMAGE, BOUND).await;
+    let ips = pod_ips(&client, &ns, 4).await;
+    let pw = Passwords::for_cluster(&format!("{ns}/{CLUSTER}"));
+    let mut servers = BTreeMap::new();
+    for (node, ip) in &ips {
+        servers.insert(node.clone(), RealServer::start(ip, &pw).await);
+    }
+    let shards: Vec<Vec<String>> = (0..2)
+        .map(|s| {
+            vec![
+                ips[&format!("{CLUSTER}-{s}-0")].clone(),
+                ips[&format!("{CLUSTER}-{s}-1")].clone(),
+            ]
+        })
+        .collect();
+    valkey::form_cluster(&shards, &pw).await;
+    (op, ns, pw, servers)
+}
+
+fn assert_no_password(pw: &Passwords, what: &str, text: &str) {
+    for p in [&pw.exporter, &pw.operator, &pw.replication] {
+        assert!(!text.contains(p.as_str()), "a password in {what}:\n{text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn roles_come_from_the_servers_before_and_after_a_takeover() {
+    let (op, ns, pw, mut servers) = rig("servers-roles").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+    make_secret(&client, &ns, &pw).await;
+
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "status",
+            CLUSTER,
+            "--servers=direct",
+            "-o",
+            "json",
+            "-v",
+            "8",
+        ],
+    )
+    .await;
+    assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    let c = cluster(&ran.ok_json());
+    assert_eq!(
+        roles(&c),
+        server_roles(&[
+            ("rig-0-0", "primary"),
+            ("rig-0-1", "replica"),
+            ("rig-1-0", "primary"),
+            ("rig-1-1", "replica"),
+        ]),
+        "{c:#}"
+    );
+    assert_eq!(
+        (&c["servers"]["read"], &c["servers"]["unread"]),
+        (&json!(4), &json!(0)),
+        "{c:#}"
+    );
+
+    // Shard 0's primary dies; its replica takes over as Valkey would; the
+    // old primary's server comes back on its data and follows it.
+    servers.get_mut("rig-0-0").unwrap().kill();
+    let replica = servers["rig-0-1"].ip.clone();
+    valkey::call(
+        &replica,
+        OPERATOR,
+        &pw.operator,
+        &["CLUSTER", "FAILOVER", "TAKEOVER"],
+    )
+    .await
+    .unwrap();
+    servers.get_mut("rig-0-0").unwrap().restart(&pw).await;
+    let shards = vec![
+        vec![replica.clone(), servers["rig-0-0"].ip.clone()],
+        vec![servers["rig-1-0"].ip.clone(), servers["rig-1-1"].ip.clone()],
+    ];
+    valkey::settled(&shards, &pw, Duration::from_secs(60)).await;
+
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct", "-o", "json"],
+    )
+    .await;
+    let c = cluster(&ran.ok_json());
+    assert_eq!(
+        roles(&c),
+        server_roles(&[
+            ("rig-0-0", "replica"),
+            ("rig-0-1", "primary"),
+            ("rig-1-0", "primary"),
+            ("rig-1-1", "replica"),
+        ]),
+        "{c:#}"
+    );
+    // Without --servers the API's judgement, as before.
+    let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
+    let c = cluster(&ran.ok_json());
+    assert!(
+        roles(&c).values().all(|(_, source)| source != "server"),
+        "{c:#}"
+    );
+    op.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn servers_not_read_are_one_line_each_and_no_password_shows() {
+    let (op, ns, pw, mut servers) = rig("servers-hostile").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+
+    // No Secret: one line, the API's judgement stands.
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct", "-o", "json"],
+    )
+    .await;
+    let c = cluster(&ran.ok_json());
+    assert!(
+        ran.stderr.contains("no read-only user") && ran.stderr.lines().count() == 1,
+        "{}",
+        ran.stderr
+    );
+    assert!(roles(&c).values().all(|(_, s)| s != "server"), "{c:#}");
+
+    // A wrong password: every server refuses it.
+    let wrong = Passwords::for_cluster("someone-else");
+    make_secret(&client, &ns, &wrong).await;
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "status",
+            CLUSTER,
+            "--servers=direct",
+            "-o",
+            "json",
+            "-v",
+            "8",
+        ],
+    )
+    .await;
+    assert!(
+        ran.stderr
+            .contains("4 of 4 servers of cluster rig not read")
+            && ran.stderr.contains("refused the password"),
+        "{}",
+        ran.stderr
+    );
+    assert_no_password(
+        &wrong,
+        "the output",
+        &format!("{}{}", ran.stdout, ran.stderr),
+    );
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
+    secrets
+        .delete(
+            &format!("internal-{CLUSTER}-system-passwords"),
+            &DeleteParams::default(),
+        )
+        .await
+        .unwrap();
+    eventually("the Secret gone", BOUND, || {
+        let secrets = secrets.clone();
+        async move {
+            match secrets
+                .get_opt(&format!("internal-{CLUSTER}-system-passwords"))
+                .await
+            {
+                Ok(None) => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        }
+    })
+    .await;
+    make_secret(&client, &ns, &pw).await;
+
+    // One server gone: the other three read, the one named.
+    servers.get_mut("rig-1-1").unwrap().kill();
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "explain",
+            CLUSTER,
+            "--servers=direct",
+            "-o",
+            "json",
+            "-v",
+            "8",
+        ],
+    )
+    .await;
+    assert!(
+        ran.stderr
+            .contains("1 of 4 servers of cluster rig not read")
+            && ran.stderr.contains("unreachable"),
+        "{}",
+        ran.stderr
+    );
+    assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    op.stop().await;
+}
