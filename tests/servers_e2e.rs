@@ -160,6 +160,12 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
     )
     .await;
     assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    // -v 8 logged the Secret's GET (and so would have shown what it logs).
+    assert!(
+        ran.stderr.contains("secrets/internal-rig-system-passwords"),
+        "{}",
+        ran.stderr
+    );
     let c = cluster(&ran.ok_json());
     assert_eq!(
         roles(&c),
@@ -320,5 +326,105 @@ async fn servers_not_read_are_one_line_each_and_no_password_shows() {
         ran.stderr
     );
     assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+
+    // In its place, a server that hangs, one that answers garbage, one
+    // that sends a reply of a gigabyte: each bounded and named, the other
+    // three servers read all the same.
+    let ip = servers["rig-1-1"].ip.clone();
+    for (fake, named) in [
+        (Fake::Hang, "timed out"),
+        (Fake::Garbage, "answered garbage"),
+        (Fake::Huge, "sent a reply too large"),
+        (Fake::Close, "closed the connection early"),
+    ] {
+        let listener = tokio::net::TcpListener::bind((ip.as_str(), valkey::PORT))
+            .await
+            .unwrap();
+        let serving = tokio::spawn(fake.serve(listener));
+        let started = std::time::Instant::now();
+        let ran = run_in(
+            cp.kubeconfig(),
+            &ns,
+            &[
+                "status",
+                CLUSTER,
+                "--servers=direct",
+                "-o",
+                "json",
+                "-v",
+                "8",
+            ],
+        )
+        .await;
+        let took = started.elapsed();
+        serving.abort();
+        let _ = serving.await;
+        let c = cluster(&ran.ok_json());
+        assert!(
+            ran.stderr
+                .contains("1 of 4 servers of cluster rig not read")
+                && ran.stderr.contains(named),
+            "{fake:?}: {}",
+            ran.stderr
+        );
+        assert!(took < Duration::from_secs(20), "{fake:?} took {took:?}");
+        let r = roles(&c);
+        assert_eq!(
+            r.values().filter(|(_, s)| s == "server").count(),
+            3,
+            "{fake:?}: {c:#}"
+        );
+        assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    }
     op.stop().await;
+}
+
+/// A server that is not one.
+#[derive(Clone, Copy, Debug)]
+enum Fake {
+    /// Accepts, reads, never answers.
+    Hang,
+    /// Answers as an HTTP server would.
+    Garbage,
+    /// Announces a reply of a gigabyte and sends it, on and on.
+    Huge,
+    /// Closes every connection as it comes.
+    Close,
+}
+
+impl Fake {
+    async fn serve(self, listener: tokio::net::TcpListener) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        loop {
+            let Ok((mut conn, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                match self {
+                    Fake::Close => {}
+                    Fake::Hang => while matches!(conn.read(&mut buf).await, Ok(n) if n > 0) {},
+                    Fake::Garbage => {
+                        let _ = conn.read(&mut buf).await;
+                        let _ = conn
+                            .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                            .await;
+                        while matches!(conn.read(&mut buf).await, Ok(n) if n > 0) {}
+                    }
+                    Fake::Huge => {
+                        let _ = conn.read(&mut buf).await;
+                        let _ = conn.write_all(b"+OK\r\n").await;
+                        let _ = conn.read(&mut buf).await;
+                        let _ = conn.write_all(b"$1073741824\r\n").await;
+                        let chunk = vec![b'x'; 64 * 1024];
+                        for _ in 0..16384 {
+                            if conn.write_all(&chunk).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    }
 }
