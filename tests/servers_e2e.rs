@@ -119,6 +119,7 @@ async fn rig(hint: &str) -> (Operator, String, Passwords, BTreeMap<String, RealS
     let mut servers = BTreeMap::new();
     for (node, ip) in &ips {
         servers.insert(node.clone(), RealServer::start(ip, &pw).await);
+        valkey::forward_pod(&client, &ns, &format!("valkey-{node}-0"), ip).await;
     }
     let shards: Vec<Vec<String>> = (0..2)
         .map(|s| {
@@ -218,6 +219,32 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
             ("rig-1-1", "replica"),
         ]),
         "{c:#}"
+    );
+    // The same through the API server's port-forward (kwok forwards each
+    // pod's 6379 to its server), as explain does by default.
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["explain", CLUSTER, "-o", "json", "-v", "8"],
+    )
+    .await;
+    assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    assert!(
+        ran.stderr.contains("portforward"),
+        "no port-forward request in the log:\n{}",
+        ran.stderr
+    );
+    let c = ran.ok_json();
+    assert_eq!(
+        roles(&c),
+        server_roles(&[
+            ("rig-0-0", "replica"),
+            ("rig-0-1", "primary"),
+            ("rig-1-0", "primary"),
+            ("rig-1-1", "replica"),
+        ]),
+        "{}\n{c:#}",
+        ran.stderr
     );
     // Without --servers the API's judgement, as before.
     let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;

@@ -573,3 +573,27 @@ pub async fn settled(shards: &[Vec<String>], pw: &Passwords, bound: Duration) {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 }
+
+/// Makes kwok forward the API server's port-forward of pod `ns/pod`, port
+/// 6379, to `ip`:6379 (a kwok PortForward named as the pod; the control
+/// plane's kwok watches them, controlplane.rs). Replaces an older one.
+pub async fn forward_pod(client: &kube::Client, ns: &str, pod: &str, ip: &str) {
+    use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
+    assert!(ip.starts_with("127."), "tests dial loopback only, not {ip}");
+    let gvk = GroupVersionKind::gvk("kwok.x-k8s.io", "v1alpha1", "PortForward");
+    let ar = ApiResource::from_gvk_with_plural(&gvk, "portforwards");
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &ar);
+    let body = serde_json::json!({
+        "apiVersion": "kwok.x-k8s.io/v1alpha1",
+        "kind": "PortForward",
+        "metadata": {"name": pod, "namespace": ns},
+        "spec": {"forwards": [{"ports": [PORT], "target": {"port": PORT, "address": ip}}]},
+    });
+    api.patch(
+        pod,
+        &PatchParams::apply("valkey-roll-tests").force(),
+        &Patch::Apply(&body),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("PortForward {ns}/{pod}: {e}"));
+}
