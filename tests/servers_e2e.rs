@@ -19,6 +19,7 @@ mod harness;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use harness::Subject;
 use harness::controlplane::eventually;
 use harness::operator::Operator;
 use harness::plugin::run_in;
@@ -328,6 +329,41 @@ async fn servers_not_read_are_one_line_each_and_no_password_shows() {
     })
     .await;
     make_secret(&client, &ns, &pw).await;
+
+    // RBAC: a reader who may get the Secret but not port-forward (each
+    // server forbidden), and one who may not get the Secret (one line).
+    let reader = json!([
+        {"apiGroups": ["valkey.io"], "resources": ["valkeyclusters", "valkeynodes"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["apps"], "resources": ["statefulsets", "deployments"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": [""], "resources": ["pods", "events"], "verbs": ["get", "list", "watch"]},
+    ]);
+    let mut with_secret = reader.clone();
+    with_secret.as_array_mut().unwrap().push(json!({
+        "apiGroups": [""], "resources": ["secrets"],
+        "resourceNames": [format!("internal-{CLUSTER}-system-passwords")], "verbs": ["get"],
+    }));
+    harness::bind(&client, &ns, "lena", Subject::User("lena"), with_secret).await;
+    harness::bind(&client, &ns, "omar", Subject::User("omar"), reader).await;
+    let lena = cp.mint_user_in("lena", &[], &ns);
+    let omar = cp.mint_user_in("omar", &[], &ns);
+    let ran = run_in(&lena, &ns, &["explain", CLUSTER, "-o", "json", "-v", "8"]).await;
+    assert!(
+        ran.stderr
+            .contains("4 of 4 servers of cluster rig not read")
+            && ran.stderr.contains("forbidden"),
+        "{}",
+        ran.stderr
+    );
+    assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    let ran = run_in(&omar, &ns, &["explain", CLUSTER, "-o", "json"]).await;
+    assert!(
+        ran.stderr.contains(&format!(
+            "reading Secret internal-{CLUSTER}-system-passwords is forbidden"
+        )),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(ran.code, 0, "{}", ran.both());
 
     // One server gone: the other three read, the one named.
     servers.get_mut("rig-1-1").unwrap().kill();
