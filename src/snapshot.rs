@@ -688,6 +688,9 @@ pub(crate) enum Failure {
     BadReply,
     /// The server closed the connection before it answered.
     ClosedEarly,
+    /// The cluster's servers speak TLS only (`spec.networking.tls`), which
+    /// the plugin does not dial yet: none is read.
+    Tls,
 }
 
 impl Failure {
@@ -703,6 +706,7 @@ impl Failure {
             Failure::TooLarge => "reply too large",
             Failure::BadReply => "bad reply",
             Failure::ClosedEarly => "closed early",
+            Failure::Tls => "tls",
         }
     }
 }

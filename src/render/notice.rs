@@ -132,6 +132,7 @@ pub(crate) fn servers_unread(accounts: &[crate::snapshot::ClusterServers]) -> St
                 Failure::NoReadOnlyUser => format!(
                     "no read-only user (Secret {secret} or its key {EXPORTER_USER} is missing; spec.exporter.enabled makes it)"
                 ),
+                Failure::Tls => "its servers speak TLS (spec.networking.tls), which the plugin does not read yet".to_string(),
                 _ => format!("Secret {secret} could not be read"),
             };
             out.push_str(&format!(
@@ -175,6 +176,7 @@ fn server_failure(f: &crate::snapshot::Failure) -> &'static str {
         Failure::TooLarge => "sent a reply too large",
         Failure::BadReply => "answered garbage",
         Failure::ClosedEarly => "closed the connection early",
+        Failure::Tls => "speaks TLS",
     }
 }
 

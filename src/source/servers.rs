@@ -84,12 +84,37 @@ pub(crate) async fn read_into(
     let mut accounts = Vec::new();
     for (ns, name) in clusters {
         let targets = targets_of(snapshot, &ns, &name);
+        if uses_tls(snapshot, &ns, &name) {
+            // Plain RESP to a TLS port is no reading: say so, dial nothing.
+            snapshot
+                .readings
+                .extend(targets.iter().map(|t| failed(&ns, t, Failure::Tls)));
+            accounts.push(ClusterServers {
+                namespace: ns,
+                cluster: name,
+                trouble: Some(Failure::Tls),
+                read: 0,
+                failed: Vec::new(),
+            });
+            continue;
+        }
         let (readings, account) = read_cluster(live, &ns, &name, targets, transport, bounds).await;
         snapshot.readings.extend(readings);
         accounts.push(account);
     }
     snapshot.normalize();
     accounts
+}
+
+/// The cluster's servers speak TLS only: `spec.networking.tls` (the
+/// operator at c33988f; its nodes then get `spec.tls`).
+fn uses_tls(snapshot: &Snapshot, ns: &str, cluster: &str) -> bool {
+    let set = |v: Option<&serde_json::Value>| v.is_some_and(|v| !v.is_null());
+    snapshot
+        .clusters
+        .iter()
+        .find(|c| c.namespace() == ns && c.name() == cluster)
+        .is_some_and(|c| set(c.spec.networking.as_ref().and_then(|n| n.get("tls"))))
 }
 
 /// A server to read: its pod, node and IP.
@@ -202,6 +227,7 @@ fn failure_of(code: Option<&str>) -> Failure {
         Failure::TooLarge,
         Failure::BadReply,
         Failure::ClosedEarly,
+        Failure::Tls,
     ]
     .into_iter()
     .find(|f| Some(f.code()) == code)
@@ -531,6 +557,27 @@ mod tests {
         let mut r = failed("ns", &t, Failure::BadReply);
         assert_eq!(apply_info(&mut r, "hello"), Err(Failure::BadReply));
         assert_eq!(apply_nodes(&mut r, "a b master\n"), Err(Failure::BadReply));
+    }
+
+    #[test]
+    fn a_cluster_with_tls_is_known_as_such() {
+        let cluster = |spec: serde_json::Value| -> crate::snapshot::ValkeyCluster {
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyCluster",
+                "metadata": {"namespace": "ns", "name": "c"}, "spec": spec,
+            }))
+            .unwrap()
+        };
+        let mut snap = Snapshot::default();
+        snap.clusters
+            .push(cluster(serde_json::json!({"shards": 1})));
+        assert!(!uses_tls(&snap, "ns", "c"));
+        snap.clusters[0] = cluster(serde_json::json!({
+            "shards": 1,
+            "networking": {"tls": {"certificates": {"server": {"secretName": "s"}}}},
+        }));
+        assert!(uses_tls(&snap, "ns", "c"));
+        assert!(!uses_tls(&snap, "ns", "other"));
     }
 
     #[tokio::test]
