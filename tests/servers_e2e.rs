@@ -247,6 +247,58 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
         "{}\n{c:#}",
         ran.stderr
     );
+    // Shard 1's replica comes back with a wrong primaryauth: its link
+    // stays down, and the shard has no synced replica, by the servers.
+    servers
+        .get_mut("rig-1-1")
+        .unwrap()
+        .restart_with_primaryauth(&pw, "not-the-password")
+        .await;
+    let ip11 = servers["rig-1-1"].ip.clone();
+    eventually("rig-1-1 a replica with its link down", BOUND, || {
+        let (ip, pw) = (ip11.clone(), pw.operator.clone());
+        async move {
+            let info = valkey::call(&ip, OPERATOR, &pw, &["INFO", "replication"]).await?;
+            let role = valkey::info_field(&info, "role");
+            let link = valkey::info_field(&info, "master_link_status");
+            match (role.as_deref(), link.as_deref()) {
+                (Some("slave"), Some("down")) => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        }
+    })
+    .await;
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct", "-o", "json"],
+    )
+    .await;
+    let c = cluster(&ran.ok_json());
+    let risk = c["risks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["kind"] == "NoSyncedReplica")
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(
+        (&risk["replicas"][0]["node"], &risk["replicas"][0]["link"]),
+        (&json!("rig-1-1"), &json!("down")),
+        "{c:#}"
+    );
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct"],
+    )
+    .await;
+    assert!(
+        ran.stdout.contains("shard 1 has no synced replica"),
+        "{}",
+        ran.both()
+    );
+
     // Without --servers the API's judgement, as before.
     let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
     let c = cluster(&ran.ok_json());

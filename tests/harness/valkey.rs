@@ -403,6 +403,22 @@ impl RealServer {
         self.spawn(pw).await;
     }
 
+    /// Starts it again with another `primaryauth` (a wrong one: as a
+    /// replica its link to its primary stays down).
+    pub async fn restart_with_primaryauth(&mut self, pw: &Passwords, primaryauth: &str) {
+        let path = self.dir.join("valkey.conf");
+        let conf = std::fs::read_to_string(&path).expect("read valkey.conf");
+        let conf: Vec<String> = conf
+            .lines()
+            .map(|l| match l.starts_with("primaryauth ") {
+                true => format!("primaryauth {primaryauth}"),
+                false => l.to_string(),
+            })
+            .collect();
+        std::fs::write(&path, conf.join("\n") + "\n").expect("write valkey.conf");
+        self.restart(pw).await;
+    }
+
     pub fn log_tail(&self, n: usize) -> String {
         super::procs::log_tail(&self.dir.join("valkey.log"), n)
     }
