@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use harness::Subject;
 use harness::controlplane::eventually;
-use harness::operator::Operator;
+use harness::operator::{Operator, Step};
 use harness::plugin::run_in;
 use harness::valkey::{self, OPERATOR, Passwords, RealServer};
 use k8s_openapi::api::core::v1::{Pod, Secret};
@@ -542,4 +542,91 @@ impl Fake {
             });
         }
     }
+}
+
+/// The operator rolled shard 0's replica and stopped before its primary;
+/// the replica's new server cannot sync (a wrong primaryauth): the servers
+/// say why the roll waits at the primary.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_front_primary_waits_for_its_replica_to_sync() {
+    let (op, ns, pw, mut servers) = rig("servers-wait").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+    make_secret(&client, &ns, &pw).await;
+
+    op.stop_after_step(|s| *s == Step::NodeReady("rig-0-1".into()));
+    op.sim
+        .edit_cluster_spec(json!({"image": "valkey/valkey:9.0.1"}))
+        .await;
+    op.until_halted(BOUND).await;
+    // rig-0-1's pod was replaced: its old server goes, a new one at the
+    // new pod's IP joins as the operator makes a rolled replica join
+    // (MEET, REPLICATE), with a primaryauth the primary refuses.
+    servers.remove("rig-0-1").unwrap().kill();
+    let ip = pod_ips(&client, &ns, 4).await["rig-0-1"].clone();
+    let wrong = Passwords {
+        replication: "not-the-password".into(),
+        ..pw.clone()
+    };
+    let _fresh = RealServer::start(&ip, &wrong).await;
+    let primary = servers["rig-0-0"].ip.clone();
+    let op_call = |ip: String, args: Vec<String>| {
+        let pw = pw.operator.clone();
+        async move {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            valkey::call(&ip, OPERATOR, &pw, &a).await
+        }
+    };
+    op_call(
+        ip.clone(),
+        vec![
+            "CLUSTER".into(),
+            "MEET".into(),
+            primary.clone(),
+            "6379".into(),
+        ],
+    )
+    .await
+    .unwrap();
+    let id = op_call(primary.clone(), vec!["CLUSTER".into(), "MYID".into()])
+        .await
+        .unwrap();
+    eventually("the fresh server a replica of rig-0-0", BOUND, || {
+        let (ip, id) = (ip.clone(), id.clone());
+        let op_call = &op_call;
+        async move {
+            op_call(ip.clone(), vec!["CLUSTER".into(), "REPLICATE".into(), id])
+                .await
+                .map_err(|e| e.to_string())?;
+            let info = op_call(ip, vec!["INFO".into(), "replication".into()]).await?;
+            match valkey::info_field(&info, "role").as_deref() {
+                Some("slave") => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        }
+    })
+    .await;
+
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct", "-o", "json"],
+    )
+    .await;
+    let c = cluster(&ran.ok_json());
+    assert_eq!(
+        (&c["deferred"]["node"], &c["deferred"]["source"]),
+        (&json!("rig-0-0"), &json!("servers")),
+        "{}\n{c:#}",
+        ran.stderr
+    );
+    assert!(
+        c["reason"].as_str().is_some_and(|r| r.contains("rig-0-1")),
+        "{c:#}"
+    );
+    // Without the servers, nothing says why.
+    let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
+    let c = cluster(&ran.ok_json());
+    assert_eq!(c["deferred"], Value::Null, "{c:#}");
+    op.stop().await;
 }
