@@ -61,6 +61,9 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "version" -d 'Version, commit, target and the protocols understood'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l servers -d 'Also read the Valkey servers, as the read-only user _exporter: through the API server\'s port-forward (the default), or straight to the pod IPs (direct, in the cluster)' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -88,6 +91,9 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l operator-namespace -d 'Where the valkey-operator runs: when it looks silent, explain reads its leader-election Lease there' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l servers -d 'Read the cluster\'s Valkey servers (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off)' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l context -d 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r

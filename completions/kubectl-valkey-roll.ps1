@@ -63,6 +63,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             break
         }
         'kubectl-valkey-roll;status' {
+            [CompletionResult]::new('--servers', '--servers', [CompletionResultType]::ParameterName, 'Also read the Valkey servers, as the read-only user _exporter: through the API server''s port-forward (the default), or straight to the pod IPs (direct, in the cluster)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)')
@@ -96,6 +97,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
         }
         'kubectl-valkey-roll;explain' {
             [CompletionResult]::new('--operator-namespace', '--operator-namespace', [CompletionResultType]::ParameterName, 'Where the valkey-operator runs: when it looks silent, explain reads its leader-election Lease there')
+            [CompletionResult]::new('--servers', '--servers', [CompletionResultType]::ParameterName, 'Read the cluster''s Valkey servers (as the read-only user _exporter): through the API server''s port-forward, straight to the pod IPs (direct), or not at all (off)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; status, wait and exporter take several (repeat the flag)')

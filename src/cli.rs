@@ -248,6 +248,22 @@ pub struct StatusArgs {
     /// Exit 3 when a verdict needs attention (Jammed, Stalled, Conflict)
     #[arg(long)]
     pub exit_code: bool,
+    /// Also read the Valkey servers, as the read-only user _exporter:
+    /// through the API server's port-forward (the default), or straight to
+    /// the pod IPs (direct, in the cluster)
+    #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, require_equals = true, default_missing_value = "port-forward")]
+    pub servers: Option<ServersArg>,
+}
+
+/// How `--servers` reaches the Valkey servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ServersArg {
+    /// Do not read them.
+    Off,
+    /// The API server's port-forward to each pod's port 6379.
+    PortForward,
+    /// Each pod's IP, port 6379 (where the plugin runs in the cluster).
+    Direct,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -263,6 +279,11 @@ pub struct ExplainArgs {
         default_value = "valkey-operator-system"
     )]
     pub operator_namespace: String,
+    /// Read the cluster's Valkey servers (as the read-only user
+    /// _exporter): through the API server's port-forward, straight to the
+    /// pod IPs (direct), or not at all (off)
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = ServersArg::PortForward, require_equals = true)]
+    pub servers: ServersArg,
 }
 
 /// Flags every steering command takes.
@@ -647,6 +668,21 @@ impl Cli {
             }
             Command::Status(s) if s.watch && g.from_file.is_some() => {
                 return fail("--watch needs a live cluster, not -f/--filename");
+            }
+            Command::Status(s)
+                if g.several_contexts() && s.servers.is_some_and(|h| h != ServersArg::Off) =>
+            {
+                return fail("--servers reads one context's servers");
+            }
+            Command::Status(s) if s.watch && s.servers.is_some_and(|h| h != ServersArg::Off) => {
+                return fail("--servers does not go with --watch yet");
+            }
+            Command::Status(s)
+                if g.from_file.is_some() && s.servers.is_some_and(|h| h != ServersArg::Off) =>
+            {
+                return fail(
+                    "--servers reads live servers; a snapshot file carries its readings (ServerReading items)",
+                );
             }
             Command::Wait(_) if g.now.is_some() => {
                 return fail("--now cannot be used with wait, which runs on the real clock");

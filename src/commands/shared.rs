@@ -192,6 +192,29 @@ pub(crate) async fn in_view(
     }
 }
 
+/// Reads the servers of the clusters in `loaded` (of `only`, when given)
+/// into its snapshot, when it is live and `how` asks for it; returns the
+/// warnings of servers not read (docs/servers.md).
+pub(crate) async fn read_servers(
+    loaded: &mut crate::source::Loaded,
+    only: Option<(&str, &str)>,
+    how: crate::cli::ServersArg,
+) -> String {
+    use crate::cli::ServersArg;
+    use crate::source::servers::{self, Transport};
+    let transport = match how {
+        ServersArg::Off => return String::new(),
+        ServersArg::PortForward => Transport::PortForward,
+        ServersArg::Direct => Transport::Direct,
+    };
+    let Some(live) = &loaded.live else {
+        return String::new();
+    };
+    let accounts =
+        servers::read_into(live, &mut loaded.snapshot, only, transport, servers::BOUNDS).await;
+    crate::render::notice::servers_unread(&accounts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

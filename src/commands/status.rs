@@ -23,8 +23,17 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         return run_contexts(ctx, args).await;
     }
     let mut loaded = source::load_partial(&ctx.target(), args.cluster.as_deref()).await?;
+    let servers = match args.servers {
+        Some(how) => {
+            let ns = loaded.namespace.clone();
+            let only = ns.as_deref().zip(args.cluster.as_deref());
+            super::shared::read_servers(&mut loaded, only, how).await
+        }
+        None => String::new(),
+    };
     let partial = view_warnings(&loaded.unread, &loaded.duplicates)
-        + &super::shared::clock_warning(ctx, &loaded.snapshot);
+        + &super::shared::clock_warning(ctx, &loaded.snapshot)
+        + &servers;
     let mut report = classify(&loaded.snapshot, ctx.now(), ctx.global.stall_threshold);
     // The report owns all it shows: the objects go before it is rendered,
     // so the two are never held at once with the output.

@@ -116,6 +116,70 @@ pub(crate) fn partial_warning(unread: &[Unread]) -> String {
         .collect()
 }
 
+/// The warnings of servers not read (docs/servers.md): one line per
+/// cluster, naming why; the nodes they leave are judged from the API, as
+/// without `--servers`. Empty when every server asked was read.
+pub(crate) fn servers_unread(accounts: &[crate::snapshot::ClusterServers]) -> String {
+    use crate::snapshot::{EXPORTER_USER, Failure, secret_name};
+    let mut out = String::new();
+    for a in accounts {
+        let secret = secret_name(&a.cluster);
+        if let Some(f) = &a.trouble {
+            let why = match f {
+                Failure::Forbidden => {
+                    format!("reading Secret {secret} is forbidden (RBAC: get on that one Secret)")
+                }
+                Failure::NoReadOnlyUser => format!(
+                    "no read-only user (Secret {secret} or its key {EXPORTER_USER} is missing; spec.exporter.enabled makes it)"
+                ),
+                Failure::Tls => "its servers speak TLS (spec.networking.tls), which the plugin does not read yet".to_string(),
+                _ => format!("Secret {secret} could not be read"),
+            };
+            out.push_str(&format!(
+                "warning: the servers of cluster {} were not read: {why}; judged from the API alone\n",
+                a.cluster
+            ));
+            continue;
+        }
+        if a.failed.is_empty() {
+            continue;
+        }
+        let total = a.read + a.failed.len();
+        let shown: Vec<String> = a
+            .failed
+            .iter()
+            .take(3)
+            .map(|(pod, f)| format!("{pod} {}", server_failure(f)))
+            .collect();
+        let more = match a.failed.len().saturating_sub(3) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        out.push_str(&format!(
+            "warning: {} of {total} servers of cluster {} not read ({}{more}); their nodes are judged from the API\n",
+            a.failed.len(),
+            a.cluster,
+            shown.join(", ")
+        ));
+    }
+    out
+}
+
+fn server_failure(f: &crate::snapshot::Failure) -> &'static str {
+    use crate::snapshot::Failure;
+    match f {
+        Failure::Forbidden => "forbidden",
+        Failure::NoReadOnlyUser => "has no read-only user",
+        Failure::AuthRefused => "refused the password",
+        Failure::Unreachable => "unreachable",
+        Failure::TimedOut => "timed out",
+        Failure::TooLarge => "sent a reply too large",
+        Failure::BadReply => "answered garbage",
+        Failure::ClosedEarly => "closed the connection early",
+        Failure::Tls => "speaks TLS",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

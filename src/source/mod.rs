@@ -12,6 +12,7 @@ pub(crate) mod logs;
 pub(crate) mod operator;
 pub(crate) mod requests;
 pub(crate) mod select;
+pub(crate) mod servers;
 pub mod slim;
 pub(crate) mod watch;
 

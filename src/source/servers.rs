@@ -1,0 +1,609 @@
+//! Reading the Valkey servers live (docs/servers.md): for each cluster
+//! asked, the password of the operator's read-only ACL user `_exporter`
+//! (key `_exporter` of the Secret `internal-<cluster>-system-passwords`),
+//! then, for each pod of the cluster, INFO replication, CLUSTER NODES and
+//! CLUSTER INFO as that user, and nothing else. The answers become the
+//! same [`ServerReading`] values a snapshot file carries, so the
+//! classifier judges a live reading and a file alike.
+//!
+//! Two ways to a server ([`Transport`]): through the API server's
+//! port-forward to the pod's port 6379 (what `kubectl port-forward` does;
+//! kube's `ws` feature), or straight to `status.podIP:6379` (`direct`, for
+//! the plugin running in the cluster). Either way the plugin owns the
+//! stream: RESP2 frames are written and decoded with the `redis-protocol`
+//! codec, and [`Bounds`] limit the time per server, the bytes of one
+//! reply and the servers read at once. A server that cannot be read is a
+//! reading with `error` set ([`Failure::code`]), never a silent gap; a
+//! cluster whose Secret cannot be read has one such reading per pod and a
+//! [`ClusterServers::trouble`] for the one line the commands print.
+//!
+//! The password is held in a [`SecretString`] from the Secret's bytes to
+//! the AUTH frame, whose buffer is zeroed once written; it is in no
+//! reading, error or log.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::{Pod, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use redis_protocol::resp2::decode::decode;
+use redis_protocol::resp2::encode::encode_borrowed;
+use redis_protocol::resp2::types::{BorrowedFrame, OwnedFrame};
+use secrecy::{ExposeSecret, SecretString};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use super::live::Live;
+pub(crate) use crate::snapshot::{
+    ClusterServers, EXPORTER_USER, Failure, VALKEY_PORT, secret_name,
+};
+use crate::snapshot::{LinkStatus, ServerReading, ServerRole, Snapshot, keys};
+
+/// How the plugin reaches a server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// The API server's port-forward to the pod's port 6379.
+    PortForward,
+    /// `status.podIP:6379`, where the plugin runs in the cluster.
+    Direct,
+}
+
+/// The limits of reading the servers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounds {
+    /// Connecting, authenticating and the three commands of one server.
+    pub per_server: Duration,
+    /// The most bytes of one reply (CLUSTER NODES of a large cluster is
+    /// some 100 bytes a node: 4 MiB is tens of thousands of nodes).
+    pub reply_bytes: usize,
+    /// Servers read at once.
+    pub at_once: usize,
+}
+
+pub(crate) const BOUNDS: Bounds = Bounds {
+    per_server: Duration::from_secs(3),
+    reply_bytes: 4 * 1024 * 1024,
+    at_once: 4,
+};
+
+/// Reads the servers of every cluster in `snapshot` (of `only`, when
+/// given) and adds the readings to it. Returns one account per cluster.
+pub(crate) async fn read_into(
+    live: &Live,
+    snapshot: &mut Snapshot,
+    only: Option<(&str, &str)>,
+    transport: Transport,
+    bounds: Bounds,
+) -> Vec<ClusterServers> {
+    let clusters: Vec<(String, String)> = snapshot
+        .clusters
+        .iter()
+        .map(|c| (c.namespace().to_string(), c.name().to_string()))
+        .filter(|(ns, name)| only.is_none_or(|(ons, on)| ns == ons && name == on))
+        .collect();
+    let mut accounts = Vec::new();
+    for (ns, name) in clusters {
+        let targets = targets_of(snapshot, &ns, &name);
+        if uses_tls(snapshot, &ns, &name) {
+            // Plain RESP to a TLS port is no reading: say so, dial nothing.
+            snapshot
+                .readings
+                .extend(targets.iter().map(|t| failed(&ns, t, Failure::Tls)));
+            accounts.push(ClusterServers {
+                namespace: ns,
+                cluster: name,
+                trouble: Some(Failure::Tls),
+                read: 0,
+                failed: Vec::new(),
+            });
+            continue;
+        }
+        let (readings, account) = read_cluster(live, &ns, &name, targets, transport, bounds).await;
+        snapshot.readings.extend(readings);
+        accounts.push(account);
+    }
+    snapshot.normalize();
+    accounts
+}
+
+/// The cluster's servers speak TLS only: `spec.networking.tls` (the
+/// operator at c33988f; its nodes then get `spec.tls`).
+fn uses_tls(snapshot: &Snapshot, ns: &str, cluster: &str) -> bool {
+    let set = |v: Option<&serde_json::Value>| v.is_some_and(|v| !v.is_null());
+    snapshot
+        .clusters
+        .iter()
+        .find(|c| c.namespace() == ns && c.name() == cluster)
+        .is_some_and(|c| set(c.spec.networking.as_ref().and_then(|n| n.get("tls"))))
+}
+
+/// A server to read: its pod, node and IP.
+#[derive(Clone, Debug)]
+struct Target {
+    pod: String,
+    node: Option<String>,
+    ip: Option<String>,
+}
+
+fn targets_of(snapshot: &Snapshot, ns: &str, cluster: &str) -> Vec<Target> {
+    snapshot
+        .pods
+        .iter()
+        .filter(|p| {
+            p.metadata.namespace.as_deref() == Some(ns)
+                && p.metadata.deletion_timestamp.is_none()
+                && p.metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(keys::LABEL_CLUSTER))
+                    .is_some_and(|c| c == cluster)
+        })
+        .map(|p| {
+            let pod = p.metadata.name.clone().unwrap_or_default();
+            let node = snapshot
+                .nodes
+                .iter()
+                .find(|n| {
+                    n.namespace() == ns
+                        && n.status
+                            .as_ref()
+                            .and_then(|s| s.pod_name.as_deref())
+                            .is_some_and(|pn| pn == pod)
+                })
+                .map(|n| n.name().to_string());
+            let ip = p
+                .status
+                .as_ref()
+                .and_then(|s| s.pod_ip.clone())
+                .filter(|ip| !ip.is_empty());
+            Target { pod, node, ip }
+        })
+        .collect()
+}
+
+async fn read_cluster(
+    live: &Live,
+    ns: &str,
+    cluster: &str,
+    targets: Vec<Target>,
+    transport: Transport,
+    bounds: Bounds,
+) -> (Vec<ServerReading>, ClusterServers) {
+    let mut account = ClusterServers {
+        namespace: ns.to_string(),
+        cluster: cluster.to_string(),
+        trouble: None,
+        read: 0,
+        failed: Vec::new(),
+    };
+    let password = match password(live, ns, cluster).await {
+        Ok(p) => p,
+        Err(failure) => {
+            let readings = targets
+                .iter()
+                .map(|t| failed(ns, t, failure.clone()))
+                .collect();
+            account.trouble = Some(failure);
+            return (readings, account);
+        }
+    };
+    let password = &password;
+    let readings: Vec<ServerReading> = futures::stream::iter(targets)
+        .map(|t| async move {
+            let answered = tokio::time::timeout(
+                bounds.per_server,
+                read_server(live, ns, &t, password, transport, bounds),
+            )
+            .await
+            .unwrap_or(Err(Failure::TimedOut));
+            match answered {
+                Ok(r) => r,
+                Err(f) => failed(ns, &t, f),
+            }
+        })
+        .buffer_unordered(bounds.at_once.max(1))
+        .collect()
+        .await;
+    for r in &readings {
+        match r.error.as_deref() {
+            None => account.read += 1,
+            Some(_) => {
+                let f = failure_of(r.error.as_deref());
+                account.failed.push((r.pod().to_string(), f));
+            }
+        }
+    }
+    account.failed.sort_by(|a, b| a.0.cmp(&b.0));
+    (readings, account)
+}
+
+fn failure_of(code: Option<&str>) -> Failure {
+    [
+        Failure::Forbidden,
+        Failure::NoReadOnlyUser,
+        Failure::AuthRefused,
+        Failure::Unreachable,
+        Failure::TimedOut,
+        Failure::TooLarge,
+        Failure::BadReply,
+        Failure::ClosedEarly,
+        Failure::Tls,
+    ]
+    .into_iter()
+    .find(|f| Some(f.code()) == code)
+    .unwrap_or(Failure::BadReply)
+}
+
+/// The `_exporter` password, from the cluster's system-passwords Secret.
+async fn password(live: &Live, ns: &str, cluster: &str) -> Result<SecretString, Failure> {
+    let api: kube::Api<Secret> = kube::Api::namespaced(live.client.clone(), ns);
+    let secret = match api.get(&secret_name(cluster)).await {
+        Ok(s) => s,
+        Err(kube::Error::Api(status)) if status.code == 403 => return Err(Failure::Forbidden),
+        Err(kube::Error::Api(status)) if status.code == 404 => {
+            return Err(Failure::NoReadOnlyUser);
+        }
+        Err(_) => return Err(Failure::Unreachable),
+    };
+    let mut data = secret.data.unwrap_or_default();
+    let found = data.remove(EXPORTER_USER);
+    // The other system users' passwords are not the plugin's to keep.
+    for value in data.values_mut() {
+        value.0.fill(0);
+    }
+    let bytes = found.ok_or(Failure::NoReadOnlyUser)?.0;
+    match String::from_utf8(bytes) {
+        Ok(s) if !s.is_empty() => Ok(SecretString::from(s)),
+        Ok(_) => Err(Failure::NoReadOnlyUser),
+        Err(e) => {
+            let mut bytes = e.into_bytes();
+            bytes.fill(0);
+            Err(Failure::NoReadOnlyUser)
+        }
+    }
+}
+
+fn meta(ns: &str, t: &Target) -> ObjectMeta {
+    ObjectMeta {
+        namespace: Some(ns.to_string()),
+        name: Some(t.pod.clone()),
+        ..ObjectMeta::default()
+    }
+}
+
+fn address(t: &Target) -> Option<String> {
+    t.ip.as_ref().map(|ip| format!("{ip}:{VALKEY_PORT}"))
+}
+
+fn failed(ns: &str, t: &Target, f: Failure) -> ServerReading {
+    ServerReading {
+        metadata: meta(ns, t),
+        node: t.node.clone(),
+        observed_at: Time(Timestamp::now()),
+        address: address(t),
+        node_id: None,
+        role: None,
+        primary_address: None,
+        link: None,
+        syncing: None,
+        flags: Vec::new(),
+        cluster_state: None,
+        error: Some(f.code().to_string()),
+    }
+}
+
+async fn read_server(
+    live: &Live,
+    ns: &str,
+    t: &Target,
+    password: &SecretString,
+    transport: Transport,
+    bounds: Bounds,
+) -> Result<ServerReading, Failure> {
+    match transport {
+        Transport::Direct => {
+            let ip = t.ip.as_deref().ok_or(Failure::Unreachable)?;
+            let ip: std::net::IpAddr = ip.parse().map_err(|_| Failure::Unreachable)?;
+            let stream = tokio::net::TcpStream::connect((ip, VALKEY_PORT))
+                .await
+                .map_err(|_| Failure::Unreachable)?;
+            converse(stream, ns, t, password, bounds).await
+        }
+        Transport::PortForward => {
+            let api: kube::Api<Pod> = kube::Api::namespaced(live.client.clone(), ns);
+            let mut forward = match api.portforward(&t.pod, &[VALKEY_PORT]).await {
+                Ok(f) => f,
+                Err(kube::Error::Api(status)) if status.code == 403 => {
+                    return Err(Failure::Forbidden);
+                }
+                Err(kube::Error::UpgradeConnection(
+                    kube::client::UpgradeConnectionError::ProtocolSwitch(code),
+                )) if code == http::StatusCode::FORBIDDEN => return Err(Failure::Forbidden),
+                Err(_) => return Err(Failure::Unreachable),
+            };
+            let stream = forward
+                .take_stream(VALKEY_PORT)
+                .ok_or(Failure::Unreachable)?;
+            let read = converse(stream, ns, t, password, bounds).await;
+            forward.abort();
+            read
+        }
+    }
+}
+
+/// AUTH, then the three commands, on one connection.
+async fn converse<S>(
+    mut stream: S,
+    ns: &str,
+    t: &Target,
+    password: &SecretString,
+    bounds: Bounds,
+) -> Result<ServerReading, Failure>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let mut buf = Vec::new();
+    // AUTH: the frame holds the password; its buffer is zeroed once sent.
+    {
+        let args = [
+            BorrowedFrame::BulkString(b"AUTH"),
+            BorrowedFrame::BulkString(EXPORTER_USER.as_bytes()),
+            BorrowedFrame::BulkString(password.expose_secret().as_bytes()),
+        ];
+        let sent = send(&mut stream, &args).await;
+        sent?;
+        match reply(&mut stream, &mut buf, bounds).await? {
+            OwnedFrame::SimpleString(_) => {}
+            OwnedFrame::Error(e) if e.starts_with("NOPERM") => return Err(Failure::Forbidden),
+            OwnedFrame::Error(_) => return Err(Failure::AuthRefused),
+            _ => return Err(Failure::BadReply),
+        }
+    }
+    let info = command(&mut stream, &mut buf, bounds, &[b"INFO", b"replication"]).await?;
+    let nodes = command(&mut stream, &mut buf, bounds, &[b"CLUSTER", b"NODES"]).await?;
+    let state = command(&mut stream, &mut buf, bounds, &[b"CLUSTER", b"INFO"]).await?;
+    let _ = stream.shutdown().await;
+    let mut reading = failed(ns, t, Failure::BadReply);
+    reading.error = None;
+    reading.observed_at = Time(Timestamp::now());
+    apply_info(&mut reading, &info)?;
+    apply_nodes(&mut reading, &nodes)?;
+    reading.cluster_state = field(&state, "cluster_state").map(str::to_string);
+    check(&reading)?;
+    Ok(reading)
+}
+
+/// Writes one command; the encoded bytes are zeroed afterwards (AUTH's
+/// hold the password).
+async fn send<S>(stream: &mut S, args: &[BorrowedFrame<'_>]) -> Result<(), Failure>
+where
+    S: AsyncWrite + Unpin,
+{
+    let frame = BorrowedFrame::Array(args);
+    let mut out = vec![0u8; frame.encode_len(false)];
+    let written = encode_borrowed(&mut out, &frame, false);
+    let sent = match written {
+        Ok(n) => stream
+            .write_all(&out[..n])
+            .await
+            .map_err(|_| Failure::ClosedEarly),
+        Err(_) => Err(Failure::BadReply),
+    };
+    out.fill(0);
+    sent?;
+    stream.flush().await.map_err(|_| Failure::ClosedEarly)
+}
+
+/// A command whose answer is a bulk string (INFO, CLUSTER NODES, CLUSTER
+/// INFO): the text, or why not.
+async fn command<S>(
+    stream: &mut S,
+    buf: &mut Vec<u8>,
+    bounds: Bounds,
+    args: &[&[u8]],
+) -> Result<String, Failure>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let frames: Vec<BorrowedFrame<'_>> =
+        args.iter().map(|a| BorrowedFrame::BulkString(a)).collect();
+    send(stream, &frames).await?;
+    match reply(stream, buf, bounds).await? {
+        OwnedFrame::BulkString(b) | OwnedFrame::SimpleString(b) => {
+            String::from_utf8(b).map_err(|_| Failure::BadReply)
+        }
+        OwnedFrame::Error(e) if e.starts_with("NOPERM") => Err(Failure::Forbidden),
+        OwnedFrame::Error(e) if e.starts_with("NOAUTH") || e.starts_with("WRONGPASS") => {
+            Err(Failure::AuthRefused)
+        }
+        _ => Err(Failure::BadReply),
+    }
+}
+
+/// Reads until one whole frame is in `buf`, at most
+/// [`Bounds::reply_bytes`]; what follows it stays in `buf`.
+async fn reply<S>(stream: &mut S, buf: &mut Vec<u8>, bounds: Bounds) -> Result<OwnedFrame, Failure>
+where
+    S: AsyncRead + Unpin,
+{
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        if !buf.is_empty() {
+            match decode(buf) {
+                Ok(Some((frame, used))) => {
+                    buf.drain(..used);
+                    return Ok(frame);
+                }
+                Ok(None) => {}
+                Err(_) => return Err(Failure::BadReply),
+            }
+        }
+        if buf.len() >= bounds.reply_bytes {
+            return Err(Failure::TooLarge);
+        }
+        let room = (bounds.reply_bytes - buf.len()).min(chunk.len());
+        let n = stream
+            .read(&mut chunk[..room])
+            .await
+            .map_err(|_| Failure::ClosedEarly)?;
+        if n == 0 {
+            return Err(Failure::ClosedEarly);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// The value of `name:` in an INFO-style text.
+fn field<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once(':')?;
+        (k == name).then(|| v.trim())
+    })
+}
+
+fn apply_info(r: &mut ServerReading, info: &str) -> Result<(), Failure> {
+    r.role = match field(info, "role") {
+        Some("master") => Some(ServerRole::Primary),
+        Some("slave") => Some(ServerRole::Replica),
+        _ => return Err(Failure::BadReply),
+    };
+    if r.role == Some(ServerRole::Replica) {
+        r.primary_address = match (field(info, "master_host"), field(info, "master_port")) {
+            (Some(h), Some(p)) => Some(format!("{h}:{p}")),
+            _ => None,
+        };
+        r.link = match field(info, "master_link_status") {
+            Some("up") => Some(LinkStatus::Up),
+            Some("down") => Some(LinkStatus::Down),
+            _ => None,
+        };
+        r.syncing = match field(info, "master_sync_in_progress") {
+            Some("1") => Some(true),
+            Some("0") => Some(false),
+            _ => None,
+        };
+    }
+    Ok(())
+}
+
+fn apply_nodes(r: &mut ServerReading, nodes: &str) -> Result<(), Failure> {
+    let myself = nodes.lines().find_map(|line| {
+        let mut words = line.split_whitespace();
+        let id = words.next()?;
+        let _address = words.next()?;
+        let flags = words.next()?;
+        flags
+            .split(',')
+            .any(|f| f == "myself")
+            .then(|| (id.to_string(), flags))
+    });
+    let (id, flags) = myself.ok_or(Failure::BadReply)?;
+    r.node_id = Some(id);
+    r.flags = flags.split(',').map(str::to_string).collect();
+    Ok(())
+}
+
+/// A reading whose fields are beyond any server's answer (the bounds the
+/// snapshot reader holds readings to) is a bad reply.
+fn check(r: &ServerReading) -> Result<(), Failure> {
+    let long = |s: &Option<String>| s.as_ref().is_some_and(|s| s.len() > 256);
+    if [&r.node_id, &r.primary_address, &r.cluster_state]
+        .into_iter()
+        .any(long)
+        || r.flags.len() > 16
+        || r.flags.iter().any(|f| f.len() > 256)
+    {
+        return Err(Failure::BadReply);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INFO_REPLICA: &str = "# Replication\r\nrole:slave\r\nmaster_host:127.0.1.3\r\nmaster_port:6379\r\nmaster_link_status:down\r\nmaster_sync_in_progress:0\r\n";
+
+    #[test]
+    fn a_replica_reads_its_link_and_primary() {
+        let t = Target {
+            pod: "p".into(),
+            node: None,
+            ip: Some("127.0.1.4".into()),
+        };
+        let mut r = failed("ns", &t, Failure::BadReply);
+        apply_info(&mut r, INFO_REPLICA).unwrap();
+        assert_eq!(r.role, Some(ServerRole::Replica));
+        assert_eq!(r.primary_address.as_deref(), Some("127.0.1.3:6379"));
+        assert_eq!(r.link, Some(LinkStatus::Down));
+        assert_eq!(r.syncing, Some(false));
+        apply_nodes(
+            &mut r,
+            "abc 127.0.1.3:6379@16379 master - 0 0 1 connected 0-100\ndef 127.0.1.4:6379@16379 myself,slave abc 0 0 1 connected\n",
+        )
+        .unwrap();
+        assert_eq!(r.node_id.as_deref(), Some("def"));
+        assert_eq!(r.flags, vec!["myself", "slave"]);
+        assert_eq!(r.address.as_deref(), Some("127.0.1.4:6379"));
+    }
+
+    #[test]
+    fn no_role_or_no_myself_is_a_bad_reply() {
+        let t = Target {
+            pod: "p".into(),
+            node: None,
+            ip: None,
+        };
+        let mut r = failed("ns", &t, Failure::BadReply);
+        assert_eq!(apply_info(&mut r, "hello"), Err(Failure::BadReply));
+        assert_eq!(apply_nodes(&mut r, "a b master\n"), Err(Failure::BadReply));
+    }
+
+    #[test]
+    fn a_cluster_with_tls_is_known_as_such() {
+        let cluster = |spec: serde_json::Value| -> crate::snapshot::ValkeyCluster {
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "valkey.io/v1alpha1", "kind": "ValkeyCluster",
+                "metadata": {"namespace": "ns", "name": "c"}, "spec": spec,
+            }))
+            .unwrap()
+        };
+        let mut snap = Snapshot::default();
+        snap.clusters
+            .push(cluster(serde_json::json!({"shards": 1})));
+        assert!(!uses_tls(&snap, "ns", "c"));
+        snap.clusters[0] = cluster(serde_json::json!({
+            "shards": 1,
+            "networking": {"tls": {"certificates": {"server": {"secretName": "s"}}}},
+        }));
+        assert!(uses_tls(&snap, "ns", "c"));
+        assert!(!uses_tls(&snap, "ns", "other"));
+    }
+
+    #[tokio::test]
+    async fn a_reply_past_the_bound_is_too_large_and_garbage_is_bad() {
+        let bounds = Bounds {
+            per_server: Duration::from_secs(1),
+            reply_bytes: 64,
+            at_once: 1,
+        };
+        let mut huge: &[u8] = b"$1000\r\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+        let mut buf = Vec::new();
+        assert_eq!(
+            reply(&mut huge, &mut buf, bounds).await,
+            Err(Failure::TooLarge)
+        );
+        let mut garbage: &[u8] = b"HTTP/1.1 400 Bad Request\r\n\r\n";
+        buf.clear();
+        assert_eq!(
+            reply(&mut garbage, &mut buf, bounds).await,
+            Err(Failure::BadReply)
+        );
+        let mut short: &[u8] = b"$10\r\nabc";
+        buf.clear();
+        assert_eq!(
+            reply(&mut short, &mut buf, bounds).await,
+            Err(Failure::ClosedEarly)
+        );
+    }
+}

@@ -1,0 +1,632 @@
+//! Reading the Valkey servers live (docs/servers.md), on the real control
+//! plane (harness::control_plane()) with the simulated operator: every
+//! pod of the cluster is backed by a real valkey-server bound to its kwok
+//! IP (127.0.1.x:6379, harness::valkey::RealServer) with the operator's
+//! ACL file, and the cluster is formed over RESP as the operator does
+//! (CLUSTER MEET, ADDSLOTSRANGE, REPLICATE).
+//!
+//! - `status --servers=direct -o json`: every node's role from its own
+//!   server (`roleSource: "server"`), right after creation and right after
+//!   a primary's server is killed and its replica takes over (CLUSTER
+//!   FAILOVER TAKEOVER, as Valkey's own failover would), the old primary
+//!   back as a replica;
+//! - no Secret, a wrong password, and a server that is not there: each a
+//!   line on stderr, the API's judgement standing, and the password in no
+//!   output, nor in `-v 8`'s log.
+
+mod harness;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use harness::Subject;
+use harness::controlplane::eventually;
+use harness::operator::{Operator, Step};
+use harness::plugin::run_in;
+use harness::valkey::{self, OPERATOR, Passwords, RealServer};
+use k8s_openapi::api::core::v1::{Pod, Secret};
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use serde_json::{Value, json};
+
+const BOUND: Duration = Duration::from_secs(180);
+const CLUSTER: &str = "rig";
+const IMAGE: &str = "valkey/valkey:9.0.0";
+
+/// Node name -> its pod's IP, once every one of `count` pods has one.
+async fn pod_ips(client: &kube::Client, ns: &str, count: usize) -> BTreeMap<String, String> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let deadline = std::time::Instant::now() + BOUND;
+    loop {
+        let list = pods
+            .list(&ListParams::default().labels(&format!("valkey.io/cluster={CLUSTER}")))
+            .await
+            .unwrap();
+        let mut found = BTreeMap::new();
+        for p in list.items {
+            let v = serde_json::to_value(&p).unwrap();
+            let node = v["metadata"]["labels"]["app.kubernetes.io/instance"]
+                .as_str()
+                .map(str::to_string);
+            let ip = v["status"]["podIP"].as_str().map(str::to_string);
+            if let (Some(node), Some(ip)) = (node, ip) {
+                found.insert(node, ip);
+            }
+        }
+        if found.len() == count {
+            return found;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pods with IPs: {found:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+async fn make_secret(client: &kube::Client, ns: &str, pw: &Passwords) {
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let s: Secret = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": format!("internal-{CLUSTER}-system-passwords")},
+        "stringData": pw.secret_data(),
+    }))
+    .unwrap();
+    secrets.create(&PostParams::default(), &s).await.unwrap();
+}
+
+fn cluster(doc: &Value) -> Value {
+    doc["clusters"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["name"] == CLUSTER))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// Node name -> (role, roleSource).
+fn roles(c: &Value) -> BTreeMap<String, (String, String)> {
+    c["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap_or("").to_string(),
+                (
+                    n["role"].as_str().unwrap_or("null").to_string(),
+                    n["roleSource"].as_str().unwrap_or("null").to_string(),
+                ),
+            )
+        })
+        .collect()
+}
+
+fn server_roles(want: &[(&str, &str)]) -> BTreeMap<String, (String, String)> {
+    want.iter()
+        .map(|(n, r)| (n.to_string(), (r.to_string(), "server".to_string())))
+        .collect()
+}
+
+/// A cluster of 2 shards of 2 on real servers; returns its operator,
+/// namespace, passwords and servers by node name.
+async fn rig(hint: &str) -> (Operator, String, Passwords, BTreeMap<String, RealServer>) {
+    let cp = harness::control_plane();
+    let ns = cp.fresh_namespace(hint);
+    let client = cp.client().await;
+    let op = Operator::start(client.clone(), &ns, CLUSTER);
+    op.create_cluster(IMAGE, 2, 1).await;
+    op.settled(4, IMAGE, BOUND).await;
+    let ips = pod_ips(&client, &ns, 4).await;
+    let pw = Passwords::for_cluster(&format!("{ns}/{CLUSTER}"));
+    let mut servers = BTreeMap::new();
+    for (node, ip) in &ips {
+        servers.insert(node.clone(), RealServer::start(ip, &pw).await);
+        valkey::forward_pod(&client, &ns, &format!("valkey-{node}-0"), ip).await;
+    }
+    let shards: Vec<Vec<String>> = (0..2)
+        .map(|s| {
+            vec![
+                ips[&format!("{CLUSTER}-{s}-0")].clone(),
+                ips[&format!("{CLUSTER}-{s}-1")].clone(),
+            ]
+        })
+        .collect();
+    valkey::form_cluster(&shards, &pw).await;
+    (op, ns, pw, servers)
+}
+
+fn assert_no_password(pw: &Passwords, what: &str, text: &str) {
+    for p in [&pw.exporter, &pw.operator, &pw.replication] {
+        assert!(!text.contains(p.as_str()), "a password in {what}:\n{text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn roles_come_from_the_servers_before_and_after_a_takeover() {
+    let (op, ns, pw, mut servers) = rig("servers-roles").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+    make_secret(&client, &ns, &pw).await;
+
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "status",
+            CLUSTER,
+            "--servers=direct",
+            "-o",
+            "json",
+            "-v",
+            "8",
+        ],
+    )
+    .await;
+    assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    // -v 8 logged the Secret's GET (and so would have shown what it logs).
+    assert!(
+        ran.stderr.contains("secrets/internal-rig-system-passwords"),
+        "{}",
+        ran.stderr
+    );
+    let c = cluster(&ran.ok_json());
+    assert_eq!(
+        roles(&c),
+        server_roles(&[
+            ("rig-0-0", "primary"),
+            ("rig-0-1", "replica"),
+            ("rig-1-0", "primary"),
+            ("rig-1-1", "replica"),
+        ]),
+        "{c:#}"
+    );
+    assert_eq!(
+        (&c["servers"]["read"], &c["servers"]["unread"]),
+        (&json!(4), &json!(0)),
+        "{c:#}"
+    );
+
+    // Shard 0's primary dies; its replica takes over as Valkey would; the
+    // old primary's server comes back on its data and follows it.
+    servers.get_mut("rig-0-0").unwrap().kill();
+    let replica = servers["rig-0-1"].ip.clone();
+    valkey::call(
+        &replica,
+        OPERATOR,
+        &pw.operator,
+        &["CLUSTER", "FAILOVER", "TAKEOVER"],
+    )
+    .await
+    .unwrap();
+    servers.get_mut("rig-0-0").unwrap().restart(&pw).await;
+    let shards = vec![
+        vec![replica.clone(), servers["rig-0-0"].ip.clone()],
+        vec![servers["rig-1-0"].ip.clone(), servers["rig-1-1"].ip.clone()],
+    ];
+    valkey::settled(&shards, &pw, Duration::from_secs(60)).await;
+
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct", "-o", "json"],
+    )
+    .await;
+    let c = cluster(&ran.ok_json());
+    assert_eq!(
+        roles(&c),
+        server_roles(&[
+            ("rig-0-0", "replica"),
+            ("rig-0-1", "primary"),
+            ("rig-1-0", "primary"),
+            ("rig-1-1", "replica"),
+        ]),
+        "{c:#}"
+    );
+    // The same through the API server's port-forward (kwok forwards each
+    // pod's 6379 to its server), as explain does by default.
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["explain", CLUSTER, "-o", "json", "-v", "8"],
+    )
+    .await;
+    assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    assert!(
+        ran.stderr.contains("portforward"),
+        "no port-forward request in the log:\n{}",
+        ran.stderr
+    );
+    let c = ran.ok_json();
+    assert_eq!(
+        roles(&c),
+        server_roles(&[
+            ("rig-0-0", "replica"),
+            ("rig-0-1", "primary"),
+            ("rig-1-0", "primary"),
+            ("rig-1-1", "replica"),
+        ]),
+        "{}\n{c:#}",
+        ran.stderr
+    );
+    // Shard 1's replica comes back with a wrong primaryauth: its link
+    // stays down, and the shard has no synced replica, by the servers.
+    servers
+        .get_mut("rig-1-1")
+        .unwrap()
+        .restart_with_primaryauth(&pw, "not-the-password")
+        .await;
+    let ip11 = servers["rig-1-1"].ip.clone();
+    eventually("rig-1-1 a replica with its link down", BOUND, || {
+        let (ip, pw) = (ip11.clone(), pw.operator.clone());
+        async move {
+            let info = valkey::call(&ip, OPERATOR, &pw, &["INFO", "replication"]).await?;
+            let role = valkey::info_field(&info, "role");
+            let link = valkey::info_field(&info, "master_link_status");
+            match (role.as_deref(), link.as_deref()) {
+                (Some("slave"), Some("down")) => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        }
+    })
+    .await;
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct", "-o", "json"],
+    )
+    .await;
+    let c = cluster(&ran.ok_json());
+    let risk = c["risks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["kind"] == "NoSyncedReplica")
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(
+        (&risk["replicas"][0]["node"], &risk["replicas"][0]["link"]),
+        (&json!("rig-1-1"), &json!("down")),
+        "{c:#}"
+    );
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct"],
+    )
+    .await;
+    assert!(
+        ran.stdout.contains("shard 1 has no synced replica"),
+        "{}",
+        ran.both()
+    );
+
+    // Without --servers the API's judgement, as before.
+    let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
+    let c = cluster(&ran.ok_json());
+    assert!(
+        roles(&c).values().all(|(_, source)| source != "server"),
+        "{c:#}"
+    );
+    op.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn servers_not_read_are_one_line_each_and_no_password_shows() {
+    let (op, ns, pw, mut servers) = rig("servers-hostile").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+
+    // No Secret: one line, the API's judgement stands.
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct", "-o", "json"],
+    )
+    .await;
+    let c = cluster(&ran.ok_json());
+    assert!(
+        ran.stderr.contains("no read-only user") && ran.stderr.lines().count() == 1,
+        "{}",
+        ran.stderr
+    );
+    assert!(roles(&c).values().all(|(_, s)| s != "server"), "{c:#}");
+
+    // A wrong password: every server refuses it.
+    let wrong = Passwords::for_cluster("someone-else");
+    make_secret(&client, &ns, &wrong).await;
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "status",
+            CLUSTER,
+            "--servers=direct",
+            "-o",
+            "json",
+            "-v",
+            "8",
+        ],
+    )
+    .await;
+    assert!(
+        ran.stderr
+            .contains("4 of 4 servers of cluster rig not read")
+            && ran.stderr.contains("refused the password"),
+        "{}",
+        ran.stderr
+    );
+    assert_no_password(
+        &wrong,
+        "the output",
+        &format!("{}{}", ran.stdout, ran.stderr),
+    );
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
+    secrets
+        .delete(
+            &format!("internal-{CLUSTER}-system-passwords"),
+            &DeleteParams::default(),
+        )
+        .await
+        .unwrap();
+    eventually("the Secret gone", BOUND, || {
+        let secrets = secrets.clone();
+        async move {
+            match secrets
+                .get_opt(&format!("internal-{CLUSTER}-system-passwords"))
+                .await
+            {
+                Ok(None) => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        }
+    })
+    .await;
+    make_secret(&client, &ns, &pw).await;
+
+    // RBAC: a reader who may get the Secret but not port-forward (each
+    // server forbidden), and one who may not get the Secret (one line).
+    let reader = json!([
+        {"apiGroups": ["valkey.io"], "resources": ["valkeyclusters", "valkeynodes"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["apps"], "resources": ["statefulsets", "deployments"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": [""], "resources": ["pods", "events"], "verbs": ["get", "list", "watch"]},
+    ]);
+    let mut with_secret = reader.clone();
+    with_secret.as_array_mut().unwrap().push(json!({
+        "apiGroups": [""], "resources": ["secrets"],
+        "resourceNames": [format!("internal-{CLUSTER}-system-passwords")], "verbs": ["get"],
+    }));
+    harness::bind(&client, &ns, "lena", Subject::User("lena"), with_secret).await;
+    harness::bind(&client, &ns, "omar", Subject::User("omar"), reader).await;
+    let lena = cp.mint_user_in("lena", &[], &ns);
+    let omar = cp.mint_user_in("omar", &[], &ns);
+    let ran = run_in(&lena, &ns, &["explain", CLUSTER, "-o", "json", "-v", "8"]).await;
+    assert!(
+        ran.stderr
+            .contains("4 of 4 servers of cluster rig not read")
+            && ran.stderr.contains("forbidden"),
+        "{}",
+        ran.stderr
+    );
+    assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    let ran = run_in(&omar, &ns, &["explain", CLUSTER, "-o", "json"]).await;
+    assert!(
+        ran.stderr.contains(&format!(
+            "reading Secret internal-{CLUSTER}-system-passwords is forbidden"
+        )),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(ran.code, 0, "{}", ran.both());
+
+    // One server gone: the other three read, the one named.
+    servers.get_mut("rig-1-1").unwrap().kill();
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "explain",
+            CLUSTER,
+            "--servers=direct",
+            "-o",
+            "json",
+            "-v",
+            "8",
+        ],
+    )
+    .await;
+    assert!(
+        ran.stderr
+            .contains("1 of 4 servers of cluster rig not read")
+            && ran.stderr.contains("unreachable"),
+        "{}",
+        ran.stderr
+    );
+    assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+
+    // In its place, a server that hangs, one that answers garbage, one
+    // that sends a reply of a gigabyte: each bounded and named, the other
+    // three servers read all the same.
+    let ip = servers["rig-1-1"].ip.clone();
+    for (fake, named) in [
+        (Fake::Hang, "timed out"),
+        (Fake::Garbage, "answered garbage"),
+        (Fake::Huge, "sent a reply too large"),
+        (Fake::Close, "closed the connection early"),
+    ] {
+        let listener = tokio::net::TcpListener::bind((ip.as_str(), valkey::PORT))
+            .await
+            .unwrap();
+        let serving = tokio::spawn(fake.serve(listener));
+        let started = std::time::Instant::now();
+        let ran = run_in(
+            cp.kubeconfig(),
+            &ns,
+            &[
+                "status",
+                CLUSTER,
+                "--servers=direct",
+                "-o",
+                "json",
+                "-v",
+                "8",
+            ],
+        )
+        .await;
+        let took = started.elapsed();
+        serving.abort();
+        let _ = serving.await;
+        let c = cluster(&ran.ok_json());
+        assert!(
+            ran.stderr
+                .contains("1 of 4 servers of cluster rig not read")
+                && ran.stderr.contains(named),
+            "{fake:?}: {}",
+            ran.stderr
+        );
+        assert!(took < Duration::from_secs(20), "{fake:?} took {took:?}");
+        let r = roles(&c);
+        assert_eq!(
+            r.values().filter(|(_, s)| s == "server").count(),
+            3,
+            "{fake:?}: {c:#}"
+        );
+        assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
+    }
+    op.stop().await;
+}
+
+/// A server that is not one.
+#[derive(Clone, Copy, Debug)]
+enum Fake {
+    /// Accepts, reads, never answers.
+    Hang,
+    /// Answers as an HTTP server would.
+    Garbage,
+    /// Announces a reply of a gigabyte and sends it, on and on.
+    Huge,
+    /// Closes every connection as it comes.
+    Close,
+}
+
+impl Fake {
+    async fn serve(self, listener: tokio::net::TcpListener) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        loop {
+            let Ok((mut conn, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                match self {
+                    Fake::Close => {}
+                    Fake::Hang => while matches!(conn.read(&mut buf).await, Ok(n) if n > 0) {},
+                    Fake::Garbage => {
+                        let _ = conn.read(&mut buf).await;
+                        let _ = conn
+                            .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                            .await;
+                        while matches!(conn.read(&mut buf).await, Ok(n) if n > 0) {}
+                    }
+                    Fake::Huge => {
+                        let _ = conn.read(&mut buf).await;
+                        let _ = conn.write_all(b"+OK\r\n").await;
+                        let _ = conn.read(&mut buf).await;
+                        let _ = conn.write_all(b"$1073741824\r\n").await;
+                        let chunk = vec![b'x'; 64 * 1024];
+                        for _ in 0..16384 {
+                            if conn.write_all(&chunk).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// The operator rolled shard 0's replica and stopped before its primary;
+/// the replica's new server cannot sync (a wrong primaryauth): the servers
+/// say why the roll waits at the primary.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_front_primary_waits_for_its_replica_to_sync() {
+    let (op, ns, pw, mut servers) = rig("servers-wait").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+    make_secret(&client, &ns, &pw).await;
+
+    op.stop_after_step(|s| *s == Step::NodeReady("rig-0-1".into()));
+    op.sim
+        .edit_cluster_spec(json!({"image": "valkey/valkey:9.0.1"}))
+        .await;
+    op.until_halted(BOUND).await;
+    // rig-0-1's pod was replaced: its old server goes, a new one at the
+    // new pod's IP joins as the operator makes a rolled replica join
+    // (MEET, REPLICATE), with a primaryauth the primary refuses.
+    servers.remove("rig-0-1").unwrap().kill();
+    let ip = pod_ips(&client, &ns, 4).await["rig-0-1"].clone();
+    let wrong = Passwords {
+        replication: "not-the-password".into(),
+        ..pw.clone()
+    };
+    let _fresh = RealServer::start(&ip, &wrong).await;
+    let primary = servers["rig-0-0"].ip.clone();
+    let op_call = |ip: String, args: Vec<String>| {
+        let pw = pw.operator.clone();
+        async move {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            valkey::call(&ip, OPERATOR, &pw, &a).await
+        }
+    };
+    op_call(
+        ip.clone(),
+        vec![
+            "CLUSTER".into(),
+            "MEET".into(),
+            primary.clone(),
+            "6379".into(),
+        ],
+    )
+    .await
+    .unwrap();
+    let id = op_call(primary.clone(), vec!["CLUSTER".into(), "MYID".into()])
+        .await
+        .unwrap();
+    eventually("the fresh server a replica of rig-0-0", BOUND, || {
+        let (ip, id) = (ip.clone(), id.clone());
+        let op_call = &op_call;
+        async move {
+            op_call(ip.clone(), vec!["CLUSTER".into(), "REPLICATE".into(), id])
+                .await
+                .map_err(|e| e.to_string())?;
+            let info = op_call(ip, vec!["INFO".into(), "replication".into()]).await?;
+            match valkey::info_field(&info, "role").as_deref() {
+                Some("slave") => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        }
+    })
+    .await;
+
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct", "-o", "json"],
+    )
+    .await;
+    let c = cluster(&ran.ok_json());
+    assert_eq!(
+        (&c["deferred"]["node"], &c["deferred"]["source"]),
+        (&json!("rig-0-0"), &json!("servers")),
+        "{}\n{c:#}",
+        ran.stderr
+    );
+    assert!(
+        c["reason"].as_str().is_some_and(|r| r.contains("rig-0-1")),
+        "{c:#}"
+    );
+    // Without the servers, nothing says why.
+    let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
+    let c = cluster(&ran.ok_json());
+    assert_eq!(c["deferred"], Value::Null, "{c:#}");
+    op.stop().await;
+}
