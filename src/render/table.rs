@@ -92,7 +92,7 @@ pub(crate) fn headline_after(
 
 /// What happens, in one line: the holder(s) and why, else the classifier's
 /// reason for the cluster.
-fn summary(cluster: &ClusterReport) -> String {
+pub(crate) fn summary(cluster: &ClusterReport) -> String {
     let holders: Vec<&NodeReport> = cluster
         .holders
         .iter()
@@ -160,7 +160,7 @@ fn held(node: &NodeReport, p2: bool) -> String {
 
 /// The second headline line: who waits, progress, protocol, threshold and
 /// the ValkeyCluster's own word.
-fn costs(cluster: &ClusterReport) -> Vec<String> {
+pub(crate) fn costs(cluster: &ClusterReport) -> Vec<String> {
     // What is under way right now comes first: a failover, a shard at risk.
     let mut parts: Vec<String> = crate::render::words::asides(cluster)
         .iter()
@@ -486,7 +486,7 @@ pub(crate) fn state_cell(state: NodeState, color: bool) -> Cell {
 }
 
 /// A holder's hold time (`?` when unknown), else a waiting node's wait.
-fn held_or_waiting(node: &NodeReport) -> String {
+pub(crate) fn held_or_waiting(node: &NodeReport) -> String {
     if node.facts.holder || node.held_for_seconds.is_some() {
         human_or(node.held_for_seconds, "?")
     } else {
