@@ -5,13 +5,19 @@
 #   ${TESTBIN_CACHE:-$HOME/.cache/kubectl-valkey-roll/testbin}/<tool>-<version>/<tool>
 #
 # Idempotent: a binary that is already in the cache is not built again.
-# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew] [prometheus] [grafana]   (no argument: all)
+# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew] [prometheus] [grafana] [chromium]
+#   (no argument: all)
+#
+# chromium is not built: Debian's chromium and chromium-driver packages are
+# installed with apt-get, and only when /usr/bin/chromium or
+# /usr/bin/chromedriver is missing (said on stderr); the dashboard's browser
+# test (tests/dashboard_browser.rs) drives them.
 #
 # Progress goes to stderr. stdout gets only `export NAME=path` lines, so
 #   eval "$(bash testbin/build.sh kube etcd kwok)"
 # sets KUBE_APISERVER, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KUBECTL, ETCD,
 # KWOK (and KREW, VALIDATE_KREW_MANIFEST with krew; PROMTOOL with prometheus;
-# VALIDATE_GRAFANA_DASHBOARD with grafana).
+# VALIDATE_GRAFANA_DASHBOARD with grafana; CHROMIUM, CHROMEDRIVER with chromium).
 # The same lines, for every tool in the cache, are written to <cache>/env.sh
 # for `source`.
 set -euo pipefail
@@ -105,7 +111,7 @@ build() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew prometheus grafana)
+[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew prometheus grafana chromium)
 
 mkdir -p "$cache"
 # One build at a time per cache (two test scripts may start together).
@@ -156,7 +162,20 @@ for g in "${groups[@]}"; do
       build grafana "-s -w" "$GRAFANA_SDK_VERSION" \
         validate-grafana-dashboard=kubectl-valkey-roll/testbin/grafana
       ;;
-    *) die "unknown group '$g' (kube, etcd, kwok, krew, prometheus, grafana)" ;;
+    chromium)
+      if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+        say "chromium: present at /usr/bin/chromium and /usr/bin/chromedriver"
+      else
+        say "chromium: /usr/bin/chromium or /usr/bin/chromedriver is missing: installing Debian's chromium and chromium-driver with apt-get"
+        sudo=()
+        [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+        "${sudo[@]}" apt-get update -qq >&2 || die "apt-get update failed"
+        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+          chromium chromium-driver >&2 || die "apt-get install chromium chromium-driver failed"
+        say "chromium: installed $(/usr/bin/chromium --version 2>/dev/null || echo '(no version)')"
+      fi
+      ;;
+    *) die "unknown group '$g' (kube, etcd, kwok, krew, prometheus, grafana, chromium)" ;;
   esac
 done
 
@@ -178,6 +197,9 @@ all_env() {
   env_line VALIDATE_KREW_MANIFEST validate-krew-manifest "$KREW_VERSION"
   env_line PROMTOOL promtool "$PROMETHEUS_VERSION"
   env_line VALIDATE_GRAFANA_DASHBOARD validate-grafana-dashboard "$GRAFANA_SDK_VERSION"
+  [ -x /usr/bin/chromium ] && printf 'export CHROMIUM=/usr/bin/chromium\n'
+  [ -x /usr/bin/chromedriver ] && printf 'export CHROMEDRIVER=/usr/bin/chromedriver\n'
+  return 0
 }
 all_env >"$cache/env.sh.tmp" && mv -f "$cache/env.sh.tmp" "$cache/env.sh"
 say "env file: $cache/env.sh"

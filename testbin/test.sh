@@ -11,8 +11,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-eval "$(bash testbin/build.sh kube etcd kwok prometheus grafana)"
-export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK PROMTOOL
+eval "$(bash testbin/build.sh kube etcd kwok prometheus grafana chromium)"
+export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK PROMTOOL CHROMIUM CHROMEDRIVER
 
 # Text output is fitted to COLUMNS when it is set (docs/usage.md, "Fitting
 # the terminal"); the tests that want a width give it themselves.

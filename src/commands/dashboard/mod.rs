@@ -23,6 +23,7 @@ use super::Ctx;
 use super::contexts::{self, ContextName};
 use super::judgements::Judgements;
 use super::watch::{ConnectionView, TICK, stop_requested};
+use crate::classify::NodeTimelines;
 use crate::cli::DashboardArgs;
 use crate::error::{Error, Outcome, Result};
 use crate::render::dashboard::{ClusterCard, ContextLine, card, context_name, reading, unreadable};
@@ -30,6 +31,7 @@ use crate::report::Verdict;
 use crate::snapshot::{Snapshot, ValkeyNode};
 use crate::source::watch::{Update, Watch};
 use jiff::Timestamp;
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::sync::Arc;
@@ -254,6 +256,8 @@ fn judge(
         .iter()
         .map(|n| ((n.namespace(), n.name()), n))
         .collect();
+    // Built once, and only when a cluster is judged again.
+    let timelines: OnceCell<NodeTimelines> = OnceCell::new();
     judgements.update(
         Arc::clone(snapshot),
         changed,
@@ -262,7 +266,10 @@ fn judge(
         |mut report| {
             report.context = context.clone();
             let key = format!("{at:03}/{}/{}", report.namespace, report.name);
-            Arc::new(card(key, &report, &objects, now))
+            let timelines = timelines
+                .get_or_init(|| NodeTimelines::new(snapshot))
+                .of_cluster(&report.namespace, &report.name);
+            Arc::new(card(key, &report, &objects, &timelines, now))
         },
         |c| c.verdict != Verdict::Converged,
     );

@@ -14,7 +14,7 @@ use super::fit::Screen;
 use super::json::to_json_line;
 use super::table::{costs, held_or_waiting, summary};
 use crate::error::Result;
-use crate::report::{ClusterReport, NodeReport, Tone, Verdict};
+use crate::report::{ClusterReport, NodeReport, TimelineEntry, Tone, Verdict};
 use crate::snapshot::ValkeyNode;
 use jiff::Timestamp;
 use serde::Serialize;
@@ -113,11 +113,14 @@ pub(crate) fn tone_class(tone: Tone) -> &'static str {
 
 /// The card of `cluster` (judged at `now`), under `key`; `objects` are
 /// the ValkeyNodes as read, by namespace and name (their conditions go
-/// into explain's facts).
+/// into explain's facts), `timelines` each node's events. Explain's last
+/// words (the previous container's log) are not read: the page reads
+/// nothing beyond the watch.
 pub(crate) fn card(
     key: String,
     cluster: &ClusterReport,
     objects: &HashMap<(&str, &str), &ValkeyNode>,
+    timelines: &HashMap<String, Vec<TimelineEntry>>,
     now: Timestamp,
 ) -> ClusterCard {
     let mut shards: Vec<Shard> = Vec::new();
@@ -178,7 +181,8 @@ pub(crate) fn card(
             let object = objects
                 .get(&(cluster.namespace.as_str(), n.name.as_str()))
                 .copied();
-            let text = explain_node(cluster, n, object, &[], now, screen, None);
+            let timeline = timelines.get(&n.name).map_or(&[][..], Vec::as_slice);
+            let text = explain_node(cluster, n, object, timeline, now, screen, None);
             (n.name.clone(), text)
         })
         .collect();
@@ -317,6 +321,7 @@ mod tests {
         card(
             "000/prod/cache".into(),
             &report.clusters[0],
+            &HashMap::new(),
             &HashMap::new(),
             crate::fixture::t(0),
         )
