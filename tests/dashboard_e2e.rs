@@ -6,6 +6,8 @@
 //! events stay within their budget (sizes asserted, not times).
 
 mod harness;
+#[path = "bench/objects.rs"]
+mod objects;
 #[path = "dashboard/page.rs"]
 mod page;
 #[path = "dashboard/roll.rs"]
@@ -162,4 +164,145 @@ async fn a_jammed_roll_on_the_page_its_headers_its_events_and_hostile_words_as_d
     dash.plugin.interrupt();
     let status = dash.plugin.exit(BOUND).await;
     assert_eq!(status.code(), Some(0), "{}", dash.plugin.transcript());
+}
+
+/// One object of tests/bench/objects.rs created through the API, then its
+/// status written (by the manager that would write it).
+async fn create(client: kube::Client, namespace: String, mut item: serde_json::Value) {
+    use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+    let ar = harness::sim::api_resource(
+        item["apiVersion"].as_str().unwrap_or_default(),
+        item["kind"].as_str().unwrap_or_default(),
+    );
+    let api: Api<DynamicObject> = Api::namespaced_with(client, &namespace, &ar);
+    let status = item.as_object_mut().and_then(|m| m.remove("status"));
+    if let Some(meta) = item["metadata"].as_object_mut() {
+        for key in [
+            "resourceVersion",
+            "uid",
+            "managedFields",
+            "creationTimestamp",
+            "generation",
+        ] {
+            meta.remove(key);
+        }
+    }
+    let name = item["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let object: DynamicObject = serde_json::from_value(item).expect("object");
+    let pp = PostParams {
+        field_manager: Some(harness::sim::MANAGER.into()),
+        ..PostParams::default()
+    };
+    api.create(&pp, &object)
+        .await
+        .unwrap_or_else(|e| panic!("create {} {name}: {e}", ar.kind));
+    if let Some(status) = status {
+        let manager = match ar.kind.as_str() {
+            "Pod" => "kubelet",
+            "StatefulSet" | "Deployment" => "kube-controller-manager",
+            _ => harness::sim::MANAGER,
+        };
+        let pp = PatchParams {
+            field_manager: Some(manager.into()),
+            ..PatchParams::default()
+        };
+        api.patch_status(
+            &name,
+            &pp,
+            &Patch::Merge(serde_json::json!({ "status": status })),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("status of {} {name}: {e}", ar.kind));
+    }
+}
+
+/// The page's first answer and its events, for a roll of 3,000 nodes:
+/// each answers, and each stays within its budget (sizes, not times). The
+/// whole view (every node's explain) is sent once; after that, a change of
+/// one node sends the cluster's entry and the explanations that changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_thousand_nodes_within_budget() {
+    use futures::StreamExt;
+    const NODES: usize = 3_000;
+    const PAGE_BUDGET: usize = 64 << 10;
+    const FIRST_BUDGET: usize = 12 << 20;
+    const EVENT_BUDGET: usize = 4 << 20;
+    let s = harness::server();
+    let ns = s.fresh_namespace("dash-3000");
+    let client = s.client().await;
+    let items = objects::cluster_items(&ns, NODES);
+    let (first, rest): (Vec<_>, Vec<_>) = items
+        .into_iter()
+        .partition(|i| i["apiVersion"] == "valkey.io/v1alpha1");
+    for batch in [first, rest] {
+        futures::stream::iter(batch)
+            .map(|item| create(client.clone(), ns.clone(), item))
+            .buffer_unordered(16)
+            .collect::<Vec<()>>()
+            .await;
+    }
+    let dash = Dashboard::start(&s.kubeconfig_in(&ns), &ns, &[], BOUND).await;
+
+    let page = dash.get("/").await;
+    assert_eq!(page.code, 200);
+    assert!(
+        page.body.len() < PAGE_BUDGET,
+        "the page: {} bytes",
+        page.body.len()
+    );
+
+    let mut events = dash.events().await;
+    let whole = events
+        .until("the 3,000-node cluster", Duration::from_secs(300), |e| {
+            e.kind == "cluster"
+                && e.data["card"]["cluster"]["nodes"].as_array().map(Vec::len) == Some(NODES)
+        })
+        .await;
+    let explained = whole.data["explain"].as_object().map_or(0, |m| m.len());
+    assert_eq!(explained, NODES, "every node's explain, once");
+    eprintln!(
+        "3,000 nodes: page {} B, first event {} B, stream so far {} B",
+        page.body.len(),
+        whole.raw.len(),
+        events.bytes
+    );
+    assert!(
+        whole.raw.len() < FIRST_BUDGET,
+        "first event: {} bytes",
+        whole.raw.len()
+    );
+
+    // One node changes: the next event carries few explanations.
+    let sim = harness::sim::Sim::new(client.clone(), &ns, objects::CLUSTER);
+    let waiting = whole.data["card"]["cluster"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|n| n["state"] == "Waiting")
+        .and_then(|n| n["name"].as_str())
+        .expect("a waiting node")
+        .to_string();
+    sim.node(&waiting).set_ready(false).await;
+    let next = events
+        .until("the change", BOUND, |e| {
+            e.kind == "cluster"
+                && page::node(&e.data, &waiting).is_some_and(|n| n["ready"] == "not ready")
+        })
+        .await;
+    let explained = next.data["explain"].as_object().map_or(0, |m| m.len());
+    eprintln!(
+        "3,000 nodes: an event after one change {} B, {explained} explanations",
+        next.raw.len()
+    );
+    assert!(explained < 20, "{explained} explanations sent again");
+    assert!(
+        next.raw.len() < EVENT_BUDGET,
+        "event: {} bytes",
+        next.raw.len()
+    );
+    // And it still answers.
+    assert_eq!(dash.get("/").await.code, 200);
 }

@@ -109,6 +109,7 @@ impl Dashboard {
             buffer: Vec::new(),
             head: None,
             bytes: 0,
+            scanned: 0,
         }
     }
 }
@@ -147,6 +148,8 @@ pub struct Events {
     pub head: Option<Answer>,
     /// Bytes of events read so far.
     pub bytes: usize,
+    /// How much of the buffer has been looked through for an event's end.
+    scanned: usize,
 }
 
 impl Events {
@@ -162,9 +165,11 @@ impl Events {
                 self.head = Some(parse(&head));
                 self.buffer.drain(..at + 4);
             }
+            let from = self.scanned.saturating_sub(1);
             if self.head.is_some()
-                && let Some(at) = find(&self.buffer, b"\n\n")
+                && let Some(at) = find(&self.buffer[from..], b"\n\n").map(|at| at + from)
             {
+                self.scanned = 0;
                 let block: Vec<u8> = self.buffer.drain(..at + 2).collect();
                 self.bytes += block.len();
                 let text = String::from_utf8(block).expect("UTF-8 events");
@@ -190,7 +195,10 @@ impl Events {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             assert!(!left.is_zero(), "no event within {bound:?}");
-            let mut chunk = vec![0u8; 1 << 16];
+            if self.head.is_some() {
+                self.scanned = self.buffer.len();
+            }
+            let mut chunk = vec![0u8; 1 << 20];
             let n = match tokio::time::timeout(left, self.stream.read(&mut chunk)).await {
                 Ok(Ok(n)) => n,
                 Ok(Err(e)) => panic!("read the stream: {e}"),

@@ -6,7 +6,7 @@
 //! terminal, by the same code: the watch of `commands::watch::start`, the
 //! kept judgements of `commands::judgements` (the clusters whose objects
 //! changed, those whose verdict time alone changes, and those in flight
-//! once a second, for their ticking hold times). Each judged cluster is
+//! once a second for their ticking hold times: [`tick_for`]). Each judged cluster is
 //! rendered once into a card (render::dashboard: the `-o json` entry, the
 //! headline's and the table's words, each node's explain text) and put on
 //! the [`Board`]; every open page is sent what changed on it. A page asks
@@ -41,6 +41,20 @@ use tokio::time::Instant;
 
 /// The longest wait between two tries to read a context.
 const MAX_RETRY: Duration = Duration::from_secs(60);
+
+/// Nodes whose ticking durations are sent each second, at most: a cluster
+/// in flight is judged again for its durations alone every second up to
+/// this many nodes, and less often above (every 30 s at 3,000), so that
+/// the ticking of a large roll costs each page about as many bytes a
+/// second as a roll of this size. A change in the API is judged at once
+/// whatever the size.
+const TICKING_NODES: usize = 100;
+
+/// How often the durations of a cluster of `nodes` in flight are brought
+/// up to date when nothing else changes.
+pub(crate) fn tick_for(nodes: usize) -> Duration {
+    TICK * u32::try_from(nodes.div_ceil(TICKING_NODES).max(1)).unwrap_or(u32::MAX)
+}
 
 /// What every page is shown: each context's line and cards.
 #[derive(Debug, Default)]
@@ -227,7 +241,10 @@ async fn follow(
             // (pages compare cards by address).
             for (key, card) in &mut cards {
                 match c.cards.get(key) {
-                    Some(old) if old.json == card.json && old.explain == card.explain => {
+                    Some(old)
+                        if Arc::ptr_eq(old, card)
+                            || (old.json == card.json && old.explain == card.explain) =>
+                    {
                         *card = Arc::clone(old);
                     }
                     _ => modified = true,
@@ -271,7 +288,11 @@ fn judge(
                 .of_cluster(&report.namespace, &report.name);
             Arc::new(card(key, &report, &objects, &timelines, now))
         },
-        |c| c.verdict != Verdict::Converged,
+        |c| {
+            c.verdict != Verdict::Converged
+                && jiff::SignedDuration::try_from(tick_for(c.nodes))
+                    .is_ok_and(|tick| c.judged_at + tick <= now)
+        },
     );
 }
 
@@ -280,4 +301,18 @@ fn say(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(crate::render::style::clean_lines(text).as_bytes());
     let _ = err.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_clusters_tick_less_often() {
+        assert_eq!(tick_for(0), TICK);
+        assert_eq!(tick_for(6), TICK);
+        assert_eq!(tick_for(100), TICK);
+        assert_eq!(tick_for(101), TICK * 2);
+        assert_eq!(tick_for(3_000), TICK * 30);
+    }
 }
