@@ -486,7 +486,7 @@ pub(crate) fn state_cell(state: NodeState, color: bool) -> Cell {
 }
 
 /// A holder's hold time (`?` when unknown), else a waiting node's wait.
-pub(crate) fn held_or_waiting(node: &NodeReport) -> String {
+fn held_or_waiting(node: &NodeReport) -> String {
     if node.facts.holder || node.held_for_seconds.is_some() {
         human_or(node.held_for_seconds, "?")
     } else {

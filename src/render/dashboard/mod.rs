@@ -12,10 +12,12 @@
 use super::explain::explain_node;
 use super::fit::Screen;
 use super::json::to_json_line;
-use super::table::{costs, held_or_waiting, summary};
+use super::style::clean;
+use super::table::{costs, summary};
 use crate::error::Result;
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Tone, Verdict};
 use crate::snapshot::ValkeyNode;
+use crate::units::{human, human_or};
 use jiff::Timestamp;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -43,6 +45,9 @@ pub(crate) struct ClusterCard {
     /// `context/namespace/name`, the context by its place in the list.
     pub key: String,
     pub verdict: Verdict,
+    /// How many nodes it shows, and when it was judged.
+    pub nodes: usize,
+    pub judged_at: Timestamp,
     /// The card as one line of JSON, without the explanations.
     pub json: String,
     /// Each node's name and what `explain NODE` says of it, in the
@@ -72,7 +77,7 @@ struct Headline {
     /// Its second line, part by part (who waits, progress, ...).
     parts: Vec<String>,
     /// What is under way besides: a failover, shards at risk, a scale
-    /// that waits (the first of `parts`, said again on their own).
+    /// that waits (the headline's second line starts with them).
     asides: Vec<String>,
 }
 
@@ -93,10 +98,22 @@ struct NodeCells<'a> {
     role: String,
     ready: &'static str,
     in_flight: &'static str,
-    /// A holder's hold time, else a waiting node's wait.
+    /// `held 14m` for a holder (`held ?` when unknown), `waiting 3m` for
+    /// a node that waits, else empty.
     held: String,
     /// `front` for the walk's front, else empty.
     mark: &'static str,
+}
+
+/// A node's hold time or wait, said with which it is (the table's
+/// HELD/WAITING column, which a node's box has no header for).
+fn held_words(n: &NodeReport) -> String {
+    if n.facts.holder || n.held_for_seconds.is_some() {
+        format!("held {}", human_or(n.held_for_seconds, "?"))
+    } else {
+        n.waiting_for_seconds
+            .map_or_else(String::new, |w| format!("waiting {}", human(w)))
+    }
 }
 
 /// A tone as the style sheet's class names it.
@@ -138,7 +155,7 @@ pub(crate) fn card(
             role: crate::render::words::role_cell(n),
             ready: if n.ready { "ready" } else { "not ready" },
             in_flight: if n.facts.holder { "in flight" } else { "" },
-            held: held_or_waiting(n),
+            held: held_words(n),
             mark: if cluster.front.as_deref() == Some(n.name.as_str()) {
                 "front"
             } else {
@@ -153,6 +170,10 @@ pub(crate) fn card(
             }),
         }
     }
+    let asides: Vec<String> = crate::render::words::asides(cluster)
+        .iter()
+        .map(|a| clean(a))
+        .collect();
     let json = to_json_line(&CardJson {
         key: &key,
         cluster,
@@ -161,8 +182,10 @@ pub(crate) fn card(
             verdict: cluster.verdict.to_string().to_uppercase(),
             tone: tone_class(cluster.verdict.tone()),
             summary: summary(cluster),
-            parts: costs(cluster),
-            asides: crate::render::words::asides(cluster),
+            // The asides lead the headline's second line; the page lists
+            // them on their own.
+            parts: costs(cluster).split_off(asides.len()),
+            asides,
         },
         shards,
     })
@@ -189,6 +212,8 @@ pub(crate) fn card(
     ClusterCard {
         key,
         verdict: cluster.verdict,
+        nodes: cluster.nodes.len(),
+        judged_at: now,
         json,
         explain,
     }
@@ -354,6 +379,58 @@ mod tests {
             .filter_map(|s| s["label"].as_str())
             .collect();
         assert_eq!(shards, ["shard 0", "shard 1", "shard 2"]);
+    }
+
+    #[test]
+    fn asides_are_listed_once_and_times_say_what_they_are() {
+        let mut report = sample::jammed();
+        report.clusters[0].risks = vec![crate::report::Risk {
+            kind: crate::report::RiskKind::NoReadyReplica,
+            shard: 1,
+            primary: Some("cache-1-0".into()),
+            since: None,
+            for_seconds: Some(60),
+            replicas: None,
+        }];
+        let card = card(
+            "000/prod/cache".into(),
+            &report.clusters[0],
+            &HashMap::new(),
+            &HashMap::new(),
+            crate::fixture::t(0),
+        );
+        let doc: serde_json::Value = serde_json::from_str(&card.json).expect("json");
+        let parts: Vec<&str> = doc["headline"]["parts"]
+            .as_array()
+            .expect("parts")
+            .iter()
+            .filter_map(|p| p.as_str())
+            .collect();
+        let asides: Vec<&str> = doc["headline"]["asides"]
+            .as_array()
+            .expect("asides")
+            .iter()
+            .filter_map(|p| p.as_str())
+            .collect();
+        assert_eq!(asides.len(), 1, "{doc}");
+        assert!(
+            asides[0].starts_with("shard 1 has no Ready replica"),
+            "{asides:?}"
+        );
+        assert!(
+            parts.iter().all(|p| !asides.contains(p)),
+            "{parts:?} {asides:?}"
+        );
+        assert!(parts.contains(&"4 nodes wait behind it"), "{parts:?}");
+        let held: Vec<&str> = doc["shards"]
+            .as_array()
+            .expect("shards")
+            .iter()
+            .flat_map(|s| s["nodes"].as_array().into_iter().flatten())
+            .filter_map(|n| n["held"].as_str())
+            .collect();
+        assert!(held.contains(&"held 14m"), "{held:?}");
+        assert!(held.iter().any(|h| h.starts_with("waiting ")), "{held:?}");
     }
 
     #[test]
