@@ -264,6 +264,46 @@ async fn a_jammed_roll_in_a_real_browser() {
     assert!(parts.contains("<img src=x onerror=alert(2)>"), "{parts}");
 
     screenshot(&client, "dashboard-1280x800.png").await;
+    // The roll's picture, opened from the keyboard.
+    client
+        .execute(
+            "document.querySelector('section.cluster details.history summary').focus();",
+            vec![],
+        )
+        .await
+        .expect("focus history");
+    client
+        .active_element()
+        .await
+        .expect("focus")
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("Enter");
+    let drawn = client
+        .wait()
+        .at_most(BOUND)
+        .for_element(Locator::Css("section.cluster details.history img"))
+        .await
+        .expect("the history picture");
+    let deadline = Instant::now() + BOUND;
+    loop {
+        let loaded = client
+            .execute(
+                "return arguments[0].complete && arguments[0].naturalWidth > 0;",
+                vec![serde_json::to_value(&drawn).expect("element")],
+            )
+            .await
+            .expect("read");
+        if loaded == true {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the history picture did not load"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    screenshot(&client, "dashboard-1280x800-history.png").await;
 
     // A click on a node shows what explain says of it.
     client
@@ -348,6 +388,7 @@ async fn a_jammed_roll_in_a_real_browser() {
     let moved = Instant::now();
     until_text(&client, &node_state("cache-0-1"), BOUND, |t| t != "Stuck").await;
     let took = moved.elapsed();
+    eprintln!("the page changed {took:?} after the write");
     assert!(took < LIVE, "the page changed {took:?} after the write");
 
     // The console: no error. The network: loopback only.
@@ -355,7 +396,8 @@ async fn a_jammed_roll_in_a_real_browser() {
     let errors: Vec<&Value> = console.iter().filter(|e| e["level"] == "SEVERE").collect();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     let network = log(&client, "performance").await;
-    let mut asked = Vec::new();
+    // (document, url) of every request the browser sent.
+    let mut asked: Vec<(String, String)> = Vec::new();
     for entry in &network {
         let Some(message) = entry["message"].as_str() else {
             continue;
@@ -364,23 +406,32 @@ async fn a_jammed_roll_in_a_real_browser() {
             continue;
         };
         if event["message"]["method"] == "Network.requestWillBeSent" {
-            asked.push(
-                event["message"]["params"]["request"]["url"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-            );
+            let params = &event["message"]["params"];
+            let field = |v: &Value| v.as_str().unwrap_or_default().to_string();
+            asked.push((
+                field(&params["documentURL"]),
+                field(&params["request"]["url"]),
+            ));
         }
     }
     let home = dash.url();
-    assert!(asked.iter().any(|u| u.ends_with("/events")), "{asked:#?}");
-    for url in &asked {
-        // The browser's own blank tab, before the page, is no request.
-        let own = url.starts_with("chrome:") || url.starts_with("about:");
+    assert!(
+        asked.iter().any(|(_, u)| u == &format!("{home}events")),
+        "{asked:#?}"
+    );
+    for (document, url) in &asked {
+        // Whatever the document: nothing on the network but the page.
+        let network = ["http:", "https:", "ws:", "wss:", "ftp:"]
+            .iter()
+            .any(|s| url.starts_with(s));
         assert!(
-            own || url.starts_with(&home),
-            "a request beyond the page: {url}"
+            !network || url.starts_with(&home),
+            "a request beyond the page: {url} (from {document})"
         );
+        // The page itself asks only for its own.
+        if document.starts_with(&home) {
+            assert!(url.starts_with(&home), "the page asked for {url}");
+        }
     }
 
     client.close().await.expect("close the session");

@@ -37,14 +37,11 @@
     b.setAttribute("aria-pressed", open && open.key === key && open.node === n.name ? "true" : "false");
     b.append(el("span", "name", n.name));
     const cells = el("span", "cells");
-    cells.append(el("span", "state", n.state));
+    cells.append(el("span", "part state", n.state));
     for (const part of [n.role, n.ready, n.inFlight, n.held]) {
-      if (part) cells.append(document.createTextNode(" · " + part));
+      if (part) cells.append(document.createTextNode(" · "), el("span", "part", part));
     }
-    if (n.mark) {
-      cells.append(document.createTextNode(" · "));
-      cells.append(el("span", "mark", n.mark));
-    }
+    if (n.mark) cells.append(document.createTextNode(" · "), el("span", "part mark", n.mark));
     b.append(cells);
     b.addEventListener("click", () => showExplain(key, n.name, b));
     return b;
@@ -84,10 +81,17 @@
     history.append(el("summary", "", "history"));
     history.addEventListener("toggle", () => {
       if (history.open && !history.querySelector("img")) {
+        const path = "/history/" + key.split("/").map(encodeURIComponent).join("/");
         const img = el("img");
         img.alt = "history of " + h.location;
-        img.src = "/history.svg?key=" + encodeURIComponent(key);
-        history.append(img);
+        img.src = path;
+        // The picture whole, in a tab of its own (on a phone it is small).
+        const whole = el("a");
+        whole.href = path;
+        whole.target = "_blank";
+        whole.rel = "noopener";
+        whole.append(img);
+        history.append(whole);
       }
     });
     s.append(history);
