@@ -1,8 +1,8 @@
 //! The dashboard in a real browser: Debian's chromium, headless, driven
 //! through chromedriver (started here on 127.0.0.1) with fantoccini, on a
 //! jammed roll in the real API server. The page shows the verdict and the
-//! node states, changes within 2 s when the simulated operator moves the
-//! roll, shows explain's words for a node chosen by click or by keyboard,
+//! node states and a failover under way, changes within 2 s when the
+//! simulated operator moves the roll, shows explain's words for a node chosen by click or by keyboard,
 //! shows hostile words as text; the browser logs no error and the page
 //! asks nothing beyond loopback. Screenshots at 1280x800 and 390x844 go to
 //! target/screenshots/ (test artifacts, for a person to look at).
@@ -247,6 +247,14 @@ async fn a_jammed_roll_in_a_real_browser() {
     assert!(asides.contains("has no Ready replica"), "{asides}");
     let link = until_text(&client, "#link", BOUND, |t| t == "live").await;
     assert_eq!(link, "live");
+
+    // A failover under way is said on its own, as soon as it starts.
+    roll::failover(&sim).await;
+    let asides = until_text(&client, "section.cluster .asides", BOUND, |t| {
+        t.contains("failing over shard 0")
+    })
+    .await;
+    assert!(asides.contains("has no Ready replica"), "{asides}");
 
     // Hostile words are text: no element came of them, and no script ran.
     let dom = client

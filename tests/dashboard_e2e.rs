@@ -134,6 +134,16 @@ async fn a_jammed_roll_on_the_page_its_headers_its_events_and_hostile_words_as_d
     );
     assert!(!explain.contains('\u{202e}'), "{explain}");
 
+    // A failover under way: said on its own, at once.
+    roll::failover(&sim).await;
+    let failing = events
+        .until("a failover under way", Duration::from_secs(20), |e| {
+            e.kind == "cluster" && !e.data["card"]["cluster"]["failover"].is_null()
+        })
+        .await;
+    let asides = failing.data["card"]["headline"]["asides"].to_string();
+    assert!(asides.contains("failing over shard 0"), "{asides}");
+
     // The roll moves: the next card says so.
     roll::recover(&sim, &h).await;
     let moved = events

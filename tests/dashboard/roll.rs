@@ -73,3 +73,33 @@ pub async fn jammed(hint: &str) -> (Sim, String) {
 pub async fn recover(sim: &Sim, h: &str) {
     sim.node("cache-0-1").pod_for(h).running_ready().await;
 }
+
+/// The cluster controller starts a failover in shard 0, from cache-0-0 to
+/// cache-0-1 (a `FailoverInitiated` about the cluster naming their pod
+/// IPs, which are only words here: nothing dials them).
+pub async fn failover(sim: &Sim) {
+    use kubectl_valkey_roll::fixture::words;
+    use kubectl_valkey_roll::snapshot::keys;
+    let ip = |node: serde_json::Value| {
+        node["status"]["podIP"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let from = ip(sim.node("cache-0-0").get_json().await);
+    let to = ip(sim.node("cache-0-1").get_json().await);
+    assert!(
+        !from.is_empty() && !to.is_empty(),
+        "pod IPs: {from:?} {to:?}"
+    );
+    sim.event(
+        sim::CLUSTER_CONTROLLER,
+        sim.cluster_ref().await,
+        None,
+        "Normal",
+        keys::EVENT_FAILOVER_INITIATED,
+        words::action(keys::EVENT_FAILOVER_INITIATED),
+        &words::failover_initiated_note(&from, &to, "5e1f0c3a9b7d2e4f"),
+    )
+    .await;
+}
