@@ -22,6 +22,9 @@ _kubectl__valkey__roll() {
             kubectl__valkey__roll,completion)
                 cmd="kubectl__valkey__roll__subcmd__completion"
                 ;;
+            kubectl__valkey__roll,dashboard)
+                cmd="kubectl__valkey__roll__subcmd__dashboard"
+                ;;
             kubectl__valkey__roll,explain)
                 cmd="kubectl__valkey__roll__subcmd__explain"
                 ;;
@@ -60,6 +63,9 @@ _kubectl__valkey__roll() {
                 ;;
             kubectl__valkey__roll__subcmd__help,completion)
                 cmd="kubectl__valkey__roll__subcmd__help__subcmd__completion"
+                ;;
+            kubectl__valkey__roll__subcmd__help,dashboard)
+                cmd="kubectl__valkey__roll__subcmd__help__subcmd__dashboard"
                 ;;
             kubectl__valkey__roll__subcmd__help,explain)
                 cmd="kubectl__valkey__roll__subcmd__help__subcmd__explain"
@@ -101,7 +107,7 @@ _kubectl__valkey__roll() {
 
     case "${cmd}" in
         kubectl__valkey__roll)
-            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help status explain grant revoke force replace-pod wait history bundle exporter completion version help"
+            opts="-n -A -o -f -v -h --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help status explain grant revoke force replace-pod wait history bundle exporter dashboard completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,6 +301,100 @@ _kubectl__valkey__roll() {
                 return 0
             fi
             case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name svg" -- "${cur}"))
+                    return 0
+                    ;;
+                --stall-threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__valkey__roll__subcmd__dashboard)
+            opts="-n -A -o -f -v -h --listen --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -783,7 +883,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__help)
-            opts="status explain grant revoke force replace-pod wait history bundle exporter completion version help"
+            opts="status explain grant revoke force replace-pod wait history bundle exporter dashboard completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -811,6 +911,20 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__help__subcmd__completion)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__valkey__roll__subcmd__help__subcmd__dashboard)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

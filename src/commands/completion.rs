@@ -375,7 +375,9 @@ pub enum NodeOrder {
 /// clap value name must agree: `CLUSTER`, `NODE` or `NAME`, see the tests).
 fn first_positional(verb: Verb) -> Option<Lookup> {
     match verb {
-        Verb::Status | Verb::Wait | Verb::History | Verb::Bundle => Some(Lookup::Clusters),
+        Verb::Status | Verb::Wait | Verb::History | Verb::Bundle | Verb::Dashboard => {
+            Some(Lookup::Clusters)
+        }
         Verb::Grant | Verb::Force => Some(Lookup::Nodes(NodeOrder::WaitingFirst)),
         Verb::Revoke => Some(Lookup::Nodes(NodeOrder::HoldersFirst)),
         // explain's NAME: a node, else a cluster.

@@ -54,7 +54,11 @@ pub(crate) async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
 
 /// The failover events of a cluster's roll (its timeline's), for the
 /// picture: when, which step, and the nodes their notes name.
-fn failover_marks(snapshot: &Snapshot, namespace: &str, cluster: &str) -> Vec<FailoverMark> {
+pub(crate) fn failover_marks(
+    snapshot: &Snapshot,
+    namespace: &str,
+    cluster: &str,
+) -> Vec<FailoverMark> {
     crate::classify::cluster_timeline(snapshot, namespace, cluster)
         .into_iter()
         .filter_map(|e| {

@@ -9,6 +9,7 @@ use jiff::Timestamp;
 pub(crate) mod bundle;
 pub mod completion;
 pub(crate) mod contexts;
+pub(crate) mod dashboard;
 pub(crate) mod explain;
 pub(crate) mod exporter;
 pub(crate) mod history;

@@ -194,7 +194,7 @@ impl ConnectionView {
     }
 
     /// "live", or "connection lost, retrying in 4s".
-    fn words(&self, now: Instant) -> String {
+    pub(crate) fn words(&self, now: Instant) -> String {
         connection_words(self.retry_in(now))
     }
 

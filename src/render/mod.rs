@@ -19,6 +19,7 @@
 //! - `fit`: text fitted to a terminal's width (wrapped, cut, columns left out).
 pub(crate) mod clock;
 pub(crate) mod contexts;
+pub(crate) mod dashboard;
 pub(crate) mod explain;
 pub(crate) mod fit;
 pub(crate) mod history;

@@ -99,7 +99,7 @@ pub(crate) fn headline_after(
 
 /// What happens, in one line: the holder(s) and why, else the classifier's
 /// reason for the cluster.
-fn summary(cluster: &ClusterReport) -> String {
+pub(crate) fn summary(cluster: &ClusterReport) -> String {
     let holders: Vec<&NodeReport> = cluster
         .holders
         .iter()
@@ -167,7 +167,7 @@ fn held(node: &NodeReport, p2: bool) -> String {
 
 /// The second headline line: who waits, progress, protocol, threshold and
 /// the ValkeyCluster's own word.
-fn costs(cluster: &ClusterReport) -> Vec<String> {
+pub(crate) fn costs(cluster: &ClusterReport) -> Vec<String> {
     // What is under way right now comes first: a failover, a shard at risk.
     let mut parts: Vec<String> = crate::render::words::asides(cluster)
         .iter()

@@ -1,5 +1,6 @@
 //! The exporter's HTTP server: hyper's HTTP/1 server on the tokio listener,
-//! three read-only paths, nothing else.
+//! three read-only paths, nothing else. The dashboard serves its page
+//! through the same connection handling ([`serve_with`]).
 //!
 //! - `GET /metrics`: the metrics, rendered from [`Shared`] at the scrape;
 //! - `GET /healthz`: 200 while the process serves;
@@ -73,6 +74,26 @@ pub(crate) async fn serve(
     shared: Arc<Shared>,
     stop: impl Future<Output = ()>,
 ) {
+    let handler = move |req: Request<Incoming>| {
+        let shared = Arc::clone(&shared);
+        async move { answer(req.method(), req.uri().path(), &shared) }
+    };
+    serve_with(listener, handler, stop).await;
+}
+
+/// Serves each request with `handler`, as above (the dashboard's server
+/// too), until `stop` resolves.
+pub(crate) async fn serve_with<H, F, B>(
+    listener: TcpListener,
+    handler: H,
+    stop: impl Future<Output = ()>,
+) where
+    H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<B>> + Send + 'static,
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     tokio::pin!(stop);
     let served = Arc::new(Served::default());
     loop {
@@ -89,7 +110,7 @@ pub(crate) async fn serve(
             }
         };
         served.make_room();
-        served.start(stream, Arc::clone(&shared));
+        served.start(stream, handler.clone());
     }
 }
 
@@ -139,7 +160,14 @@ impl Served {
     }
 
     /// Serves `stream` on a task of its own, listed until it ends.
-    fn start(self: &Arc<Self>, stream: TcpStream, shared: Arc<Shared>) {
+    fn start<H, F, B>(self: &Arc<Self>, stream: TcpStream, handler: H)
+    where
+        H: Fn(Request<Incoming>) -> F + Send + Sync + 'static,
+        F: Future<Output = Response<B>> + Send + 'static,
+        B: hyper::body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         let asked = Arc::new(Mutex::new(Instant::now()));
         // Held while the task starts, so that the task (which takes itself
         // off the list when it ends) finds itself there.
@@ -155,8 +183,8 @@ impl Served {
             let _listed = listed;
             let service = service_fn(move |req: Request<Incoming>| {
                 *lock_time(&on_request) = Instant::now();
-                let shared = Arc::clone(&shared);
-                async move { Ok::<_, Infallible>(answer(req.method(), req.uri().path(), &shared)) }
+                let answering = handler(req);
+                async move { Ok::<_, Infallible>(answering.await) }
             });
             let connection = http1::Builder::new()
                 .timer(TokioTimer::new())

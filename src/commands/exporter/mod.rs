@@ -19,7 +19,7 @@
 //! SIGTERM or Ctrl-C (exit 0). Only what it cannot start without is an
 //! error: the address to listen on, and the kubeconfig's contexts.
 
-mod http;
+pub(crate) mod http;
 
 use super::Ctx;
 use super::contexts::{self, ContextName};

@@ -579,6 +579,33 @@ mod tests {
         }
     }
 
+    /// A node late in a long walk names the first ten ahead of it and
+    /// counts the rest (the dashboard sends every node's explanation).
+    #[test]
+    fn a_long_queue_ahead_is_named_in_part() {
+        let mut cluster = jammed();
+        let waiting = node(&cluster, "cache-1-0").clone();
+        let mut nodes = Vec::new();
+        for i in 0..25 {
+            let mut n = waiting.clone();
+            n.name = format!("cache-9-{i}");
+            nodes.push(n);
+        }
+        nodes.push(waiting.clone());
+        cluster.nodes = nodes;
+        let out = explain_node(&cluster, &waiting, None, &[], sample::now(), false, None);
+        let line = out
+            .lines()
+            .find(|l| l.contains("Ahead of it:"))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(
+            line.contains("cache-9-9 (Waiting), and 15 more (status lists them all)."),
+            "{line}"
+        );
+        assert!(!line.contains("cache-9-10"), "{line}");
+        assert_eq!(line.matches("(Waiting)").count(), 10, "{line}");
+    }
+
     #[test]
     fn no_events_says_they_may_have_expired() {
         let cluster = jammed();

@@ -11,6 +11,11 @@ use crate::snapshot::{ValkeyNode, WorkloadKind};
 use crate::units::{age, human, human_or, timestamp};
 use jiff::Timestamp;
 
+/// The nodes ahead of a waiting one that its explanation names; the
+/// others are counted (a node late in a walk of thousands would list
+/// thousands, and the dashboard sends every node's explanation).
+const AHEAD_NAMED: usize = 10;
+
 /// One node seen with its cluster: the pieces of prose are built here.
 pub(super) struct NodeProse<'a> {
     pub cluster: &'a ClusterReport,
@@ -246,17 +251,23 @@ impl NodeProse<'_> {
     }
 
     /// Nodes ahead of this one in walk order that the walk must pass first.
-    fn ahead(&self) -> Vec<String> {
-        let mut ahead = Vec::new();
+    /// The first [`AHEAD_NAMED`] nodes ahead of this one in the walk
+    /// (waiting or blocking), each with its state, and how many there are.
+    fn ahead(&self) -> (Vec<String>, usize) {
+        let mut named = Vec::new();
+        let mut count = 0;
         for n in &self.cluster.nodes {
             if n.name == self.node.name {
                 break;
             }
             if matches!(n.state, NodeState::Waiting | NodeState::Blocking) {
-                ahead.push(format!("{} ({})", n.name, n.state));
+                if named.len() < AHEAD_NAMED {
+                    named.push(format!("{} ({})", n.name, n.state));
+                }
+                count += 1;
             }
         }
-        ahead
+        (named, count)
     }
 
     fn holders_besides_me(&self) -> Vec<&str> {
@@ -432,11 +443,14 @@ impl NodeProse<'_> {
                         )
                     });
                 }
-                let ahead = self.ahead();
-                if ahead.is_empty() {
-                    out.push("No node is ahead of it: it is the walk's front.".into());
-                } else {
-                    out.push(format!("Ahead of it: {}.", ahead.join(", ")));
+                match self.ahead() {
+                    (_, 0) => out.push("No node is ahead of it: it is the walk's front.".into()),
+                    (named, count) if count > named.len() => out.push(format!(
+                        "Ahead of it: {}, and {} more (status lists them all).",
+                        named.join(", "),
+                        count - named.len()
+                    )),
+                    (named, _) => out.push(format!("Ahead of it: {}.", named.join(", "))),
                 }
             }
             NodeState::Blocking => {
@@ -669,7 +683,7 @@ impl NodeProse<'_> {
                         .run(vr("explain").arg(holder).opt("-n", ns)),
                     );
                 }
-                let is_front = self.ahead().is_empty();
+                let is_front = self.ahead().1 == 0;
                 if self.holders_besides_me().is_empty() {
                     let mut grant = Step::say(format!(
                         "To {} it by hand:",

@@ -1,0 +1,294 @@
+//! The dashboard's paths, served through the exporter's connection
+//! handling (`exporter::http::serve_with`: hyper's HTTP/1 server, bounded
+//! header time, write time, lifetime and connection count). Every path is
+//! read-only; only `GET` and `HEAD` are answered.
+//!
+//! - `/`, `/dashboard.js`, `/dashboard.css`, `/favicon.svg`: the page,
+//!   compiled in;
+//! - `/events`: the live view as server-sent events: first the whole
+//!   board, then what changed on it (render::dashboard says each event);
+//! - `/history/CONTEXT/NAMESPACE/NAME`: the roll's picture
+//!   (`history -o svg`), from the context's last snapshot.
+//!
+//! Every answer carries a strict Content-Security-Policy and `nosniff`.
+//! A `Host` other than an address or `localhost` is refused while the
+//! page is on loopback: a web page elsewhere cannot rebind its own name to
+//! the loopback address and read the page through it.
+
+use super::{Board, ContextBoard};
+use crate::commands::exporter::http::serve_with;
+use crate::render::dashboard::{
+    CONTENT_SECURITY_POLICY, ClusterCard, ContextLine, ICON, INDEX_HTML, KEEP_ALIVE, SCRIPT,
+    STREAM_START, STYLE, cluster_event, contexts_event, gone_event,
+};
+use crate::report::Report;
+use bytes::Bytes;
+use futures::Stream;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use jiff::Timestamp;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::watch as channel;
+
+type Body = BoxBody<Bytes, Infallible>;
+
+/// How long an idle stream waits before a comment keeps it open.
+const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
+
+/// Serves the page until `stop` resolves.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    board: channel::Receiver<Board>,
+    stop: impl Future<Output = ()>,
+) {
+    let loopback = listener
+        .local_addr()
+        .is_ok_and(|a: SocketAddr| a.ip().is_loopback());
+    let handler = move |req: Request<Incoming>| {
+        let board = board.clone();
+        async move { answer(&req, board, loopback).await }
+    };
+    serve_with(listener, handler, stop).await;
+}
+
+/// The answer to one request.
+pub(crate) async fn answer<T>(
+    req: &Request<T>,
+    board: channel::Receiver<Board>,
+    loopback: bool,
+) -> Response<Body> {
+    if loopback && !host_is_local(req) {
+        return text(StatusCode::MISDIRECTED_REQUEST, "not a local name\n");
+    }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    let head = req.method() == Method::HEAD;
+    let path = req.uri().path();
+    let found = match path {
+        "/" => asset("text/html; charset=utf-8", INDEX_HTML),
+        "/dashboard.js" => asset("text/javascript; charset=utf-8", SCRIPT),
+        "/dashboard.css" => asset("text/css; charset=utf-8", STYLE),
+        "/favicon.svg" => asset("image/svg+xml", ICON),
+        "/events" if head => asset("text/event-stream", ""),
+        "/events" => with_headers(
+            Response::new(StreamBody::new(events(board)).boxed()),
+            "text/event-stream",
+        ),
+        _ => match path.strip_prefix("/history/") {
+            Some(rest) => history(rest, &board).await,
+            None => text(StatusCode::NOT_FOUND, "not found\n"),
+        },
+    };
+    if head {
+        let (parts, _) = found.into_parts();
+        return Response::from_parts(parts, empty());
+    }
+    found
+}
+
+/// Whether the request names this host by an address or `localhost`.
+fn host_is_local<T>(req: &Request<T>) -> bool {
+    let Some(host) = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+    else {
+        return false;
+    };
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => host,
+    };
+    let name = name.trim_start_matches('[').trim_end_matches(']');
+    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok()
+}
+
+fn empty() -> Body {
+    Full::new(Bytes::new()).boxed()
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response<Body> {
+    with_headers(
+        Response::new(Full::new(Bytes::from_static(body.as_bytes())).boxed()),
+        content_type,
+    )
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response<Body> {
+    let mut r = asset("text/plain; charset=utf-8", body);
+    *r.status_mut() = status;
+    r
+}
+
+/// The headers of every answer.
+fn with_headers(mut r: Response<Body>, content_type: &'static str) -> Response<Body> {
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// `history -o svg` of one cluster, from its context's last snapshot.
+async fn history(rest: &str, board: &channel::Receiver<Board>) -> Response<Body> {
+    let not_found = || text(StatusCode::NOT_FOUND, "no such cluster in view\n");
+    let mut parts = rest.splitn(3, '/');
+    let (Some(at), Some(namespace), Some(name)) = (parts.next(), parts.next(), parts.next()) else {
+        return not_found();
+    };
+    let Ok(at) = at.parse::<usize>() else {
+        return not_found();
+    };
+    let found = {
+        let b = board.borrow();
+        b.contexts
+            .get(at)
+            .and_then(|c: &ContextBoard| c.snapshot.clone().map(|s| (s, c.threshold)))
+    };
+    let Some((snapshot, threshold)) = found else {
+        return not_found();
+    };
+    let (namespace, name) = (namespace.to_string(), name.to_string());
+    let drawn = tokio::task::spawn_blocking(move || {
+        let now = Timestamp::now();
+        let mut report = crate::classify::classify_with_history(&snapshot, now, threshold);
+        report
+            .clusters
+            .retain(|c| c.namespace == namespace && c.name == name);
+        if report.clusters.is_empty() {
+            return None;
+        }
+        let marks = crate::commands::history::failover_marks(&snapshot, &namespace, &name);
+        let one = Report {
+            clusters: report.clusters,
+        };
+        Some(crate::render::svg::history(&one, now, &[marks]))
+    })
+    .await;
+    match drawn {
+        Ok(Some(svg)) => with_headers(
+            Response::new(Full::new(Bytes::from(svg)).boxed()),
+            "image/svg+xml",
+        ),
+        _ => not_found(),
+    }
+}
+
+/// What one page was last sent.
+struct Sent {
+    board: channel::Receiver<Board>,
+    lines: Option<Vec<ContextLine>>,
+    cards: HashMap<String, Arc<ClusterCard>>,
+    started: bool,
+}
+
+impl Sent {
+    /// The events that bring the page from what it was sent to the board
+    /// as it is now (empty when nothing changed).
+    fn catch_up(&mut self) -> String {
+        let (lines, cards): (Vec<ContextLine>, Vec<Arc<ClusterCard>>) = {
+            let b = self.board.borrow_and_update();
+            (
+                b.contexts.iter().map(|c| c.line.clone()).collect(),
+                b.contexts
+                    .iter()
+                    .flat_map(|c| c.cards.values().cloned())
+                    .collect(),
+            )
+        };
+        let mut out = String::new();
+        if self.lines.as_ref() != Some(&lines) {
+            out.push_str(&contexts_event(&lines).unwrap_or_default());
+            self.lines = Some(lines);
+        }
+        let mut now: HashMap<String, Arc<ClusterCard>> = HashMap::with_capacity(cards.len());
+        for card in cards {
+            let old = self.cards.remove(&card.key);
+            if old.as_ref().is_some_and(|o| Arc::ptr_eq(o, &card)) {
+                now.insert(card.key.clone(), card);
+                continue;
+            }
+            let before: HashMap<&str, &str> = old
+                .as_ref()
+                .map(|o| {
+                    o.explain
+                        .iter()
+                        .map(|(n, t)| (n.as_str(), t.as_str()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let changed: Vec<(&str, &str)> = card
+                .explain
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_str()))
+                .filter(|(n, t)| before.get(n) != Some(t))
+                .collect();
+            out.push_str(&cluster_event(&card, &changed).unwrap_or_default());
+            now.insert(card.key.clone(), card);
+        }
+        for key in self.cards.keys() {
+            out.push_str(&gone_event(key).unwrap_or_default());
+        }
+        self.cards = now;
+        out
+    }
+}
+
+/// The stream of one page: the whole board, then each change.
+fn events(
+    board: channel::Receiver<Board>,
+) -> impl Stream<Item = Result<Frame<Bytes>, Infallible>> + Send + 'static {
+    let sent = Sent {
+        board,
+        lines: None,
+        cards: HashMap::new(),
+        started: false,
+    };
+    futures::stream::unfold(sent, |mut sent| async move {
+        if !sent.started {
+            sent.started = true;
+            let whole = format!("{STREAM_START}{}", sent.catch_up());
+            return Some((Ok(Frame::data(Bytes::from(whole))), sent));
+        }
+        loop {
+            match tokio::time::timeout(KEEP_ALIVE_EVERY, sent.board.changed()).await {
+                Err(_) => {
+                    let alive = Bytes::from_static(KEEP_ALIVE.as_bytes());
+                    return Some((Ok(Frame::data(alive)), sent));
+                }
+                // The board is gone: the dashboard stops.
+                Ok(Err(_)) => return None,
+                Ok(Ok(())) => {
+                    let news = sent.catch_up();
+                    if !news.is_empty() {
+                        return Some((Ok(Frame::data(Bytes::from(news))), sent));
+                    }
+                }
+            }
+        }
+    })
+}

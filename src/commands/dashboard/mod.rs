@@ -1,0 +1,318 @@
+//! `dashboard`: `status --watch` in a browser. A read-only page, served by
+//! the plugin itself, of every roll in view of every context asked for,
+//! kept live by server-sent events (docs/dashboard.md).
+//!
+//! Each context is watched and judged as `status --watch` does on a
+//! terminal, by the same code: the watch of `commands::watch::start`, the
+//! kept judgements of `commands::judgements` (the clusters whose objects
+//! changed, those whose verdict time alone changes, and those in flight
+//! once a second for their ticking hold times: [`tick_for`]). Each judged cluster is
+//! rendered once into a card (render::dashboard: the `-o json` entry, the
+//! headline's and the table's words, each node's explain text) and put on
+//! the [`Board`]; every open page is sent what changed on it. A page asks
+//! nothing of the cluster: there is no second reading, and no steering.
+//!
+//! A context that cannot be read (at the start, or its watch ends) is said
+//! on the page and tried again, backing off to [`MAX_RETRY`]; the others
+//! go on. It stops on SIGTERM or Ctrl-C (exit 0). Only the address to
+//! listen on and the kubeconfig's contexts are errors.
+
+mod http;
+
+use super::Ctx;
+use super::contexts::{self, ContextName};
+use super::judgements::Judgements;
+use super::watch::{ConnectionView, TICK, stop_requested};
+use crate::classify::NodeTimelines;
+use crate::cli::DashboardArgs;
+use crate::error::{Error, Outcome, Result};
+use crate::render::dashboard::{ClusterCard, ContextLine, card, context_name, reading, unreadable};
+use crate::report::Verdict;
+use crate::snapshot::{Snapshot, ValkeyNode};
+use crate::source::watch::{Update, Watch};
+use jiff::Timestamp;
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch as channel;
+use tokio::time::Instant;
+
+/// The longest wait between two tries to read a context.
+const MAX_RETRY: Duration = Duration::from_secs(60);
+
+/// Nodes whose ticking durations are sent each second, at most: a cluster
+/// in flight is judged again for its durations alone every second up to
+/// this many nodes, and less often above (every 30 s at 3,000), so that
+/// the ticking of a large roll costs each page about as many bytes a
+/// second as a roll of this size. A change in the API is judged at once
+/// whatever the size.
+const TICKING_NODES: usize = 100;
+
+/// How often the durations of a cluster of `nodes` in flight are brought
+/// up to date when nothing else changes.
+pub(crate) fn tick_for(nodes: usize) -> Duration {
+    TICK * u32::try_from(nodes.div_ceil(TICKING_NODES).max(1)).unwrap_or(u32::MAX)
+}
+
+/// What every page is shown: each context's line and cards.
+#[derive(Debug, Default)]
+pub(crate) struct Board {
+    pub contexts: Vec<ContextBoard>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ContextBoard {
+    pub line: ContextLine,
+    /// Each cluster's card by its key (`context/namespace/name`).
+    pub cards: BTreeMap<String, Arc<ClusterCard>>,
+    /// The last snapshot judged (for the history picture), and the stall
+    /// threshold it was judged with.
+    pub snapshot: Option<Arc<Snapshot>>,
+    pub threshold: Duration,
+}
+
+pub(crate) async fn run(ctx: &Ctx, args: &DashboardArgs) -> Result<Outcome> {
+    let names = contexts::resolve(&ctx.global)?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|source| Error::Listen {
+            address: args.listen.to_string(),
+            source,
+        })?;
+    let several = names.len() > 1;
+    let board = Board {
+        contexts: names
+            .iter()
+            .map(|n| ContextBoard {
+                line: ContextLine {
+                    name: context_name(n.given()),
+                    connection: reading(),
+                    trouble: false,
+                    empty: None,
+                },
+                cards: BTreeMap::new(),
+                snapshot: None,
+                threshold: ctx.global.stall_threshold,
+            })
+            .collect(),
+    };
+    let (tx, rx) = channel::channel(board);
+    let tx = Arc::new(tx);
+    let address = listener.local_addr().unwrap_or(args.listen);
+    say(&crate::render::dashboard::serving(address));
+    let mut tasks = Vec::with_capacity(names.len());
+    for (at, name) in names.into_iter().enumerate() {
+        let one = Ctx {
+            global: ctx.global.for_context(name.0.as_deref()),
+            ..ctx.clone()
+        };
+        tasks.push(tokio::spawn(keep_context(
+            one,
+            name,
+            at,
+            several,
+            args.cluster.clone(),
+            Arc::clone(&tx),
+        )));
+    }
+    http::serve(listener, rx, stop_requested()).await;
+    for task in &tasks {
+        task.abort();
+    }
+    // Until each is dropped: a credential plugin still running is killed
+    // then, not left behind when the process exits.
+    for task in tasks {
+        let _ = task.await;
+    }
+    Ok(Outcome::ok(String::new()))
+}
+
+/// Keeps one context on the board for as long as the page is served:
+/// watches it, and when it cannot (or its watch ends), says why and tries
+/// again.
+async fn keep_context(
+    ctx: Ctx,
+    name: ContextName,
+    at: usize,
+    several: bool,
+    cluster: Option<String>,
+    board: Arc<channel::Sender<Board>>,
+) {
+    let mut retry = Duration::from_secs(1);
+    loop {
+        let error = match super::watch::start(&ctx, cluster.as_deref()).await {
+            Ok((_live, watch, scope)) => {
+                let label = several.then(|| name.label());
+                let empty = crate::render::notice::no_clusters_message(scope.namespace.as_deref());
+                let e = follow(&ctx, watch, at, label, empty.trim_end(), &board).await;
+                retry = Duration::from_secs(1);
+                e
+            }
+            Err(e) => e,
+        };
+        let text = unreadable(&error.to_string(), retry.as_secs());
+        board.send_if_modified(|b| {
+            let Some(c) = b.contexts.get_mut(at) else {
+                return false;
+            };
+            c.line.connection = text;
+            c.line.trouble = true;
+            c.line.empty = None;
+            c.cards.clear();
+            c.snapshot = None;
+            true
+        });
+        tokio::time::sleep(retry).await;
+        retry = (retry * 2).min(MAX_RETRY);
+    }
+}
+
+/// Judges one context as its watch goes, as `status --watch` on a
+/// terminal does, and puts what changed on the board; returns why the
+/// watch ended.
+async fn follow(
+    ctx: &Ctx,
+    mut watch: Watch,
+    at: usize,
+    context: Option<String>,
+    empty: &str,
+    board: &channel::Sender<Board>,
+) -> Error {
+    let threshold = ctx.global.stall_threshold;
+    let mut snapshot: Option<Arc<Snapshot>> = None;
+    let mut judgements: Judgements<Arc<ClusterCard>> = Judgements::default();
+    let mut connection = ConnectionView::Live;
+    let mut wake = Instant::now() + TICK;
+    loop {
+        tokio::select! {
+            update = watch.next() => match update {
+                Ok(Update::Snapshot(s)) => snapshot = Some(s),
+                Ok(Update::Connection(c)) => connection = ConnectionView::from(c),
+                Err(e) => return e,
+            },
+            () = tokio::time::sleep_until(wake) => {}
+        }
+        wake = Instant::now() + TICK;
+        let Some(current) = &snapshot else {
+            continue;
+        };
+        let changed = watch.take_changed();
+        let current = Arc::clone(current);
+        let judged = Arc::clone(&current);
+        let context = context.clone();
+        let judging = tokio::task::spawn_blocking(move || {
+            let now = Timestamp::now();
+            judge(
+                &mut judgements,
+                &judged,
+                &changed,
+                now,
+                threshold,
+                at,
+                context,
+            );
+            judgements
+        });
+        // The classifier never panics on data; were it to, every cluster
+        // is judged afresh next time.
+        judgements = judging.await.unwrap_or_default();
+        let mut cards: BTreeMap<String, Arc<ClusterCard>> = BTreeMap::new();
+        for c in judgements.values() {
+            cards.insert(c.key.clone(), Arc::clone(c));
+        }
+        let words = connection.words(Instant::now());
+        let trouble = connection != ConnectionView::Live;
+        board.send_if_modified(|b| {
+            let Some(c) = b.contexts.get_mut(at) else {
+                return false;
+            };
+            c.snapshot = Some(Arc::clone(&current));
+            let line = ContextLine {
+                name: c.line.name.clone(),
+                connection: words,
+                trouble,
+                empty: cards.is_empty().then(|| empty.to_string()),
+            };
+            let mut modified = line != c.line;
+            c.line = line;
+            // A card judged again but shown the same stays as it was
+            // (pages compare cards by address).
+            for (key, card) in &mut cards {
+                match c.cards.get(key) {
+                    Some(old)
+                        if Arc::ptr_eq(old, card)
+                            || (old.json == card.json && old.explain == card.explain) =>
+                    {
+                        *card = Arc::clone(old);
+                    }
+                    _ => modified = true,
+                }
+            }
+            modified |= c.cards.keys().any(|k| !cards.contains_key(k));
+            c.cards = cards;
+            modified
+        });
+    }
+}
+
+/// Brings `judgements` up to `snapshot` at `now`, each judged cluster
+/// rendered into its card.
+fn judge(
+    judgements: &mut Judgements<Arc<ClusterCard>>,
+    snapshot: &Arc<Snapshot>,
+    changed: &crate::snapshot::Changed,
+    now: Timestamp,
+    threshold: Duration,
+    at: usize,
+    context: Option<String>,
+) {
+    let objects: HashMap<(&str, &str), &ValkeyNode> = snapshot
+        .nodes
+        .iter()
+        .map(|n| ((n.namespace(), n.name()), n))
+        .collect();
+    // Built once, and only when a cluster is judged again.
+    let timelines: OnceCell<NodeTimelines> = OnceCell::new();
+    judgements.update(
+        Arc::clone(snapshot),
+        changed,
+        now,
+        threshold,
+        |mut report| {
+            report.context = context.clone();
+            let key = format!("{at:03}/{}/{}", report.namespace, report.name);
+            let timelines = timelines
+                .get_or_init(|| NodeTimelines::new(snapshot))
+                .of_cluster(&report.namespace, &report.name);
+            Arc::new(card(key, &report, &objects, &timelines, now))
+        },
+        |c| {
+            c.verdict != Verdict::Converged
+                && jiff::SignedDuration::try_from(tick_for(c.nodes))
+                    .is_ok_and(|tick| c.judged_at + tick <= now)
+        },
+    );
+}
+
+/// Says `text` on stderr.
+fn say(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(crate::render::style::clean_lines(text).as_bytes());
+    let _ = err.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_clusters_tick_less_often() {
+        assert_eq!(tick_for(0), TICK);
+        assert_eq!(tick_for(6), TICK);
+        assert_eq!(tick_for(100), TICK);
+        assert_eq!(tick_for(101), TICK * 2);
+        assert_eq!(tick_for(3_000), TICK * 30);
+    }
+}

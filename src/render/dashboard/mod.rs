@@ -1,0 +1,460 @@
+//! `dashboard`: the page and what its events carry, every word of it
+//! rendered here.
+//!
+//! The page itself (one HTML file, one script, one style sheet) is
+//! compiled in ([`INDEX_HTML`], [`SCRIPT`], [`STYLE`]); it only places the
+//! strings it is sent, as text (`textContent`), and says nothing of its
+//! own but its fixed labels. Each cluster is sent as a [`ClusterCard`]:
+//! the cluster's entry of `status -o json` (docs/plugin.md's schema) as it
+//! is, beside the headline's words and each node's cells as the status
+//! table says them, and each node's `explain` text.
+
+use super::explain::explain_node;
+use super::fit::Screen;
+use super::json::to_json_line;
+use super::style::clean;
+use super::table::{costs, summary};
+use crate::error::Result;
+use crate::report::{ClusterReport, NodeReport, TimelineEntry, Tone, Verdict};
+use crate::snapshot::ValkeyNode;
+use crate::units::{human, human_or};
+use jiff::Timestamp;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+
+/// The page.
+pub(crate) const INDEX_HTML: &str = include_str!("index.html");
+/// Its one script: builds the page from the events, as text only.
+pub(crate) const SCRIPT: &str = include_str!("dashboard.js");
+/// Its one style sheet.
+pub(crate) const STYLE: &str = include_str!("dashboard.css");
+/// Its icon (asked for by every browser; a 404 would be a console error).
+pub(crate) const ICON: &str = include_str!("favicon.svg");
+
+/// What every answer may load and run: its own assets only, no inline
+/// script or style, no frame, no form, no plugin.
+pub(crate) const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self'; img-src 'self'; connect-src 'self'; object-src 'none'; \
+     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// One cluster as the page shows it, rendered once per judgement.
+#[derive(Debug)]
+pub(crate) struct ClusterCard {
+    /// `context/namespace/name`, the context by its place in the list.
+    pub key: String,
+    pub verdict: Verdict,
+    /// How many nodes it shows, and when it was judged.
+    pub nodes: usize,
+    pub judged_at: Timestamp,
+    /// The card as one line of JSON, without the explanations.
+    pub json: String,
+    /// Each node's name and what `explain NODE` says of it, in the
+    /// report's node order.
+    pub explain: Vec<(String, String)>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CardJson<'a> {
+    key: &'a str,
+    /// The entry of `status -o json`, as it is.
+    cluster: &'a ClusterReport,
+    headline: Headline,
+    shards: Vec<Shard<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Headline {
+    location: String,
+    /// The verdict as the headline says it (`JAMMED`).
+    verdict: String,
+    tone: &'static str,
+    /// The headline's first line after the verdict.
+    summary: String,
+    /// Its second line, part by part (who waits, progress, ...).
+    parts: Vec<String>,
+    /// What is under way besides: a failover, shards at risk, a scale
+    /// that waits (the headline's second line starts with them).
+    asides: Vec<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Shard<'a> {
+    label: String,
+    nodes: Vec<NodeCells<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeCells<'a> {
+    name: &'a str,
+    state: String,
+    tone: &'static str,
+    /// The judged role, `?` where the judgement is unsure.
+    role: String,
+    ready: &'static str,
+    in_flight: &'static str,
+    /// `held 14m` for a holder (`held ?` when unknown), `waiting 3m` for
+    /// a node that waits, else empty.
+    held: String,
+    /// `front` for the walk's front, else empty.
+    mark: &'static str,
+}
+
+/// A node's hold time or wait, said with which it is (the table's
+/// HELD/WAITING column, which a node's box has no header for).
+fn held_words(n: &NodeReport) -> String {
+    if n.facts.holder || n.held_for_seconds.is_some() {
+        format!("held {}", human_or(n.held_for_seconds, "?"))
+    } else {
+        n.waiting_for_seconds
+            .map_or_else(String::new, |w| format!("waiting {}", human(w)))
+    }
+}
+
+/// A tone as the style sheet's class names it.
+pub(crate) fn tone_class(tone: Tone) -> &'static str {
+    match tone {
+        Tone::Bad => "bad",
+        Tone::Warn => "warn",
+        Tone::Busy => "busy",
+        Tone::Queue => "queue",
+        Tone::Good => "good",
+        Tone::Quiet => "quiet",
+    }
+}
+
+/// The card of `cluster` (judged at `now`), under `key`; `objects` are
+/// the ValkeyNodes as read, by namespace and name (their conditions go
+/// into explain's facts), `timelines` each node's events. Explain's last
+/// words (the previous container's log) are not read: the page reads
+/// nothing beyond the watch.
+pub(crate) fn card(
+    key: String,
+    cluster: &ClusterReport,
+    objects: &HashMap<(&str, &str), &ValkeyNode>,
+    timelines: &HashMap<String, Vec<TimelineEntry>>,
+    now: Timestamp,
+) -> ClusterCard {
+    let mut shards: Vec<Shard> = Vec::new();
+    let mut order: Vec<&NodeReport> = cluster.nodes.iter().collect();
+    order.sort_by_key(|n| (n.shard.is_none(), n.shard));
+    for n in order {
+        let label = match n.shard {
+            Some(s) => format!("shard {s}"),
+            None => "no shard".to_string(),
+        };
+        let cells = NodeCells {
+            name: &n.name,
+            state: n.state.to_string(),
+            tone: tone_class(n.state.tone()),
+            role: crate::render::words::role_cell(n),
+            ready: if n.ready { "ready" } else { "not ready" },
+            in_flight: if n.facts.holder { "in flight" } else { "" },
+            held: held_words(n),
+            mark: if cluster.front.as_deref() == Some(n.name.as_str()) {
+                "front"
+            } else {
+                ""
+            },
+        };
+        match shards.last_mut() {
+            Some(last) if last.label == label => last.nodes.push(cells),
+            _ => shards.push(Shard {
+                label,
+                nodes: vec![cells],
+            }),
+        }
+    }
+    let asides: Vec<String> = crate::render::words::asides(cluster)
+        .iter()
+        .map(|a| clean(a))
+        .collect();
+    let json = to_json_line(&CardJson {
+        key: &key,
+        cluster,
+        headline: Headline {
+            location: format!("{}/{}", cluster.namespace, cluster.name),
+            verdict: cluster.verdict.to_string().to_uppercase(),
+            tone: tone_class(cluster.verdict.tone()),
+            summary: summary(cluster),
+            // The asides lead the headline's second line; the page lists
+            // them on their own.
+            parts: costs(cluster).split_off(asides.len()),
+            asides,
+        },
+        shards,
+    })
+    // Plain data with string keys always serializes; were it not to, the
+    // card says so.
+    .unwrap_or_else(|e| unwritten(&key, cluster, &e));
+    let screen = Screen {
+        color: false,
+        width: None,
+        no_headers: false,
+    };
+    let explain = cluster
+        .nodes
+        .iter()
+        .map(|n| {
+            let object = objects
+                .get(&(cluster.namespace.as_str(), n.name.as_str()))
+                .copied();
+            let timeline = timelines.get(&n.name).map_or(&[][..], Vec::as_slice);
+            let text = explain_node(cluster, n, object, timeline, now, screen, None);
+            (n.name.clone(), text)
+        })
+        .collect();
+    ClusterCard {
+        key,
+        verdict: cluster.verdict,
+        nodes: cluster.nodes.len(),
+        judged_at: now,
+        json,
+        explain,
+    }
+}
+
+/// A card whose JSON could not be written: its headline says why.
+fn unwritten(key: &str, cluster: &ClusterReport, error: &crate::error::Error) -> String {
+    serde_json::json!({
+        "key": key,
+        "cluster": { "context": cluster.context },
+        "headline": {
+            "location": format!("{}/{}", cluster.namespace, cluster.name),
+            "verdict": cluster.verdict.to_string().to_uppercase(),
+            "tone": tone_class(cluster.verdict.tone()),
+            "summary": format!("this cluster cannot be shown: {error}"),
+            "parts": [],
+            "asides": [],
+        },
+        "shards": [],
+    })
+    .to_string()
+}
+
+/// One context as the page shows it: its name, how its watch is, and
+/// what to say when it shows no cluster.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ContextLine {
+    /// The context's name, or how the current one is called.
+    pub name: String,
+    /// `live`, `connection lost, retrying in 4s`, or why it cannot be read.
+    pub connection: String,
+    /// Whether the connection line is trouble.
+    pub trouble: bool,
+    /// Said where no cluster is shown: none found, or not read yet.
+    pub empty: Option<String>,
+}
+
+/// The name a context goes by on the page.
+pub(crate) fn context_name(given: Option<&str>) -> String {
+    given.map_or_else(|| "current context".to_string(), str::to_string)
+}
+
+/// Said while a context's first reading is under way.
+pub(crate) fn reading() -> String {
+    "reading the cluster…".to_string()
+}
+
+/// A context that could not be read, and when it is tried again.
+pub(crate) fn unreadable(error: &str, retry_secs: u64) -> String {
+    format!("cannot read: {error} (retrying in {retry_secs}s)")
+}
+
+/// The `contexts` event: every context's line.
+pub(crate) fn contexts_event(lines: &[ContextLine]) -> Result<String> {
+    Ok(sse("contexts", &to_json_line(&lines)?))
+}
+
+/// The `cluster` event: the card, with the explanations of the nodes
+/// named in `explain` (those new or changed since the page last had them).
+pub(crate) fn cluster_event(card: &ClusterCard, explain: &[(&str, &str)]) -> Result<String> {
+    let words: serde_json::Map<String, serde_json::Value> = explain
+        .iter()
+        .map(|(n, t)| {
+            (
+                (*n).to_string(),
+                serde_json::Value::String((*t).to_string()),
+            )
+        })
+        .collect();
+    let data = format!(
+        "{{\"card\":{},\"explain\":{}}}",
+        card.json,
+        to_json_line(&words)?
+    );
+    Ok(sse("cluster", &data))
+}
+
+/// The `gone` event: the cluster under `key` is no longer in view.
+pub(crate) fn gone_event(key: &str) -> Result<String> {
+    Ok(sse("gone", &to_json_line(&key)?))
+}
+
+/// An event of the stream: its type and one line of data (JSON has no raw
+/// line break). `<`, `>` and `&`, which JSON has only inside strings, are
+/// sent as `\u` escapes: the same string to the page, and no markup
+/// anywhere in the stream should something ever read it as HTML.
+fn sse(event: &str, data: &str) -> String {
+    let mut out = String::with_capacity(data.len() + 32);
+    let _ = write!(out, "event: {event}\ndata: ");
+    for c in data.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            c => out.push(c),
+        }
+    }
+    out.push_str("\n\n");
+    out
+}
+
+/// The first lines of the stream: how long the page waits before it
+/// connects again, and that the whole view follows.
+pub(crate) const STREAM_START: &str = "retry: 1000\n\nevent: reset\ndata: null\n\n";
+
+/// A comment line that keeps an idle stream open.
+pub(crate) const KEEP_ALIVE: &str = ": live\n\n";
+
+/// Said on stderr once the page is served.
+pub(crate) fn serving(address: SocketAddr) -> String {
+    let mut out = format!("dashboard at http://{address}/ (Ctrl-C to stop)\n");
+    if !address.ip().is_loopback() {
+        let _ = writeln!(
+            out,
+            "warning: the page has no login: anyone who can reach {address} sees every roll \
+             in view (read-only; nothing can be steered from it)"
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::sample;
+
+    fn jammed_card() -> ClusterCard {
+        let report = sample::jammed();
+        card(
+            "000/prod/cache".into(),
+            &report.clusters[0],
+            &HashMap::new(),
+            &HashMap::new(),
+            crate::fixture::t(0),
+        )
+    }
+
+    #[test]
+    fn a_card_carries_the_status_entry_the_headline_and_explain() {
+        let card = jammed_card();
+        let doc: serde_json::Value = serde_json::from_str(&card.json).expect("json");
+        let want = serde_json::to_value(&sample::jammed().clusters[0]).expect("entry");
+        assert_eq!(doc["cluster"], want);
+        assert_eq!(doc["headline"]["verdict"], "JAMMED");
+        assert_eq!(doc["headline"]["tone"], "bad");
+        let summary = doc["headline"]["summary"].as_str().unwrap_or_default();
+        assert!(summary.contains("cache-1-1 holds the permit"), "{summary}");
+        let holder = &card
+            .explain
+            .iter()
+            .find(|(n, _)| n == "cache-1-1")
+            .expect("holder")
+            .1;
+        assert!(
+            holder.starts_with("ValkeyNode prod/cache-1-1  STUCK"),
+            "{holder}"
+        );
+        let shards: Vec<&str> = doc["shards"]
+            .as_array()
+            .expect("shards")
+            .iter()
+            .filter_map(|s| s["label"].as_str())
+            .collect();
+        assert_eq!(shards, ["shard 0", "shard 1", "shard 2"]);
+    }
+
+    #[test]
+    fn asides_are_listed_once_and_times_say_what_they_are() {
+        let mut report = sample::jammed();
+        report.clusters[0].risks = vec![crate::report::Risk {
+            kind: crate::report::RiskKind::NoReadyReplica,
+            shard: 1,
+            primary: Some("cache-1-0".into()),
+            since: None,
+            for_seconds: Some(60),
+            replicas: None,
+        }];
+        let card = card(
+            "000/prod/cache".into(),
+            &report.clusters[0],
+            &HashMap::new(),
+            &HashMap::new(),
+            crate::fixture::t(0),
+        );
+        let doc: serde_json::Value = serde_json::from_str(&card.json).expect("json");
+        let parts: Vec<&str> = doc["headline"]["parts"]
+            .as_array()
+            .expect("parts")
+            .iter()
+            .filter_map(|p| p.as_str())
+            .collect();
+        let asides: Vec<&str> = doc["headline"]["asides"]
+            .as_array()
+            .expect("asides")
+            .iter()
+            .filter_map(|p| p.as_str())
+            .collect();
+        assert_eq!(asides.len(), 1, "{doc}");
+        assert!(
+            asides[0].starts_with("shard 1 has no Ready replica"),
+            "{asides:?}"
+        );
+        assert!(
+            parts.iter().all(|p| !asides.contains(p)),
+            "{parts:?} {asides:?}"
+        );
+        assert!(parts.contains(&"4 nodes wait behind it"), "{parts:?}");
+        let held: Vec<&str> = doc["shards"]
+            .as_array()
+            .expect("shards")
+            .iter()
+            .flat_map(|s| s["nodes"].as_array().into_iter().flatten())
+            .filter_map(|n| n["held"].as_str())
+            .collect();
+        assert!(held.contains(&"held 14m"), "{held:?}");
+        assert!(held.iter().any(|h| h.starts_with("waiting ")), "{held:?}");
+    }
+
+    #[test]
+    fn events_are_one_data_line_each() {
+        let card = jammed_card();
+        let hostile = "x\ny\u{202e}<script>\"'&";
+        let event = cluster_event(&card, &[("a\nb", hostile)]).expect("event");
+        assert!(event.starts_with("event: cluster\ndata: {"), "{event}");
+        assert_eq!(event.matches('\n').count(), 3, "{event}");
+        assert!(event.contains("\\u202e"), "{event}");
+        assert!(!event.contains(['<', '>', '&']), "{event}");
+        let data = event
+            .strip_prefix("event: cluster\ndata: ")
+            .and_then(|d| d.strip_suffix("\n\n"))
+            .expect("one data line");
+        let doc: serde_json::Value = serde_json::from_str(data).expect("JSON");
+        assert_eq!(doc["explain"]["a\nb"], hostile);
+    }
+
+    #[test]
+    fn only_loopback_goes_without_a_warning() {
+        let local = serving("127.0.0.1:9809".parse().expect("addr"));
+        assert!(!local.contains("no login"), "{local}");
+        let open = serving("0.0.0.0:9809".parse().expect("addr"));
+        assert!(open.contains("the page has no login"), "{open}");
+    }
+}

@@ -1,0 +1,318 @@
+//! `dashboard` over HTTP against the real API server (no browser: see
+//! tests/dashboard_browser.rs): the page and its headers, the event
+//! stream's verdict for a jammed roll and its change when the roll moves,
+//! hostile words only ever as data, the history picture, what is refused;
+//! and, with 3,000 nodes, that the page answers and its first answer and
+//! events stay within their budget (sizes asserted, not times).
+
+mod harness;
+#[path = "bench/objects.rs"]
+mod objects;
+#[path = "dashboard/page.rs"]
+mod page;
+#[path = "dashboard/roll.rs"]
+mod roll;
+
+use page::{Dashboard, node};
+use std::time::Duration;
+
+/// Generous bound for anything that should happen "soon".
+const BOUND: Duration = Duration::from_secs(120);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jammed_roll_on_the_page_its_headers_its_events_and_hostile_words_as_data() {
+    let s = harness::server();
+    let (sim, h) = roll::jammed("dash-http").await;
+    let dash = Dashboard::start(&s.kubeconfig_in(&sim.ns), &sim.ns, &[], BOUND).await;
+
+    // The page: compiled in, no inline script, a strict policy.
+    let page = dash.get("/").await;
+    assert_eq!(page.code, 200, "{page:?}");
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    let csp = page.header("content-security-policy").unwrap_or_default();
+    for want in [
+        "default-src 'self'",
+        "script-src 'self'",
+        "object-src 'none'",
+    ] {
+        assert!(csp.contains(want), "{want} missing from {csp}");
+    }
+    assert!(!csp.contains("unsafe"), "{csp}");
+    assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
+    assert!(
+        page.body.contains("<script src=\"/dashboard.js\""),
+        "{}",
+        page.body
+    );
+    assert_eq!(page.body.matches("<script").count(), 1, "{}", page.body);
+    for (path, kind) in [
+        ("/dashboard.js", "text/javascript; charset=utf-8"),
+        ("/dashboard.css", "text/css; charset=utf-8"),
+        ("/favicon.svg", "image/svg+xml"),
+    ] {
+        let asset = dash.get(path).await;
+        assert_eq!(asset.code, 200, "{path}");
+        assert_eq!(asset.header("content-type"), Some(kind), "{path}");
+        assert_eq!(asset.header("x-content-type-options"), Some("nosniff"));
+        assert!(asset.header("content-security-policy").is_some(), "{path}");
+    }
+    let script = dash.get("/dashboard.js").await.body;
+    for markup in [
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "eval(",
+    ] {
+        assert!(!script.contains(markup), "the script uses {markup}");
+    }
+
+    // Read-only, and only under a local name.
+    assert_eq!(
+        dash.request("POST", "/", &dash.addr.to_string()).await.code,
+        405
+    );
+    assert_eq!(
+        dash.request("DELETE", "/events", &dash.addr.to_string())
+            .await
+            .code,
+        405
+    );
+    assert_eq!(dash.get("/grant").await.code, 404);
+    assert_eq!(dash.request("GET", "/", "evil.example").await.code, 421);
+    assert_eq!(dash.request("GET", "/", "localhost:1").await.code, 200);
+
+    // The stream: the whole view, then each change.
+    let mut events = dash.events().await;
+    let jammed = events
+        .until("cache Jammed, cache-0-1 Stuck", BOUND, |e| {
+            e.kind == "cluster"
+                && e.data["card"]["cluster"]["verdict"] == "Jammed"
+                && node(&e.data, "cache-0-1").is_some_and(|n| n["state"] == "Stuck")
+        })
+        .await;
+    let head = events.head.as_ref().expect("the stream's head");
+    assert_eq!(head.code, 200);
+    assert_eq!(head.header("content-type"), Some("text/event-stream"));
+    assert!(head.header("content-security-policy").is_some());
+    let card = &jammed.data["card"];
+    assert_eq!(card["headline"]["verdict"], "JAMMED", "{card}");
+    let summary = card["headline"]["summary"].as_str().unwrap_or_default();
+    assert!(summary.contains("cache-0-1 holds the permit"), "{summary}");
+    // The status document's own entry, as `-o json` has it.
+    assert_eq!(card["cluster"]["holders"], serde_json::json!(["cache-0-1"]));
+    let holder = node(&jammed.data, "cache-0-1").expect("the holder");
+    assert_eq!(holder["inFlight"], "in flight", "{holder}");
+    assert_eq!(holder["ready"], "not ready", "{holder}");
+    let explain = jammed.data["explain"]["cache-0-1"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        explain.starts_with(&format!("ValkeyNode {}/cache-0-1  STUCK", sim.ns)),
+        "{explain}"
+    );
+    assert!(explain.contains("CrashLoopBackOff"), "{explain}");
+    // Its timeline, from the events the watch read.
+    assert!(explain.contains("WorkloadRollPermitted"), "{explain}");
+
+    // Hostile words: data, never markup, anywhere in the stream; cleaned
+    // as every renderer cleans them (the bidi override shown by its code).
+    assert!(
+        !jammed.raw.contains('<') && !jammed.raw.contains('>'),
+        "{}",
+        jammed.raw
+    );
+    let parts = card["headline"]["parts"].to_string();
+    assert!(parts.contains("<script>alert(1)</script>"), "{parts}");
+    assert!(!parts.contains('\u{202e}'), "{parts}");
+    assert!(
+        explain.contains("<img src=x onerror=alert(2)>"),
+        "{explain}"
+    );
+    assert!(!explain.contains('\u{202e}'), "{explain}");
+
+    // A failover under way: said on its own, at once.
+    roll::failover(&sim).await;
+    let failing = events
+        .until("a failover under way", Duration::from_secs(20), |e| {
+            e.kind == "cluster" && !e.data["card"]["cluster"]["failover"].is_null()
+        })
+        .await;
+    let asides = failing.data["card"]["headline"]["asides"].to_string();
+    assert!(asides.contains("failing over shard 0"), "{asides}");
+
+    // The roll moves: the next card says so.
+    roll::recover(&sim, &h).await;
+    let moved = events
+        .until("cache-0-1 no longer Stuck", BOUND, |e| {
+            e.kind == "cluster" && node(&e.data, "cache-0-1").is_some_and(|n| n["state"] != "Stuck")
+        })
+        .await;
+    assert_ne!(
+        moved.data["card"]["cluster"]["verdict"], "Jammed",
+        "{}",
+        moved.raw
+    );
+
+    // The roll's picture, from the same reading.
+    let key = card["key"].as_str().expect("key");
+    let svg = dash.get(&format!("/history/{key}")).await;
+    assert_eq!(svg.code, 200, "{svg:?}");
+    assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
+    assert!(
+        svg.body.contains("<svg") && svg.body.contains("cache-0-1"),
+        "{}",
+        svg.body
+    );
+    assert!(!svg.body.contains("<script>"), "{}", svg.body);
+    assert_eq!(dash.get("/history/000/nowhere/cache").await.code, 404);
+
+    let mut dash = dash;
+    dash.plugin.interrupt();
+    let status = dash.plugin.exit(BOUND).await;
+    assert_eq!(status.code(), Some(0), "{}", dash.plugin.transcript());
+}
+
+/// One object of tests/bench/objects.rs created through the API, then its
+/// status written (by the manager that would write it).
+async fn create(client: kube::Client, namespace: String, mut item: serde_json::Value) {
+    use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+    let ar = harness::sim::api_resource(
+        item["apiVersion"].as_str().unwrap_or_default(),
+        item["kind"].as_str().unwrap_or_default(),
+    );
+    let api: Api<DynamicObject> = Api::namespaced_with(client, &namespace, &ar);
+    let status = item.as_object_mut().and_then(|m| m.remove("status"));
+    if let Some(meta) = item["metadata"].as_object_mut() {
+        for key in [
+            "resourceVersion",
+            "uid",
+            "managedFields",
+            "creationTimestamp",
+            "generation",
+        ] {
+            meta.remove(key);
+        }
+    }
+    let name = item["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let object: DynamicObject = serde_json::from_value(item).expect("object");
+    let pp = PostParams {
+        field_manager: Some(harness::sim::MANAGER.into()),
+        ..PostParams::default()
+    };
+    api.create(&pp, &object)
+        .await
+        .unwrap_or_else(|e| panic!("create {} {name}: {e}", ar.kind));
+    if let Some(status) = status {
+        let manager = match ar.kind.as_str() {
+            "Pod" => "kubelet",
+            "StatefulSet" | "Deployment" => "kube-controller-manager",
+            _ => harness::sim::MANAGER,
+        };
+        let pp = PatchParams {
+            field_manager: Some(manager.into()),
+            ..PatchParams::default()
+        };
+        api.patch_status(
+            &name,
+            &pp,
+            &Patch::Merge(serde_json::json!({ "status": status })),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("status of {} {name}: {e}", ar.kind));
+    }
+}
+
+/// The page's first answer and its events, for a roll of 3,000 nodes:
+/// each answers, and each stays within its budget (sizes, not times). The
+/// whole view (every node's explain) is sent once; after that, a change of
+/// one node sends the cluster's entry and the explanations that changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_thousand_nodes_within_budget() {
+    use futures::StreamExt;
+    const NODES: usize = 3_000;
+    const PAGE_BUDGET: usize = 64 << 10;
+    const FIRST_BUDGET: usize = 12 << 20;
+    const EVENT_BUDGET: usize = 4 << 20;
+    let s = harness::server();
+    let ns = s.fresh_namespace("dash-3000");
+    let client = s.client().await;
+    let items = objects::cluster_items(&ns, NODES);
+    let (first, rest): (Vec<_>, Vec<_>) = items
+        .into_iter()
+        .partition(|i| i["apiVersion"] == "valkey.io/v1alpha1");
+    for batch in [first, rest] {
+        futures::stream::iter(batch)
+            .map(|item| create(client.clone(), ns.clone(), item))
+            .buffer_unordered(16)
+            .collect::<Vec<()>>()
+            .await;
+    }
+    let dash = Dashboard::start(&s.kubeconfig_in(&ns), &ns, &[], BOUND).await;
+
+    let page = dash.get("/").await;
+    assert_eq!(page.code, 200);
+    assert!(
+        page.body.len() < PAGE_BUDGET,
+        "the page: {} bytes",
+        page.body.len()
+    );
+
+    let mut events = dash.events().await;
+    let whole = events
+        .until("the 3,000-node cluster", Duration::from_secs(300), |e| {
+            e.kind == "cluster"
+                && e.data["card"]["cluster"]["nodes"].as_array().map(Vec::len) == Some(NODES)
+        })
+        .await;
+    let explained = whole.data["explain"].as_object().map_or(0, |m| m.len());
+    assert_eq!(explained, NODES, "every node's explain, once");
+    eprintln!(
+        "3,000 nodes: page {} B, first event {} B, stream so far {} B",
+        page.body.len(),
+        whole.raw.len(),
+        events.bytes
+    );
+    assert!(
+        whole.raw.len() < FIRST_BUDGET,
+        "first event: {} bytes",
+        whole.raw.len()
+    );
+
+    // One node changes: the next event carries few explanations.
+    let sim = harness::sim::Sim::new(client.clone(), &ns, objects::CLUSTER);
+    let waiting = whole.data["card"]["cluster"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|n| n["state"] == "Waiting")
+        .and_then(|n| n["name"].as_str())
+        .expect("a waiting node")
+        .to_string();
+    sim.node(&waiting).set_ready(false).await;
+    let next = events
+        .until("the change", BOUND, |e| {
+            e.kind == "cluster"
+                && page::node(&e.data, &waiting).is_some_and(|n| n["ready"] == "not ready")
+        })
+        .await;
+    let explained = next.data["explain"].as_object().map_or(0, |m| m.len());
+    eprintln!(
+        "3,000 nodes: an event after one change {} B, {explained} explanations",
+        next.raw.len()
+    );
+    assert!(explained < 20, "{explained} explanations sent again");
+    assert!(
+        next.raw.len() < EVENT_BUDGET,
+        "event: {} bytes",
+        next.raw.len()
+    );
+    // And it still answers.
+    assert_eq!(dash.get("/").await.code, 200);
+}
