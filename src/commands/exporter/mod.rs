@@ -2,15 +2,17 @@
 //! served as Prometheus metrics (docs/metrics.md).
 //!
 //! One watch per kubeconfig context (the watch `status --watch` keeps: slim
-//! stores, a new snapshot on every change), started tolerant: no error ends
-//! it. Each context is judged again when its objects change (at most once
-//! a second: a roll in flight on 10,000 nodes changes often and costs some
-//! 100 ms to judge) and when time alone can change a verdict
-//! ([`crate::report::Report::next_change`]), at least every
-//! [`MAX_WAIT`]. Only a summary of the judged report is kept, with each
-//! kind's health, in [`Shared`] (the snapshot and the report are dropped
-//! once judged: at 10,000 nodes each is tens of MiB); a scrape renders them ([`crate::render::metrics`]) and never
-//! reads the API server or judges.
+//! stores), started tolerant: no error ends it. A context's clusters are
+//! judged again when their objects change (at most once a second: a roll
+//! in flight on 10,000 nodes changes often and costs some 100 ms to judge)
+//! and when time alone can change a verdict
+//! ([`crate::report::Report::next_change`]), at least every [`MAX_WAIT`];
+//! each cluster judged is read from the watch's stores alone
+//! ([`super::judgements`]). Only a summary of each judged cluster is kept,
+//! with each kind's health, in [`Shared`] (a cluster's view and report are
+//! dropped once judged: at 10,000 nodes each is tens of MiB); a scrape
+//! renders them ([`crate::render::metrics`]) and never reads the API
+//! server or judges.
 //!
 //! It never exits on its own: an unreachable server, a kind it may not
 //! list, an object that breaks the schema, a kubeconfig entry that cannot be
@@ -44,7 +46,7 @@ use tokio::time::Instant;
 /// only, since the report says when time alone changes a verdict next
 /// ([`crate::report::Report::next_change`]), and the durations exported
 /// are brought to the scrape's time. Judging 10,000 nodes costs some 200
-/// ms (the snapshot built from the watch's stores, then judged): at this
+/// ms (their view read from the watch's stores, then judged): at this
 /// interval an idle exporter stays well under 0.5 % of a core.
 pub(crate) const MAX_WAIT: Duration = Duration::from_secs(300);
 
@@ -250,8 +252,8 @@ async fn watch_context(
         blind.extend(bad_data.clone());
         if !blind.is_empty() {
             // Nothing is exported from a view that is not whole; it is
-            // judged again as soon as it is. An object fixed back to what
-            // was last read is no new snapshot: look again soon.
+            // judged again as soon as it is; while an object breaks the
+            // schema, look again soon.
             judged = None;
             due = true;
             wake = Instant::now()
