@@ -322,14 +322,19 @@ impl StoreWriter {
             }
             watcher::Event::InitDone => {
                 let listed = self.listing.take().unwrap_or_default();
-                let old = std::mem::replace(&mut *self.store.lock(), listed.clone());
-                // The first LIST changes everything (the consumer judges
-                // every cluster of its first view anyway); a LIST again
-                // after an outage, only the objects that differ.
-                if !old.items.is_empty() {
-                    let mut changed = Changed::default();
+                // Compared under the lock, not copied: a copy would hold
+                // the kind's objects twice at the end of every LIST.
+                let mut changed = Changed::default();
+                {
+                    let store = &mut *self.store.lock();
+                    let old = std::mem::replace(store, listed);
+                    let listed = &*store;
+                    // The first LIST changes everything (the consumer
+                    // judges every cluster of its first view anyway); a
+                    // LIST again after an outage, only the objects that
+                    // differ.
                     for (k, stored) in &listed.items {
-                        if old.items.get(k) != Some(stored) {
+                        if !old.items.is_empty() && old.items.get(k) != Some(stored) {
                             changed.merge(stored.tags.changed(&k.0));
                         }
                     }
@@ -338,6 +343,8 @@ impl StoreWriter {
                             changed.merge(stored.tags.changed(&k.0));
                         }
                     }
+                }
+                if !changed.is_empty() {
                     self.dirty.lock().merge(changed);
                 }
             }
