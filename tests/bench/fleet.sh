@@ -128,17 +128,19 @@ changes() {
 # (its pid) once /readyz says 200, and $ready (seconds).
 start_exporter() {
   local ns=$1 addr= t0=$EPOCHREALTIME
-  "$plugin" --kubeconfig "$kc" -n "$ns" exporter --listen 127.0.0.1:0 2>"$work/exporter.err" &
+  # A file of its own: the last exporter's would name its address.
+  local err=$work/exporter-$RANDOM$RANDOM.err
+  "$plugin" --kubeconfig "$kc" -n "$ns" exporter --listen 127.0.0.1:0 2>"$err" &
   exporter=$!
   pids+=("$exporter")
   for _ in $(seq 1 600); do
-    addr=$(grep -o 'http://[0-9.:]*' "$work/exporter.err" | head -1 | sed 's|http://||') || true
+    addr=$(grep -o 'http://[0-9.:]*/metrics' "$err" | head -1 | sed 's|http://||; s|/metrics||') || true
     [ -n "$addr" ] && break
     sleep 0.1
   done
-  [ -n "$addr" ] || { cat "$work/exporter.err" >&2; exit 1; }
+  [ -n "$addr" ] || { cat "$err" >&2; exit 1; }
   until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$addr/readyz")" = 200 ]; do
-    kill -0 "$exporter" 2>/dev/null || { cat "$work/exporter.err" >&2; exit 1; }
+    kill -0 "$exporter" 2>/dev/null || { cat "$err" >&2; exit 1; }
     sleep 0.2
   done
   ready=$(echo "$EPOCHREALTIME - $t0" | bc)
@@ -203,6 +205,9 @@ for p in "${plugins[@]}"; do
   wait "$exporter" 2>/dev/null || true
 
   # (c) status --watch of one cluster among the fleet's nodes.
+  # Not the last plugin's output: only this one's first frame says it is
+  # started.
+  rm -f "$work/watch.out"
   "$plugin" --kubeconfig "$kc" -n "$fleet_ns" status --watch "$watched" -o json >"$work/watch.out" 2>"$work/watch.err" &
   watcher=$!
   pids+=("$watcher")
