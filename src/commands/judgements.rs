@@ -5,15 +5,81 @@
 //! `next_change`, the wake they already keep); the others keep their last
 //! judgement. Each cluster is judged from its own objects
 //! ([`Snapshot::cluster_views`], whose rules say which are its own), so a
-//! judgement costs what its cluster holds, not the fleet.
+//! judgement costs what its cluster holds, not the fleet. A live view's
+//! clusters are read straight from the watch's stores, one at a time
+//! ([`InView`]): no whole snapshot is built.
 
 use crate::classify::classify;
+use crate::error::Result;
 use crate::report::ClusterReport;
 use crate::snapshot::{Changed, ClusterKey, Snapshot};
+use crate::source::watch::InView;
 use jiff::Timestamp;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Where the clusters judged come from: the objects in view, each
+/// cluster's view read on demand.
+pub(crate) trait Clusters {
+    /// Every cluster in view.
+    fn cluster_keys(&self) -> BTreeSet<ClusterKey>;
+    /// The clusters `changed` names.
+    fn changed_clusters(&self, changed: &Changed) -> BTreeSet<ClusterKey>;
+    /// Hands the view of each cluster of `wanted` in view to `judge`.
+    fn each_view(
+        self,
+        wanted: &BTreeSet<ClusterKey>,
+        judge: &mut dyn FnMut(ClusterKey, Snapshot),
+    ) -> Result<()>;
+}
+
+/// A whole snapshot: a snapshot no one else holds is taken apart into the
+/// views (no copy); a shared one is copied, the judged clusters' objects
+/// only.
+impl Clusters for Arc<Snapshot> {
+    fn cluster_keys(&self) -> BTreeSet<ClusterKey> {
+        Snapshot::cluster_keys(self)
+    }
+
+    fn changed_clusters(&self, changed: &Changed) -> BTreeSet<ClusterKey> {
+        Snapshot::changed_clusters(self, changed)
+    }
+
+    fn each_view(
+        self,
+        wanted: &BTreeSet<ClusterKey>,
+        judge: &mut dyn FnMut(ClusterKey, Snapshot),
+    ) -> Result<()> {
+        let views = match Arc::try_unwrap(self) {
+            Ok(owned) => owned.into_cluster_views(wanted),
+            Err(shared) => shared.cluster_views(wanted),
+        };
+        for (key, view) in views {
+            judge(key, view);
+        }
+        Ok(())
+    }
+}
+
+/// The watch's objects: each cluster's view read from its stores alone.
+impl Clusters for InView {
+    fn cluster_keys(&self) -> BTreeSet<ClusterKey> {
+        InView::cluster_keys(self)
+    }
+
+    fn changed_clusters(&self, changed: &Changed) -> BTreeSet<ClusterKey> {
+        InView::changed_clusters(self, changed)
+    }
+
+    fn each_view(
+        self,
+        wanted: &BTreeSet<ClusterKey>,
+        judge: &mut dyn FnMut(ClusterKey, Snapshot),
+    ) -> Result<()> {
+        InView::each_view(&self, wanted, judge)
+    }
+}
 
 /// What is kept of each cluster's last judgement: `T` (a whole report for
 /// a screen, a summary for the exporter) and when time alone changes it.
@@ -37,26 +103,25 @@ impl<T> Default for Judgements<T> {
 }
 
 impl<T> Judgements<T> {
-    /// Brings the judgements up to `snapshot` at `now`: judges again the
-    /// clusters `changed` names, those not judged yet, those whose next
-    /// change has come, and those `also` asks for (a screen whose
-    /// durations tick); forgets the clusters gone from view. `keep` makes
-    /// what is kept of a report. Returns how many clusters it judged.
-    ///
-    /// A snapshot no one else holds is taken apart into the views (no
-    /// copy); a shared one is copied, the judged clusters' objects only.
+    /// Brings the judgements up to the objects in view at `now`: judges
+    /// again the clusters `changed` names, those not judged yet, those
+    /// whose next change has come, and those `also` asks for (a screen
+    /// whose durations tick); forgets the clusters gone from view. `keep`
+    /// makes what is kept of a report. Returns how many clusters it
+    /// judged; an object that cannot be read is the error (the clusters
+    /// judged before it keep their new judgement).
     pub(crate) fn update(
         &mut self,
-        snapshot: Arc<Snapshot>,
+        objects: impl Clusters,
         changed: &Changed,
         now: Timestamp,
         threshold: Duration,
         keep: impl Fn(ClusterReport) -> T,
         also: impl Fn(&T) -> bool,
-    ) -> usize {
-        let in_view = snapshot.cluster_keys();
+    ) -> Result<usize> {
+        let in_view = objects.cluster_keys();
         self.kept.retain(|k, _| in_view.contains(k));
-        let mut due = snapshot.changed_clusters(changed);
+        let mut due = objects.changed_clusters(changed);
         due.retain(|k| in_view.contains(k));
         for k in &in_view {
             let again = match self.kept.get(k) {
@@ -68,14 +133,11 @@ impl<T> Judgements<T> {
             }
         }
         if due.is_empty() {
-            return 0;
+            return Ok(0);
         }
-        let views = match Arc::try_unwrap(snapshot) {
-            Ok(owned) => owned.into_cluster_views(&due),
-            Err(shared) => shared.cluster_views(&due),
-        };
         let mut judged = 0;
-        for (key, view) in views {
+        let mut found = BTreeSet::new();
+        objects.each_view(&due, &mut |key, view| {
             let report = classify(&view, now, threshold);
             drop(view);
             judged += 1;
@@ -83,23 +145,22 @@ impl<T> Judgements<T> {
                 .clusters
                 .into_iter()
                 .find(|c| c.namespace == key.0 && c.name == key.1);
-            match own {
-                Some(c) => {
-                    let next_change = c.next_change;
-                    self.kept.insert(
-                        key,
-                        Kept {
-                            value: keep(c),
-                            next_change,
-                        },
-                    );
-                }
-                None => {
-                    self.kept.remove(&key);
-                }
+            if let Some(c) = own {
+                let next_change = c.next_change;
+                self.kept.insert(
+                    key.clone(),
+                    Kept {
+                        value: keep(c),
+                        next_change,
+                    },
+                );
+                found.insert(key);
             }
-        }
-        judged
+        })?;
+        // A due cluster with no view or no report of its own is gone.
+        self.kept
+            .retain(|k, _| !due.contains(k) || found.contains(k));
+        Ok(judged)
     }
 
     /// Each cluster's kept judgement, by namespace and name (the order of
@@ -118,53 +179,25 @@ impl<T> Judgements<T> {
 mod tests {
     use super::*;
     use crate::fixture::{self, t};
-
-    /// Five clusters of three nodes, one of them rolling (a node asks),
-    /// in four namespaces (two share one).
-    fn fleet() -> Snapshot {
-        let mut snapshot = Snapshot::default();
-        for (ns, name) in [
-            ("a", "one"),
-            ("b", "two"),
-            ("b", "three"),
-            ("c", "four"),
-            ("d", "five"),
-        ] {
-            let mut c = fixture::cluster(ns, name).ready_for_generation();
-            for index in 0..3 {
-                let n = fixture::node(&format!("{name}-0-{index}"))
-                    .shard(0, index)
-                    .ready()
-                    .pod_ready()
-                    .sts_rolled_out();
-                let n = if index == 0 { n.primary() } else { n.replica() };
-                let n = if name == "three" && index == 1 {
-                    n.permit("h-old").desired("h-new")
-                } else {
-                    n
-                };
-                c = c.node(n);
-            }
-            c.add_to(&mut snapshot);
-        }
-        snapshot.normalize();
-        snapshot
-    }
+    use crate::source::watch::fake::Fake;
+    use std::sync::atomic::Ordering;
 
     #[test]
     fn a_change_to_one_clusters_pod_judges_that_cluster_only() {
         let threshold = Duration::from_secs(600);
         let mut judgements: Judgements<ClusterReport> = Judgements::default();
-        let before = fleet();
+        let before = fixture::fleet();
         let whole = classify(&before, t(0), threshold);
-        let n = judgements.update(
-            Arc::new(before.clone()),
-            &Changed::all(),
-            t(0),
-            threshold,
-            |r| r,
-            |_| false,
-        );
+        let n = judgements
+            .update(
+                Arc::new(before.clone()),
+                &Changed::all(),
+                t(0),
+                threshold,
+                |r| r,
+                |_| false,
+            )
+            .expect("judged");
         assert_eq!(n, 5);
         // Each cluster judged from its own objects is judged as in the whole.
         assert_eq!(
@@ -183,7 +216,83 @@ mod tests {
             clusters: [("c".to_string(), "four".to_string())].into(),
             ..Changed::default()
         };
-        let n = judgements.update(Arc::new(after), &changed, t(1), threshold, |r| r, |_| false);
+        let n = judgements
+            .update(Arc::new(after), &changed, t(1), threshold, |r| r, |_| false)
+            .expect("judged");
         assert_eq!(n, 1, "only four is judged again");
+    }
+
+    /// The objects read, and views built, from the watch's stores.
+    fn reads(view: &InView) -> (usize, usize) {
+        let r = view.reads();
+        (
+            r.views.load(Ordering::Relaxed),
+            r.objects.load(Ordering::Relaxed),
+        )
+    }
+
+    #[test]
+    fn a_change_to_one_clusters_pod_in_the_watch_reads_and_judges_that_cluster_only() {
+        let threshold = Duration::from_secs(600);
+        let fleet = fixture::fleet();
+        let whole = classify(&fleet, t(0), threshold);
+        let mut fake = Fake::of(&fleet, None);
+        let view = fake.in_view();
+        let mut judgements: Judgements<ClusterReport> = Judgements::default();
+        let n = judgements
+            .update(
+                view.clone(),
+                &Changed::all(),
+                t(0),
+                threshold,
+                |r| r,
+                |_| false,
+            )
+            .expect("judged");
+        assert_eq!(n, 5);
+        assert_eq!(
+            judgements.values().cloned().collect::<Vec<_>>(),
+            whole.clusters,
+            "each cluster read from the stores is judged as in the whole"
+        );
+        let all = fake.whole();
+        let objects = all.clusters.len()
+            + all.nodes.len()
+            + all.stateful_sets.len()
+            + all.pods.len()
+            + all.events.len();
+        assert_eq!(reads(&view), (5, objects), "the first judgement reads all");
+
+        // four's pod 1 is not ready any more.
+        let mut pod = fleet
+            .pods
+            .iter()
+            .find(|p| p.metadata.namespace.as_deref() == Some("c"))
+            .expect("a pod of four")
+            .clone();
+        if let Some(c) = pod.status.as_mut().and_then(|s| s.conditions.as_mut()) {
+            c.iter_mut().for_each(|c| c.status = "False".into());
+        }
+        fake.apply_pod(&pod);
+        let changed = fake.take_changed();
+        let n = judgements
+            .update(view.clone(), &changed, t(1), threshold, |r| r, |_| false)
+            .expect("judged");
+        assert_eq!(n, 1, "only four is judged again");
+        // Its cluster, three nodes, three workloads, three pods.
+        assert_eq!(
+            reads(&view),
+            (6, objects + 10),
+            "four's objects alone are read"
+        );
+        let four = judgements
+            .values()
+            .find(|c| c.name == "four")
+            .expect("four is judged");
+        assert_ne!(
+            Some(four),
+            whole.clusters.iter().find(|c| c.name == "four"),
+            "four's judgement follows its pod"
+        );
     }
 }

@@ -149,7 +149,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let exit = loop {
         tokio::select! {
             update = watch.next() => match update? {
-                Update::Snapshot(s) => snapshot = Some(s),
+                Update::Objects(s) => snapshot = Some(s),
                 Update::Connection(c) => {
                     eprint(&ConnectionView::from(c).log_line(Instant::now()));
                 }
@@ -161,13 +161,13 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         // Only the clusters whose objects changed, or whose verdict time
         // alone changes by now, are judged again.
         judgements.update(
-            std::sync::Arc::clone(snapshot),
+            snapshot.clone(),
             &watch.take_changed(),
             ctx.now(),
             ctx.global.stall_threshold,
             |r| r,
             |_| false,
-        );
+        )?;
         let report = Report {
             clusters: judgements.values().cloned().collect(),
         };
@@ -266,8 +266,7 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     }
     drop(tx);
     let naming = Naming::NamespaceName;
-    let mut snapshots: Vec<Option<std::sync::Arc<crate::snapshot::Snapshot>>> =
-        vec![None; names.len()];
+    let mut snapshots: Vec<Option<crate::source::watch::InView>> = vec![None; names.len()];
     let mut judgements: Vec<Judgements<ClusterReport>> =
         (0..names.len()).map(|_| Judgements::default()).collect();
     let mut changes: Vec<crate::snapshot::Changed> = vec![Default::default(); names.len()];
@@ -283,7 +282,7 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             Some((at, update, changed)) = rx.recv() => {
                 changes[at].merge(changed);
                 match update {
-                    Ok(Update::Snapshot(s)) => snapshots[at] = Some(s),
+                    Ok(Update::Objects(s)) => snapshots[at] = Some(s),
                     Ok(Update::Connection(c)) => {
                         let line = ConnectionView::from(c).log_line(Instant::now());
                         eprint(&in_context(names[at].given(), &line));
@@ -311,13 +310,13 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
                 continue;
             };
             judgements[at].update(
-                std::sync::Arc::clone(snapshot),
+                snapshot.clone(),
                 &std::mem::take(&mut changes[at]),
                 now,
                 ctx.global.stall_threshold,
                 |r| r,
                 |_| false,
-            );
+            )?;
             let mut judged = Report {
                 clusters: judgements[at].values().cloned().collect(),
             };

@@ -58,7 +58,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         tokio::select! {
             () = &mut stop => break,
             update = watch.next() => match update? {
-                Update::Snapshot(s) => snapshot = Some(s),
+                Update::Objects(s) => snapshot = Some(s),
                 Update::Connection(c) => {
                     connection = ConnectionView::from(c);
                     out.connection(&connection)?;
@@ -76,13 +76,13 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         // durations tick (not Converged); the others keep their judgement.
         let screen = out.ticks();
         judgements.update(
-            std::sync::Arc::clone(snapshot),
+            snapshot.clone(),
             &watch.take_changed(),
             now,
             ctx.global.stall_threshold,
             |r| r,
             |r| screen && r.verdict != Verdict::Converged,
-        );
+        )?;
         let report = Report {
             clusters: judgements.values().cloned().collect(),
         };

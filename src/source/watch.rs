@@ -1,8 +1,17 @@
 //! The live view: kube's watcher for the six kinds `status` reads, each into
-//! a store of its own, and a new [`Snapshot`] whenever any of them
-//! changes. The stores are not kube's reflector: `StoreWriter` applies
-//! the watcher's events as the reflector would, but keeps each object as
-//! compact JSON, slimmed as a one-shot read keeps it.
+//! a store of its own, and word whenever any of them changes. The stores
+//! are not kube's reflector: `StoreWriter` applies the watcher's events as
+//! the reflector would, but keeps each object as compact JSON, slimmed as a
+//! one-shot read keeps it, with what places it in its clusters ([`Tags`]).
+//!
+//! No whole snapshot of the view is ever built: the consumer reads each
+//! cluster's view straight from the stores ([`InView::each_view`]), those
+//! of the clusters that changed only ([`Watch::take_changed`]), so a change
+//! in one cluster reads (and judges) that cluster's objects alone, and
+//! memory holds one cluster's typed objects at a time besides the stores.
+//! An object that breaks the schema is found when it is stored (each one
+//! is read once then, as a view would read it), so it is said at once
+//! whichever cluster it belongs to ([`Watch::unreadable`]).
 //!
 //! Each kind is selected exactly as the one-shot LIST selects it (label
 //! `valkey.io/cluster[=name]` for nodes, workloads and pods; field
@@ -23,7 +32,7 @@
 //! `--request-timeout` without an answer while listing is a failure like
 //! any other (the first time: fatal, as a one-shot `status` would be).
 //!
-//! The first snapshot comes once every kind has been listed. An error before
+//! The first update comes once every kind has been listed. An error before
 //! that is fatal (the same errors as a one-shot `status`: missing CRD,
 //! forbidden, unreachable); after it, errors only change the connection
 //! state ([`Connection::Lost`]) while the watchers retry. A watch started
@@ -36,7 +45,7 @@ use super::file;
 use super::live::Live;
 use super::select::{Kind, check_cluster_name, selectors};
 use crate::error::{Error, Result};
-use crate::snapshot::{Changed, Snapshot};
+use crate::snapshot::{Changed, ClusterKey, Snapshot};
 use futures::StreamExt;
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -44,7 +53,8 @@ use kube::api::{Api, DynamicObject};
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff};
 use serde_json::Value;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -71,11 +81,11 @@ pub(crate) enum Connection {
 }
 
 /// What the watch hands on.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(crate) enum Update {
-    /// The objects in view changed (sorted by [`Snapshot::normalize`]);
-    /// shared with the watch, which keeps it to tell the next one apart.
-    Snapshot(Arc<Snapshot>),
+    /// The objects in view changed ([`Watch::take_changed`] says which
+    /// clusters): read each cluster's view from them.
+    Objects(InView),
     Connection(Connection),
 }
 
@@ -116,11 +126,108 @@ enum KindMsg {
 /// each kept as the compact JSON of its slimmed form: a few hundred bytes
 /// where a parsed JSON value of the same object takes kilobytes (one
 /// allocation per string and map), so a watch of thousands of objects
-/// stays small. Written by the kind's task, read when a snapshot is built.
+/// stays small. Written by the kind's task, read when a view is built.
 #[derive(Clone, Default)]
 struct Store(Arc<Mutex<Objects>>);
 
-type Objects = BTreeMap<(String, String), Box<[u8]>>;
+/// An object as a store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Stored {
+    /// Its slimmed form, compact JSON.
+    bytes: Box<[u8]>,
+    tags: Tags,
+    /// It reads as the snapshot's type ([`read_object`]); checked once,
+    /// when stored.
+    readable: bool,
+}
+
+/// Of a stored object, what places it in its clusters by the rules of
+/// `snapshot::group`, read once when it is stored, so that a cluster's
+/// view is found without reading any other object. Names are of the
+/// object's namespace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Tags {
+    /// The clusters it names: a ValkeyCluster itself, a ValkeyNode its
+    /// cluster, a pod or workload its `valkey.io/cluster` label, an event
+    /// the ValkeyClusters it is about.
+    clusters: Vec<Box<str>>,
+    /// The ValkeyNodes it names: a pod its `app.kubernetes.io/instance`,
+    /// a workload its name after `valkey-`, an event the nodes it is
+    /// about.
+    nodes: Vec<Box<str>>,
+    /// A ValkeyNode's pod (`status.podName`).
+    pod: Option<Box<str>>,
+}
+
+impl Tags {
+    fn of(kind: Kind, o: &DynamicObject) -> Tags {
+        let changed = changed_by(kind, o);
+        let pod = match kind {
+            Kind::ValkeyNodes => o
+                .data
+                .get("status")
+                .and_then(|s| s.get("podName"))
+                .and_then(Value::as_str)
+                .map(Into::into),
+            _ => None,
+        };
+        Tags {
+            clusters: changed
+                .clusters
+                .into_iter()
+                .map(|(_, c)| c.into())
+                .collect(),
+            nodes: changed.nodes.into_iter().map(|(_, n)| n.into()).collect(),
+            pod,
+        }
+    }
+
+    /// The clusters and nodes it names, in namespace `ns`, as changed.
+    fn changed(&self, ns: &str) -> Changed {
+        let key = |name: &str| (ns.to_string(), name.to_string());
+        Changed {
+            all: false,
+            clusters: self.clusters.iter().map(|c| key(c)).collect(),
+            nodes: self.nodes.iter().map(|n| key(n)).collect(),
+        }
+    }
+}
+
+/// One kind's objects, and how many of them break the schema.
+#[derive(Clone, Debug, Default)]
+struct Objects {
+    items: BTreeMap<(String, String), Stored>,
+    unreadable: usize,
+}
+
+impl Objects {
+    fn insert(&mut self, key: (String, String), stored: Stored) -> Option<Stored> {
+        if !stored.readable {
+            self.unreadable += 1;
+        }
+        let old = self.items.insert(key, stored);
+        if old.as_ref().is_some_and(|o| !o.readable) {
+            self.unreadable -= 1;
+        }
+        old
+    }
+
+    fn remove(&mut self, key: &(String, String)) -> Option<Stored> {
+        let old = self.items.remove(key);
+        if old.as_ref().is_some_and(|o| !o.readable) {
+            self.unreadable -= 1;
+        }
+        old
+    }
+
+    /// The objects of namespace `ns`, by name.
+    fn in_namespace<'a>(&'a self, ns: &'a str) -> impl Iterator<Item = (&'a str, &'a Stored)> {
+        self.items
+            .range((ns.to_string(), String::new())..)
+            .take_while(move |(k, _)| k.0 == ns)
+            .map(|(k, v)| (k.1.as_str(), v))
+    }
+}
 
 impl Store {
     /// The objects; a task that panicked while writing leaves them as they
@@ -172,48 +279,72 @@ impl StoreWriter {
         }
     }
 
+    /// The object as stored: slimmed bytes, tags, and whether it reads.
+    fn stored(&self, o: &DynamicObject) -> Stored {
+        let bytes = compact(o);
+        let readable = read_object(self.kind, &bytes, 0, &mut Snapshot::default()).is_ok();
+        Stored {
+            bytes,
+            tags: Tags::of(self.kind, o),
+            readable,
+        }
+    }
+
     fn apply(&mut self, event: &watcher::Event<DynamicObject>) {
-        let kind = self.kind;
         match event {
             watcher::Event::Apply(o) => {
-                let new = compact(o);
-                let old = self.store.lock().insert(key(o), new.clone());
-                if old.as_deref() != Some(&new[..]) {
-                    let mut changed = changed_by(kind, o);
+                let new = self.stored(o);
+                let (ns, name) = key(o);
+                let mut changed = new.tags.changed(&ns);
+                let old = self.store.lock().insert((ns.clone(), name), new.clone());
+                if old.as_ref() != Some(&new) {
                     if let Some(old) = old {
-                        changed.merge(changed_by_bytes(kind, &old));
+                        changed.merge(old.tags.changed(&ns));
                     }
                     self.dirty.lock().merge(changed);
                 }
             }
             watcher::Event::Delete(o) => {
-                self.store.lock().remove(&key(o));
-                self.dirty.lock().merge(changed_by(kind, o));
+                let (ns, name) = key(o);
+                let old = self.store.lock().remove(&(ns.clone(), name));
+                let mut changed = Tags::of(self.kind, o).changed(&ns);
+                if let Some(old) = old {
+                    changed.merge(old.tags.changed(&ns));
+                }
+                self.dirty.lock().merge(changed);
             }
-            watcher::Event::Init => self.listing = Some(Objects::new()),
+            watcher::Event::Init => self.listing = Some(Objects::default()),
             watcher::Event::InitApply(o) => {
+                let stored = self.stored(o);
                 self.listing
-                    .get_or_insert_with(Objects::new)
-                    .insert(key(o), compact(o));
+                    .get_or_insert_with(Objects::default)
+                    .insert(key(o), stored);
             }
             watcher::Event::InitDone => {
                 let listed = self.listing.take().unwrap_or_default();
-                let old = std::mem::replace(&mut *self.store.lock(), listed.clone());
-                // The first LIST changes everything (the consumer judges
-                // every cluster of its first view anyway); a LIST again
-                // after an outage, only the objects that differ.
-                if !old.is_empty() {
-                    let mut changed = Changed::default();
-                    for (k, bytes) in &listed {
-                        if old.get(k) != Some(bytes) {
-                            changed.merge(changed_by_bytes(kind, bytes));
+                // Compared under the lock, not copied: a copy would hold
+                // the kind's objects twice at the end of every LIST.
+                let mut changed = Changed::default();
+                {
+                    let store = &mut *self.store.lock();
+                    let old = std::mem::replace(store, listed);
+                    let listed = &*store;
+                    // The first LIST changes everything (the consumer
+                    // judges every cluster of its first view anyway); a
+                    // LIST again after an outage, only the objects that
+                    // differ.
+                    for (k, stored) in &listed.items {
+                        if !old.items.is_empty() && old.items.get(k) != Some(stored) {
+                            changed.merge(stored.tags.changed(&k.0));
                         }
                     }
-                    for (k, bytes) in &old {
-                        if listed.get(k) != Some(bytes) {
-                            changed.merge(changed_by_bytes(kind, bytes));
+                    for (k, stored) in &old.items {
+                        if listed.items.get(k) != Some(stored) {
+                            changed.merge(stored.tags.changed(&k.0));
                         }
                     }
+                }
+                if !changed.is_empty() {
                     self.dirty.lock().merge(changed);
                 }
             }
@@ -293,16 +424,6 @@ fn changed_by(kind: Kind, o: &DynamicObject) -> Changed {
     changed
 }
 
-/// [`changed_by`] of an object as the store keeps it.
-fn changed_by_bytes(kind: Kind, bytes: &[u8]) -> Changed {
-    match serde_json::from_slice::<DynamicObject>(bytes) {
-        Ok(o) => changed_by(kind, &o),
-        // Unreadable bytes are read by no judgement; the snapshot's build
-        // names them.
-        Err(_) => Changed::default(),
-    }
-}
-
 fn key(o: &DynamicObject) -> (String, String) {
     (
         o.metadata.namespace.clone().unwrap_or_default(),
@@ -317,44 +438,266 @@ fn compact(o: &DynamicObject) -> Box<[u8]> {
     serde_json::to_vec(o).unwrap_or_default().into_boxed_slice()
 }
 
+/// Reads one stored object into `into`, converted exactly as a one-shot
+/// LIST's answer is (the file reader's conversion, the object labelled as
+/// the item `at` of a list), so both give equal snapshots and an object
+/// that breaks the schema is named the same way.
+fn read_object(kind: Kind, bytes: &[u8], at: usize, into: &mut Snapshot) -> Result<()> {
+    let ar = kind.api_resource();
+    let mut value: Value = serde_json::from_slice(bytes).map_err(|source| Error::WatchCopy {
+        resource: ar.plural.clone(),
+        source,
+    })?;
+    // As a typed list's item: the list's kind and version.
+    if let Value::Object(map) = &mut value
+        && !map.contains_key("kind")
+    {
+        map.insert("kind".into(), Value::String(ar.kind.clone()));
+        map.entry("apiVersion")
+            .or_insert_with(|| Value::String(ar.api_version.clone()));
+    }
+    let source_name = format!("the API server's watch of {}", ar.plural);
+    file::add_value(into, &value, &format!("1/items[{at}]"), &source_name)
+}
+
+/// How many cluster views, and objects in them, were read from the stores
+/// (what a change costs; tests count them).
+#[derive(Debug, Default)]
+pub(crate) struct Reads {
+    /// Cluster views built.
+    pub views: AtomicUsize,
+    /// Objects read into them (one object read into two views counts
+    /// twice).
+    pub objects: AtomicUsize,
+}
+
 /// The six stores the tasks write into, in [`Kind::ALL`] order.
-struct Stores(Vec<(Kind, Store)>);
+#[derive(Clone)]
+struct Stores {
+    kinds: Vec<(Kind, Store)>,
+    reads: Arc<Reads>,
+}
 
 impl Stores {
-    /// Every store's objects, converted exactly as a one-shot LIST's answer
-    /// is (the file reader's conversion, each object labelled as the item
-    /// of a list), so both give equal snapshots and an object that breaks
-    /// the schema is named the same way. One object is a JSON value at a
-    /// time, never a whole store.
+    fn new(kinds: Vec<(Kind, Store)>) -> Stores {
+        Stores {
+            kinds,
+            reads: Arc::default(),
+        }
+    }
+
+    fn store(&self, kind: Kind) -> &Store {
+        &self.kinds[kind.index()].1
+    }
+
+    /// The error of the first object that breaks the schema, by kind, then
+    /// namespace and name; read again to be worded.
+    fn unreadable(&self) -> Option<Error> {
+        for (kind, store) in &self.kinds {
+            let objects = store.lock();
+            if objects.unreadable == 0 {
+                continue;
+            }
+            for (at, stored) in objects.items.values().enumerate() {
+                if !stored.readable
+                    && let Err(e) = read_object(*kind, &stored.bytes, at, &mut Snapshot::default())
+                {
+                    return Some(e);
+                }
+            }
+        }
+        None
+    }
+
+    /// Every store's objects as one snapshot: what the views are held to
+    /// in tests.
+    #[cfg(test)]
     fn snapshot(&self) -> Result<Snapshot> {
         let mut snapshot = Snapshot::default();
-        for (kind, store) in &self.0 {
-            let ar = kind.api_resource();
-            let source_name = format!("the API server's watch of {}", ar.plural);
-            for (at, object) in store.lock().values().enumerate() {
-                let mut value: Value =
-                    serde_json::from_slice(object).map_err(|source| Error::WatchCopy {
-                        resource: ar.plural.clone(),
-                        source,
-                    })?;
-                // As a typed list's item: the list's kind and version.
-                if let Value::Object(map) = &mut value
-                    && !map.contains_key("kind")
-                {
-                    map.insert("kind".into(), Value::String(ar.kind.clone()));
-                    map.entry("apiVersion")
-                        .or_insert_with(|| Value::String(ar.api_version.clone()));
-                }
-                file::add_value(
-                    &mut snapshot,
-                    &value,
-                    &format!("1/items[{at}]"),
-                    &source_name,
-                )?;
+        for (kind, store) in &self.kinds {
+            for (at, stored) in store.lock().items.values().enumerate() {
+                read_object(*kind, &stored.bytes, at, &mut snapshot)?;
             }
         }
         snapshot.normalize();
         Ok(snapshot)
+    }
+}
+
+/// The objects in view, as the watch keeps them: each cluster's view is
+/// read from them on demand ([`InView::each_view`]). A handle on the
+/// watch's stores, which keep changing; what changed is marked for the
+/// next update.
+#[derive(Clone)]
+pub(crate) struct InView {
+    stores: Stores,
+    /// The named ValkeyCluster, whose nodes alone are in view.
+    cluster: Option<String>,
+}
+
+impl std::fmt::Debug for InView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InView")
+            .field("cluster", &self.cluster)
+            .field("reads", &self.stores.reads)
+            .finish_non_exhaustive()
+    }
+}
+
+impl InView {
+    /// How many cluster views, and objects in them, were read so far.
+    #[cfg(test)]
+    pub(crate) fn reads(&self) -> &Reads {
+        &self.stores.reads
+    }
+
+    fn named(&self, cluster: &str) -> bool {
+        self.cluster.as_deref().is_none_or(|c| c == cluster)
+    }
+
+    /// Every cluster a judgement of the objects reports on: each
+    /// ValkeyCluster, and each cluster a node names (of a named cluster's
+    /// watch: that one alone), as [`Snapshot::cluster_keys`].
+    pub(crate) fn cluster_keys(&self) -> BTreeSet<ClusterKey> {
+        let mut out = BTreeSet::new();
+        for kind in [Kind::ValkeyClusters, Kind::ValkeyNodes] {
+            let objects = self.stores.store(kind).lock();
+            let mut last: Option<(&str, &str)> = None;
+            for ((ns, _), stored) in &objects.items {
+                let Some(cluster) = stored.tags.clusters.first() else {
+                    continue;
+                };
+                let key = (ns.as_str(), &**cluster);
+                if last == Some(key) || (kind == Kind::ValkeyNodes && !self.named(cluster)) {
+                    continue;
+                }
+                last = Some(key);
+                if !out.contains(&(key.0.to_string(), key.1.to_string())) {
+                    out.insert((key.0.to_string(), key.1.to_string()));
+                }
+            }
+        }
+        out
+    }
+
+    /// The clusters `changed` names: those named directly, and those of
+    /// the nodes it names; every cluster when `changed.all`. Of a named
+    /// cluster's watch, that one alone.
+    pub(crate) fn changed_clusters(&self, changed: &Changed) -> BTreeSet<ClusterKey> {
+        if changed.all {
+            return self.cluster_keys();
+        }
+        let mut out = changed.clusters.clone();
+        if !changed.nodes.is_empty() {
+            let nodes = self.stores.store(Kind::ValkeyNodes).lock();
+            for key in &changed.nodes {
+                if let Some(cluster) = nodes.items.get(key).and_then(|s| s.tags.clusters.first()) {
+                    out.insert((key.0.clone(), cluster.to_string()));
+                }
+            }
+        }
+        out.retain(|(_, c)| self.named(c));
+        out
+    }
+
+    /// Reads the view of each cluster in `wanted` that has objects in view
+    /// (the objects [`Snapshot::cluster_views`] would give it, in the same
+    /// order) and hands it to `judge`, one cluster at a time: memory holds
+    /// one cluster's typed objects at once. The stores are read once per
+    /// namespace to find each wanted cluster's objects by their tags; only
+    /// those are read.
+    pub(crate) fn each_view(
+        &self,
+        wanted: &BTreeSet<ClusterKey>,
+        mut judge: impl FnMut(ClusterKey, Snapshot),
+    ) -> Result<()> {
+        let mut by_namespace: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (ns, name) in wanted {
+            if self.named(name) {
+                by_namespace.entry(ns).or_default().push(name);
+            }
+        }
+        for (ns, names) in by_namespace {
+            let found = self.find(ns, &names);
+            for (at, members) in found.into_iter().enumerate() {
+                if members.iter().all(|m| m.is_empty()) {
+                    continue;
+                }
+                let mut view = Snapshot::default();
+                let mut read = 0;
+                for (kind, keys) in Kind::ALL.into_iter().zip(members) {
+                    let objects = self.stores.store(kind).lock();
+                    for name in keys {
+                        let key = (ns.to_string(), name);
+                        // Gone since it was found: a change marked for
+                        // the next update.
+                        let Some(stored) = objects.items.get(&key) else {
+                            continue;
+                        };
+                        read += 1;
+                        if let Err(e) = read_object(kind, &stored.bytes, 0, &mut view) {
+                            // Worded with its place in the store, as the
+                            // whole store's reading would.
+                            let at = objects.items.range(..&key).count();
+                            return Err(read_object(kind, &stored.bytes, at, &mut view)
+                                .err()
+                                .unwrap_or(e));
+                        }
+                    }
+                }
+                view.normalize();
+                self.stores.reads.views.fetch_add(1, Ordering::Relaxed);
+                self.stores.reads.objects.fetch_add(read, Ordering::Relaxed);
+                judge((ns.to_string(), names[at].to_string()), view);
+            }
+        }
+        Ok(())
+    }
+
+    /// The names of the objects of each of `names` (clusters of namespace
+    /// `ns`), per kind in [`Kind::ALL`] order, found by their tags (the
+    /// rules of `snapshot::group`).
+    fn find(&self, ns: &str, names: &[&str]) -> Vec<[Vec<String>; 6]> {
+        let mut found: Vec<[Vec<String>; 6]> = vec![Default::default(); names.len()];
+        let of = |cluster: &str| names.iter().position(|n| *n == cluster);
+        // The wanted clusters' nodes first: the others are found by them.
+        let mut node_of: HashMap<String, usize> = HashMap::new();
+        let mut pod_of: HashMap<String, Vec<usize>> = HashMap::new();
+        {
+            let nodes = self.stores.store(Kind::ValkeyNodes).lock();
+            for (name, stored) in nodes.in_namespace(ns) {
+                let Some(at) = stored.tags.clusters.first().and_then(|c| of(c)) else {
+                    continue;
+                };
+                node_of.insert(name.to_string(), at);
+                if let Some(pod) = &stored.tags.pod {
+                    pod_of.entry(pod.to_string()).or_default().push(at);
+                }
+                found[at][Kind::ValkeyNodes.index()].push(name.to_string());
+            }
+        }
+        for kind in Kind::ALL {
+            if kind == Kind::ValkeyNodes {
+                continue;
+            }
+            let objects = self.stores.store(kind).lock();
+            for (name, stored) in objects.in_namespace(ns) {
+                let tags = &stored.tags;
+                let mut ats: Vec<usize> = tags.clusters.iter().filter_map(|c| of(c)).collect();
+                if kind != Kind::ValkeyClusters {
+                    ats.extend(tags.nodes.iter().filter_map(|n| node_of.get(&**n).copied()));
+                }
+                if kind == Kind::Pods {
+                    ats.extend(pod_of.get(name).into_iter().flatten().copied());
+                }
+                ats.sort_unstable();
+                ats.dedup();
+                for at in ats {
+                    found[at][kind.index()].push(name.to_string());
+                }
+            }
+        }
+        found
     }
 }
 
@@ -389,12 +732,9 @@ pub(crate) struct Watch {
     health: Vec<KindHealth>,
     /// The failures not yet taken ([`Watch::take_failures`]; tolerant only).
     failures: Vec<(Kind, Error)>,
-    /// Why the last snapshot could not be built (an object that breaks the
-    /// schema); `None` once one was.
-    unreadable: Option<String>,
     /// What the tasks marked changed, not yet taken into `changed`.
     dirty: Dirty,
-    /// What changed in the snapshots built since [`Watch::take_changed`]
+    /// What changed in the updates handed on since [`Watch::take_changed`]
     /// was last called (everything, before the first).
     changed: Changed,
 }
@@ -403,9 +743,8 @@ impl Watch {
     /// [`Watch::start`] for a process that must outlive any error (the
     /// exporter): a watcher's failure, before the first snapshot or after,
     /// never ends it; each is kept for [`Watch::take_failures`] and shows in
-    /// [`Watch::health`] while the kind's watcher retries with backoff. It
-    /// keeps no snapshot: each change hands on a new one (even one equal to
-    /// the last), and [`Watch::snapshot_now`] builds one on demand.
+    /// [`Watch::health`] while the kind's watcher retries with backoff.
+    /// Each change is handed on, even one of no cluster in view.
     /// [`Watch::next`] then fails only for an object that breaks the schema
     /// (the next change tries again) and when every watcher has stopped.
     pub(crate) fn start_tolerant(live: &Live, scope: &Scope) -> Result<Watch> {
@@ -419,12 +758,11 @@ impl Watch {
         &self.health
     }
 
-    /// Why the objects in view could not be read into a snapshot the last
-    /// time it was tried (an object that breaks the schema); `None` once
-    /// one was, even when it equals the last one handed on (and so is not
-    /// handed on again).
-    pub(crate) fn unreadable(&self) -> Option<&str> {
-        self.unreadable.as_deref()
+    /// Why the objects in view cannot be read (the first object stored
+    /// that breaks the schema, in a one-shot read's words); `None` while
+    /// every one reads.
+    pub(crate) fn unreadable(&self) -> Option<String> {
+        self.stores.unreadable().map(|e| e.to_string())
     }
 
     /// The failures since the last call, oldest first (a tolerant watch's
@@ -433,10 +771,9 @@ impl Watch {
         std::mem::take(&mut self.failures)
     }
 
-    /// What changed, by cluster, in the snapshots built since the last
-    /// call (handed on by [`Watch::next`] or built by
-    /// [`Watch::snapshot_now`]): the clusters to judge again. Everything
-    /// before the first call.
+    /// What changed, by cluster, in the updates handed on by
+    /// [`Watch::next`] since the last call: the clusters to judge again.
+    /// Everything before the first call.
     pub(crate) fn take_changed(&mut self) -> Changed {
         std::mem::take(&mut self.changed)
     }
@@ -464,7 +801,7 @@ impl Watch {
         }
         Ok(Watch {
             rx,
-            stores: Stores(stores),
+            stores: Stores::new(stores),
             tasks,
             state: Aggregate::default(),
             pending: VecDeque::new(),
@@ -482,16 +819,15 @@ impl Watch {
                 })
                 .collect(),
             failures: Vec::new(),
-            unreadable: None,
             dirty,
             changed: Changed::all(),
         })
     }
 
-    /// The next change: a new snapshot (only when it differs from the last
-    /// one), or a change of the connection state. An error before the first
-    /// snapshot (every kind listed once), or an object that breaks the
-    /// schema, ends the watch.
+    /// The next change: the objects in view changed (of a watch that is
+    /// not tolerant: those of a cluster in view, or the first time), or the
+    /// connection state did. An error before the first update (every kind
+    /// listed once), or an object that breaks the schema, ends the watch.
     pub(crate) async fn next(&mut self) -> Result<Update> {
         loop {
             if let Some(update) = self.pending.pop_front() {
@@ -540,52 +876,38 @@ impl Watch {
                     }
                 }
             }
-            if self.state.wants_snapshot() {
-                let snapshot = self.build()?;
-                let offered = if self.tolerant {
-                    Some(self.state.offer_unkept(snapshot))
-                } else {
-                    self.state.offer(snapshot)
-                };
-                if let Some(snapshot) = offered {
-                    self.pending.push_back(Update::Snapshot(snapshot));
+            if self.state.wants_update() {
+                self.state.dirty = false;
+                // Taken before the stores are read: a change marked after
+                // this is marked again for the next update.
+                let marked = self.dirty.take();
+                let in_view = self.objects();
+                let cluster_changed = !in_view.changed_clusters(&marked).is_empty();
+                self.changed.merge(marked);
+                if let Some(e) = self.stores.unreadable() {
+                    return Err(e);
+                }
+                if self.tolerant || !self.state.handed || cluster_changed {
+                    self.state.handed = true;
+                    self.pending.push_back(Update::Objects(in_view));
                 }
             }
         }
     }
 
-    /// The objects in view as a snapshot, built from the stores (the named
-    /// cluster's nodes alone); an object that breaks the schema is the
-    /// error, kept for [`Watch::unreadable`].
-    fn build(&mut self) -> Result<Snapshot> {
-        // Taken before the stores are read: a change marked after this is
-        // marked again for the next snapshot, which has it.
-        let marked = self.dirty.take();
-        self.changed.merge(marked);
-        match self.stores.snapshot() {
-            Ok(mut snapshot) => {
-                self.unreadable = None;
-                if let Some(cluster) = &self.cluster {
-                    snapshot.retain_nodes_of(cluster);
-                }
-                Ok(snapshot)
-            }
-            Err(e) => {
-                self.unreadable = Some(e.to_string());
-                Err(e)
-            }
+    /// The objects in view: each cluster's view is read from them.
+    fn objects(&self) -> InView {
+        InView {
+            stores: self.stores.clone(),
+            cluster: self.cluster.clone(),
         }
     }
 
-    /// A snapshot of the objects in view now, built afresh from the stores:
-    /// for a tolerant watch, which keeps none between changes (the exporter
-    /// judges again when time alone can change a verdict, and holds no
-    /// snapshot meanwhile). `None` until every kind has been listed.
-    pub(crate) fn snapshot_now(&mut self) -> Option<Result<Snapshot>> {
-        if !self.state.started() {
-            return None;
-        }
-        Some(self.build())
+    /// The objects in view now, for a tolerant watch's consumer that
+    /// judges again when time alone can change a verdict. `None` until
+    /// every kind has been listed.
+    pub(crate) fn in_view(&self) -> Option<InView> {
+        self.state.started().then(|| self.objects())
     }
 
     /// A watcher error in the words of a one-shot read.
@@ -758,7 +1080,8 @@ struct Aggregate {
     /// While lost: the retry time last told.
     told_lost: Option<Instant>,
     dirty: bool,
-    last: Option<Arc<Snapshot>>,
+    /// An update was handed on (the first is handed on whatever changed).
+    handed: bool,
 }
 
 impl Aggregate {
@@ -804,38 +1127,126 @@ impl Aggregate {
         }
     }
 
-    /// Something changed since the last snapshot, and every kind is listed.
-    fn wants_snapshot(&self) -> bool {
+    /// Something changed since the last update, and every kind is listed.
+    fn wants_update(&self) -> bool {
         self.dirty && self.started()
     }
+}
 
-    /// The snapshot to hand on, always, keeping none (a tolerant watch's:
-    /// its consumer drops it once judged, and at 10,000 nodes a snapshot
-    /// is tens of MiB).
-    fn offer_unkept(&mut self, snapshot: Snapshot) -> Arc<Snapshot> {
-        self.dirty = false;
-        self.last = None;
-        Arc::new(snapshot)
+/// Stores filled as a watch fills them, without an API server: for the
+/// tests of what reads them.
+#[cfg(test)]
+pub(crate) mod fake {
+    use super::*;
+    use serde::Serialize;
+
+    /// A watch's stores and writers, and what they marked changed.
+    pub(crate) struct Fake {
+        writers: Vec<StoreWriter>,
+        stores: Stores,
+        dirty: Dirty,
+        cluster: Option<String>,
     }
 
-    /// The snapshot to hand on, unless it equals the last one. The last
-    /// one is dropped before it is replaced, so at most two are alive.
-    fn offer(&mut self, snapshot: Snapshot) -> Option<Arc<Snapshot>> {
-        self.dirty = false;
-        if self.last.as_deref() == Some(&snapshot) {
-            return None;
+    fn object(kind: Kind, item: &impl Serialize) -> DynamicObject {
+        let value = serde_json::to_value(item).expect("a typed object writes");
+        let mut o: DynamicObject = serde_json::from_value(value).expect("an object");
+        slim_object(kind, &mut o);
+        o
+    }
+
+    impl Fake {
+        /// Stores holding `snapshot`'s objects, as a first LIST leaves
+        /// them (of a named cluster's watch when `cluster`).
+        pub(crate) fn of(snapshot: &Snapshot, cluster: Option<&str>) -> Fake {
+            let dirty = Dirty::default();
+            let stores = Stores::new(Kind::ALL.map(|k| (k, Store::default())).to_vec());
+            let mut writers: Vec<StoreWriter> = stores
+                .kinds
+                .iter()
+                .map(|(k, s)| StoreWriter::new(*k, s.clone(), dirty.clone()))
+                .collect();
+            let mut listed: Vec<Vec<DynamicObject>> = vec![Vec::new(); 6];
+            let s = snapshot;
+            let at = |k: Kind| k.index();
+            listed[at(Kind::ValkeyClusters)] = s
+                .clusters
+                .iter()
+                .map(|o| object(Kind::ValkeyClusters, o))
+                .collect();
+            listed[at(Kind::ValkeyNodes)] = s
+                .nodes
+                .iter()
+                .map(|o| object(Kind::ValkeyNodes, o))
+                .collect();
+            listed[at(Kind::StatefulSets)] = s
+                .stateful_sets
+                .iter()
+                .map(|o| object(Kind::StatefulSets, o))
+                .collect();
+            listed[at(Kind::Deployments)] = s
+                .deployments
+                .iter()
+                .map(|o| object(Kind::Deployments, o))
+                .collect();
+            listed[at(Kind::Pods)] = s.pods.iter().map(|o| object(Kind::Pods, o)).collect();
+            listed[at(Kind::Events)] = s.events.iter().map(|o| object(Kind::Events, o)).collect();
+            for (w, objects) in writers.iter_mut().zip(listed) {
+                w.apply(&watcher::Event::Init);
+                for o in objects {
+                    w.apply(&watcher::Event::InitApply(o));
+                }
+                w.apply(&watcher::Event::InitDone);
+            }
+            Fake {
+                writers,
+                stores,
+                dirty,
+                cluster: cluster.map(str::to_string),
+            }
         }
-        let snapshot = Arc::new(snapshot);
-        self.last = Some(Arc::clone(&snapshot));
-        Some(snapshot)
+
+        /// The objects in view.
+        pub(crate) fn in_view(&self) -> InView {
+            InView {
+                stores: self.stores.clone(),
+                cluster: self.cluster.clone(),
+            }
+        }
+
+        /// A pod applied as the watch applies one.
+        pub(crate) fn apply_pod(&mut self, pod: &crate::snapshot::Pod) {
+            let o = object(Kind::Pods, pod);
+            self.writers[Kind::Pods.index()].apply(&watcher::Event::Apply(o));
+        }
+
+        /// What the writers marked since the last call.
+        pub(crate) fn take_changed(&self) -> Changed {
+            self.dirty.take()
+        }
+
+        /// Every store read whole into one snapshot.
+        pub(crate) fn whole(&self) -> Snapshot {
+            self.stores.snapshot().expect("the stores read")
+        }
+
+        /// The error of the first object that breaks the schema.
+        pub(crate) fn unreadable(&self) -> Option<Error> {
+            self.stores.unreadable()
+        }
+
+        /// An object of `kind` applied as the watch applies one.
+        pub(crate) fn apply_value(&mut self, kind: Kind, value: Value) {
+            let mut o: DynamicObject = serde_json::from_value(value).expect("an object");
+            slim_object(kind, &mut o);
+            self.writers[kind.index()].apply(&watcher::Event::Apply(o));
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::ValkeyCluster;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
     fn scope(namespace: Option<&str>, cluster: Option<&str>) -> Scope {
         Scope {
@@ -889,19 +1300,6 @@ mod tests {
         }
     }
 
-    fn snap(name: &str) -> Snapshot {
-        Snapshot {
-            clusters: vec![ValkeyCluster {
-                metadata: ObjectMeta {
-                    name: Some(name.into()),
-                    ..ObjectMeta::default()
-                },
-                ..ValkeyCluster::default()
-            }],
-            ..Snapshot::default()
-        }
-    }
-
     #[test]
     fn the_store_keeps_the_last_objects_until_a_list_ends() {
         let object = |name: &str, v: &str| {
@@ -912,9 +1310,10 @@ mod tests {
         let names = |store: &Store| -> Vec<String> {
             store
                 .lock()
+                .items
                 .iter()
-                .map(|((ns, name), bytes)| {
-                    let v: Value = serde_json::from_slice(bytes).unwrap();
+                .map(|((ns, name), stored)| {
+                    let v: Value = serde_json::from_slice(&stored.bytes).unwrap();
                     format!("{ns}/{name}={}", v["spec"]["v"].as_str().unwrap())
                 })
                 .collect()
@@ -995,27 +1394,13 @@ mod tests {
     }
 
     #[test]
-    fn first_snapshot_waits_for_every_kind() {
+    fn the_first_update_waits_for_every_kind() {
         let mut agg = Aggregate::default();
         agg.changed(Kind::ValkeyNodes);
         assert!(!agg.started());
-        assert!(!agg.wants_snapshot());
+        assert!(!agg.wants_update());
         list_all(&mut agg);
-        assert!(agg.wants_snapshot());
-        assert_eq!(agg.offer(snap("a")), Some(Arc::new(snap("a"))));
-    }
-
-    #[test]
-    fn equal_snapshots_are_not_repeated() {
-        let mut agg = Aggregate::default();
-        list_all(&mut agg);
-        assert_eq!(agg.offer(snap("a")), Some(Arc::new(snap("a"))));
-        assert!(!agg.wants_snapshot(), "nothing changed since");
-        agg.changed(Kind::Pods);
-        assert!(agg.wants_snapshot());
-        assert_eq!(agg.offer(snap("a")), None, "same objects again");
-        agg.changed(Kind::Pods);
-        assert_eq!(agg.offer(snap("b")), Some(Arc::new(snap("b"))));
+        assert!(agg.wants_update());
     }
 
     #[test]
@@ -1054,5 +1439,108 @@ mod tests {
         assert_eq!(agg.changed(Kind::Events), Some(Connection::Live));
         // Changes while live say nothing about the connection.
         assert_eq!(agg.changed(Kind::Events), None);
+    }
+
+    /// The bundled examples and a fleet of several clusters sharing
+    /// namespaces, each with a pod named only by its node and events about
+    /// its nodes.
+    fn inputs() -> Vec<(String, Snapshot)> {
+        let mut out = Vec::new();
+        for name in ["converged", "jammed", "jammed-p1", "rolling"] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples")
+                .join(format!("{name}.yaml"));
+            let read = file::read_snapshot(&path).expect("an example reads");
+            out.push((name.to_string(), read.snapshot));
+        }
+        out.push(("fleet".into(), crate::fixture::fleet()));
+        out
+    }
+
+    #[test]
+    fn each_clusters_view_read_from_the_stores_is_its_view_of_the_whole() {
+        for (name, snapshot) in inputs() {
+            let fake = fake::Fake::of(&snapshot, None);
+            let whole = fake.whole();
+            let keys = whole.cluster_keys();
+            assert!(!keys.is_empty(), "{name}");
+            let view = fake.in_view();
+            assert_eq!(view.cluster_keys(), keys, "{name}");
+            let mut got = BTreeMap::new();
+            view.each_view(&keys, |k, v| {
+                got.insert(k, v);
+            })
+            .expect("the views read");
+            assert_eq!(got, whole.cluster_views(&keys), "{name}");
+            // One cluster wanted: its view alone, reading its objects only.
+            let one = keys.iter().next_back().cloned().expect("a cluster");
+            let before = view.reads().objects.load(Ordering::Relaxed);
+            let mut alone = BTreeMap::new();
+            view.each_view(&[one.clone()].into(), |k, v| {
+                alone.insert(k, v);
+            })
+            .expect("the view reads");
+            let want = whole.cluster_views(&[one.clone()].into());
+            assert_eq!(alone, want, "{name}");
+            let v = &want[&one];
+            let objects = v.clusters.len()
+                + v.nodes.len()
+                + v.stateful_sets.len()
+                + v.deployments.len()
+                + v.pods.len()
+                + v.events.len();
+            assert_eq!(
+                view.reads().objects.load(Ordering::Relaxed) - before,
+                objects,
+                "{name}: only {one:?}'s objects are read"
+            );
+        }
+    }
+
+    #[test]
+    fn a_named_clusters_watch_has_that_cluster_alone_in_view() {
+        let mut fleet = crate::fixture::fleet();
+        // The named watch stores every node of the namespace (nodes are not
+        // selected by label), and the ValkeyClusters of that name.
+        fleet.clusters.retain(|c| c.name() == "two");
+        let fake = fake::Fake::of(&fleet, Some("two"));
+        let view = fake.in_view();
+        let key = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(view.cluster_keys(), [key("b", "two")].into());
+        let changed = Changed {
+            nodes: [key("b", "three-0-1"), key("b", "two-0-1")].into(),
+            ..Changed::default()
+        };
+        assert_eq!(view.changed_clusters(&changed), [key("b", "two")].into());
+    }
+
+    #[test]
+    fn an_object_that_breaks_the_schema_is_said_when_stored_and_not_after_it_is_fixed() {
+        let mut fake = fake::Fake::of(&crate::fixture::fleet(), None);
+        assert!(fake.unreadable().is_none());
+        let pod = |phase: Value| {
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "stray", "namespace": "a",
+                             "labels": {"valkey.io/cluster": "one"}},
+                "status": {"podIP": phase},
+            })
+        };
+        fake.apply_value(Kind::Pods, pod(serde_json::json!(7)));
+        let error = fake.unreadable().expect("the pod breaks the schema");
+        let text = error.to_string();
+        assert!(
+            text.starts_with("the API server's watch of pods: document 1/items[")
+                && text.contains("stray"),
+            "{text}"
+        );
+        // Its cluster's view cannot be read either.
+        let err = fake
+            .in_view()
+            .each_view(&[("a".into(), "one".into())].into(), |_, _| {})
+            .expect_err("the view of one holds the pod");
+        assert_eq!(err.to_string(), text);
+        fake.apply_value(Kind::Pods, pod(serde_json::json!("127.0.1.9")));
+        assert!(fake.unreadable().is_none());
     }
 }

@@ -7,7 +7,10 @@
 //! cluster serve DIR N...     the harness's API server (tests/harness), one
 //!                            namespace per size N with an N-node cluster
 //!                            (objects.rs) created through the API; writes
-//!                            DIR/env.sh, then waits until DIR/stop exists
+//!                            DIR/env.sh, then waits until DIR/stop exists;
+//!                            `CxN`: C clusters of N nodes, each in its own
+//!                            namespace; `CxN@one`: all in one namespace,
+//!                            named cache-000, cache-001, ...
 //! cluster file N OUT         a kubectl List (JSON) of one N-node cluster
 //!                            in namespace `prod`, as objects.rs makes it
 //! cluster bundle MIB OUT     a kubectl List of 8-node clusters, one per
@@ -44,13 +47,18 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("serve") if args.len() >= 3 => {
             // `N`: one N-node cluster; `CxN`: C clusters of N nodes, each
-            // in its own namespace (the exporter's benchmark).
-            let sizes: Vec<(usize, usize)> = args[2..]
+            // in its own namespace (the exporter's benchmark); `CxN@one`:
+            // all in one namespace (issue 33's benchmark).
+            let sizes: Vec<Size> = args[2..]
                 .iter()
                 .map(|spec| {
-                    let (count, n) = spec.split_once('x').unwrap_or(("1", spec));
+                    let (size, one) = match spec.strip_suffix("@one") {
+                        Some(size) => (size, true),
+                        None => (spec.as_str(), false),
+                    };
+                    let (count, n) = size.split_once('x').unwrap_or(("1", size));
                     match (count.parse(), n.parse()) {
-                        (Ok(count), Ok(n)) => (count, n),
+                        (Ok(count), Ok(n)) => Size { count, n, one },
                         _ => panic!("not a size: {spec}"),
                     }
                 })
@@ -155,7 +163,15 @@ async fn load_one(client: kube::Client, namespace: String, mut item: Value) {
     }
 }
 
-fn serve(dir: &Path, sizes: &[(usize, usize)]) {
+/// What `serve` loads: `count` clusters of `n` nodes, in one namespace
+/// when `one`, else each in its own.
+struct Size {
+    count: usize,
+    n: usize,
+    one: bool,
+}
+
+fn serve(dir: &Path, sizes: &[Size]) {
     std::fs::create_dir_all(dir).expect("bench dir");
     let _ = std::fs::remove_file(dir.join("stop"));
     let server = harness::server();
@@ -171,18 +187,25 @@ fn serve(dir: &Path, sizes: &[(usize, usize)]) {
         server.workdir().join("kube-cache").display(),
         server.version(),
     );
-    for &(count, n) in sizes {
+    for &Size { count, n, one } in sizes {
         let started = Instant::now();
-        let mut first_namespace = None;
+        let mut first_namespace: Option<String> = None;
         let mut objects = 0;
-        for _ in 0..count {
+        for c in 0..count {
             let hint = if count == 1 {
                 format!("bench-{n}")
             } else {
                 format!("bench-{count}x{n}")
             };
-            let namespace = server.fresh_namespace(&hint);
-            let items = objects::cluster_items(&namespace, n);
+            let namespace = match &first_namespace {
+                Some(ns) if one => ns.clone(),
+                _ => server.fresh_namespace(&hint),
+            };
+            let items = if one {
+                objects::cluster_items_named(&namespace, &format!("cache-{c:03}"), n)
+            } else {
+                objects::cluster_items(&namespace, n)
+            };
             objects += items.len();
             rt.block_on(async {
                 let client = server.client().await;
@@ -201,10 +224,10 @@ fn serve(dir: &Path, sizes: &[(usize, usize)]) {
             first_namespace.get_or_insert(namespace);
         }
         let namespace = first_namespace.unwrap_or_default();
-        let spec = if count == 1 {
-            n.to_string()
-        } else {
-            format!("{count}x{n}")
+        let spec = match (count, one) {
+            (1, _) => n.to_string(),
+            (_, false) => format!("{count}x{n}"),
+            (_, true) => format!("{count}x{n}one"),
         };
         eprintln!(
             "cluster: {spec} nodes ({objects} objects) from namespace {namespace} in {:.1}s",

@@ -55,9 +55,15 @@ enum Stage {
 /// The objects of one cluster of `nodes` nodes (2 per shard), as the items
 /// of a kubectl `List`.
 pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
+    cluster_items_named(namespace, CLUSTER, nodes)
+}
+
+/// [`cluster_items`] of a cluster named `cluster` (several in one
+/// namespace: their node, workload and pod names differ by it).
+pub fn cluster_items_named(namespace: &str, cluster: &str, nodes: usize) -> Vec<Value> {
     let shards = nodes.div_ceil(2);
     let (old, new) = (hash("bench/old"), hash("bench/new"));
-    let cluster_uid = uid(&format!("bench/{namespace}/{CLUSTER}"));
+    let cluster_uid = uid(&format!("bench/{namespace}/{cluster}"));
     // Bench-only words (no fixture builder says them).
     let live_config = ("Applied", "Live configuration is applied");
     let formed = ("ClusterFormed", "All nodes joined the cluster");
@@ -65,7 +71,7 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
         "apiVersion": VALKEY_API_VERSION,
         "kind": "ValkeyCluster",
         "metadata": {
-            "name": CLUSTER, "namespace": namespace, "uid": cluster_uid,
+            "name": cluster, "namespace": namespace, "uid": cluster_uid,
             "generation": 4, "resourceVersion": "48212182",
             "creationTimestamp": at(6_000_000),
         },
@@ -85,7 +91,7 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
     let mut events = Vec::new();
     for i in 0..nodes {
         let (shard, index) = (i / 2, i % 2);
-        let name = format!("{CLUSTER}-{shard}-{index}");
+        let name = format!("{cluster}-{shard}-{index}");
         let stage = match i {
             _ if i < nodes / 3 => Stage::Rolled,
             _ if i == nodes / 3 => Stage::Holder,
@@ -128,8 +134,8 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
             managed_annotations.insert(format!("f:{key}"), json!({}));
         }
         // The cluster controller's labels on a node, as the fixture's.
-        let mut node_labels = fixture::recommended_labels(CLUSTER);
-        node_labels.insert(keys::LABEL_CLUSTER.into(), CLUSTER.into());
+        let mut node_labels = fixture::recommended_labels(cluster);
+        node_labels.insert(keys::LABEL_CLUSTER.into(), cluster.into());
         node_labels.insert(keys::LABEL_SHARD_INDEX.into(), shard.to_string());
         node_labels.insert(keys::LABEL_NODE_INDEX.into(), index.to_string());
         items.push(json!({
@@ -143,7 +149,7 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
                 "annotations": annotations,
                 "ownerReferences": [{
                     "apiVersion": VALKEY_API_VERSION, "kind": "ValkeyCluster",
-                    "name": CLUSTER, "uid": cluster_uid,
+                    "name": cluster, "uid": cluster_uid,
                     "controller": true, "blockOwnerDeletion": true,
                 }],
                 "managedFields": [
@@ -199,7 +205,7 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
                 "template": {
                     "metadata": {"labels": labels,
                                  "annotations": {"valkey.io/workload-template-hash": runs}},
-                    "spec": fixture::operator_pod_spec(CLUSTER, &workload, None),
+                    "spec": fixture::operator_pod_spec(cluster, &workload, None),
                 },
                 "podManagementPolicy": "OrderedReady", "revisionHistoryLimit": 10,
                 "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
@@ -249,7 +255,7 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
                                      "name": workload, "uid": workload_uid, "controller": true,
                                      "blockOwnerDeletion": true}],
             },
-            "spec": fixture::operator_pod_spec(CLUSTER, &workload, Some(&pod)),
+            "spec": fixture::operator_pod_spec(cluster, &workload, Some(&pod)),
             "status": {
                 "phase": "Running",
                 "conditions": [
@@ -271,7 +277,7 @@ pub fn cluster_items(namespace: &str, nodes: usize) -> Vec<Value> {
             // The fixture's events, with this cluster's uids and a name
             // unique in the namespace (the fixture names them by time).
             let permitted =
-                fixture::event_permitted(namespace, CLUSTER, &name, &new, ago(ago_secs));
+                fixture::event_permitted(namespace, cluster, &name, &new, ago(ago_secs));
             let applied = fixture::event_applied(namespace, &name, &new, ago(ago_secs - 1));
             for mut e in [permitted, applied] {
                 e.metadata.name = Some(format!("{name}.{:x}", events.len()));

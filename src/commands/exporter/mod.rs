@@ -2,15 +2,17 @@
 //! served as Prometheus metrics (docs/metrics.md).
 //!
 //! One watch per kubeconfig context (the watch `status --watch` keeps: slim
-//! stores, a new snapshot on every change), started tolerant: no error ends
-//! it. Each context is judged again when its objects change (at most once
-//! a second: a roll in flight on 10,000 nodes changes often and costs some
-//! 100 ms to judge) and when time alone can change a verdict
-//! ([`crate::report::Report::next_change`]), at least every
-//! [`MAX_WAIT`]. Only a summary of the judged report is kept, with each
-//! kind's health, in [`Shared`] (the snapshot and the report are dropped
-//! once judged: at 10,000 nodes each is tens of MiB); a scrape renders them ([`crate::render::metrics`]) and never
-//! reads the API server or judges.
+//! stores), started tolerant: no error ends it. A context's clusters are
+//! judged again when their objects change (at most once a second: a roll
+//! in flight on 10,000 nodes changes often and costs some 100 ms to judge)
+//! and when time alone can change a verdict
+//! ([`crate::report::Report::next_change`]), at least every [`MAX_WAIT`];
+//! each cluster judged is read from the watch's stores alone
+//! ([`super::judgements`]). Only a summary of each judged cluster is kept,
+//! with each kind's health, in [`Shared`] (a cluster's view and report are
+//! dropped once judged: at 10,000 nodes each is tens of MiB); a scrape
+//! renders them ([`crate::render::metrics`]) and never reads the API
+//! server or judges.
 //!
 //! It never exits on its own: an unreachable server, a kind it may not
 //! list, an object that breaks the schema, a kubeconfig entry that cannot be
@@ -30,10 +32,10 @@ use crate::render::metrics::{
     ClusterSummary, ContextView, ErrorKind, Judged, KindView, readiness_news, serving,
     watches_restarted,
 };
-use crate::snapshot::{Changed, Snapshot};
+use crate::snapshot::Changed;
 use crate::source::live;
 use crate::source::select::Kind;
-use crate::source::watch::{Scope, Update, Watch};
+use crate::source::watch::{InView, Scope, Update, Watch};
 use jiff::Timestamp;
 use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -44,7 +46,7 @@ use tokio::time::Instant;
 /// only, since the report says when time alone changes a verdict next
 /// ([`crate::report::Report::next_change`]), and the durations exported
 /// are brought to the scrape's time. Judging 10,000 nodes costs some 200
-/// ms (the snapshot built from the watch's stores, then judged): at this
+/// ms (their view read from the watch's stores, then judged): at this
 /// interval an idle exporter stays well under 0.5 % of a core.
 pub(crate) const MAX_WAIT: Duration = Duration::from_secs(300);
 
@@ -207,7 +209,6 @@ async fn watch_context(
     shared: &Shared,
 ) {
     let threshold = global.stall_threshold;
-    let mut snapshot: Option<Arc<Snapshot>> = None;
     let mut judgements: Judgements<ClusterSummary> = Judgements::default();
     let mut judged: Option<Judged> = None;
     let mut last_judged: Option<Instant> = None;
@@ -218,10 +219,7 @@ async fn watch_context(
         let mut errors = Vec::new();
         tokio::select! {
             update = watch.next() => match update {
-                Ok(Update::Snapshot(s)) => {
-                    snapshot = Some(s);
-                    due = true;
-                }
+                Ok(Update::Objects(_)) => due = true,
                 Ok(Update::Connection(_)) => due = true,
                 Err(Error::WatchEnded) => return,
                 // An object that breaks the schema: the next change tries
@@ -230,9 +228,8 @@ async fn watch_context(
             },
             () = tokio::time::sleep_until(wake) => due = true,
         }
-        // Unreadable until a snapshot is built again (which, equal to the
-        // last one, is not handed on).
-        let bad_data = watch.unreadable().map(str::to_string);
+        // Unreadable while an object in view breaks the schema.
+        let bad_data = watch.unreadable();
         errors.extend(watch.take_failures().iter().map(|(_, e)| error_kind(e)));
         let kinds: Vec<KindView> = watch
             .health()
@@ -255,8 +252,8 @@ async fn watch_context(
         blind.extend(bad_data.clone());
         if !blind.is_empty() {
             // Nothing is exported from a view that is not whole; it is
-            // judged again as soon as it is. An object fixed back to what
-            // was last read is no new snapshot: look again soon.
+            // judged again as soon as it is; while an object breaks the
+            // schema, look again soon.
             judged = None;
             due = true;
             wake = Instant::now()
@@ -270,25 +267,17 @@ async fn watch_context(
             match last_judged.filter(|last| now < *last + MIN_GAP) {
                 Some(last) => wake = last + MIN_GAP,
                 None => {
-                    // The watch keeps no snapshot between changes: when
-                    // time alone is due, one is built from its stores.
-                    let current = match snapshot.take() {
-                        Some(s) => Some(s),
-                        None => match watch.snapshot_now() {
-                            Some(Ok(s)) => Some(Arc::new(s)),
-                            Some(Err(e)) => {
-                                errors.push(error_kind(&e));
-                                None
-                            }
-                            None => None,
-                        },
-                    };
-                    if let Some(current) = current {
+                    // Each cluster judged is read from the watch's stores
+                    // alone: no whole snapshot is built.
+                    if let Some(current) = watch.in_view() {
                         // Only the clusters whose objects changed, or whose
                         // verdict time alone changes by now, are judged.
                         let changed = watch.take_changed();
                         let at;
-                        (judgements, at) = judge(judgements, current, changed, threshold).await;
+                        let failed;
+                        (judgements, at, failed) =
+                            judge(judgements, current, changed, threshold).await;
+                        errors.extend(failed.as_ref().map(error_kind));
                         wake = Instant::now() + until_next_change(judgements.next_change(), at);
                         judged = Some(Judged {
                             clusters: judgements.values().cloned().collect(),
@@ -339,30 +328,33 @@ fn release_freed_memory() {
     }
 }
 
-/// Brings the judgements up to a snapshot off the async workers (a
-/// cluster of 10,000 nodes takes some 100 ms): the clusters `changed`
+/// Brings the judgements up to the objects in view off the async workers
+/// (a cluster of 10,000 nodes takes some 100 ms): the clusters `changed`
 /// names and those time alone changes by now; each kept as its summary,
-/// stamped with when it was judged. Returns them and the time.
+/// stamped with when it was judged. Returns them, the time, and an object
+/// that could not be read.
 async fn judge(
     mut judgements: Judgements<ClusterSummary>,
-    snapshot: Arc<Snapshot>,
+    objects: InView,
     changed: Changed,
     threshold: Duration,
-) -> (Judgements<ClusterSummary>, Timestamp) {
+) -> (Judgements<ClusterSummary>, Timestamp, Option<Error>) {
     let now = Timestamp::now();
     let keep = move |r: crate::report::ClusterReport| ClusterSummary {
         at: Some(now),
         ..ClusterSummary::of(&r)
     };
     let judging = tokio::task::spawn_blocking(move || {
-        judgements.update(snapshot, &changed, now, threshold, keep, |_| false);
-        judgements
+        let failed = judgements
+            .update(objects, &changed, now, threshold, keep, |_| false)
+            .err();
+        (judgements, failed)
     });
     match judging.await {
-        Ok(judgements) => (judgements, now),
+        Ok((judgements, failed)) => (judgements, now, failed),
         // The classifier never panics on data; were it to, every cluster
         // is judged afresh at the next change.
-        Err(_) => (Judgements::default(), now),
+        Err(_) => (Judgements::default(), now, None),
     }
 }
 
