@@ -329,6 +329,9 @@ async fn servers_not_read_are_one_line_each_and_no_password_shows() {
         ran.stderr
     );
     assert!(roles(&c).values().all(|(_, s)| s != "server"), "{c:#}");
+    // ... exactly as without --servers: no note on every role.
+    let plain = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
+    assert_eq!(c["nodes"], cluster(&plain.ok_json())["nodes"], "{c:#}");
 
     // A wrong password: every server refuses it.
     let wrong = Passwords::for_cluster("someone-else");

@@ -85,10 +85,8 @@ pub(crate) async fn read_into(
     for (ns, name) in clusters {
         let targets = targets_of(snapshot, &ns, &name);
         if uses_tls(snapshot, &ns, &name) {
-            // Plain RESP to a TLS port is no reading: say so, dial nothing.
-            snapshot
-                .readings
-                .extend(targets.iter().map(|t| failed(&ns, t, Failure::Tls)));
+            // Plain RESP to a TLS port is no reading: say so, dial nothing;
+            // the API's judgement stands, as for any cluster not read.
             accounts.push(ClusterServers {
                 namespace: ns,
                 cluster: name,
@@ -176,15 +174,15 @@ async fn read_cluster(
         read: 0,
         failed: Vec::new(),
     };
+    // A cluster whose servers cannot be read at all (no Secret, or not
+    // allowed to read it) leaves no reading: one line says why, and the
+    // API's judgement stands as without --servers, with no note on every
+    // role. A server that fails alone is a reading with its error.
     let password = match password(live, ns, cluster).await {
         Ok(p) => p,
         Err(failure) => {
-            let readings = targets
-                .iter()
-                .map(|t| failed(ns, t, failure.clone()))
-                .collect();
             account.trouble = Some(failure);
-            return (readings, account);
+            return (Vec::new(), account);
         }
     };
     let password = &password;
