@@ -116,7 +116,7 @@ impl<T> Judgements<T> {
         changed: &Changed,
         now: Timestamp,
         threshold: Duration,
-        keep: impl Fn(ClusterReport) -> T,
+        keep: impl Fn(ClusterReport, &Snapshot) -> T,
         also: impl Fn(&T) -> bool,
     ) -> Result<usize> {
         let in_view = objects.cluster_keys();
@@ -139,7 +139,6 @@ impl<T> Judgements<T> {
         let mut found = BTreeSet::new();
         objects.each_view(&due, &mut |key, view| {
             let report = classify(&view, now, threshold);
-            drop(view);
             judged += 1;
             let own = report
                 .clusters
@@ -150,7 +149,7 @@ impl<T> Judgements<T> {
                 self.kept.insert(
                     key.clone(),
                     Kept {
-                        value: keep(c),
+                        value: keep(c, &view),
                         next_change,
                     },
                 );
@@ -194,7 +193,7 @@ mod tests {
                 &Changed::all(),
                 t(0),
                 threshold,
-                |r| r,
+                |r, _| r,
                 |_| false,
             )
             .expect("judged");
@@ -217,7 +216,14 @@ mod tests {
             ..Changed::default()
         };
         let n = judgements
-            .update(Arc::new(after), &changed, t(1), threshold, |r| r, |_| false)
+            .update(
+                Arc::new(after),
+                &changed,
+                t(1),
+                threshold,
+                |r, _| r,
+                |_| false,
+            )
             .expect("judged");
         assert_eq!(n, 1, "only four is judged again");
     }
@@ -245,7 +251,7 @@ mod tests {
                 &Changed::all(),
                 t(0),
                 threshold,
-                |r| r,
+                |r, _| r,
                 |_| false,
             )
             .expect("judged");
@@ -276,7 +282,7 @@ mod tests {
         fake.apply_pod(&pod);
         let changed = fake.take_changed();
         let n = judgements
-            .update(view.clone(), &changed, t(1), threshold, |r| r, |_| false)
+            .update(view.clone(), &changed, t(1), threshold, |r, _| r, |_| false)
             .expect("judged");
         assert_eq!(n, 1, "only four is judged again");
         // Its cluster, three nodes, three workloads, three pods.

@@ -165,7 +165,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             &watch.take_changed(),
             ctx.now(),
             ctx.global.stall_threshold,
-            |r| r,
+            |r, _| r,
             |_| false,
         )?;
         let report = Report {
@@ -314,7 +314,7 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
                 &std::mem::take(&mut changes[at]),
                 now,
                 ctx.global.stall_threshold,
-                |r| r,
+                |r, _| r,
                 |_| false,
             )?;
             let mut judged = Report {

@@ -80,7 +80,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
             &watch.take_changed(),
             now,
             ctx.global.stall_threshold,
-            |r| r,
+            |r, _| r,
             |r| screen && r.verdict != Verdict::Converged,
         )?;
         let report = Report {

@@ -153,7 +153,7 @@ fn with_headers(mut r: Response<Body>, content_type: &'static str) -> Response<B
     r
 }
 
-/// `history -o svg` of one cluster, from its context's last snapshot.
+/// `history -o svg` of one cluster, from its view as last judged.
 async fn history(rest: &str, board: &channel::Receiver<Board>) -> Response<Body> {
     let not_found = || text(StatusCode::NOT_FOUND, "no such cluster in view\n");
     let mut parts = rest.splitn(3, '/');
@@ -165,9 +165,10 @@ async fn history(rest: &str, board: &channel::Receiver<Board>) -> Response<Body>
     };
     let found = {
         let b = board.borrow();
-        b.contexts
-            .get(at)
-            .and_then(|c: &ContextBoard| c.snapshot.clone().map(|s| (s, c.threshold)))
+        b.contexts.get(at).and_then(|c: &ContextBoard| {
+            let view = c.views.get(&(namespace.to_string(), name.to_string()))?;
+            Some((Arc::clone(view), c.threshold))
+        })
     };
     let Some((snapshot, threshold)) = found else {
         return not_found();

@@ -29,9 +29,8 @@ use crate::error::{Error, Outcome, Result};
 use crate::render::dashboard::{ClusterCard, ContextLine, card, context_name, reading, unreadable};
 use crate::report::Verdict;
 use crate::snapshot::{Snapshot, ValkeyNode};
-use crate::source::watch::{Update, Watch};
+use crate::source::watch::{InView, Update, Watch};
 use jiff::Timestamp;
-use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::sync::Arc;
@@ -67,9 +66,9 @@ pub(crate) struct ContextBoard {
     pub line: ContextLine,
     /// Each cluster's card by its key (`context/namespace/name`).
     pub cards: BTreeMap<String, Arc<ClusterCard>>,
-    /// The last snapshot judged (for the history picture), and the stall
-    /// threshold it was judged with.
-    pub snapshot: Option<Arc<Snapshot>>,
+    /// Each cluster's view as last judged (for the history picture), by
+    /// namespace and name, and the stall threshold it was judged with.
+    pub views: BTreeMap<(String, String), Arc<Snapshot>>,
     pub threshold: Duration,
 }
 
@@ -93,7 +92,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &DashboardArgs) -> Result<Outcome> {
                     empty: None,
                 },
                 cards: BTreeMap::new(),
-                snapshot: None,
+                views: BTreeMap::new(),
                 threshold: ctx.global.stall_threshold,
             })
             .collect(),
@@ -161,7 +160,7 @@ async fn keep_context(
             c.line.trouble = true;
             c.line.empty = None;
             c.cards.clear();
-            c.snapshot = None;
+            c.views.clear();
             true
         });
         tokio::time::sleep(retry).await;
@@ -181,46 +180,51 @@ async fn follow(
     board: &channel::Sender<Board>,
 ) -> Error {
     let threshold = ctx.global.stall_threshold;
-    let mut snapshot: Option<Arc<Snapshot>> = None;
-    let mut judgements: Judgements<Arc<ClusterCard>> = Judgements::default();
+    let mut objects: Option<InView> = None;
+    let mut judgements: Judgements<Judged> = Judgements::default();
     let mut connection = ConnectionView::Live;
     let mut wake = Instant::now() + TICK;
     loop {
         tokio::select! {
             update = watch.next() => match update {
-                Ok(Update::Snapshot(s)) => snapshot = Some(s),
+                Ok(Update::Objects(o)) => objects = Some(o),
                 Ok(Update::Connection(c)) => connection = ConnectionView::from(c),
                 Err(e) => return e,
             },
             () = tokio::time::sleep_until(wake) => {}
         }
         wake = Instant::now() + TICK;
-        let Some(current) = &snapshot else {
+        let Some(current) = &objects else {
             continue;
         };
         let changed = watch.take_changed();
-        let current = Arc::clone(current);
-        let judged = Arc::clone(&current);
+        let current = current.clone();
         let context = context.clone();
         let judging = tokio::task::spawn_blocking(move || {
             let now = Timestamp::now();
-            judge(
+            let failed = judge(
                 &mut judgements,
-                &judged,
+                current,
                 &changed,
                 now,
                 threshold,
                 at,
                 context,
             );
-            judgements
+            (judgements, failed)
         });
         // The classifier never panics on data; were it to, every cluster
         // is judged afresh next time.
-        judgements = judging.await.unwrap_or_default();
+        let failed;
+        (judgements, failed) = judging.await.unwrap_or_default();
+        if let Some(e) = failed {
+            return e;
+        }
         let mut cards: BTreeMap<String, Arc<ClusterCard>> = BTreeMap::new();
-        for c in judgements.values() {
-            cards.insert(c.key.clone(), Arc::clone(c));
+        let mut views: BTreeMap<(String, String), Arc<Snapshot>> = BTreeMap::new();
+        for j in judgements.values() {
+            cards.insert(j.card.key.clone(), Arc::clone(&j.card));
+            views.insert(j.cluster.clone(), Arc::clone(&j.view));
         }
         let words = connection.words(Instant::now());
         let trouble = connection != ConnectionView::Live;
@@ -228,7 +232,7 @@ async fn follow(
             let Some(c) = b.contexts.get_mut(at) else {
                 return false;
             };
-            c.snapshot = Some(Arc::clone(&current));
+            c.views = views;
             let line = ContextLine {
                 name: c.line.name.clone(),
                 connection: words,
@@ -257,43 +261,57 @@ async fn follow(
     }
 }
 
-/// Brings `judgements` up to `snapshot` at `now`, each judged cluster
-/// rendered into its card.
+/// What is kept of a cluster's judgement: its card, and the view it was
+/// judged from (for the history picture).
+#[derive(Debug)]
+struct Judged {
+    card: Arc<ClusterCard>,
+    cluster: (String, String),
+    view: Arc<Snapshot>,
+}
+
+/// Brings `judgements` up to the objects in view at `now`, each judged
+/// cluster rendered into its card from its own view; an object that
+/// cannot be read is the error.
 fn judge(
-    judgements: &mut Judgements<Arc<ClusterCard>>,
-    snapshot: &Arc<Snapshot>,
+    judgements: &mut Judgements<Judged>,
+    objects: InView,
     changed: &crate::snapshot::Changed,
     now: Timestamp,
     threshold: Duration,
     at: usize,
     context: Option<String>,
-) {
-    let objects: HashMap<(&str, &str), &ValkeyNode> = snapshot
-        .nodes
-        .iter()
-        .map(|n| ((n.namespace(), n.name()), n))
-        .collect();
-    // Built once, and only when a cluster is judged again.
-    let timelines: OnceCell<NodeTimelines> = OnceCell::new();
-    judgements.update(
-        Arc::clone(snapshot),
-        changed,
-        now,
-        threshold,
-        |mut report| {
-            report.context = context.clone();
-            let key = format!("{at:03}/{}/{}", report.namespace, report.name);
-            let timelines = timelines
-                .get_or_init(|| NodeTimelines::new(snapshot))
-                .of_cluster(&report.namespace, &report.name);
-            Arc::new(card(key, &report, &objects, &timelines, now))
-        },
-        |c| {
-            c.verdict != Verdict::Converged
-                && jiff::SignedDuration::try_from(tick_for(c.nodes))
-                    .is_ok_and(|tick| c.judged_at + tick <= now)
-        },
-    );
+) -> Option<Error> {
+    judgements
+        .update(
+            objects,
+            changed,
+            now,
+            threshold,
+            |mut report, view| {
+                let nodes: HashMap<(&str, &str), &ValkeyNode> = view
+                    .nodes
+                    .iter()
+                    .map(|n| ((n.namespace(), n.name()), n))
+                    .collect();
+                let timelines =
+                    NodeTimelines::new(view).of_cluster(&report.namespace, &report.name);
+                report.context = context.clone();
+                let key = format!("{at:03}/{}/{}", report.namespace, report.name);
+                let card = Arc::new(card(key, &report, &nodes, &timelines, now));
+                Judged {
+                    card,
+                    cluster: (report.namespace.clone(), report.name.clone()),
+                    view: Arc::new(view.clone()),
+                }
+            },
+            |j| {
+                j.card.verdict != Verdict::Converged
+                    && jiff::SignedDuration::try_from(tick_for(j.card.nodes))
+                        .is_ok_and(|tick| j.card.judged_at + tick <= now)
+            },
+        )
+        .err()
 }
 
 /// Says `text` on stderr.

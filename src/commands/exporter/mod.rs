@@ -340,10 +340,11 @@ async fn judge(
     threshold: Duration,
 ) -> (Judgements<ClusterSummary>, Timestamp, Option<Error>) {
     let now = Timestamp::now();
-    let keep = move |r: crate::report::ClusterReport| ClusterSummary {
-        at: Some(now),
-        ..ClusterSummary::of(&r)
-    };
+    let keep =
+        move |r: crate::report::ClusterReport, _: &crate::snapshot::Snapshot| ClusterSummary {
+            at: Some(now),
+            ..ClusterSummary::of(&r)
+        };
     let judging = tokio::task::spawn_blocking(move || {
         let failed = judgements
             .update(objects, &changed, now, threshold, keep, |_| false)
