@@ -22,6 +22,7 @@
 //!   presumed still to roll (Waiting). Past it, every node the new build
 //!   changes asks for itself.
 
+use super::clock::Clock;
 use super::judge::Judged;
 use super::roll::SAME_ROLL;
 use crate::report::{NodeState, Protocol};
@@ -53,14 +54,14 @@ fn build_ask(j: &Judged<'_>) -> Option<Timestamp> {
 
 /// Marks behind (Waiting) the nodes a roll of the operator's build has not
 /// reached yet (P2 only; see the module's rule).
-pub(crate) fn presume(judged: &mut [Judged<'_>], protocol: Protocol, now: Timestamp) {
+pub(crate) fn presume(judged: &mut [Judged<'_>], protocol: Protocol, clock: &Clock) {
     if protocol != Protocol::P2 || judged.iter().any(|j| j.behind) {
         return;
     }
     let Some(start) = judged.iter().filter_map(build_ask).min() else {
         return;
     };
-    if now.duration_since(start) > SAME_ROLL {
+    if clock.beyond(start, SAME_ROLL) {
         return;
     }
     let since = start.checked_sub(SAME_ROLL).unwrap_or(start);

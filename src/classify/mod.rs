@@ -200,7 +200,7 @@ fn classify_cluster(
         .collect();
     {
         let mut all: Vec<Judged<'_>> = by_place.iter_mut().filter_map(Option::take).collect();
-        builder::presume(&mut all, protocol, now);
+        builder::presume(&mut all, protocol, clock);
         by_place = all.into_iter().map(Some).collect();
     }
     let rolling = by_place
@@ -441,7 +441,7 @@ fn judge_roles(
         .filter(|c| c.is_true())
         .and_then(|c| c.last_transition_time.as_ref())
         .map(|t| t.0)
-        .filter(|&t| clock.now().duration_since(t) <= role::ROLES_REREAD_WITHIN);
+        .filter(|&t| clock.within(t, role::ROLES_REREAD_WITHIN));
     role::judge(
         &role::RoleInput::new(
             &members,
