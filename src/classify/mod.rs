@@ -188,21 +188,18 @@ fn classify_cluster(
     let places = walk::place(nodes, name, &roles.nodes);
     // Judged first, ordered after: the walk order depends on whether any
     // node asks, holds or is behind.
-    let mut by_place: Vec<Option<Judged<'_>>> = views
+    let mut all: Vec<Judged<'_>> = views
         .iter()
         .zip(&places)
         .zip(roles.nodes)
         .map(|((view, place), role)| {
             let mut j = judge::judge(index, *view, *place, protocol, side, clock, threshold);
             j.role = role;
-            Some(j)
+            j
         })
         .collect();
-    {
-        let mut all: Vec<Judged<'_>> = by_place.iter_mut().filter_map(Option::take).collect();
-        builder::presume(&mut all, protocol, clock);
-        by_place = all.into_iter().map(Some).collect();
-    }
+    builder::presume(&mut all, protocol, clock);
+    let mut by_place: Vec<Option<Judged<'_>>> = all.into_iter().map(Some).collect();
     let rolling = by_place
         .iter()
         .flatten()
