@@ -94,6 +94,19 @@ pub(crate) fn no_clusters_message(namespace: Option<&str>) -> String {
     }
 }
 
+/// What a live page says while the one cluster it was asked for is not
+/// there: the page keeps watching, so it may yet appear.
+pub(crate) fn named_cluster_missing(name: &str, namespace: Option<&str>) -> String {
+    let place = match namespace {
+        Some(ns) => format!("in namespace {ns}"),
+        None => "in any namespace".to_string(),
+    };
+    format!(
+        "ValkeyCluster {} not found {place}; shown here when it appears.\n",
+        clean(name)
+    )
+}
+
 /// The warning a partial view carries, one line per kind left out: which
 /// kind, why, and what is judged without it. Empty for a whole view.
 pub(crate) fn partial_warning(unread: &[Unread]) -> String {
@@ -255,6 +268,15 @@ mod tests {
             no_clusters_message(None),
             "No ValkeyClusters found in any namespace.\n"
         );
+    }
+
+    #[test]
+    fn a_named_cluster_not_there_is_named_and_cleaned() {
+        assert_eq!(
+            named_cluster_missing("cache", Some("prod")),
+            "ValkeyCluster cache not found in namespace prod; shown here when it appears.\n"
+        );
+        assert!(!named_cluster_missing("a\u{202e}b\x1b[31m", None).contains(['\u{202e}', '\x1b']));
     }
 
     #[test]

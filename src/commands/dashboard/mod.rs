@@ -26,6 +26,7 @@ use super::watch::{ConnectionView, TICK, stop_requested};
 use crate::classify::NodeTimelines;
 use crate::cli::DashboardArgs;
 use crate::error::{Error, Outcome, Result};
+use crate::render::notice;
 use crate::render::dashboard::{ClusterCard, ContextLine, card, context_name, reading, unreadable};
 use crate::report::Verdict;
 use crate::snapshot::{Snapshot, ValkeyNode};
@@ -144,7 +145,10 @@ async fn keep_context(
         let error = match super::watch::start(&ctx, cluster.as_deref()).await {
             Ok((_live, watch, scope)) => {
                 let label = several.then(|| name.label());
-                let empty = crate::render::notice::no_clusters_message(scope.namespace.as_deref());
+                let empty = match cluster.as_deref() {
+                    Some(name) => notice::named_cluster_missing(name, scope.namespace.as_deref()),
+                    None => notice::no_clusters_message(scope.namespace.as_deref()),
+                };
                 let e = follow(&ctx, watch, at, label, empty.trim_end(), &board).await;
                 retry = Duration::from_secs(1);
                 e

@@ -36,12 +36,21 @@
     b.dataset.node = n.name;
     b.setAttribute("aria-pressed", open && open.key === key && open.node === n.name ? "true" : "false");
     b.append(el("span", "name", n.name));
-    const cells = el("span", "cells");
-    cells.append(el("span", "part state", n.state));
+    // The separator ends the part before it, inside its unbreakable span, so a
+    // narrow cell wraps between parts and no line starts with " · ".
+    const parts = [el("span", "state", n.state)];
     for (const part of [n.role, n.ready, n.inFlight, n.held]) {
-      if (part) cells.append(document.createTextNode(" · "), el("span", "part", part));
+      if (part) parts.push(el("span", "", part));
     }
-    if (n.mark) cells.append(document.createTextNode(" · "), el("span", "part mark", n.mark));
+    if (n.mark) parts.push(el("span", "mark", n.mark));
+    const cells = el("span", "cells");
+    parts.forEach((text, i) => {
+      const part = el("span", "part");
+      part.append(text);
+      if (i + 1 < parts.length) part.append(document.createTextNode(" ·"));
+      if (i > 0) cells.append(document.createTextNode(" "));
+      cells.append(part);
+    });
     b.append(cells);
     b.addEventListener("click", () => showExplain(key, n.name, b));
     return b;
