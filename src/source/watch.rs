@@ -55,7 +55,7 @@ use kube::runtime::watcher::{self, DefaultBackoff};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -128,12 +128,19 @@ enum KindMsg {
 /// allocation per string and map), so a watch of thousands of objects
 /// stays small. Written by the kind's task, read when a view is built.
 #[derive(Clone, Default)]
-struct Store(Arc<Mutex<Objects>>);
+struct Store {
+    objects: Arc<Mutex<Objects>>,
+    /// What each object's JSON is compressed against ([`Store::compact`]):
+    /// the first object the store kept, whose keys, and most values, every
+    /// other object of its kind repeats. Set once, never changed, so the
+    /// bytes of one object are the same whenever it is stored.
+    dict: Arc<OnceLock<Box<[u8]>>>,
+}
 
 /// An object as a store keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Stored {
-    /// Its slimmed form, compact JSON, compressed ([`compact`]).
+    /// Its slimmed form, compact JSON, compressed ([`Store::compact`]).
     bytes: Box<[u8]>,
     tags: Tags,
     /// It reads as the snapshot's type ([`read_object`]); checked once,
@@ -233,9 +240,28 @@ impl Store {
     /// The objects; a task that panicked while writing leaves them as they
     /// were, which the next LIST replaces.
     fn lock(&self) -> MutexGuard<'_, Objects> {
-        self.0
+        self.objects
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// An object's compact JSON, compressed (LZ4's block format, its
+    /// length first) against the store's dictionary: the JSON of 10,000
+    /// nodes' objects is some 45 MiB, mostly what every object of a kind
+    /// repeats (keys, labels, reasons, images), and a fifth of that
+    /// compressed so; reading it back costs a millisecond or two per MiB,
+    /// where parsing the JSON costs ten times more.
+    fn compact(&self, json: &[u8]) -> Box<[u8]> {
+        let dict = self.dict.get_or_init(|| json.into());
+        lz4_flex::block::compress_prepend_size_with_dict(json, dict).into_boxed_slice()
+    }
+
+    /// The compact JSON of an object this store keeps ([`Store::compact`]);
+    /// bytes that do not decompress (none do) read as empty, which fails
+    /// to parse, and that error names the resource.
+    fn json_of(&self, stored: &[u8]) -> Vec<u8> {
+        let dict = self.dict.get().map_or(&[][..], |d| &**d);
+        lz4_flex::block::decompress_size_prepended_with_dict(stored, dict).unwrap_or_default()
     }
 }
 
@@ -281,10 +307,12 @@ impl StoreWriter {
 
     /// The object as stored: slimmed bytes, tags, and whether it reads.
     fn stored(&self, o: &DynamicObject) -> Stored {
+        // Writing a parsed object cannot fail; were it to, the empty bytes
+        // fail to read, and that error names the resource.
         let json = serde_json::to_vec(o).unwrap_or_default();
-        let readable = read_json(self.kind, &json, 0, &mut Snapshot::default()).is_ok();
+        let readable = read_object(self.kind, &json, 0, &mut Snapshot::default()).is_ok();
         Stored {
-            bytes: compact(&json),
+            bytes: self.store.compact(&json),
             tags: Tags::of(self.kind, o),
             readable,
         }
@@ -431,33 +459,11 @@ fn key(o: &DynamicObject) -> (String, String) {
     )
 }
 
-/// An object's compact JSON, compressed (LZ4's block format, its length
-/// first): the JSON of 10,000 nodes' objects is some 50 MiB, mostly keys
-/// that every object repeats, and compressed about half of that; reading
-/// it back costs some milliseconds per MiB, where the JSON's parse costs
-/// ten times more. Writing a parsed object cannot fail; were it to, the
-/// empty bytes fail to read when the snapshot is built, and that error
-/// names the resource.
-fn compact(json: &[u8]) -> Box<[u8]> {
-    lz4_flex::block::compress_prepend_size(json).into_boxed_slice()
-}
-
-/// The compact JSON a store keeps of an object ([`compact`]); bytes that
-/// do not decompress (none do) read as empty, which fails to parse.
-fn json_of(stored: &[u8]) -> Vec<u8> {
-    lz4_flex::block::decompress_size_prepended(stored).unwrap_or_default()
-}
-
 /// Reads one stored object into `into`, converted exactly as a one-shot
 /// LIST's answer is (the file reader's conversion, the object labelled as
 /// the item `at` of a list), so both give equal snapshots and an object
 /// that breaks the schema is named the same way.
-fn read_object(kind: Kind, stored: &[u8], at: usize, into: &mut Snapshot) -> Result<()> {
-    read_json(kind, &json_of(stored), at, into)
-}
-
-/// [`read_object`], of the object's JSON.
-fn read_json(kind: Kind, json: &[u8], at: usize, into: &mut Snapshot) -> Result<()> {
+fn read_object(kind: Kind, json: &[u8], at: usize, into: &mut Snapshot) -> Result<()> {
     let ar = kind.api_resource();
     let mut value: Value = serde_json::from_slice(json).map_err(|source| Error::WatchCopy {
         resource: ar.plural.clone(),
@@ -515,7 +521,12 @@ impl Stores {
             }
             for (at, stored) in objects.items.values().enumerate() {
                 if !stored.readable
-                    && let Err(e) = read_object(*kind, &stored.bytes, at, &mut Snapshot::default())
+                    && let Err(e) = read_object(
+                        *kind,
+                        &store.json_of(&stored.bytes),
+                        at,
+                        &mut Snapshot::default(),
+                    )
                 {
                     return Some(e);
                 }
@@ -531,7 +542,7 @@ impl Stores {
         let mut snapshot = Snapshot::default();
         for (kind, store) in &self.kinds {
             for (at, stored) in store.lock().items.values().enumerate() {
-                read_object(*kind, &stored.bytes, at, &mut snapshot)?;
+                read_object(*kind, &store.json_of(&stored.bytes), at, &mut snapshot)?;
             }
         }
         snapshot.normalize();
@@ -650,7 +661,8 @@ impl InView {
                 view.events.reserve_exact(members[5].len());
                 let mut read = 0;
                 for (kind, keys) in Kind::ALL.into_iter().zip(members) {
-                    let objects = self.stores.store(kind).lock();
+                    let store = self.stores.store(kind);
+                    let objects = store.lock();
                     for name in keys {
                         let key = (ns.to_string(), name);
                         // Gone since it was found: a change marked for
@@ -659,13 +671,12 @@ impl InView {
                             continue;
                         };
                         read += 1;
-                        if let Err(e) = read_object(kind, &stored.bytes, 0, &mut view) {
+                        let json = store.json_of(&stored.bytes);
+                        if let Err(e) = read_object(kind, &json, 0, &mut view) {
                             // Worded with its place in the store, as the
                             // whole store's reading would.
                             let at = objects.items.range(..&key).count();
-                            return Err(read_object(kind, &stored.bytes, at, &mut view)
-                                .err()
-                                .unwrap_or(e));
+                            return Err(read_object(kind, &json, at, &mut view).err().unwrap_or(e));
                         }
                     }
                 }
@@ -1337,7 +1348,7 @@ mod tests {
                 .items
                 .iter()
                 .map(|((ns, name), stored)| {
-                    let v: Value = serde_json::from_slice(&json_of(&stored.bytes)).unwrap();
+                    let v: Value = serde_json::from_slice(&store.json_of(&stored.bytes)).unwrap();
                     format!("{ns}/{name}={}", v["spec"]["v"].as_str().unwrap())
                 })
                 .collect()
