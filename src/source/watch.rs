@@ -1578,4 +1578,101 @@ mod tests {
         fake.apply_value(Kind::Pods, pod(serde_json::json!("127.0.1.9")));
         assert!(fake.unreadable().is_none());
     }
+
+    /// `n` clusters of `nodes` nodes each in namespace `prod`, named
+    /// `cache0`, `cache1`, ...; in `cache0` one node asks.
+    fn fleet_of(n: usize, nodes: u32) -> Snapshot {
+        use crate::fixture;
+        let mut s = Snapshot::default();
+        for c in 0..n {
+            let name = format!("cache{c}");
+            let mut b = fixture::cluster("prod", &name).ready_for_generation();
+            for i in 0..nodes {
+                let node = fixture::node(&format!("{name}-{}-{}", i / 3, i % 3))
+                    .shard(i / 3, i % 3)
+                    .ready()
+                    .pod_ready()
+                    .sts_rolled_out();
+                let node = if i % 3 == 0 {
+                    node.primary()
+                } else {
+                    node.replica()
+                };
+                let node = if c == 0 && i == 1 {
+                    node.permit("h-old").desired("h-new")
+                } else {
+                    node
+                };
+                b = b.node(node);
+            }
+            b.add_to(&mut s);
+        }
+        s.normalize();
+        s
+    }
+
+    #[test]
+    fn stores_keep_each_object_compressed_against_the_first_of_its_kind() {
+        let fake = fake::Fake::of(&fleet_of(3, 30), None);
+        let stores = &fake.in_view().stores;
+        let (mut kept, mut json) = (0, 0);
+        for (_, store) in &stores.kinds {
+            for stored in store.lock().items.values() {
+                kept += stored.bytes.len();
+                json += store.json_of(&stored.bytes).len();
+            }
+        }
+        // Plain JSON, or each object compressed alone (about half).
+        assert!(kept * 4 < json, "{kept} bytes kept of {json} bytes of JSON");
+        // Read back whole: the same objects as those written.
+        let read = stores.snapshot().expect("the stores read");
+        assert_eq!(read.nodes.len(), 90);
+        assert_eq!(read.pods.len(), 90);
+    }
+
+    /// A cluster judged among many from the watch's stores takes what it
+    /// takes among few (issue 33): its view, read from the stores, and its
+    /// judgement, measured on this thread alike alone and among forty
+    /// clusters; and less than its view would take with each list grown
+    /// as it is read.
+    #[test]
+    fn one_cluster_among_many_is_read_and_judged_in_its_own_size() {
+        use crate::classify::classify;
+        use crate::counting::peak_of;
+        let threshold = Duration::from_secs(600);
+        let now = crate::fixture::t(0);
+        let key = ("prod".to_string(), "cache0".to_string());
+        let wanted = BTreeSet::from([key.clone()]);
+        let judge_one = |in_view: InView| {
+            let mut judged = None;
+            in_view
+                .each_view(&wanted, |k, view| {
+                    assert_eq!(k, key);
+                    judged = Some(classify(&view, now, threshold));
+                })
+                .expect("the view reads");
+            judged.expect("a judgement")
+        };
+        let alone = fake::Fake::of(&fleet_of(1, 100), None);
+        let many = fake::Fake::of(&fleet_of(40, 100), None);
+        let (judged_alone, peak_alone) = peak_of(|| judge_one(alone.in_view()));
+        let (judged_among, peak_among) = peak_of(|| judge_one(many.in_view()));
+        assert_eq!(judged_among, judged_alone, "the same judgement");
+        assert!(
+            peak_among * 10 <= peak_alone * 13,
+            "among forty: {peak_among} bytes at the peak, alone {peak_alone}"
+        );
+        // The view's lists at their size: grown by doubling, the 100
+        // nodes' list held 128 nodes' room as it was read.
+        let (view, _) = peak_of(|| {
+            let mut out = Snapshot::default();
+            alone
+                .in_view()
+                .each_view(&wanted, |_, view| out = view)
+                .expect("the view reads");
+            out
+        });
+        assert_eq!(view.nodes.capacity(), view.nodes.len());
+        assert_eq!(view.pods.capacity(), view.pods.len());
+    }
 }
