@@ -29,6 +29,9 @@ pub mod app;
 pub mod classify;
 pub mod cli;
 pub mod commands;
+// The tests' allocator, which counts each thread's bytes.
+#[cfg(test)]
+mod counting;
 pub mod error;
 // Builders of realistic objects and reports for tests and the bench (the
 // `fixture` feature, never in a release build): its own docs say so, and

@@ -204,10 +204,12 @@ fn classify_cluster(
         .iter()
         .flatten()
         .any(|j| j.cluster_owned && (j.asks || j.holder || j.behind));
-    let judged: Vec<Judged<'_>> = walk::order(&places, rolling)
-        .into_iter()
-        .filter_map(|i| by_place[i].take())
-        .collect();
+    // At its size from the start, and the emptied list dropped at once:
+    // at 10,000 nodes a list grown by doubling held 16,384 judged nodes.
+    let order = walk::order(&places, rolling);
+    let mut judged: Vec<Judged<'_>> = Vec::with_capacity(order.len());
+    judged.extend(order.into_iter().filter_map(|i| by_place[i].take()));
+    drop(by_place);
 
     let holders: Vec<&Judged<'_>> = judged.iter().filter(|j| j.holder).collect();
     let deferred = deferred::deferred(cluster, &cluster_events, &judged);
