@@ -302,6 +302,9 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l output-file -d 'Write the bundle to this file instead of stdout (-o is the output format, as everywhere)' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l format -d 'yaml (with a header comment) or json (default: yaml; -o json also picks json)' -r -f -a "yaml\t''
 json\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l servers -d 'Keep what the clusters\' Valkey servers say (read as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off)' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r

@@ -417,6 +417,11 @@ pub struct BundleArgs {
     /// yaml (with a header comment) or json (default: yaml; -o json also picks json)
     #[arg(long, value_enum)]
     pub format: Option<BundleFormat>,
+    /// Keep what the clusters' Valkey servers say (read as the read-only
+    /// user _exporter): through the API server's port-forward, straight to
+    /// the pod IPs (direct), or not at all (off)
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = ServersArg::PortForward, require_equals = true)]
+    pub servers: ServersArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -633,3 +633,144 @@ async fn the_front_primary_waits_for_its_replica_to_sync() {
     assert_eq!(c["deferred"], Value::Null, "{c:#}");
     op.stop().await;
 }
+
+/// Shard 1's replica restarts with a wrong primaryauth: its link stays
+/// down. Returns once its server says so.
+async fn link_down(servers: &mut BTreeMap<String, RealServer>, pw: &Passwords, node: &str) {
+    servers
+        .get_mut(node)
+        .unwrap()
+        .restart_with_primaryauth(pw, "not-the-password")
+        .await;
+    let ip = servers[node].ip.clone();
+    eventually(
+        &format!("{node} a replica with its link down"),
+        BOUND,
+        || {
+            let (ip, pw) = (ip.clone(), pw.operator.clone());
+            async move {
+                let info = valkey::call(&ip, OPERATOR, &pw, &["INFO", "replication"]).await?;
+                let role = valkey::info_field(&info, "role");
+                let link = valkey::info_field(&info, "master_link_status");
+                match (role.as_deref(), link.as_deref()) {
+                    (Some("slave"), Some("down")) => Ok(()),
+                    other => Err(format!("{other:?}")),
+                }
+            }
+        },
+    )
+    .await;
+}
+
+/// The document with `servers.observedAt` left out: a bundle's readings
+/// were taken a moment apart from a live command's.
+fn without_observed_at(mut doc: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::Object(s)) = map.get_mut("servers") {
+                    s.remove("observedAt");
+                }
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut doc);
+    doc
+}
+
+/// `bundle` keeps what the servers said (by default, through the
+/// port-forward, as `explain` reads them): `explain -f` and `status -f`
+/// of the bundle say what they say live, a shard at risk by the servers
+/// included, and no password is in the bundle.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bundle_keeps_what_the_servers_said() {
+    let (op, ns, pw, mut servers) = rig("servers-bundle").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+    make_secret(&client, &ns, &pw).await;
+    link_down(&mut servers, &pw, "rig-1-1").await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bundle.yaml");
+    let f = file.display().to_string();
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["bundle", CLUSTER, "--output-file", &f],
+    )
+    .await;
+    assert_eq!(ran.code, 0, "{}", ran.both());
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_no_password(&pw, "the bundle", &text);
+    let list: Value = serde_saphyr::from_str(&text).unwrap();
+    let readings: Vec<&Value> = list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|i| i["kind"] == "ServerReading")
+        .collect();
+    assert_eq!(readings.len(), 4, "{text}");
+    assert!(
+        readings
+            .iter()
+            .all(|r| r["apiVersion"] == "valkey-roll.io/v1alpha1" && r["error"].is_null()),
+        "{text}"
+    );
+
+    let now = jiff::Timestamp::now().to_string();
+    let offline = |args: &[&str]| {
+        let mut all = vec!["-f", f.as_str(), "-n", ns.as_str()];
+        all.extend_from_slice(args);
+        harness::plugin::run(&all)
+    };
+    for args in [
+        vec!["explain", CLUSTER, "--now", &now],
+        vec!["explain", "rig-1-0", "--now", &now],
+        vec!["explain", CLUSTER, "-o", "json", "--now", &now],
+        vec!["status", CLUSTER, "-o", "json", "--now", &now],
+        vec!["status", CLUSTER, "--now", &now],
+    ] {
+        let mut live_args = args.clone();
+        if args[0] == "status" {
+            live_args.push("--servers");
+        }
+        let l = run_in(cp.kubeconfig(), &ns, &live_args).await;
+        let o = offline(&args);
+        assert_eq!(
+            (l.code, o.code),
+            (0, 0),
+            "{args:?}\n{}\n{}",
+            l.both(),
+            o.both()
+        );
+        if args.contains(&"json") {
+            let (lj, oj) = (l.ok_json(), o.ok_json());
+            assert_eq!(
+                without_observed_at(lj.clone()),
+                without_observed_at(oj),
+                "{args:?}"
+            );
+            let c = if args[0] == "status" {
+                cluster(&lj)
+            } else {
+                lj
+            };
+            assert!(
+                c["risks"]
+                    .as_array()
+                    .is_some_and(|r| r.iter().any(|r| r["kind"] == "NoSyncedReplica")),
+                "{c:#}"
+            );
+        } else {
+            assert_eq!(l.stdout, o.stdout, "{args:?}: live and bundle differ");
+        }
+    }
+    // --servers=off keeps none.
+    let ran = run_in(cp.kubeconfig(), &ns, &["bundle", CLUSTER, "--servers=off"]).await;
+    assert_eq!(ran.code, 0, "{}", ran.both());
+    assert!(!ran.stdout.contains("ServerReading"), "{}", ran.stdout);
+    op.stop().await;
+}
