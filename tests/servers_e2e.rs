@@ -22,7 +22,7 @@ use std::time::Duration;
 use harness::Subject;
 use harness::controlplane::eventually;
 use harness::operator::{Operator, Step};
-use harness::plugin::run_in;
+use harness::plugin::{Plugin, run_in};
 use harness::valkey::{self, OPERATOR, Passwords, RealServer};
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
@@ -631,6 +631,39 @@ async fn the_front_primary_waits_for_its_replica_to_sync() {
     let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
     let c = cluster(&ran.ok_json());
     assert_eq!(c["deferred"], Value::Null, "{c:#}");
+
+    // `wait --servers` is not done while the operator holds the primary
+    // back: still Waiting at its timeout, saying for whom it waits.
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["wait", CLUSTER, "--servers=direct", "--timeout", "8s"],
+    )
+    .await;
+    assert_eq!(ran.code, 5, "{}", ran.both());
+    assert!(
+        ran.stderr.contains("is still Waiting") && ran.stderr.contains("rig-0-1 to sync"),
+        "{}",
+        ran.both()
+    );
+    assert_no_password(&pw, "wait's output", &ran.both());
+    // Past the stall threshold it is Stalled (exit 3), and says why.
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "wait",
+            CLUSTER,
+            "--servers=direct",
+            "--stall-threshold",
+            "1s",
+            "--timeout",
+            "60s",
+        ],
+    )
+    .await;
+    assert_eq!(ran.code, 3, "{}", ran.both());
+    assert!(ran.stderr.contains("rig-0-1 to sync"), "{}", ran.both());
     op.stop().await;
 }
 
@@ -772,5 +805,92 @@ async fn a_bundle_keeps_what_the_servers_said() {
     let ran = run_in(cp.kubeconfig(), &ns, &["bundle", CLUSTER, "--servers=off"]).await;
     assert_eq!(ran.code, 0, "{}", ran.both());
     assert!(!ran.stdout.contains("ServerReading"), "{}", ran.stdout);
+    op.stop().await;
+}
+
+/// The risks of kind `kind` in a cluster's entry.
+fn risk_of(c: &Value, kind: &str) -> Option<Value> {
+    c["risks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["kind"] == kind)
+        .cloned()
+}
+
+/// `status --watch --servers` reads the servers again on its clock: a
+/// replica whose link goes down, with no API write, is a shard at risk in
+/// the next report, within the interval (5 s) and the reading's bound.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_watch_sees_the_servers_change_with_no_api_write() {
+    let (op, ns, pw, mut servers) = rig("servers-watch").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+    make_secret(&client, &ns, &pw).await;
+
+    let mut watch = Plugin::spawn(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "status",
+            CLUSTER,
+            "--watch",
+            "--servers=direct",
+            "-o",
+            "json",
+        ],
+        BOUND,
+    );
+    let reports = |p: &Plugin| -> Vec<Value> {
+        p.stdout
+            .iter()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    };
+    watch
+        .until("a first report with every role from its server", |p| {
+            reports(p).iter().any(|d| {
+                roles(&cluster(d))
+                    .values()
+                    .all(|(_, source)| source == "server")
+            })
+        })
+        .await;
+    let before = reports(&watch).len();
+    assert!(
+        reports(&watch)
+            .iter()
+            .all(|d| risk_of(&cluster(d), "NoSyncedReplica").is_none()),
+        "{}",
+        watch.transcript()
+    );
+    // The replica's link goes down: nothing is written to the API.
+    link_down(&mut servers, &pw, "rig-1-1").await;
+    let down = std::time::Instant::now();
+    watch
+        .until("a report of shard 1 at risk", |p| {
+            reports(p).iter().skip(before).any(|d| {
+                risk_of(&cluster(d), "NoSyncedReplica")
+                    .is_some_and(|r| r["replicas"][0]["node"] == "rig-1-1")
+            })
+        })
+        .await;
+    let took = down.elapsed();
+    eprintln!("the risk showed {took:?} after the link went down");
+    // REREAD (5 s), a reading (3 s at most per server), and slack for a
+    // busy machine.
+    assert!(
+        took < Duration::from_secs(15),
+        "the risk showed {took:?} after the link went down\n{}",
+        watch.transcript()
+    );
+    assert_no_password(
+        &pw,
+        "the watch",
+        &format!("{}{}", watch.stdout.join("\n"), watch.stderr.join("\n")),
+    );
+    watch.interrupt();
+    let status = watch.exit(BOUND).await;
+    assert_eq!(status.code(), Some(0), "{}", watch.transcript());
     op.stop().await;
 }
