@@ -32,6 +32,11 @@ const BOUND: Duration = Duration::from_secs(180);
 const CLUSTER: &str = "rig";
 const IMAGE: &str = "valkey/valkey:9.0.0";
 
+/// Held for writing by the test that replaces a pod (its new pod's IP may
+/// be one a pod of another test's namespace still serves on), for reading
+/// by the others.
+static PODS: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
 /// Node name -> its pod's IP, once every one of `count` pods has one.
 async fn pod_ips(client: &kube::Client, ns: &str, count: usize) -> BTreeMap<String, String> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
@@ -142,6 +147,7 @@ fn assert_no_password(pw: &Passwords, what: &str, text: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn roles_come_from_the_servers_before_and_after_a_takeover() {
+    let _pods = PODS.read().await;
     let (op, ns, pw, mut servers) = rig("servers-roles").await;
     let cp = harness::control_plane();
     let client = cp.client().await;
@@ -185,6 +191,11 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
         "{c:#}"
     );
 
+    // The API names shard 0's primary (as the operator writes it).
+    op.sim
+        .node("rig-0-0")
+        .status_merge(json!({"role": "primary"}))
+        .await;
     // Shard 0's primary dies; its replica takes over as Valkey would; the
     // old primary's server comes back on its data and follows it.
     servers.get_mut("rig-0-0").unwrap().kill();
@@ -246,6 +257,22 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
         ]),
         "{}\n{c:#}",
         ran.stderr
+    );
+    // Nothing in the API named rig-0-1 primary: a failover the operator
+    // did not make, in the timeline at the time its server said so.
+    let unplanned: Vec<&Value> = c["timeline"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["reason"] == "UnplannedFailover")
+        .collect();
+    assert_eq!(unplanned.len(), 1, "{c:#}");
+    assert_eq!(unplanned[0]["regarding"], "ValkeyNode/rig-0-1", "{c:#}");
+    assert!(
+        unplanned[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not rig-0-0: a failover the operator did not make")),
+        "{c:#}"
     );
     // Shard 1's replica comes back with a wrong primaryauth: its link
     // stays down, and the shard has no synced replica, by the servers.
@@ -311,6 +338,7 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn servers_not_read_are_one_line_each_and_no_password_shows() {
+    let _pods = PODS.read().await;
     let (op, ns, pw, mut servers) = rig("servers-hostile").await;
     let cp = harness::control_plane();
     let client = cp.client().await;
@@ -552,6 +580,7 @@ impl Fake {
 /// say why the roll waits at the primary.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_front_primary_waits_for_its_replica_to_sync() {
+    let _pods = PODS.write().await;
     let (op, ns, pw, mut servers) = rig("servers-wait").await;
     let cp = harness::control_plane();
     let client = cp.client().await;
@@ -720,6 +749,7 @@ fn without_observed_at(mut doc: Value) -> Value {
 /// included, and no password is in the bundle.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bundle_keeps_what_the_servers_said() {
+    let _pods = PODS.read().await;
     let (op, ns, pw, mut servers) = rig("servers-bundle").await;
     let cp = harness::control_plane();
     let client = cp.client().await;
@@ -823,6 +853,7 @@ fn risk_of(c: &Value, kind: &str) -> Option<Value> {
 /// the next report, within the interval (5 s) and the reading's bound.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_watch_sees_the_servers_change_with_no_api_write() {
+    let _pods = PODS.read().await;
     let (op, ns, pw, mut servers) = rig("servers-watch").await;
     let cp = harness::control_plane();
     let client = cp.client().await;
