@@ -56,7 +56,11 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let mut checked = false;
     let mut servers = super::shared::LiveServers::new(&live, args.servers);
     loop {
-        let reread = servers.as_ref().map(|s| s.due());
+        // The servers are read with the objects in view: not before them.
+        let reread = servers
+            .as_ref()
+            .filter(|_| snapshot.is_some())
+            .map(|s| s.due());
         tokio::select! {
             () = &mut stop => break,
             update = watch.next() => match update? {
