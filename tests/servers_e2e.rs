@@ -274,6 +274,24 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
             .is_some_and(|m| m.contains("not rig-0-0: a failover the operator did not make")),
         "{c:#}"
     );
+    // A bundle keeps the readings: its history picture marks it too.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bundle.yaml");
+    let f = file.display().to_string();
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["bundle", CLUSTER, "--output-file", &f],
+    )
+    .await;
+    assert_eq!(ran.code, 0, "{}", ran.both());
+    let svg = harness::plugin::run(&["-f", &f, "-n", &ns, "history", CLUSTER, "-o", "svg"]);
+    assert!(
+        svg.stdout
+            .contains("a failover the operator did not make, seen at"),
+        "{}",
+        svg.both()
+    );
     // Shard 1's replica comes back with a wrong primaryauth: its link
     // stays down, and the shard has no synced replica, by the servers.
     servers
