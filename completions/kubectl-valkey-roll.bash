@@ -197,7 +197,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__bundle)
-            opts="-n -A -o -f -v -h --output-file --format --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --output-file --format --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -209,6 +209,10 @@ _kubectl__valkey__roll() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers)
+                    COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -1571,7 +1575,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__wait)
-            opts="-n -A -o -f -v -h --timeout --no-fail-fast --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --timeout --no-fail-fast --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1579,6 +1583,10 @@ _kubectl__valkey__roll() {
             case "${prev}" in
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers)
+                    COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)

@@ -62,7 +62,7 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "version" -d 'Version, commit, target and the protocols understood'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l servers -d 'Also read the Valkey servers, as the read-only user _exporter: through the API server\'s port-forward (the default), or straight to the pod IPs (direct, in the cluster)' -r -f -a "off\t'Do not read them'
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l servers -d 'Also read the Valkey servers (with --watch: every 5s), as the read-only user _exporter: through the API server\'s port-forward (the default), or straight to the pod IPs (direct, in the cluster)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
@@ -250,6 +250,9 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l timeout -d 'Give up after this long (exit 5); default: no timeout' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l servers -d 'Also read the Valkey servers (every 5s), as the read-only user _exporter: through the API server\'s port-forward (the default), or straight to the pod IPs (direct, in the cluster)' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -302,6 +305,9 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l output-file -d 'Write the bundle to this file instead of stdout (-o is the output format, as everywhere)' -r -F
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l format -d 'yaml (with a header comment) or json (default: yaml; -o json also picks json)' -r -f -a "yaml\t''
 json\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l servers -d 'Keep what the clusters\' Valkey servers say (read as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off)' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r

@@ -64,7 +64,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
             break
         }
         'kubectl-valkey-roll;status' {
-            [CompletionResult]::new('--servers', '--servers', [CompletionResultType]::ParameterName, 'Also read the Valkey servers, as the read-only user _exporter: through the API server''s port-forward (the default), or straight to the pod IPs (direct, in the cluster)')
+            [CompletionResult]::new('--servers', '--servers', [CompletionResultType]::ParameterName, 'Also read the Valkey servers (with --watch: every 5s), as the read-only user _exporter: through the API server''s port-forward (the default), or straight to the pod IPs (direct, in the cluster)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)')
@@ -271,6 +271,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
         }
         'kubectl-valkey-roll;wait' {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up after this long (exit 5); default: no timeout')
+            [CompletionResult]::new('--servers', '--servers', [CompletionResultType]::ParameterName, 'Also read the Valkey servers (every 5s), as the read-only user _exporter: through the API server''s port-forward (the default), or straight to the pod IPs (direct, in the cluster)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)')
@@ -332,6 +333,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
         'kubectl-valkey-roll;bundle' {
             [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the bundle to this file instead of stdout (-o is the output format, as everywhere)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'yaml (with a header comment) or json (default: yaml; -o json also picks json)')
+            [CompletionResult]::new('--servers', '--servers', [CompletionResultType]::ParameterName, 'Keep what the clusters'' Valkey servers say (read as the read-only user _exporter): through the API server''s port-forward, straight to the pod IPs (direct), or not at all (off)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)')

@@ -253,9 +253,9 @@ pub struct StatusArgs {
     /// Exit 3 when a verdict needs attention (Jammed, Stalled, Conflict)
     #[arg(long)]
     pub exit_code: bool,
-    /// Also read the Valkey servers, as the read-only user _exporter:
-    /// through the API server's port-forward (the default), or straight to
-    /// the pod IPs (direct, in the cluster)
+    /// Also read the Valkey servers (with --watch: every 5s), as the
+    /// read-only user _exporter: through the API server's port-forward (the
+    /// default), or straight to the pod IPs (direct, in the cluster)
     #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, require_equals = true, default_missing_value = "port-forward")]
     pub servers: Option<ServersArg>,
 }
@@ -397,6 +397,11 @@ pub struct WaitArgs {
     /// Keep waiting on Jammed, Stalled or Conflict
     #[arg(long)]
     pub no_fail_fast: bool,
+    /// Also read the Valkey servers (every 5s), as the read-only user
+    /// _exporter: through the API server's port-forward (the default), or
+    /// straight to the pod IPs (direct, in the cluster)
+    #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, require_equals = true, default_missing_value = "port-forward")]
+    pub servers: Option<ServersArg>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -417,6 +422,11 @@ pub struct BundleArgs {
     /// yaml (with a header comment) or json (default: yaml; -o json also picks json)
     #[arg(long, value_enum)]
     pub format: Option<BundleFormat>,
+    /// Keep what the clusters' Valkey servers say (read as the read-only
+    /// user _exporter): through the API server's port-forward, straight to
+    /// the pod IPs (direct), or not at all (off)
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = ServersArg::PortForward, require_equals = true)]
+    pub servers: ServersArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -699,8 +709,10 @@ impl Cli {
             {
                 return fail("--servers reads one context's servers");
             }
-            Command::Status(s) if s.watch && s.servers.is_some_and(|h| h != ServersArg::Off) => {
-                return fail("--servers does not go with --watch yet");
+            Command::Wait(w)
+                if g.several_contexts() && w.servers.is_some_and(|h| h != ServersArg::Off) =>
+            {
+                return fail("--servers reads one context's servers");
             }
             Command::Status(s)
                 if g.from_file.is_some() && s.servers.is_some_and(|h| h != ServersArg::Off) =>

@@ -22,7 +22,7 @@ use std::time::Duration;
 use harness::Subject;
 use harness::controlplane::eventually;
 use harness::operator::{Operator, Step};
-use harness::plugin::run_in;
+use harness::plugin::{Plugin, run_in};
 use harness::valkey::{self, OPERATOR, Passwords, RealServer};
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
@@ -31,6 +31,11 @@ use serde_json::{Value, json};
 const BOUND: Duration = Duration::from_secs(180);
 const CLUSTER: &str = "rig";
 const IMAGE: &str = "valkey/valkey:9.0.0";
+
+/// Held for writing by the test that replaces a pod (its new pod's IP may
+/// be one a pod of another test's namespace still serves on), for reading
+/// by the others.
+static PODS: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
 /// Node name -> its pod's IP, once every one of `count` pods has one.
 async fn pod_ips(client: &kube::Client, ns: &str, count: usize) -> BTreeMap<String, String> {
@@ -142,6 +147,7 @@ fn assert_no_password(pw: &Passwords, what: &str, text: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn roles_come_from_the_servers_before_and_after_a_takeover() {
+    let _pods = PODS.read().await;
     let (op, ns, pw, mut servers) = rig("servers-roles").await;
     let cp = harness::control_plane();
     let client = cp.client().await;
@@ -185,6 +191,11 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
         "{c:#}"
     );
 
+    // The API names shard 0's primary (as the operator writes it).
+    op.sim
+        .node("rig-0-0")
+        .status_merge(json!({"role": "primary"}))
+        .await;
     // Shard 0's primary dies; its replica takes over as Valkey would; the
     // old primary's server comes back on its data and follows it.
     servers.get_mut("rig-0-0").unwrap().kill();
@@ -246,6 +257,40 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
         ]),
         "{}\n{c:#}",
         ran.stderr
+    );
+    // Nothing in the API named rig-0-1 primary: a failover the operator
+    // did not make, in the timeline at the time its server said so.
+    let unplanned: Vec<&Value> = c["timeline"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["reason"] == "UnplannedFailover")
+        .collect();
+    assert_eq!(unplanned.len(), 1, "{c:#}");
+    assert_eq!(unplanned[0]["regarding"], "ValkeyNode/rig-0-1", "{c:#}");
+    assert!(
+        unplanned[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not rig-0-0: a failover the operator did not make")),
+        "{c:#}"
+    );
+    // A bundle keeps the readings: its history picture marks it too.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bundle.yaml");
+    let f = file.display().to_string();
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["bundle", CLUSTER, "--output-file", &f],
+    )
+    .await;
+    assert_eq!(ran.code, 0, "{}", ran.both());
+    let svg = harness::plugin::run(&["-f", &f, "-n", &ns, "history", CLUSTER, "-o", "svg"]);
+    assert!(
+        svg.stdout
+            .contains("a failover the operator did not make, seen at"),
+        "{}",
+        svg.both()
     );
     // Shard 1's replica comes back with a wrong primaryauth: its link
     // stays down, and the shard has no synced replica, by the servers.
@@ -311,6 +356,7 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn servers_not_read_are_one_line_each_and_no_password_shows() {
+    let _pods = PODS.read().await;
     let (op, ns, pw, mut servers) = rig("servers-hostile").await;
     let cp = harness::control_plane();
     let client = cp.client().await;
@@ -552,6 +598,7 @@ impl Fake {
 /// say why the roll waits at the primary.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_front_primary_waits_for_its_replica_to_sync() {
+    let _pods = PODS.write().await;
     let (op, ns, pw, mut servers) = rig("servers-wait").await;
     let cp = harness::control_plane();
     let client = cp.client().await;
@@ -631,5 +678,268 @@ async fn the_front_primary_waits_for_its_replica_to_sync() {
     let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
     let c = cluster(&ran.ok_json());
     assert_eq!(c["deferred"], Value::Null, "{c:#}");
+
+    // `wait --servers` is not done while the operator holds the primary
+    // back: still Waiting at its timeout, saying for whom it waits.
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["wait", CLUSTER, "--servers=direct", "--timeout", "8s"],
+    )
+    .await;
+    assert_eq!(ran.code, 5, "{}", ran.both());
+    assert!(
+        ran.stderr.contains("is still Waiting") && ran.stderr.contains("rig-0-1 to sync"),
+        "{}",
+        ran.both()
+    );
+    assert_no_password(&pw, "wait's output", &ran.both());
+    // Past the stall threshold it is Stalled (exit 3), and says why.
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "wait",
+            CLUSTER,
+            "--servers=direct",
+            "--stall-threshold",
+            "1s",
+            "--timeout",
+            "60s",
+        ],
+    )
+    .await;
+    assert_eq!(ran.code, 3, "{}", ran.both());
+    assert!(ran.stderr.contains("rig-0-1 to sync"), "{}", ran.both());
+    op.stop().await;
+}
+
+/// Shard 1's replica restarts with a wrong primaryauth: its link stays
+/// down. Returns once its server says so.
+async fn link_down(servers: &mut BTreeMap<String, RealServer>, pw: &Passwords, node: &str) {
+    servers
+        .get_mut(node)
+        .unwrap()
+        .restart_with_primaryauth(pw, "not-the-password")
+        .await;
+    let ip = servers[node].ip.clone();
+    eventually(
+        &format!("{node} a replica with its link down"),
+        BOUND,
+        || {
+            let (ip, pw) = (ip.clone(), pw.operator.clone());
+            async move {
+                let info = valkey::call(&ip, OPERATOR, &pw, &["INFO", "replication"]).await?;
+                let role = valkey::info_field(&info, "role");
+                let link = valkey::info_field(&info, "master_link_status");
+                match (role.as_deref(), link.as_deref()) {
+                    (Some("slave"), Some("down")) => Ok(()),
+                    other => Err(format!("{other:?}")),
+                }
+            }
+        },
+    )
+    .await;
+}
+
+/// The document with `servers.observedAt` left out: a bundle's readings
+/// were taken a moment apart from a live command's.
+fn without_observed_at(mut doc: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::Object(s)) = map.get_mut("servers") {
+                    s.remove("observedAt");
+                }
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut doc);
+    doc
+}
+
+/// `bundle` keeps what the servers said (by default, through the
+/// port-forward, as `explain` reads them): `explain -f` and `status -f`
+/// of the bundle say what they say live, a shard at risk by the servers
+/// included, and no password is in the bundle.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bundle_keeps_what_the_servers_said() {
+    let _pods = PODS.read().await;
+    let (op, ns, pw, mut servers) = rig("servers-bundle").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+    make_secret(&client, &ns, &pw).await;
+    link_down(&mut servers, &pw, "rig-1-1").await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bundle.yaml");
+    let f = file.display().to_string();
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["bundle", CLUSTER, "--output-file", &f],
+    )
+    .await;
+    assert_eq!(ran.code, 0, "{}", ran.both());
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_no_password(&pw, "the bundle", &text);
+    let list: Value = serde_saphyr::from_str(&text).unwrap();
+    let readings: Vec<&Value> = list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|i| i["kind"] == "ServerReading")
+        .collect();
+    assert_eq!(readings.len(), 4, "{text}");
+    assert!(
+        readings
+            .iter()
+            .all(|r| r["apiVersion"] == "valkey-roll.io/v1alpha1" && r["error"].is_null()),
+        "{text}"
+    );
+
+    let now = jiff::Timestamp::now().to_string();
+    let offline = |args: &[&str]| {
+        let mut all = vec!["-f", f.as_str(), "-n", ns.as_str()];
+        all.extend_from_slice(args);
+        harness::plugin::run(&all)
+    };
+    for args in [
+        vec!["explain", CLUSTER, "--now", &now],
+        vec!["explain", "rig-1-0", "--now", &now],
+        vec!["explain", CLUSTER, "-o", "json", "--now", &now],
+        vec!["status", CLUSTER, "-o", "json", "--now", &now],
+        vec!["status", CLUSTER, "--now", &now],
+    ] {
+        let mut live_args = args.clone();
+        if args[0] == "status" {
+            live_args.push("--servers");
+        }
+        let l = run_in(cp.kubeconfig(), &ns, &live_args).await;
+        let o = offline(&args);
+        assert_eq!(
+            (l.code, o.code),
+            (0, 0),
+            "{args:?}\n{}\n{}",
+            l.both(),
+            o.both()
+        );
+        if args.contains(&"json") {
+            let (lj, oj) = (l.ok_json(), o.ok_json());
+            assert_eq!(
+                without_observed_at(lj.clone()),
+                without_observed_at(oj),
+                "{args:?}"
+            );
+            let c = if args[0] == "status" {
+                cluster(&lj)
+            } else {
+                lj
+            };
+            assert!(
+                c["risks"]
+                    .as_array()
+                    .is_some_and(|r| r.iter().any(|r| r["kind"] == "NoSyncedReplica")),
+                "{c:#}"
+            );
+        } else {
+            assert_eq!(l.stdout, o.stdout, "{args:?}: live and bundle differ");
+        }
+    }
+    // --servers=off keeps none.
+    let ran = run_in(cp.kubeconfig(), &ns, &["bundle", CLUSTER, "--servers=off"]).await;
+    assert_eq!(ran.code, 0, "{}", ran.both());
+    assert!(!ran.stdout.contains("ServerReading"), "{}", ran.stdout);
+    op.stop().await;
+}
+
+/// The risks of kind `kind` in a cluster's entry.
+fn risk_of(c: &Value, kind: &str) -> Option<Value> {
+    c["risks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["kind"] == kind)
+        .cloned()
+}
+
+/// `status --watch --servers` reads the servers again on its clock: a
+/// replica whose link goes down, with no API write, is a shard at risk in
+/// the next report, within the interval (5 s) and the reading's bound.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_watch_sees_the_servers_change_with_no_api_write() {
+    let _pods = PODS.read().await;
+    let (op, ns, pw, mut servers) = rig("servers-watch").await;
+    let cp = harness::control_plane();
+    let client = cp.client().await;
+    make_secret(&client, &ns, &pw).await;
+
+    let mut watch = Plugin::spawn(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "status",
+            CLUSTER,
+            "--watch",
+            "--servers=direct",
+            "-o",
+            "json",
+        ],
+        BOUND,
+    );
+    let reports = |p: &Plugin| -> Vec<Value> {
+        p.stdout
+            .iter()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    };
+    watch
+        .until("a first report with every role from its server", |p| {
+            reports(p).iter().any(|d| {
+                roles(&cluster(d))
+                    .values()
+                    .all(|(_, source)| source == "server")
+            })
+        })
+        .await;
+    let before = reports(&watch).len();
+    assert!(
+        reports(&watch)
+            .iter()
+            .all(|d| risk_of(&cluster(d), "NoSyncedReplica").is_none()),
+        "{}",
+        watch.transcript()
+    );
+    // The replica's link goes down: nothing is written to the API.
+    link_down(&mut servers, &pw, "rig-1-1").await;
+    let down = std::time::Instant::now();
+    watch
+        .until("a report of shard 1 at risk", |p| {
+            reports(p).iter().skip(before).any(|d| {
+                risk_of(&cluster(d), "NoSyncedReplica")
+                    .is_some_and(|r| r["replicas"][0]["node"] == "rig-1-1")
+            })
+        })
+        .await;
+    let took = down.elapsed();
+    eprintln!("the risk showed {took:?} after the link went down");
+    // REREAD (5 s), a reading (3 s at most per server), and slack for a
+    // busy machine.
+    assert!(
+        took < Duration::from_secs(15),
+        "the risk showed {took:?} after the link went down\n{}",
+        watch.transcript()
+    );
+    assert_no_password(
+        &pw,
+        "the watch",
+        &format!("{}{}", watch.stdout.join("\n"), watch.stderr.join("\n")),
+    );
+    watch.interrupt();
+    let status = watch.exit(BOUND).await;
+    assert_eq!(status.code(), Some(0), "{}", watch.transcript());
     op.stop().await;
 }

@@ -9,15 +9,16 @@
 //! and every object's keys are sorted, so two bundles of the same objects
 //! are byte for byte the same.
 
-use crate::cli::{BundleArgs, BundleFormat, OutputFormat};
+use crate::cli::{BundleArgs, BundleFormat, OutputFormat, ServersArg};
 use crate::commands::Ctx;
 use crate::commands::version::VersionInfo;
 use crate::error::{Error, Outcome, Result};
 use crate::render::json::{to_json, to_yaml};
 use crate::render::style::clean;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{READING_API_VERSION, READING_KIND, ServerReading, Snapshot};
 use crate::source::live::{self, RawRead};
 use crate::source::select::Kind;
+use crate::source::servers::{self, Transport};
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -96,8 +97,13 @@ fn namespaced_name(v: &Value) -> (String, String) {
 }
 
 /// The List: items of each kind in [`Kind::ALL`]'s order, then by
-/// namespace and name. Pure.
-pub(crate) fn document(objects: &[(Kind, Vec<Value>)], provenance: &Provenance) -> Value {
+/// namespace and name; then the servers' readings (docs/servers.md), by
+/// namespace and pod. Pure.
+pub(crate) fn document(
+    objects: &[(Kind, Vec<Value>)],
+    readings: &[ServerReading],
+    provenance: &Provenance,
+) -> Result<Value> {
     let mut items = Vec::new();
     for kind in Kind::ALL {
         let mut of_kind: Vec<&Value> = objects
@@ -108,7 +114,14 @@ pub(crate) fn document(objects: &[(Kind, Vec<Value>)], provenance: &Provenance) 
         of_kind.sort_by_key(|v| namespaced_name(v));
         items.extend(of_kind.into_iter().cloned());
     }
-    json!({
+    let mut kept: Vec<&ServerReading> = readings.iter().collect();
+    kept.sort_by(|a, b| {
+        (a.namespace(), a.pod(), a.observed_at.0).cmp(&(b.namespace(), b.pod(), b.observed_at.0))
+    });
+    for r in kept {
+        items.push(reading_item(r)?);
+    }
+    Ok(json!({
         "apiVersion": "v1",
         "kind": "List",
         "metadata": {
@@ -116,7 +129,22 @@ pub(crate) fn document(objects: &[(Kind, Vec<Value>)], provenance: &Provenance) 
             "annotations": Value::Object(provenance.annotations()),
         },
         "items": items,
-    })
+    }))
+}
+
+/// A reading as a List item: the plugin's own kind, as `-f` reads it.
+/// A reading holds answers only (no password: [`ServerReading`] has no
+/// field for one).
+fn reading_item(r: &ServerReading) -> Result<Value> {
+    let mut v = serde_json::to_value(r).map_err(|e| Error::Encode {
+        format: "JSON",
+        problem: e.to_string(),
+    })?;
+    if let Value::Object(map) = &mut v {
+        map.insert("apiVersion".into(), READING_API_VERSION.into());
+        map.insert("kind".into(), READING_KIND.into());
+    }
+    Ok(v)
 }
 
 /// The bundle's text in `format`: YAML with the header, or JSON.
@@ -145,7 +173,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
     );
     let cluster = args.cluster.as_deref();
     let RawRead {
-        snapshot,
+        mut snapshot,
         mut objects,
         ..
     } = live::read_raw(&live, namespace.as_deref(), cluster).await?;
@@ -165,6 +193,20 @@ pub(crate) async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
     let pods = pods_of(&snapshot, None);
     let (_, pod_events) = live::events_of_pods(&live, namespace.as_deref(), &pods).await?;
     objects.push((Kind::Events, pod_events));
+    // What the servers say, kept for the hand-over (by default, as
+    // `explain` reads them): the readings join the snapshot's.
+    let servers = match args.servers {
+        ServersArg::Off => String::new(),
+        how => {
+            let transport = match how {
+                ServersArg::Direct => Transport::Direct,
+                _ => Transport::PortForward,
+            };
+            let accounts =
+                servers::read_into(&live, &mut snapshot, None, transport, servers::BOUNDS).await;
+            crate::render::notice::servers_unread(&accounts)
+        }
+    };
     let info = VersionInfo::current();
     let provenance = Provenance {
         taken_at: ctx.now(),
@@ -174,16 +216,19 @@ pub(crate) async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
         cluster: args.cluster.clone(),
         plugin: format!("kubectl-valkey-roll {} ({})", info.version, info.commit),
     };
-    let doc = document(&objects, &provenance);
+    let doc = document(&objects, &snapshot.readings, &provenance)?;
     let text = render(&doc, &provenance, format_of(args, ctx.global.output))?;
     match &args.output_file {
-        None => Ok(Outcome::ok(text)),
+        None => Ok(Outcome {
+            stderr: servers,
+            ..Outcome::ok(text)
+        }),
         Some(path) => {
             write_file(path, &text)?;
             let count = doc["items"].as_array().map_or(0, Vec::len);
             Ok(Outcome {
                 stdout: String::new(),
-                stderr: format!("wrote {count} objects to {}\n", path.display()),
+                stderr: format!("{servers}wrote {count} objects to {}\n", path.display()),
                 exit: crate::error::Exit::Done,
             })
         }
@@ -423,12 +468,48 @@ mod tests {
             let text = std::fs::read(&path).expect("example");
             let expected = parse_snapshot(&text, example).expect("example parses");
             let p = provenance();
-            let doc = document(&objects, &p);
+            let doc = document(&objects, &[], &p).expect("document");
             for format in [BundleFormat::Yaml, BundleFormat::Json] {
                 let text = render(&doc, &p, format).expect("render");
                 let back = parse_snapshot(text.as_bytes(), "bundle").expect("bundle parses");
                 assert_eq!(back, expected, "{example} {format:?}");
             }
+        }
+    }
+
+    /// The servers' readings are items of the plugin's own kind, after the
+    /// API's objects, and read back as the readings they were.
+    #[test]
+    fn readings_read_back_as_they_were() {
+        let reading = |pod: &str, at: &str, role: &str| -> ServerReading {
+            serde_json::from_value(json!({
+                "metadata": {"namespace": "prod", "name": pod},
+                "node": "cache-0-1", "observedAt": at, "address": "10.0.0.4:6379",
+                "nodeId": "abc", "role": role, "primaryAddress": "10.0.0.3:6379",
+                "link": "down", "syncing": false, "flags": ["myself", "slave"],
+                "clusterState": "ok", "error": null,
+            }))
+            .expect("reading")
+        };
+        let readings = vec![
+            reading("valkey-cache-0-1-0", "2026-11-29T10:16:01Z", "replica"),
+            reading("valkey-cache-0-0-0", "2026-11-29T10:16:00Z", "primary"),
+        ];
+        let objects = objects_of("rolling.yaml");
+        let p = provenance();
+        let doc = document(&objects, &readings, &p).expect("document");
+        let items = doc["items"].as_array().expect("items");
+        let last: Vec<&str> = items[items.len() - 2..]
+            .iter()
+            .map(|i| i["metadata"]["name"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(last, ["valkey-cache-0-0-0", "valkey-cache-0-1-0"]);
+        for format in [BundleFormat::Yaml, BundleFormat::Json] {
+            let text = render(&doc, &p, format).expect("render");
+            let back = parse_snapshot(text.as_bytes(), "bundle").expect("bundle parses");
+            let mut want = readings.clone();
+            want.reverse();
+            assert_eq!(back.readings, want, "{format:?}");
         }
     }
 
@@ -446,7 +527,7 @@ mod tests {
             ),
             (Kind::ValkeyClusters, vec![item("ValkeyCluster", "a", "c")]),
         ];
-        let doc = document(&objects, &provenance());
+        let doc = document(&objects, &[], &provenance()).expect("document");
         let order: Vec<(String, String)> = doc["items"]
             .as_array()
             .expect("items")
@@ -477,7 +558,12 @@ mod tests {
         }
         let p = provenance();
         assert_eq!(
-            render(&document(&shuffled, &p), &p, BundleFormat::Yaml).expect("yaml"),
+            render(
+                &document(&shuffled, &[], &p).expect("document"),
+                &p,
+                BundleFormat::Yaml
+            )
+            .expect("yaml"),
             render(&doc, &p, BundleFormat::Yaml).expect("yaml")
         );
     }
@@ -485,7 +571,7 @@ mod tests {
     #[test]
     fn the_header_and_annotations_say_when_where_and_which_plugin() {
         let p = provenance();
-        let doc = document(&[], &p);
+        let doc = document(&[], &[], &p).expect("document");
         let yaml = render(&doc, &p, BundleFormat::Yaml).expect("yaml");
         let header: Vec<&str> = yaml.lines().take_while(|l| l.starts_with('#')).collect();
         assert_eq!(header.len(), 6, "{yaml}");

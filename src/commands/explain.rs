@@ -19,7 +19,7 @@ use crate::error::{Error, Outcome, Result};
 use crate::render::explain::{ClusterExplanation, NodeExplanation, explain_cluster, explain_node};
 use crate::render::json::{to_json, to_yaml};
 use crate::render::notice;
-use crate::report::{ClusterReport, NodeReport, Report};
+use crate::report::{ClusterReport, NodeReport, Report, TimelineEntry, UnplannedFailover};
 use crate::snapshot::{LeaseRead, PreviousLog, Snapshot};
 use crate::source::{self, Live, live, logs, operator};
 use serde::Serialize;
@@ -58,7 +58,11 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                     Err(err) => stderr = notice::events_unread(Some(pod), &err),
                 }
             }
-            let timeline = timeline(&loaded.snapshot, &cluster.namespace, &node.name);
+            let timeline = with_unplanned(
+                timeline(&loaded.snapshot, &cluster.namespace, &node.name),
+                cluster,
+                Some(&node.name),
+            );
             let stdout = match text_or_document(ctx) {
                 Some(document) => document.render(
                     &NodeExplanation {
@@ -117,7 +121,11 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
                     Err(err) => stderr = notice::events_unread(None, &err),
                 }
             }
-            let timeline = cluster_timeline(&loaded.snapshot, &cluster.namespace, &cluster.name);
+            let timeline = with_unplanned(
+                cluster_timeline(&loaded.snapshot, &cluster.namespace, &cluster.name),
+                cluster,
+                None,
+            );
             let stdout = match text_or_document(ctx) {
                 Some(document) => document.render(
                     &ClusterExplanation {
@@ -160,6 +168,24 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
             loaded.namespace.as_deref(),
         )),
     }
+}
+
+/// `timeline` with the failovers the operator did not make (by the
+/// servers: the cluster's `unplanned`) that concern `node` (its new or its
+/// old primary; every one when `None`), each at the time its server said
+/// so, after the events of that time or before.
+fn with_unplanned(
+    mut timeline: Vec<TimelineEntry>,
+    cluster: &ClusterReport,
+    node: Option<&str>,
+) -> Vec<TimelineEntry> {
+    let about =
+        |u: &&UnplannedFailover| node.is_none_or(|n| u.to == n || u.from.as_deref() == Some(n));
+    for u in cluster.unplanned.iter().filter(about) {
+        let at = timeline.partition_point(|e| e.time.is_none_or(|t| t <= u.seen_at));
+        timeline.insert(at, crate::render::words::unplanned_entry(u));
+    }
+    timeline
 }
 
 /// A holder, or the walk's front, with a failing container (which the
@@ -387,6 +413,70 @@ mod tests {
                 (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
             }
         }
+    }
+
+    /// A failover the operator did not make joins the timeline at the
+    /// time its server said so, for the cluster and for its two nodes.
+    #[test]
+    fn a_failover_nobody_made_joins_the_timeline_in_time_order() {
+        let entry = |reason: &str, at: Option<i64>| TimelineEntry {
+            time: at.map(t),
+            reason: reason.into(),
+            message: String::new(),
+            regarding: String::new(),
+            count: None,
+            addresses: Default::default(),
+        };
+        let events = || {
+            vec![
+                entry("NoTime", None),
+                entry("Before", Some(-10)),
+                entry("Same", Some(-5)),
+                entry("After", Some(-1)),
+            ]
+        };
+        let mut cluster =
+            fixture::sample::bare_cluster("cache", crate::report::Verdict::Converged, vec![]);
+        cluster.unplanned = vec![UnplannedFailover {
+            shard: 1,
+            to: "cache-1-1".into(),
+            from: Some("cache-1-0".into()),
+            seen_at: t(-5),
+        }];
+        let reasons = |node: Option<&str>| -> Vec<String> {
+            with_unplanned(events(), &cluster, node)
+                .into_iter()
+                .map(|e| e.reason)
+                .collect()
+        };
+        let with = ["NoTime", "Before", "Same", "UnplannedFailover", "After"];
+        let without = ["NoTime", "Before", "Same", "After"];
+        let cases: &[(Option<&str>, &[&str])] = &[
+            (None, &with),
+            (Some("cache-1-1"), &with),
+            (Some("cache-1-0"), &with),
+            (Some("cache-0-0"), &without),
+        ];
+        for (node, want) in cases {
+            assert_eq!(reasons(*node), *want, "{node:?}");
+        }
+        let e = &with_unplanned(Vec::new(), &cluster, None)[0];
+        assert_eq!(
+            (e.time, e.regarding.as_str(), e.message.as_str()),
+            (
+                Some(t(-5)),
+                "ValkeyNode/cache-1-1",
+                "cache-1-1 is shard 1's primary by its server, not cache-1-0: a failover \
+                 the operator did not make, seen when its server was read"
+            )
+        );
+        cluster.unplanned[0].from = None;
+        let e = &with_unplanned(Vec::new(), &cluster, None)[0];
+        assert_eq!(
+            e.message,
+            "cache-1-1 is shard 1's primary by its server: a failover the operator did \
+             not make, seen when its server was read"
+        );
     }
 
     #[test]

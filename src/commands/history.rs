@@ -29,7 +29,11 @@ pub(crate) async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
         OutputFormat::Name => crate::render::name::clusters(&report),
         OutputFormat::Svg if !report.clusters.is_empty() => {
             let failovers: Vec<_> = (report.clusters.iter())
-                .map(|c| failover_marks(&loaded.snapshot, &c.namespace, &c.name))
+                .map(|c| {
+                    let mut marks = failover_marks(&loaded.snapshot, &c.namespace, &c.name);
+                    marks.extend(unplanned_marks(c));
+                    marks
+                })
                 .collect();
             crate::render::svg::history(&report, now, &failovers)
         }
@@ -50,6 +54,22 @@ pub(crate) async fn run(ctx: &Ctx, args: &HistoryArgs) -> Result<Outcome> {
         stderr: clock,
         exit: Exit::Done,
     })
+}
+
+/// The failovers the operator did not make (by the servers' readings,
+/// which a snapshot or a bundle may carry), for the picture: when the
+/// servers said so, on the new primary's row and the old one's.
+pub(crate) fn unplanned_marks(c: &crate::report::ClusterReport) -> Vec<FailoverMark> {
+    c.unplanned
+        .iter()
+        .map(|u| FailoverMark {
+            at: u.seen_at,
+            step: FailoverStep::Unplanned,
+            nodes: std::iter::once(u.to.clone())
+                .chain(u.from.clone())
+                .collect(),
+        })
+        .collect()
 }
 
 /// The failover events of a cluster's roll (its timeline's), for the
@@ -76,4 +96,54 @@ pub(crate) fn failover_marks(
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::UnplannedFailover;
+
+    /// A failover the operator did not make is a mark on the picture, on
+    /// both nodes' rows, at the time the servers said so.
+    #[test]
+    fn a_failover_nobody_made_is_marked_on_the_picture() {
+        let mut report = crate::fixture::sample::jammed();
+        report.clusters.truncate(1);
+        let c = &mut report.clusters[0];
+        let seen: jiff::Timestamp = "2026-11-29T10:15:00Z".parse().expect("time");
+        let to = "cache-1-1".to_string();
+        c.history.started_at = Some("2026-11-29T10:00:00Z".parse().expect("time"));
+        c.history.rows = vec![crate::report::HistoryRow {
+            node: to.clone(),
+            shard: Some(1),
+            index: Some(1),
+            role: None,
+            advanced_at: None,
+            advanced_by: None,
+            applied_at: None,
+            ready_at: None,
+            took_seconds: None,
+            outcome: crate::report::HistoryOutcome::Waiting,
+            partial: false,
+        }];
+        c.unplanned = vec![UnplannedFailover {
+            shard: 1,
+            to: to.clone(),
+            from: None,
+            seen_at: seen,
+        }];
+        let marks = unplanned_marks(c);
+        assert_eq!(marks.len(), 1);
+        assert_eq!(
+            (marks[0].at, marks[0].step, marks[0].nodes.clone()),
+            (seen, FailoverStep::Unplanned, vec![to.clone()])
+        );
+        let now = "2026-11-29T10:16:00Z".parse().expect("time");
+        let svg = crate::render::svg::history(&report, now, &[marks]);
+        let title =
+            format!("a failover the operator did not make, seen at 2026-11-29T10:15:00Z: {to}");
+        assert!(svg.contains(&title), "{title} in:\n{svg}");
+        let svg = crate::render::svg::history(&report, now, &[vec![]]);
+        assert!(!svg.contains("did not make, seen"), "{svg}");
+    }
 }

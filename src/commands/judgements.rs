@@ -13,6 +13,7 @@ use crate::classify::classify;
 use crate::error::Result;
 use crate::report::ClusterReport;
 use crate::snapshot::{Changed, ClusterKey, Snapshot};
+use crate::source::servers::Rereader;
 use crate::source::watch::InView;
 use jiff::Timestamp;
 use std::collections::{BTreeMap, BTreeSet};
@@ -78,6 +79,43 @@ impl Clusters for InView {
         judge: &mut dyn FnMut(ClusterKey, Snapshot),
     ) -> Result<()> {
         InView::each_view(&self, wanted, judge)
+    }
+}
+
+/// Objects in view with what their servers said: each view gets its
+/// cluster's newest readings ([`Rereader::add_to`]) before it is judged,
+/// and the clusters whose readings changed (`changed`, from
+/// [`Rereader::read`]) are judged again like those whose objects did.
+/// Without a re-reader it is the objects alone.
+pub(crate) struct WithReadings<'a, C> {
+    pub objects: C,
+    pub readings: Option<&'a Rereader>,
+    pub changed: BTreeSet<ClusterKey>,
+}
+
+impl<C: Clusters> Clusters for WithReadings<'_, C> {
+    fn cluster_keys(&self) -> BTreeSet<ClusterKey> {
+        self.objects.cluster_keys()
+    }
+
+    fn changed_clusters(&self, changed: &Changed) -> BTreeSet<ClusterKey> {
+        let mut out = self.objects.changed_clusters(changed);
+        out.extend(self.changed.iter().cloned());
+        out
+    }
+
+    fn each_view(
+        self,
+        wanted: &BTreeSet<ClusterKey>,
+        judge: &mut dyn FnMut(ClusterKey, Snapshot),
+    ) -> Result<()> {
+        let readings = self.readings;
+        self.objects.each_view(wanted, &mut |key, mut view| {
+            if let Some(r) = readings {
+                r.add_to(&key, &mut view);
+            }
+            judge(key, view);
+        })
     }
 }
 
@@ -226,6 +264,56 @@ mod tests {
             )
             .expect("judged");
         assert_eq!(n, 1, "only four is judged again");
+    }
+
+    /// The clusters whose servers said something new are judged again,
+    /// and no other, though no object changed.
+    #[test]
+    fn a_change_the_servers_say_judges_that_cluster_only() {
+        let threshold = Duration::from_secs(600);
+        let mut judgements: Judgements<ClusterReport> = Judgements::default();
+        let fleet = Arc::new(fixture::fleet());
+        judgements
+            .update(
+                fleet.clone(),
+                &Changed::all(),
+                t(0),
+                threshold,
+                |r, _| r,
+                |_| false,
+            )
+            .expect("judged");
+        let four: ClusterKey = ("c".to_string(), "four".to_string());
+        let n = judgements
+            .update(
+                WithReadings {
+                    objects: fleet.clone(),
+                    readings: None,
+                    changed: [four].into(),
+                },
+                &Changed::default(),
+                t(1),
+                threshold,
+                |r, _| r,
+                |_| false,
+            )
+            .expect("judged");
+        assert_eq!(n, 1, "only four is judged again");
+        let n = judgements
+            .update(
+                WithReadings {
+                    objects: fleet,
+                    readings: None,
+                    changed: BTreeSet::new(),
+                },
+                &Changed::default(),
+                t(2),
+                threshold,
+                |r, _| r,
+                |_| false,
+            )
+            .expect("judged");
+        assert_eq!(n, 0, "nothing new: nothing judged");
     }
 
     /// The objects read, and views built, from the watch's stores.

@@ -215,6 +215,69 @@ pub(crate) async fn read_servers(
     crate::render::notice::servers_unread(&accounts)
 }
 
+/// `--servers` of a live view (`status --watch`, `wait`): the re-reader,
+/// when it next reads, and the lines last said about servers not read.
+pub(crate) struct LiveServers {
+    reader: crate::source::servers::Rereader,
+    due: tokio::time::Instant,
+    said: String,
+}
+
+impl LiveServers {
+    /// The re-reader `how` asks for; none for `off` or no `--servers`.
+    pub(crate) fn new(live: &Live, how: Option<crate::cli::ServersArg>) -> Option<LiveServers> {
+        use crate::cli::ServersArg;
+        use crate::source::servers::{Rereader, Transport};
+        let transport = match how? {
+            ServersArg::Off => return None,
+            ServersArg::PortForward => Transport::PortForward,
+            ServersArg::Direct => Transport::Direct,
+        };
+        Some(LiveServers {
+            reader: Rereader::new(live, transport),
+            due: tokio::time::Instant::now(),
+            said: String::new(),
+        })
+    }
+
+    /// When the servers are read next.
+    pub(crate) fn due(&self) -> tokio::time::Instant {
+        self.due
+    }
+
+    pub(crate) fn reader(&self) -> &crate::source::servers::Rereader {
+        &self.reader
+    }
+
+    /// With the objects in view and what changed in them: reads the
+    /// servers again once due. Returns the clusters to judge again for
+    /// what the servers said, and the lines about servers not read when
+    /// they differ from the last ones said (an empty text: all read now).
+    pub(crate) async fn update(
+        &mut self,
+        objects: &crate::source::watch::InView,
+        changed: &crate::snapshot::Changed,
+    ) -> Result<(
+        std::collections::BTreeSet<crate::snapshot::ClusterKey>,
+        Option<String>,
+    )> {
+        self.reader.touched(objects.changed_clusters(changed));
+        if tokio::time::Instant::now() < self.due {
+            return Ok((Default::default(), None));
+        }
+        let mut views = Vec::new();
+        objects.each_view(&objects.cluster_keys(), |key, view| {
+            views.push((key, view));
+        })?;
+        let again = self.reader.read(views).await;
+        self.due = tokio::time::Instant::now() + crate::source::servers::REREAD;
+        let lines = crate::render::notice::servers_unread(&self.reader.accounts());
+        let news = (lines != self.said).then(|| lines.clone());
+        self.said = lines;
+        Ok((again, news))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -146,6 +146,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let mut last_progress = None;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut servers = super::shared::LiveServers::new(&live, args.servers);
     let exit = loop {
         tokio::select! {
             update = watch.next() => match update? {
@@ -158,11 +159,30 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             () = &mut timeout => break Exit::TimedOut,
         }
         let Some(snapshot) = &snapshot else { continue };
+        let changed = watch.take_changed();
+        // The servers, read again every REREAD (the tick wakes it): the
+        // clusters whose readings changed are judged again too. A reading
+        // is bounded, and so is the wait: the timeout is not held up.
+        let mut again = Default::default();
+        if let Some(s) = &mut servers {
+            let read = tokio::select! {
+                read = s.update(snapshot, &changed) => read?,
+                () = &mut timeout => break Exit::TimedOut,
+            };
+            again = read.0;
+            if let Some(lines) = read.1 {
+                eprint(&lines);
+            }
+        }
         // Only the clusters whose objects changed, or whose verdict time
         // alone changes by now, are judged again.
         judgements.update(
-            snapshot.clone(),
-            &watch.take_changed(),
+            super::judgements::WithReadings {
+                objects: snapshot.clone(),
+                readings: servers.as_ref().map(|s| s.reader()),
+                changed: again,
+            },
+            &changed,
             ctx.now(),
             ctx.global.stall_threshold,
             |r, _| r,

@@ -54,7 +54,13 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let stop = stop_requested();
     tokio::pin!(stop);
     let mut checked = false;
+    let mut servers = super::shared::LiveServers::new(&live, args.servers);
     loop {
+        // The servers are read with the objects in view: not before them.
+        let reread = servers
+            .as_ref()
+            .filter(|_| snapshot.is_some())
+            .map(|s| s.due());
         tokio::select! {
             () = &mut stop => break,
             update = watch.next() => match update? {
@@ -65,19 +71,35 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
                 }
             },
             () = tokio::time::sleep_until(wake) => {}
+            () = tokio::time::sleep_until(reread.unwrap_or(wake)), if reread.is_some() => {}
         }
         let Some(snapshot) = &snapshot else {
             wake = Instant::now() + TICK;
             continue;
         };
+        let changed = watch.take_changed();
+        // The servers, read again every REREAD: the clusters whose
+        // readings changed are judged again too.
+        let mut again = Default::default();
+        if let Some(s) = &mut servers {
+            let (clusters, lines) = s.update(snapshot, &changed).await?;
+            again = clusters;
+            if let Some(lines) = lines {
+                out.servers(lines);
+            }
+        }
         let now = ctx.now();
         // Judged again: the clusters whose objects changed, those whose
         // verdict time alone changes by now, and on a terminal each whose
         // durations tick (not Converged); the others keep their judgement.
         let screen = out.ticks();
         judgements.update(
-            snapshot.clone(),
-            &watch.take_changed(),
+            super::judgements::WithReadings {
+                objects: snapshot.clone(),
+                readings: servers.as_ref().map(|s| s.reader()),
+                changed: again,
+            },
+            &changed,
             now,
             ctx.global.stall_threshold,
             |r, _| r,
@@ -96,7 +118,11 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         }
         out.report(&report, now, &connection)?;
     }
-    Ok(Outcome::ok(out.finish()))
+    let servers = out.servers.take().unwrap_or_default();
+    Ok(Outcome {
+        stderr: servers,
+        ..Outcome::ok(out.finish())
+    })
 }
 
 /// How long to wait before judging `report` (judged at `now`) again when
@@ -261,6 +287,9 @@ struct Output<'a> {
     ctx: &'a Ctx,
     scope: Scope,
     mode: Mode,
+    /// On a terminal, the last lines about servers not read: said on the
+    /// normal screen at the end (off a terminal, on stderr at once).
+    servers: Option<String>,
 }
 
 enum Mode {
@@ -321,6 +350,19 @@ impl<'a> Output<'a> {
             ctx,
             scope: scope.clone(),
             mode,
+            servers: None,
+        }
+    }
+
+    /// The lines about servers not read, when they changed.
+    fn servers(&mut self, lines: String) {
+        match self.mode {
+            Mode::AltScreen(_) => self.servers = Some(lines),
+            Mode::Log { .. } => {
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(crate::render::style::clean_lines(&lines).as_bytes());
+                let _ = err.flush();
+            }
         }
     }
 

@@ -145,7 +145,7 @@ pub(crate) fn servers_unread(accounts: &[crate::snapshot::ClusterServers]) -> St
                 Failure::NoReadOnlyUser => format!(
                     "no read-only user (Secret {secret} or its key {EXPORTER_USER} is missing; spec.exporter.enabled makes it)"
                 ),
-                Failure::Tls => "its servers speak TLS (spec.networking.tls), which the plugin does not read yet".to_string(),
+                Failure::Tls => "they speak TLS only (spec.networking.tls), and the operator's CA is in their certificate Secret beside their private key, which the plugin does not read".to_string(),
                 _ => format!("Secret {secret} could not be read"),
             };
             out.push_str(&format!(
@@ -196,6 +196,48 @@ fn server_failure(f: &crate::snapshot::Failure) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cluster none of whose servers is read says why in one line, and
+    /// what stands instead.
+    #[test]
+    fn a_cluster_not_read_is_one_line_saying_why() {
+        use crate::snapshot::{ClusterServers, Failure};
+        let cases = [
+            (
+                Failure::Tls,
+                "they speak TLS only (spec.networking.tls), and the operator's CA is in \
+                 their certificate Secret beside their private key, which the plugin does \
+                 not read",
+            ),
+            (
+                Failure::NoReadOnlyUser,
+                "no read-only user (Secret internal-cache-system-passwords or its key \
+                 _exporter is missing; spec.exporter.enabled makes it)",
+            ),
+            (
+                Failure::Forbidden,
+                "reading Secret internal-cache-system-passwords is forbidden (RBAC: get on \
+                 that one Secret)",
+            ),
+        ];
+        for (failure, why) in cases {
+            let said = servers_unread(&[ClusterServers {
+                namespace: "prod".into(),
+                cluster: "cache".into(),
+                trouble: Some(failure.clone()),
+                read: 0,
+                failed: Vec::new(),
+            }]);
+            assert_eq!(
+                said,
+                format!(
+                    "warning: the servers of cluster cache were not read: {why}; judged from \
+                     the API alone\n"
+                ),
+                "{failure:?}"
+            );
+        }
+    }
 
     #[test]
     fn duplicate_warning_names_a_few_and_counts_the_rest_on_one_line() {

@@ -35,6 +35,9 @@ pub(crate) enum FailoverStep {
     Completed,
     Failed,
     TimedOut,
+    /// A failover the operator did not make, at the time the servers said
+    /// so (docs/servers.md).
+    Unplanned,
 }
 
 /// The picture's width, in pixels.
@@ -109,13 +112,14 @@ fn step_word(s: FailoverStep) -> &'static str {
         FailoverStep::Completed => "failover completed",
         FailoverStep::Failed => "failover failed",
         FailoverStep::TimedOut => "failover timed out",
+        FailoverStep::Unplanned => "a failover the operator did not make, seen",
     }
 }
 
 fn step_fill(s: FailoverStep) -> &'static str {
     match s {
         FailoverStep::Initiated | FailoverStep::Completed => "#6a3d9a",
-        FailoverStep::Failed | FailoverStep::TimedOut => "#d23c3c",
+        FailoverStep::Failed | FailoverStep::TimedOut | FailoverStep::Unplanned => "#d23c3c",
     }
 }
 

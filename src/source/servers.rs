@@ -21,6 +21,7 @@
 //! the AUTH frame, whose buffer is zeroed once written; it is in no
 //! reading, error or log.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -34,10 +35,10 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::live::Live;
+use crate::snapshot::{ClusterKey, LinkStatus, ServerReading, ServerRole, Snapshot, keys};
 pub(crate) use crate::snapshot::{
     ClusterServers, EXPORTER_USER, Failure, VALKEY_PORT, secret_name,
 };
-use crate::snapshot::{LinkStatus, ServerReading, ServerRole, Snapshot, keys};
 
 /// How the plugin reaches a server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +103,112 @@ pub(crate) async fn read_into(
     }
     snapshot.normalize();
     accounts
+}
+
+/// How often [`Rereader`] reads the servers again: `status --watch
+/// --servers` and `wait --servers` (docs/servers.md). The servers change
+/// with no API write (a replica's link going down, a failover the
+/// operator did not make), and the operator holds a primary back for
+/// some 8-10 s per shard while its replica syncs: 5 s shows such a wait
+/// while it lasts, at one Secret GET and one connection per server each
+/// time.
+pub(crate) const REREAD: Duration = Duration::from_secs(5);
+
+/// The servers of a live view, read again every [`REREAD`] (its caller
+/// keeps the clock): it keeps each cluster's newest readings and says
+/// which clusters' readings changed, so only those are judged again. Each
+/// reading is bounded as [`read_into`]'s ([`BOUNDS`]); clusters are read
+/// one after another.
+///
+/// Use: [`Rereader::read`] with each cluster's view when the interval is
+/// up, [`Rereader::touched`] with the clusters whose API objects changed
+/// in between, and [`Rereader::add_to`] on each view before judging it.
+pub(crate) struct Rereader {
+    live: Live,
+    transport: Transport,
+    bounds: Bounds,
+    kept: BTreeMap<ClusterKey, Vec<ServerReading>>,
+    accounts: BTreeMap<ClusterKey, ClusterServers>,
+    touched: BTreeSet<ClusterKey>,
+}
+
+impl Rereader {
+    pub(crate) fn new(live: &Live, transport: Transport) -> Rereader {
+        Rereader {
+            live: live.clone(),
+            transport,
+            bounds: BOUNDS,
+            kept: BTreeMap::new(),
+            accounts: BTreeMap::new(),
+            touched: BTreeSet::new(),
+        }
+    }
+
+    /// Clusters whose API objects changed since their servers were last
+    /// read: they are judged again after the next reading too, since
+    /// whether a reading counts depends on the API's evidence being older
+    /// (docs/servers.md, "Which reading counts").
+    pub(crate) fn touched(&mut self, clusters: impl IntoIterator<Item = ClusterKey>) {
+        self.touched.extend(clusters);
+    }
+
+    /// Reads the servers of each cluster of `views` (each cluster's own
+    /// objects); forgets the clusters not in it. Returns the clusters to
+    /// judge again: those whose readings say something else than before
+    /// (what they say, not when: a reading's time alone is no change),
+    /// and those [`Rereader::touched`] named since.
+    pub(crate) async fn read(
+        &mut self,
+        views: Vec<(ClusterKey, Snapshot)>,
+    ) -> BTreeSet<ClusterKey> {
+        let mut changed = std::mem::take(&mut self.touched);
+        let keys: BTreeSet<ClusterKey> = views.iter().map(|(k, _)| k.clone()).collect();
+        self.kept.retain(|k, _| keys.contains(k));
+        self.accounts.retain(|k, _| keys.contains(k));
+        changed.retain(|k| keys.contains(k));
+        for (key, mut view) in views {
+            view.readings.clear();
+            let only = Some((key.0.as_str(), key.1.as_str()));
+            let accounts =
+                read_into(&self.live, &mut view, only, self.transport, self.bounds).await;
+            let mut readings = std::mem::take(&mut view.readings);
+            readings.sort_by(|a, b| a.pod().cmp(b.pod()));
+            if !self.kept.get(&key).is_some_and(|b| same_said(b, &readings)) {
+                changed.insert(key.clone());
+            }
+            self.kept.insert(key.clone(), readings);
+            if let Some(account) = accounts.into_iter().next() {
+                self.accounts.insert(key, account);
+            }
+        }
+        changed
+    }
+
+    /// Adds cluster `key`'s newest readings to its view.
+    pub(crate) fn add_to(&self, key: &ClusterKey, view: &mut Snapshot) {
+        if let Some(readings) = self.kept.get(key) {
+            view.readings.extend(readings.iter().cloned());
+            view.normalize();
+        }
+    }
+
+    /// What the last reading of each cluster gave, beside its readings
+    /// (for the line of servers not read).
+    pub(crate) fn accounts(&self) -> Vec<ClusterServers> {
+        self.accounts.values().cloned().collect()
+    }
+}
+
+/// Two readings of a cluster's servers (each sorted by pod) say the same:
+/// they differ at most in when they were taken.
+fn same_said(before: &[ServerReading], now: &[ServerReading]) -> bool {
+    before.len() == now.len()
+        && before.iter().zip(now).all(|(b, n)| {
+            ServerReading {
+                observed_at: n.observed_at.clone(),
+                ..b.clone()
+            } == *n
+        })
 }
 
 /// The cluster's servers speak TLS only: `spec.networking.tls` (the
@@ -543,6 +650,29 @@ mod tests {
         assert_eq!(r.node_id.as_deref(), Some("def"));
         assert_eq!(r.flags, vec!["myself", "slave"]);
         assert_eq!(r.address.as_deref(), Some("127.0.1.4:6379"));
+    }
+
+    #[test]
+    fn only_what_the_servers_say_is_a_change_not_when() {
+        let t = Target {
+            pod: "p".into(),
+            node: None,
+            ip: Some("127.0.1.4".into()),
+        };
+        let mut a = failed("ns", &t, Failure::BadReply);
+        a.error = None;
+        apply_info(&mut a, INFO_REPLICA).unwrap();
+        let mut later = a.clone();
+        later.observed_at = Time(a.observed_at.0 + jiff::SignedDuration::from_secs(5));
+        assert!(same_said(std::slice::from_ref(&a), &[later.clone()]));
+        let mut up = later.clone();
+        up.link = Some(LinkStatus::Up);
+        assert!(!same_said(std::slice::from_ref(&a), &[up]));
+        let mut unread = later.clone();
+        unread.error = Some(Failure::TimedOut.code().into());
+        assert!(!same_said(std::slice::from_ref(&a), &[unread]));
+        assert!(!same_said(std::slice::from_ref(&a), &[]));
+        assert!(!same_said(&[], std::slice::from_ref(&a)));
     }
 
     #[test]

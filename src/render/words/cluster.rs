@@ -184,6 +184,25 @@ impl fmt::Display for UnplannedFailover {
     }
 }
 
+/// The REASON of a timeline entry for a failover the operator did not
+/// make: no event tells it, the servers do.
+pub(crate) const UNPLANNED_REASON: &str = "UnplannedFailover";
+
+/// A failover the operator did not make as a timeline entry, at the time
+/// its server said so (it happened at that time or before): `cache-1-1 is
+/// shard 1's primary by its server, not cache-1-0: a failover the operator
+/// did not make, seen when its server was read`, about the new primary.
+pub(crate) fn unplanned_entry(u: &UnplannedFailover) -> crate::report::TimelineEntry {
+    crate::report::TimelineEntry {
+        time: Some(u.seen_at),
+        reason: UNPLANNED_REASON.to_string(),
+        message: format!("{u}, seen when its server was read"),
+        regarding: format!("ValkeyNode/{}", u.to),
+        count: None,
+        addresses: std::collections::BTreeMap::new(),
+    }
+}
+
 /// `scale-out to 4 shards waits for the roll`.
 impl fmt::Display for PendingScale {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
