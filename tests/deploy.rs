@@ -149,7 +149,9 @@ fn the_exporter_may_read_the_servers_by_optional_rules_of_their_own() {
     let docs = yaml_docs("deploy/rbac.yaml");
     let role = docs
         .iter()
-        .find(|d| d["kind"] == "ClusterRole" && d["metadata"]["name"] == "valkey-roll-exporter-servers")
+        .find(|d| {
+            d["kind"] == "ClusterRole" && d["metadata"]["name"] == "valkey-roll-exporter-servers"
+        })
         .expect("the servers' ClusterRole");
     let rules = role["rules"].as_array().expect("rules");
     assert_eq!(rules.len(), 2, "{role}");
@@ -165,12 +167,17 @@ fn the_exporter_may_read_the_servers_by_optional_rules_of_their_own() {
             "{n}"
         );
     }
-    assert_eq!(rules[1]["resources"], serde_json::json!(["pods/portforward"]));
+    assert_eq!(
+        rules[1]["resources"],
+        serde_json::json!(["pods/portforward"])
+    );
     assert_eq!(rules[1]["verbs"], serde_json::json!(["create"]));
     assert!(rules[1].get("resourceNames").is_none());
     let binding = docs
         .iter()
-        .find(|d| d["kind"] == "ClusterRoleBinding" && d["roleRef"]["name"] == role["metadata"]["name"])
+        .find(|d| {
+            d["kind"] == "ClusterRoleBinding" && d["roleRef"]["name"] == role["metadata"]["name"]
+        })
         .expect("its binding");
     assert_eq!(binding["subjects"][0]["name"], "valkey-roll-exporter");
     // The Deployment says how to turn it on, commented.
@@ -224,7 +231,9 @@ fn the_exporter_may_list_and_watch_the_six_kinds_and_nothing_else() {
     );
     let binding = docs
         .iter()
-        .find(|d| d["kind"] == "ClusterRoleBinding" && d["roleRef"]["name"] == role["metadata"]["name"])
+        .find(|d| {
+            d["kind"] == "ClusterRoleBinding" && d["roleRef"]["name"] == role["metadata"]["name"]
+        })
         .expect("a binding");
     let account = docs
         .iter()
