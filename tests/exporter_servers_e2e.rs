@@ -3,7 +3,9 @@
 //! of 2, each pod's server bound to its kwok IP), read straight at the
 //! pod IPs (a bare `--servers`) every 2 s (`--servers-interval`):
 //!
-//! - settled: every server read, no shard at risk;
+//! - settled: every server read, no shard at risk, by an exporter that
+//!   reads them straight and by one through the API server's
+//!   port-forward;
 //! - shard 1's replica restarts with a wrong `primaryauth`, its link stays
 //!   down: `valkey_roll_shard_at_risk{shard="1",primary="rig-1-0",
 //!   kind="NoSyncedReplica"}` is on a scrape within the interval (and a
@@ -125,6 +127,24 @@ async fn shards_at_risk_and_servers_unread_follow_the_servers() {
         "{}",
         settled.text
     );
+
+    // The same through the API server's port-forward (kwok forwards each
+    // pod's 6379 to its server), for an exporter outside the cluster.
+    let forwarded = Exporter::start_with(
+        &args,
+        &["--servers=port-forward", "--servers-interval", &interval],
+        BOUND,
+    )
+    .await;
+    until(
+        &forwarded,
+        &pw,
+        "four servers read by port-forward",
+        BOUND,
+        |m| m.value("valkey_roll_servers_read", &labels) == Some(4.0) && at_risk(m, &ns).is_empty(),
+    )
+    .await;
+    drop(forwarded);
 
     // Shard 1's replica comes back with a wrong primaryauth: no API write,
     // only its server says so.

@@ -83,15 +83,22 @@ async fn read_one(
     key: &ClusterKey,
     transport: Transport,
 ) -> Option<Reading> {
-    let mut one: Option<Snapshot> = None;
-    let wanted = BTreeSet::from([key.clone()]);
-    InView::each_view(view, &wanted, |_, v| one = Some(v)).ok()?;
-    let mut snapshot = one?;
-    // Only the cluster, its nodes and its pods are needed to reach the
-    // servers.
-    snapshot.events = Vec::new();
-    snapshot.stateful_sets = Vec::new();
-    snapshot.deployments = Vec::new();
+    // Read off the async workers, as a judgement is: a cluster of 10,000
+    // nodes takes some 100 ms to read from the stores.
+    let (view, wanted) = (view.clone(), BTreeSet::from([key.clone()]));
+    let mut snapshot = tokio::task::spawn_blocking(move || {
+        let mut one: Option<Snapshot> = None;
+        InView::each_view(&view, &wanted, |_, v| one = Some(v)).ok()?;
+        let mut snapshot = one?;
+        // Only the cluster, its nodes and its pods are needed to reach
+        // the servers.
+        snapshot.events = Vec::new();
+        snapshot.stateful_sets = Vec::new();
+        snapshot.deployments = Vec::new();
+        Some(snapshot)
+    })
+    .await
+    .ok()??;
     let pods = snapshot
         .pods
         .iter()
