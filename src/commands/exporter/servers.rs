@@ -270,6 +270,68 @@ mod tests {
         }
     }
 
+    /// A reading that changed judges its cluster again, with it, and only
+    /// that cluster; the others keep their judgement (without readings).
+    #[test]
+    fn a_cluster_whose_reading_changed_is_judged_again_with_it_alone() {
+        use super::super::super::judgements::Judgements;
+        use crate::report::ClusterReport;
+        use crate::source::watch::fake::Fake;
+        let threshold = Duration::from_secs(600);
+        let fleet = crate::fixture::fleet();
+        let fake = Fake::of(&fleet, None);
+        let four: ClusterKey = ("c".into(), "four".into());
+        let pod = fleet
+            .pods
+            .iter()
+            .find(|p| p.metadata.namespace.as_deref() == Some("c"))
+            .and_then(|p| p.metadata.name.clone())
+            .expect("a pod of four");
+        let mut kept = Kept::default();
+        let mut judgements: Judgements<ClusterReport> = Judgements::default();
+        let judge = |judgements: &mut Judgements<ClusterReport>, kept: &Kept, changed: &Changed| {
+            let objects = WithReadings {
+                view: fake.in_view(),
+                kept: kept.shared(),
+            };
+            judgements
+                .update(
+                    objects,
+                    changed,
+                    crate::fixture::t(1),
+                    threshold,
+                    |r, _| r,
+                    |_| false,
+                )
+                .expect("judged")
+        };
+        assert_eq!(judge(&mut judgements, &kept, &Changed::all()), 5);
+        assert!(judgements.values().all(|c| c.servers.is_none()));
+
+        let mut r = reading(&pod, "up", 0);
+        r.metadata.namespace = Some("c".into());
+        assert!(kept.put(Reading {
+            key: four.clone(),
+            readings: vec![r],
+            summary: ServersSummary::default(),
+            unread_words: String::new(),
+        }));
+        let changed = Changed {
+            clusters: BTreeSet::from([four.clone()]),
+            ..Changed::default()
+        };
+        assert_eq!(judge(&mut judgements, &kept, &changed), 1, "four alone");
+        for c in judgements.values() {
+            assert_eq!(
+                c.servers.is_some(),
+                c.name == "four",
+                "{}: {:?}",
+                c.name,
+                c.servers
+            );
+        }
+    }
+
     #[test]
     fn a_cluster_is_judged_again_only_when_its_servers_say_something_new() {
         let mut kept = Kept::default();
