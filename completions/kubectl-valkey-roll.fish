@@ -333,6 +333,10 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l no-headers -d 'Leave the headers out of a table (its rows alone)'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l listen -d 'The address to serve /metrics, /healthz and /readyz on' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l servers -d 'Also read the Valkey servers, as the read-only user _exporter, and export the shards at risk: straight to the pod IPs (direct, the default, for the exporter in the cluster), or through the API server\'s port-forward' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l servers-interval -d 'The pause between two readings of every cluster\'s servers' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r

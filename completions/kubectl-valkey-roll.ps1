@@ -364,6 +364,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
         }
         'kubectl-valkey-roll;exporter' {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address to serve /metrics, /healthz and /readyz on')
+            [CompletionResult]::new('--servers', '--servers', [CompletionResultType]::ParameterName, 'Also read the Valkey servers, as the read-only user _exporter, and export the shards at risk: straight to the pod IPs (direct, the default, for the exporter in the cluster), or through the API server''s port-forward')
+            [CompletionResult]::new('--servers-interval', '--servers-interval', [CompletionResultType]::ParameterName, 'The pause between two readings of every cluster''s servers')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)')

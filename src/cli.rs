@@ -440,6 +440,15 @@ pub struct ExporterArgs {
     /// The address to serve /metrics, /healthz and /readyz on
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9808")]
     pub listen: std::net::SocketAddr,
+    /// Also read the Valkey servers, as the read-only user _exporter, and
+    /// export the shards at risk: straight to the pod IPs (direct, the
+    /// default, for the exporter in the cluster), or through the API
+    /// server's port-forward
+    #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, require_equals = true, default_missing_value = "direct")]
+    pub servers: Option<ServersArg>,
+    /// The pause between two readings of every cluster's servers
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_servers_interval)]
+    pub servers_interval: Duration,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -626,6 +635,16 @@ pub(crate) mod examples {
 pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     humantime::parse_duration(s)
         .map_err(|e| format!("`{s}` is not a duration (e.g. 30s, 10m, 1h): {e}"))
+}
+
+/// `--servers-interval`: a duration of at least a second (the servers are
+/// read again that long after the last reading ends).
+pub(crate) fn parse_servers_interval(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d < Duration::from_secs(1) {
+        return Err(format!("`{s}` is too short: at least 1s"));
+    }
+    Ok(d)
 }
 
 /// `--request-timeout`: a duration, or a bare number of seconds as kubectl
@@ -975,8 +994,29 @@ mod tests {
         let cli = parse(&["exporter", "--context", "a"]).expect("exporter");
         assert!(matches!(
             cli.command,
-            Command::Exporter(ExporterArgs { listen }) if listen.to_string() == "127.0.0.1:9808"
+            Command::Exporter(ExporterArgs { listen, servers: None, .. }) if listen.to_string() == "127.0.0.1:9808"
         ));
+        // A bare --servers reads the pod IPs: the exporter runs in the
+        // cluster; the pause between readings is 15 s unless given.
+        let cli = parse(&["exporter", "--servers"]).expect("exporter --servers");
+        assert!(matches!(
+            cli.command,
+            Command::Exporter(ExporterArgs { servers: Some(ServersArg::Direct), servers_interval, .. })
+                if servers_interval == Duration::from_secs(15)
+        ));
+        let cli = parse(&[
+            "exporter",
+            "--servers=port-forward",
+            "--servers-interval",
+            "1m",
+        ])
+        .expect("exporter --servers=port-forward");
+        assert!(matches!(
+            cli.command,
+            Command::Exporter(ExporterArgs { servers: Some(ServersArg::PortForward), servers_interval, .. })
+                if servers_interval == Duration::from_secs(60)
+        ));
+        assert!(parse(&["exporter", "--servers", "--servers-interval", "0s"]).is_err());
         assert!(!cli.global.several_contexts());
         let cli = parse(&["grant", "x", "--protocol", "p1"]).expect("lower-case protocol");
         assert_eq!(

@@ -643,6 +643,21 @@ pub struct ServerReading {
     pub error: Option<String>,
 }
 
+impl ServerReading {
+    /// Two readings of a cluster's servers (each sorted by pod) say the
+    /// same: they differ at most in when they were taken. A reading's time
+    /// alone is no news, so a cluster is not judged again for it.
+    pub(crate) fn all_say_the_same(before: &[ServerReading], now: &[ServerReading]) -> bool {
+        before.len() == now.len()
+            && before.iter().zip(now).all(|(b, n)| {
+                ServerReading {
+                    observed_at: n.observed_at.clone(),
+                    ..b.clone()
+                } == *n
+            })
+    }
+}
+
 /// A server's role as INFO replication says it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -43,11 +43,12 @@ fn promtool(dir: &Path, args: &[&str]) -> (bool, String) {
     )
 }
 
-const ALERTS: [&str; 5] = [
+const ALERTS: [&str; 6] = [
     "ValkeyRollJammed",
     "ValkeyRollStalled",
     "ValkeyRollConflict",
     "ValkeyRollOperatorSilent",
+    "ValkeyRollShardAtRisk",
     "ValkeyRollExporterBlind",
 ];
 
@@ -56,7 +57,7 @@ fn the_rules_pass_promtool_check_and_their_unit_tests() {
     let dir = root().join("deploy/prometheus");
     let (ok, out) = promtool(&dir, &["check", "rules", "rules.yaml"]);
     assert!(ok, "promtool check rules:\n{out}");
-    assert!(out.contains("SUCCESS: 5 rules found"), "{out}");
+    assert!(out.contains("SUCCESS: 6 rules found"), "{out}");
     let (ok, out) = promtool(&dir, &["test", "rules", "rules_test.yaml"]);
     assert!(ok, "promtool test rules:\n{out}");
     // Every alert is tested: firing, and not.
@@ -92,10 +93,17 @@ fn each_alert_names_cluster_and_node_and_links_a_runbook_that_starts_with_the_co
     for rule in rules["groups"][0]["rules"].as_array().expect("rules") {
         let alert = rule["alert"].as_str().expect("alert");
         let summary = rule["annotations"]["summary"].as_str().expect("summary");
-        // The exporter's own alert is about a context, not a cluster.
+        // The exporter's own alert is about a context, not a cluster; a
+        // shard at risk names its shard and primary.
         if alert != "ValkeyRollExporterBlind" {
             assert!(summary.contains("$labels.cluster"), "{alert}: {summary}");
-            assert!(summary.contains("$labels.node"), "{alert}: {summary}");
+            let node = if alert == "ValkeyRollShardAtRisk" {
+                assert!(summary.contains("$labels.shard"), "{alert}: {summary}");
+                "$labels.primary"
+            } else {
+                "$labels.node"
+            };
+            assert!(summary.contains(node), "{alert}: {summary}");
         }
         assert!(
             rule["for"].as_str().is_some_and(|f| f.ends_with('m')),
@@ -133,12 +141,61 @@ fn each_alert_names_cluster_and_node_and_links_a_runbook_that_starts_with_the_co
     }
 }
 
+/// The optional rules of `exporter --servers`: get on the system-passwords
+/// Secrets by name (and nothing else of Secrets), create on
+/// pods/portforward; bound to the exporter's ServiceAccount.
+#[test]
+fn the_exporter_may_read_the_servers_by_optional_rules_of_their_own() {
+    let docs = yaml_docs("deploy/rbac.yaml");
+    let role = docs
+        .iter()
+        .find(|d| {
+            d["kind"] == "ClusterRole" && d["metadata"]["name"] == "valkey-roll-exporter-servers"
+        })
+        .expect("the servers' ClusterRole");
+    let rules = role["rules"].as_array().expect("rules");
+    assert_eq!(rules.len(), 2, "{role}");
+    let secrets = &rules[0];
+    assert_eq!(secrets["resources"], serde_json::json!(["secrets"]));
+    assert_eq!(secrets["verbs"], serde_json::json!(["get"]));
+    let names = secrets["resourceNames"].as_array().expect("resourceNames");
+    assert!(!names.is_empty());
+    for n in names {
+        let n = n.as_str().expect("a name");
+        assert!(
+            n.starts_with("internal-") && n.ends_with("-system-passwords"),
+            "{n}"
+        );
+    }
+    assert_eq!(
+        rules[1]["resources"],
+        serde_json::json!(["pods/portforward"])
+    );
+    assert_eq!(rules[1]["verbs"], serde_json::json!(["create"]));
+    assert!(rules[1].get("resourceNames").is_none());
+    let binding = docs
+        .iter()
+        .find(|d| {
+            d["kind"] == "ClusterRoleBinding" && d["roleRef"]["name"] == role["metadata"]["name"]
+        })
+        .expect("its binding");
+    assert_eq!(binding["subjects"][0]["name"], "valkey-roll-exporter");
+    // The Deployment says how to turn it on, commented.
+    let exporter = read("deploy/exporter.yaml");
+    assert!(
+        exporter
+            .lines()
+            .any(|l| l.trim_start().starts_with('#') && l.contains("\"--servers\"")),
+        "deploy/exporter.yaml does not say --servers"
+    );
+}
+
 #[test]
 fn the_exporter_may_list_and_watch_the_six_kinds_and_nothing_else() {
     let docs = yaml_docs("deploy/rbac.yaml");
     let role = docs
         .iter()
-        .find(|d| d["kind"] == "ClusterRole")
+        .find(|d| d["kind"] == "ClusterRole" && d["metadata"]["name"] == "valkey-roll-exporter")
         .expect("a ClusterRole");
     let mut granted = Vec::new();
     for rule in role["rules"].as_array().expect("rules") {
@@ -174,7 +231,9 @@ fn the_exporter_may_list_and_watch_the_six_kinds_and_nothing_else() {
     );
     let binding = docs
         .iter()
-        .find(|d| d["kind"] == "ClusterRoleBinding")
+        .find(|d| {
+            d["kind"] == "ClusterRoleBinding" && d["roleRef"]["name"] == role["metadata"]["name"]
+        })
         .expect("a binding");
     let account = docs
         .iter()

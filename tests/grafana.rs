@@ -6,7 +6,8 @@
 //! rules through `promtool check rules`); and every metric and label name
 //! it uses is one a real exporter serves (scraped against the control
 //! plane and the simulated operator: settled, rolling, then with the
-//! operator gone mid-roll, until every family has shown a sample), and
+//! operator gone mid-roll, with `--servers` and no Secret to read them
+//! with, until every family has shown a sample), and
 //! every family it serves is shown.
 
 mod harness;
@@ -377,7 +378,9 @@ async fn every_metric_and_label_is_one_a_real_exporter_serves() {
     ]
     .map(String::from)
     .to_vec();
-    let exporter = Exporter::start(&args, BOUND).await;
+    // --servers with no Secret: every server counted unread, so the
+    // servers' families are served too.
+    let exporter = Exporter::start_with(&args, &["--servers"], BOUND).await;
     let labels = [("namespace", ns.as_str()), ("cluster", "dash")];
     let settled = eventually("a Converged scrape", BOUND, || async {
         op.check();
@@ -393,17 +396,36 @@ async fn every_metric_and_label_is_one_a_real_exporter_serves() {
         .edit_cluster_spec(json!({"image": "valkey/valkey:9.0.1"}))
         .await;
     // Every scrape of the roll, until the families that need a rolled
-    // node and a silent operator have shown up.
+    // node, a silent operator and the servers read have shown up.
     let mut serves = served(&settled.text);
     let wanted = [
         "valkey_roll_holder_seconds",
         "valkey_roll_front",
         "valkey_roll_eta_seconds",
         "valkey_roll_operator_quiet_seconds",
+        "valkey_roll_servers_read",
+        "valkey_roll_servers_unread",
     ];
     let deadline = std::time::Instant::now() + BOUND;
     let mut last = String::new();
-    while !wanted.iter().all(|w| serves.contains_key(*w)) {
+    let mut at_risk = false;
+    while !wanted.iter().all(|w| serves.contains_key(*w))
+        || !serves.contains_key("valkey_roll_shard_at_risk")
+    {
+        // Then a shard at risk: the operator gone, shard 1's replica is
+        // not ready while its primary is known (the sim's operator writes
+        // no role).
+        if wanted.iter().all(|w| serves.contains_key(*w)) && !at_risk {
+            at_risk = true;
+            op.sim
+                .node("dash-1-0")
+                .status_merge(json!({"role": "primary"}))
+                .await;
+            op.sim
+                .node("dash-1-1")
+                .status_merge(json!({"role": "replica", "ready": false}))
+                .await;
+        }
         assert!(
             std::time::Instant::now() < deadline,
             "not all of {wanted:?} served within {}s; last scrape:\n{last}",

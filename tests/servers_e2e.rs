@@ -21,63 +21,20 @@ use std::time::Duration;
 
 use harness::Subject;
 use harness::controlplane::eventually;
-use harness::operator::{Operator, Step};
+use harness::operator::Step;
 use harness::plugin::{Plugin, run_in};
 use harness::valkey::{self, OPERATOR, Passwords, RealServer};
-use k8s_openapi::api::core::v1::{Pod, Secret};
-use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use harness::valkey_rig::{
+    BOUND, CLUSTER, Fake, assert_no_password, make_secret, pod_ips, rig, until_link,
+};
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DeleteParams};
 use serde_json::{Value, json};
-
-const BOUND: Duration = Duration::from_secs(180);
-const CLUSTER: &str = "rig";
-const IMAGE: &str = "valkey/valkey:9.0.0";
 
 /// Held for writing by the test that replaces a pod (its new pod's IP may
 /// be one a pod of another test's namespace still serves on), for reading
 /// by the others.
 static PODS: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
-
-/// Node name -> its pod's IP, once every one of `count` pods has one.
-async fn pod_ips(client: &kube::Client, ns: &str, count: usize) -> BTreeMap<String, String> {
-    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
-    let deadline = std::time::Instant::now() + BOUND;
-    loop {
-        let list = pods
-            .list(&ListParams::default().labels(&format!("valkey.io/cluster={CLUSTER}")))
-            .await
-            .unwrap();
-        let mut found = BTreeMap::new();
-        for p in list.items {
-            let v = serde_json::to_value(&p).unwrap();
-            let node = v["metadata"]["labels"]["app.kubernetes.io/instance"]
-                .as_str()
-                .map(str::to_string);
-            let ip = v["status"]["podIP"].as_str().map(str::to_string);
-            if let (Some(node), Some(ip)) = (node, ip) {
-                found.insert(node, ip);
-            }
-        }
-        if found.len() == count {
-            return found;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "pods with IPs: {found:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-}
-
-async fn make_secret(client: &kube::Client, ns: &str, pw: &Passwords) {
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
-    let s: Secret = serde_json::from_value(json!({
-        "apiVersion": "v1", "kind": "Secret",
-        "metadata": {"name": format!("internal-{CLUSTER}-system-passwords")},
-        "stringData": pw.secret_data(),
-    }))
-    .unwrap();
-    secrets.create(&PostParams::default(), &s).await.unwrap();
-}
 
 fn cluster(doc: &Value) -> Value {
     doc["clusters"]
@@ -109,40 +66,6 @@ fn server_roles(want: &[(&str, &str)]) -> BTreeMap<String, (String, String)> {
     want.iter()
         .map(|(n, r)| (n.to_string(), (r.to_string(), "server".to_string())))
         .collect()
-}
-
-/// A cluster of 2 shards of 2 on real servers; returns its operator,
-/// namespace, passwords and servers by node name.
-async fn rig(hint: &str) -> (Operator, String, Passwords, BTreeMap<String, RealServer>) {
-    let cp = harness::control_plane();
-    let ns = cp.fresh_namespace(hint);
-    let client = cp.client().await;
-    let op = Operator::start(client.clone(), &ns, CLUSTER);
-    op.create_cluster(IMAGE, 2, 1).await;
-    op.settled(4, IMAGE, BOUND).await;
-    let ips = pod_ips(&client, &ns, 4).await;
-    let pw = Passwords::for_cluster(&format!("{ns}/{CLUSTER}"));
-    let mut servers = BTreeMap::new();
-    for (node, ip) in &ips {
-        servers.insert(node.clone(), RealServer::start(ip, &pw).await);
-        valkey::forward_pod(&client, &ns, &format!("valkey-{node}-0"), ip).await;
-    }
-    let shards: Vec<Vec<String>> = (0..2)
-        .map(|s| {
-            vec![
-                ips[&format!("{CLUSTER}-{s}-0")].clone(),
-                ips[&format!("{CLUSTER}-{s}-1")].clone(),
-            ]
-        })
-        .collect();
-    valkey::form_cluster(&shards, &pw).await;
-    (op, ns, pw, servers)
-}
-
-fn assert_no_password(pw: &Passwords, what: &str, text: &str) {
-    for p in [&pw.exporter, &pw.operator, &pw.replication] {
-        assert!(!text.contains(p.as_str()), "a password in {what}:\n{text}");
-    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -299,20 +222,7 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
         .unwrap()
         .restart_with_primaryauth(&pw, "not-the-password")
         .await;
-    let ip11 = servers["rig-1-1"].ip.clone();
-    eventually("rig-1-1 a replica with its link down", BOUND, || {
-        let (ip, pw) = (ip11.clone(), pw.operator.clone());
-        async move {
-            let info = valkey::call(&ip, OPERATOR, &pw, &["INFO", "replication"]).await?;
-            let role = valkey::info_field(&info, "role");
-            let link = valkey::info_field(&info, "master_link_status");
-            match (role.as_deref(), link.as_deref()) {
-                (Some("slave"), Some("down")) => Ok(()),
-                other => Err(format!("{other:?}")),
-            }
-        }
-    })
-    .await;
+    until_link(&servers["rig-1-1"].ip, &pw, "down").await;
     let ran = run_in(
         cp.kubeconfig(),
         &ns,
@@ -541,56 +451,6 @@ async fn servers_not_read_are_one_line_each_and_no_password_shows() {
         assert_no_password(&pw, "the output", &format!("{}{}", ran.stdout, ran.stderr));
     }
     op.stop().await;
-}
-
-/// A server that is not one.
-#[derive(Clone, Copy, Debug)]
-enum Fake {
-    /// Accepts, reads, never answers.
-    Hang,
-    /// Answers as an HTTP server would.
-    Garbage,
-    /// Announces a reply of a gigabyte and sends it, on and on.
-    Huge,
-    /// Closes every connection as it comes.
-    Close,
-}
-
-impl Fake {
-    async fn serve(self, listener: tokio::net::TcpListener) {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        loop {
-            let Ok((mut conn, _)) = listener.accept().await else {
-                return;
-            };
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 4096];
-                match self {
-                    Fake::Close => {}
-                    Fake::Hang => while matches!(conn.read(&mut buf).await, Ok(n) if n > 0) {},
-                    Fake::Garbage => {
-                        let _ = conn.read(&mut buf).await;
-                        let _ = conn
-                            .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-                            .await;
-                        while matches!(conn.read(&mut buf).await, Ok(n) if n > 0) {}
-                    }
-                    Fake::Huge => {
-                        let _ = conn.read(&mut buf).await;
-                        let _ = conn.write_all(b"+OK\r\n").await;
-                        let _ = conn.read(&mut buf).await;
-                        let _ = conn.write_all(b"$1073741824\r\n").await;
-                        let chunk = vec![b'x'; 64 * 1024];
-                        for _ in 0..16384 {
-                            if conn.write_all(&chunk).await.is_err() {
-                                break;
-                            }
-                        }
-                    }
-                }
-            });
-        }
-    }
 }
 
 /// The operator rolled shard 0's replica and stopped before its primary;

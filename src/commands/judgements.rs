@@ -87,13 +87,26 @@ impl Clusters for InView {
 /// and the clusters whose readings changed (`changed`, from
 /// [`Rereader::read`]) are judged again like those whose objects did.
 /// Without a re-reader it is the objects alone.
-pub(crate) struct WithReadings<'a, C> {
+pub(crate) struct WithReadings<C, R> {
     pub objects: C,
-    pub readings: Option<&'a Rereader>,
+    pub readings: Option<R>,
     pub changed: BTreeSet<ClusterKey>,
 }
 
-impl<C: Clusters> Clusters for WithReadings<'_, C> {
+/// Where each cluster's newest readings are kept: the watch's and wait's
+/// [`Rereader`], the exporter's own (it reads on a task of its own).
+pub(crate) trait Readings {
+    /// Adds cluster `key`'s newest readings to its view.
+    fn add_to(&self, key: &ClusterKey, view: &mut Snapshot);
+}
+
+impl Readings for &Rereader {
+    fn add_to(&self, key: &ClusterKey, view: &mut Snapshot) {
+        Rereader::add_to(self, key, view);
+    }
+}
+
+impl<C: Clusters, R: Readings> Clusters for WithReadings<C, R> {
     fn cluster_keys(&self) -> BTreeSet<ClusterKey> {
         self.objects.cluster_keys()
     }
@@ -111,7 +124,7 @@ impl<C: Clusters> Clusters for WithReadings<'_, C> {
     ) -> Result<()> {
         let readings = self.readings;
         self.objects.each_view(wanted, &mut |key, mut view| {
-            if let Some(r) = readings {
+            if let Some(r) = &readings {
                 r.add_to(&key, &mut view);
             }
             judge(key, view);
@@ -288,7 +301,7 @@ mod tests {
             .update(
                 WithReadings {
                     objects: fleet.clone(),
-                    readings: None,
+                    readings: None::<&Rereader>,
                     changed: [four].into(),
                 },
                 &Changed::default(),
@@ -303,7 +316,7 @@ mod tests {
             .update(
                 WithReadings {
                     objects: fleet,
-                    readings: None,
+                    readings: None::<&Rereader>,
                     changed: BTreeSet::new(),
                 },
                 &Changed::default(),

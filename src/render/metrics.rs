@@ -128,6 +128,82 @@ pub(crate) struct ClusterSummary {
     /// rest of its view (the exporter judges again only the clusters that
     /// changed); `None`: when the view was ([`Judged::at`]).
     pub at: Option<Timestamp>,
+    /// The shards at risk (the report's `risks`), each once.
+    pub risks: Vec<ShardRisk>,
+    /// What the last reading of the cluster's servers gave (`exporter
+    /// --servers`); `None` when they are not read, or not yet.
+    pub servers: Option<ServersSummary>,
+}
+
+/// A shard at risk: `valkey_roll_shard_at_risk`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ShardRisk {
+    pub shard: u32,
+    /// The shard's primary; `None` when it is not known.
+    pub primary: Option<String>,
+    pub kind: crate::report::RiskKind,
+}
+
+/// The servers of a cluster as last read: how many answered, and how many
+/// did not, by why (each reason once, only those with a server).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ServersSummary {
+    pub read: usize,
+    pub unread: Vec<(crate::snapshot::Failure, usize)>,
+}
+
+impl ServersSummary {
+    /// The summary of one cluster's reading: `pods` servers were to be
+    /// read (all of them unread when the cluster could not be read at all:
+    /// its Secret, TLS).
+    pub(crate) fn of(account: &crate::snapshot::ClusterServers, pods: usize) -> ServersSummary {
+        let mut unread: Vec<(crate::snapshot::Failure, usize)> = Vec::new();
+        let mut add = |f: crate::snapshot::Failure, n: usize| {
+            if n == 0 {
+                return;
+            }
+            match unread.iter_mut().find(|(k, _)| *k == f) {
+                Some((_, m)) => *m += n,
+                None => unread.push((f, n)),
+            }
+        };
+        match &account.trouble {
+            Some(f) => add(f.clone(), pods),
+            None => account.failed.iter().for_each(|(_, f)| add(f.clone(), 1)),
+        }
+        unread.sort_by_key(|(f, _)| unread_reason(f));
+        ServersSummary {
+            read: account.read,
+            unread,
+        }
+    }
+}
+
+/// The `kind` label of a shard at risk: the JSON's word for it.
+pub(crate) fn risk_kind(k: crate::report::RiskKind) -> &'static str {
+    use crate::report::RiskKind;
+    match k {
+        RiskKind::NoReadyReplica => "NoReadyReplica",
+        RiskKind::NoSyncedReplica => "NoSyncedReplica",
+        RiskKind::ClusterStateFail => "ClusterStateFail",
+    }
+}
+
+/// The `reason` label of a server not read: the reading's `error` code
+/// (docs/servers.md) in the words of a label.
+pub(crate) fn unread_reason(f: &crate::snapshot::Failure) -> &'static str {
+    use crate::snapshot::Failure;
+    match f {
+        Failure::Forbidden => "forbidden",
+        Failure::NoReadOnlyUser => "no_read_only_user",
+        Failure::AuthRefused => "auth_refused",
+        Failure::Unreachable => "unreachable",
+        Failure::TimedOut => "timed_out",
+        Failure::TooLarge => "reply_too_large",
+        Failure::BadReply => "bad_reply",
+        Failure::ClosedEarly => "closed_early",
+        Failure::Tls => "tls",
+    }
 }
 
 impl ClusterSummary {
@@ -167,6 +243,28 @@ impl ClusterSummary {
                 .as_ref()
                 .map(|o| (o.node.clone(), o.quiet_for_seconds)),
             at: None,
+            risks: {
+                let mut risks: Vec<ShardRisk> = r
+                    .risks
+                    .iter()
+                    .map(|k| ShardRisk {
+                        shard: k.shard,
+                        primary: k.primary.clone(),
+                        kind: k.kind,
+                    })
+                    .collect();
+                // One series each: a label set is never written twice.
+                risks.sort_by(|a, b| {
+                    (a.shard, &a.primary, risk_kind(a.kind)).cmp(&(
+                        b.shard,
+                        &b.primary,
+                        risk_kind(b.kind),
+                    ))
+                });
+                risks.dedup();
+                risks
+            },
+            servers: None,
         }
     }
 }
@@ -317,6 +415,31 @@ pub(crate) fn readiness_news(context: Option<&str>, blind: &[String]) -> String 
     }
 }
 
+/// The exporter's log lines when what it could read of a cluster's
+/// servers changes: `unread`, the lines of the servers not read
+/// ([`crate::render::notice::servers_unread`]), each said in its context
+/// and namespace; when it is empty, that every server was read again.
+pub(crate) fn servers_news(
+    context: Option<&str>,
+    namespace: &str,
+    cluster: &str,
+    unread: &str,
+) -> String {
+    if unread.is_empty() {
+        return in_context(
+            context,
+            &format!("namespace {namespace}: every server of cluster {cluster} read again\n"),
+        );
+    }
+    unread
+        .lines()
+        .map(|l| {
+            let l = l.strip_prefix("warning: ").unwrap_or(l);
+            in_context(context, &format!("namespace {namespace}: {l}\n"))
+        })
+        .collect()
+}
+
 /// The exporter's log line when every watch of a context stopped (it
 /// never should) and it starts them again.
 pub(crate) fn watches_restarted(context: Option<&str>) -> String {
@@ -420,6 +543,18 @@ impl Metrics {
             "valkey_roll_operator_quiet_seconds",
             "How long the operator has not acted on a node in flight whose pod is Ready (absent while it acts).",
         );
+        let mut at_risk = Family::gauge(
+            "valkey_roll_shard_at_risk",
+            "1 for each shard at risk, by kind: its primary has no Ready replica (NoReadyReplica), no synced replica by its servers (NoSyncedReplica), or a server says cluster_state is not ok (ClusterStateFail); absent otherwise.",
+        );
+        let mut servers_read = Family::gauge(
+            "valkey_roll_servers_read",
+            "The cluster's Valkey servers read at the last reading (exporter --servers).",
+        );
+        let mut servers_unread = Family::gauge(
+            "valkey_roll_servers_unread",
+            "The cluster's Valkey servers not read at the last reading (exporter --servers), by reason; absent for a reason no server had.",
+        );
         let mut up = Family::gauge(
             "valkey_roll_exporter_watch_up",
             "1 while the exporter lists and watches this kind in this context, else 0.",
@@ -499,6 +634,22 @@ impl Metrics {
                     if let Some((node, secs)) = &r.operator {
                         operator.push(with("node", label(node)), *secs as f64 + elapsed);
                     }
+                    for k in &r.risks {
+                        let mut l = with("shard", k.shard.to_string());
+                        l.push((
+                            "primary",
+                            k.primary.as_deref().map(label).unwrap_or_default(),
+                        ));
+                        l.push(("kind", risk_kind(k.kind).to_string()));
+                        at_risk.push(l, 1.0);
+                    }
+                    if let Some(s) = &r.servers {
+                        servers_read.push(base.clone(), s.read as f64);
+                        for (why, n) in &s.unread {
+                            servers_unread
+                                .push(with("reason", unread_reason(why).to_string()), *n as f64);
+                        }
+                    }
                 }
             }
             ready.push(
@@ -526,8 +677,26 @@ impl Metrics {
             }
         }
         vec![
-            verdict, info, nodes, done, total, eta, holder, front, quiet, failover, operator, up,
-            last_event, errors, ready, judged, build,
+            verdict,
+            info,
+            nodes,
+            done,
+            total,
+            eta,
+            holder,
+            front,
+            quiet,
+            failover,
+            operator,
+            at_risk,
+            servers_read,
+            servers_unread,
+            up,
+            last_event,
+            errors,
+            ready,
+            judged,
+            build,
         ]
     }
 }
@@ -695,6 +864,97 @@ mod tests {
             format!(r#"valkey_roll_verdict{{{c},verdict="Rolling"}} 1"#),
         ] {
             assert!(has(&text, &want), "missing {want}\n{text}");
+        }
+    }
+
+    #[test]
+    fn shards_at_risk_and_servers_not_read() {
+        use crate::report::{Risk, RiskKind};
+        use crate::snapshot::{ClusterServers, Failure};
+        let risk = |kind, shard, primary: Option<&str>| Risk {
+            kind,
+            shard,
+            primary: primary.map(str::to_string),
+            since: None,
+            for_seconds: None,
+            replicas: None,
+        };
+        let mut report = converged();
+        report.clusters[0].risks = vec![
+            risk(RiskKind::NoReadyReplica, 1, Some("sessions-1-0")),
+            risk(RiskKind::NoSyncedReplica, 1, Some("sessions-1-0")),
+            risk(RiskKind::NoReadyReplica, 2, None),
+            // Said twice: one series.
+            risk(RiskKind::NoReadyReplica, 2, None),
+        ];
+        let mut view = whole("", report.clone());
+        let account = ClusterServers {
+            namespace: "prod".into(),
+            cluster: "sessions".into(),
+            trouble: None,
+            read: 4,
+            failed: vec![
+                ("p1".into(), Failure::TimedOut),
+                ("p2".into(), Failure::AuthRefused),
+                ("p3".into(), Failure::TimedOut),
+            ],
+        };
+        if let Some(j) = view.judged.as_mut() {
+            let mut clusters = j.clusters.to_vec();
+            clusters[0].servers = Some(ServersSummary::of(&account, 7));
+            j.clusters = clusters.into();
+        }
+        let text = metrics_text(&[view], BUILD, t(7));
+        let c = r#"context="",namespace="prod",cluster="sessions""#;
+        for want in [
+            format!(
+                r#"valkey_roll_shard_at_risk{{{c},shard="1",primary="sessions-1-0",kind="NoReadyReplica"}} 1"#
+            ),
+            format!(
+                r#"valkey_roll_shard_at_risk{{{c},shard="1",primary="sessions-1-0",kind="NoSyncedReplica"}} 1"#
+            ),
+            format!(
+                r#"valkey_roll_shard_at_risk{{{c},shard="2",primary="",kind="NoReadyReplica"}} 1"#
+            ),
+            format!(r#"valkey_roll_servers_read{{{c}}} 4"#),
+            format!(r#"valkey_roll_servers_unread{{{c},reason="auth_refused"}} 1"#),
+            format!(r#"valkey_roll_servers_unread{{{c},reason="timed_out"}} 2"#),
+        ] {
+            assert!(has(&text, &want), "missing {want}\n{text}");
+        }
+        let count = |prefix: &str| {
+            samples(&text)
+                .iter()
+                .filter(|l| l.starts_with(prefix))
+                .count()
+        };
+        assert_eq!(count("valkey_roll_shard_at_risk{"), 3, "{text}");
+        assert_eq!(count("valkey_roll_servers_unread{"), 2, "{text}");
+
+        // A cluster whose Secret cannot be read: every server unread, for
+        // that reason.
+        let none = ClusterServers {
+            trouble: Some(Failure::NoReadOnlyUser),
+            read: 0,
+            failed: Vec::new(),
+            ..account
+        };
+        assert_eq!(
+            ServersSummary::of(&none, 7),
+            ServersSummary {
+                read: 0,
+                unread: vec![(Failure::NoReadOnlyUser, 7)]
+            }
+        );
+        // No risk, servers not read: no series of either (a family with
+        // no series is not declared).
+        let text = metrics_text(&[whole("", converged())], BUILD, t(7));
+        for family in [
+            "valkey_roll_shard_at_risk",
+            "valkey_roll_servers_read",
+            "valkey_roll_servers_unread",
+        ] {
+            assert!(!text.contains(family), "{family}: {text}");
         }
     }
 

@@ -173,7 +173,11 @@ impl Rereader {
                 read_into(&self.live, &mut view, only, self.transport, self.bounds).await;
             let mut readings = std::mem::take(&mut view.readings);
             readings.sort_by(|a, b| a.pod().cmp(b.pod()));
-            if !self.kept.get(&key).is_some_and(|b| same_said(b, &readings)) {
+            if !self
+                .kept
+                .get(&key)
+                .is_some_and(|b| ServerReading::all_say_the_same(b, &readings))
+            {
                 changed.insert(key.clone());
             }
             self.kept.insert(key.clone(), readings);
@@ -197,18 +201,6 @@ impl Rereader {
     pub(crate) fn accounts(&self) -> Vec<ClusterServers> {
         self.accounts.values().cloned().collect()
     }
-}
-
-/// Two readings of a cluster's servers (each sorted by pod) say the same:
-/// they differ at most in when they were taken.
-fn same_said(before: &[ServerReading], now: &[ServerReading]) -> bool {
-    before.len() == now.len()
-        && before.iter().zip(now).all(|(b, n)| {
-            ServerReading {
-                observed_at: n.observed_at.clone(),
-                ..b.clone()
-            } == *n
-        })
 }
 
 /// The cluster's servers speak TLS only: `spec.networking.tls` (the
@@ -664,15 +656,30 @@ mod tests {
         apply_info(&mut a, INFO_REPLICA).unwrap();
         let mut later = a.clone();
         later.observed_at = Time(a.observed_at.0 + jiff::SignedDuration::from_secs(5));
-        assert!(same_said(std::slice::from_ref(&a), &[later.clone()]));
+        assert!(ServerReading::all_say_the_same(
+            std::slice::from_ref(&a),
+            &[later.clone()]
+        ));
         let mut up = later.clone();
         up.link = Some(LinkStatus::Up);
-        assert!(!same_said(std::slice::from_ref(&a), &[up]));
+        assert!(!ServerReading::all_say_the_same(
+            std::slice::from_ref(&a),
+            &[up]
+        ));
         let mut unread = later.clone();
         unread.error = Some(Failure::TimedOut.code().into());
-        assert!(!same_said(std::slice::from_ref(&a), &[unread]));
-        assert!(!same_said(std::slice::from_ref(&a), &[]));
-        assert!(!same_said(&[], std::slice::from_ref(&a)));
+        assert!(!ServerReading::all_say_the_same(
+            std::slice::from_ref(&a),
+            &[unread]
+        ));
+        assert!(!ServerReading::all_say_the_same(
+            std::slice::from_ref(&a),
+            &[]
+        ));
+        assert!(!ServerReading::all_say_the_same(
+            &[],
+            std::slice::from_ref(&a)
+        ));
     }
 
     #[test]

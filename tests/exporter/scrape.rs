@@ -23,8 +23,15 @@ impl Exporter {
     /// `kubectl-valkey-roll ARGS... exporter --listen 127.0.0.1:0`, once it
     /// says where it serves.
     pub async fn start(args: &[String], bound: Duration) -> Exporter {
+        Exporter::start_with(args, &[], bound).await
+    }
+
+    /// `kubectl-valkey-roll ARGS... exporter --listen 127.0.0.1:0 OWN...`,
+    /// once it says where it serves.
+    pub async fn start_with(args: &[String], own: &[&str], bound: Duration) -> Exporter {
         let mut all = args.to_vec();
         all.extend(["exporter", "--listen", "127.0.0.1:0"].map(String::from));
+        all.extend(own.iter().map(|a| a.to_string()));
         let mut plugin = Plugin::spawn_raw(&all, bound);
         plugin
             .until_stderr("the address it serves on", |l| {

@@ -88,6 +88,8 @@ pub mod pty;
 pub mod sim;
 #[cfg(feature = "fixture")]
 pub mod valkey;
+#[cfg(feature = "fixture")]
+pub mod valkey_rig;
 
 use std::fs;
 use std::net::{SocketAddr, TcpListener, TcpStream};

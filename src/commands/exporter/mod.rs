@@ -22,10 +22,11 @@
 //! error: the address to listen on, and the kubeconfig's contexts.
 
 pub(crate) mod http;
+pub(crate) mod servers;
 
 use super::Ctx;
 use super::contexts::{self, ContextName};
-use super::judgements::Judgements;
+use super::judgements::{Judgements, WithReadings};
 use crate::cli::{ExporterArgs, GlobalArgs};
 use crate::error::{Error, Outcome, Result};
 use crate::render::metrics::{
@@ -35,8 +36,10 @@ use crate::render::metrics::{
 use crate::snapshot::Changed;
 use crate::source::live;
 use crate::source::select::Kind;
+use crate::source::servers::Transport;
 use crate::source::watch::{InView, Scope, Update, Watch};
 use jiff::Timestamp;
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -101,6 +104,13 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
         .map(|n| ContextView::new(&n.label(), &resources))
         .collect();
     let contexts: Vec<Option<&str>> = names.iter().map(ContextName::given).collect();
+    let reading = match args.servers {
+        None | Some(crate::cli::ServersArg::Off) => None,
+        Some(crate::cli::ServersArg::Direct) => Some((Transport::Direct, args.servers_interval)),
+        Some(crate::cli::ServersArg::PortForward) => {
+            Some((Transport::PortForward, args.servers_interval))
+        }
+    };
     log(&serving(
         listener.local_addr().unwrap_or(args.listen),
         ctx.global.namespace.as_deref(),
@@ -114,6 +124,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
             name,
             at,
             Arc::clone(&shared),
+            reading,
         )));
     }
     http::serve(listener, shared, super::watch::stop_requested()).await;
@@ -158,8 +169,15 @@ pub(crate) fn error_kind(error: &Error) -> ErrorKind {
 
 /// Keeps one context's view for as long as the exporter runs: connects (a
 /// kubeconfig entry that cannot be used is tried again, backing off to
-/// [`MAX_RETRY`]), then watches and judges.
-async fn keep_context(global: GlobalArgs, name: ContextName, at: usize, shared: Arc<Shared>) {
+/// [`MAX_RETRY`]), then watches and judges; with `reading`, reads the
+/// servers that way, pausing that long between rounds ([`servers`]).
+async fn keep_context(
+    global: GlobalArgs,
+    name: ContextName,
+    at: usize,
+    shared: Arc<Shared>,
+    reading: Option<(Transport, Duration)>,
+) {
     let mut retry = Duration::from_secs(1);
     let mut said = None;
     loop {
@@ -172,7 +190,12 @@ async fn keep_context(global: GlobalArgs, name: ContextName, at: usize, shared: 
                 };
                 match Watch::start_tolerant(&live, &scope) {
                     Ok(watch) => {
-                        watch_context(watch, &global, &name, at, &shared).await;
+                        let reader = reading.map(|(transport, interval)| Reader {
+                            live: live.clone(),
+                            transport,
+                            interval,
+                        });
+                        watch_context(watch, &global, &name, at, &shared, reader).await;
                         // Every watcher stopped (it never should): start over.
                         log(&watches_restarted(name.given()));
                     }
@@ -201,13 +224,42 @@ fn fail(shared: &Shared, at: usize, name: &ContextName, e: &Error, said: &mut Op
     }
 }
 
-/// Watches and judges one context until every watcher has stopped.
+/// How a context's servers are read.
+struct Reader {
+    live: live::Live,
+    transport: Transport,
+    interval: Duration,
+}
+
+/// A task that ends when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The next news of the servers; never, when they are not read.
+async fn servers_news(
+    news: &mut Option<tokio::sync::mpsc::Receiver<servers::News>>,
+) -> Option<servers::News> {
+    match news.as_mut() {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Watches and judges one context until every watcher has stopped; with
+/// `reader`, its servers are read on a clock by a task of their own, and
+/// a cluster is judged again when what they say of it changes.
 async fn watch_context(
     mut watch: Watch,
     global: &GlobalArgs,
     name: &ContextName,
     at: usize,
     shared: &Shared,
+    reader: Option<Reader>,
 ) {
     let threshold = global.stall_threshold;
     let mut judgements: Judgements<ClusterSummary> = Judgements::default();
@@ -216,8 +268,33 @@ async fn watch_context(
     let mut due = true;
     let mut wake = Instant::now() + MAX_WAIT;
     let mut said: Option<Vec<String>> = None;
+    // The servers: their task (started with the watch's first whole
+    // listing), its news, the last reading of each cluster, the clusters
+    // whose reading changed since they were last judged, and what the log
+    // last said of each cluster's servers not read.
+    let mut reader = reader;
+    let mut _reading: Option<AbortOnDrop> = None;
+    let mut news: Option<tokio::sync::mpsc::Receiver<servers::News>> = None;
+    let mut kept = servers::Kept::default();
+    let mut read_changed: std::collections::BTreeSet<crate::snapshot::ClusterKey> =
+        Default::default();
+    let mut unread_said: std::collections::BTreeMap<crate::snapshot::ClusterKey, String> =
+        Default::default();
     loop {
         let mut errors = Vec::new();
+        if let Some(view) = reader.is_some().then(|| watch.in_view()).flatten()
+            && let Some(r) = reader.take()
+        {
+            let (tx, rx) = tokio::sync::mpsc::channel(16);
+            _reading = Some(AbortOnDrop(tokio::spawn(servers::keep_reading(
+                r.live,
+                view,
+                r.transport,
+                r.interval,
+                tx,
+            ))));
+            news = Some(rx);
+        }
         tokio::select! {
             update = watch.next() => match update {
                 Ok(Update::Objects(_)) => due = true,
@@ -228,6 +305,34 @@ async fn watch_context(
                 Err(e) => errors.push(error_kind(&e)),
             },
             () = tokio::time::sleep_until(wake) => due = true,
+            Some(n) = servers_news(&mut news) => match n {
+                servers::News::Read(r) => {
+                    let key = r.key.clone();
+                    let words = r.unread_words.clone();
+                    if kept.put(r) {
+                        read_changed.insert(key.clone());
+                        due = true;
+                    }
+                    let before = unread_said.get(&key).cloned().unwrap_or_default();
+                    if words != before {
+                        log(&crate::render::metrics::servers_news(
+                            name.given(),
+                            &key.0,
+                            &key.1,
+                            &words,
+                        ));
+                        unread_said.insert(key, words);
+                    }
+                }
+                servers::News::Round(read) => {
+                    let gone = kept.keep_only(&read);
+                    unread_said.retain(|k, _| read.contains(k));
+                    if !gone.is_empty() {
+                        read_changed.extend(gone);
+                        due = true;
+                    }
+                }
+            },
         }
         // Unreadable while an object in view breaks the schema.
         let bad_data = watch.unreadable();
@@ -271,13 +376,21 @@ async fn watch_context(
                     // Each cluster judged is read from the watch's stores
                     // alone: no whole snapshot is built.
                     if let Some(current) = watch.in_view() {
-                        // Only the clusters whose objects changed, or whose
-                        // verdict time alone changes by now, are judged.
-                        let changed = watch.take_changed();
+                        // Only the clusters whose objects changed, whose
+                        // servers said something new, or whose verdict
+                        // time alone changes by now, are judged.
+                        let mut changed = watch.take_changed();
+                        kept.objects_changed(&current, &changed);
+                        changed.clusters.append(&mut read_changed);
+                        let objects = WithReadings {
+                            objects: current,
+                            readings: Some(kept.shared()),
+                            changed: BTreeSet::new(),
+                        };
                         let at;
                         let failed;
                         (judgements, at, failed) =
-                            judge(judgements, current, changed, threshold).await;
+                            judge(judgements, objects, changed, threshold).await;
                         errors.extend(failed.as_ref().map(error_kind));
                         wake = Instant::now() + until_next_change(judgements.next_change(), at);
                         judged = Some(Judged {
@@ -358,14 +471,19 @@ const MAX_HEAPS: libc::c_int = 2;
 /// that could not be read.
 async fn judge(
     mut judgements: Judgements<ClusterSummary>,
-    objects: InView,
+    objects: WithReadings<InView, servers::Shared>,
     changed: Changed,
     threshold: Duration,
 ) -> (Judgements<ClusterSummary>, Timestamp, Option<Error>) {
     let now = Timestamp::now();
+    let kept = objects.readings.clone();
     let keep =
         move |r: crate::report::ClusterReport, _: &crate::snapshot::Snapshot| ClusterSummary {
             at: Some(now),
+            servers: kept
+                .as_ref()
+                .and_then(|k| k.get(&(r.namespace.clone(), r.name.clone())))
+                .map(|k| k.summary.clone()),
             ..ClusterSummary::of(&r)
         };
     let judging = tokio::task::spawn_blocking(move || {
