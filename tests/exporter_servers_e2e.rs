@@ -24,7 +24,9 @@ mod scrape;
 
 use base64::Engine;
 use harness::valkey::{PORT, Passwords};
-use harness::valkey_rig::{BOUND, CLUSTER, Fake, assert_no_password, make_secret, rig, until_link};
+use harness::valkey_rig::{
+    BOUND, CLUSTER, Fake, assert_no_password, link_down, rig_readable, until_link,
+};
 use scrape::{Exporter, Metrics, promtool_check};
 use std::time::{Duration, Instant};
 
@@ -89,10 +91,8 @@ fn at_risk<'a>(m: &'a Metrics, ns: &'a str) -> Vec<&'a str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shards_at_risk_and_servers_unread_follow_the_servers() {
-    let (op, ns, pw, mut servers) = rig("exp-servers").await;
+    let (op, ns, pw, mut servers, _) = rig_readable("exp-servers").await;
     let cp = harness::control_plane();
-    let client = cp.client().await;
-    make_secret(&client, &ns, &pw).await;
     let args: Vec<String> = [
         "--kubeconfig",
         &cp.kubeconfig().display().to_string(),
@@ -148,12 +148,7 @@ async fn shards_at_risk_and_servers_unread_follow_the_servers() {
 
     // Shard 1's replica comes back with a wrong primaryauth: no API write,
     // only its server says so.
-    servers
-        .get_mut("rig-1-1")
-        .unwrap()
-        .restart_with_primaryauth(&pw, "not-the-password")
-        .await;
-    until_link(&servers["rig-1-1"].ip, &pw, "down").await;
+    link_down(&mut servers, &pw, "rig-1-1").await;
     let risk = [
         labels[0],
         labels[1],

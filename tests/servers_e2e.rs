@@ -25,7 +25,7 @@ use harness::operator::Step;
 use harness::plugin::{Plugin, run_in};
 use harness::valkey::{self, OPERATOR, Passwords, RealServer};
 use harness::valkey_rig::{
-    BOUND, CLUSTER, Fake, assert_no_password, make_secret, pod_ips, rig, until_link,
+    BOUND, CLUSTER, Fake, assert_no_password, link_down, make_secret, pod_ips, rig, rig_readable,
 };
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams};
@@ -71,10 +71,8 @@ fn server_roles(want: &[(&str, &str)]) -> BTreeMap<String, (String, String)> {
 #[tokio::test(flavor = "multi_thread")]
 async fn roles_come_from_the_servers_before_and_after_a_takeover() {
     let _pods = PODS.read().await;
-    let (op, ns, pw, mut servers) = rig("servers-roles").await;
+    let (op, ns, pw, mut servers, _) = rig_readable("servers-roles").await;
     let cp = harness::control_plane();
-    let client = cp.client().await;
-    make_secret(&client, &ns, &pw).await;
 
     let ran = run_in(
         cp.kubeconfig(),
@@ -217,12 +215,7 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
     );
     // Shard 1's replica comes back with a wrong primaryauth: its link
     // stays down, and the shard has no synced replica, by the servers.
-    servers
-        .get_mut("rig-1-1")
-        .unwrap()
-        .restart_with_primaryauth(&pw, "not-the-password")
-        .await;
-    until_link(&servers["rig-1-1"].ip, &pw, "down").await;
+    link_down(&mut servers, &pw, "rig-1-1").await;
     let ran = run_in(
         cp.kubeconfig(),
         &ns,
@@ -459,10 +452,8 @@ async fn servers_not_read_are_one_line_each_and_no_password_shows() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_front_primary_waits_for_its_replica_to_sync() {
     let _pods = PODS.write().await;
-    let (op, ns, pw, mut servers) = rig("servers-wait").await;
+    let (op, ns, pw, mut servers, client) = rig_readable("servers-wait").await;
     let cp = harness::control_plane();
-    let client = cp.client().await;
-    make_secret(&client, &ns, &pw).await;
 
     op.stop_after_step(|s| *s == Step::NodeReady("rig-0-1".into()));
     op.sim
@@ -574,34 +565,6 @@ async fn the_front_primary_waits_for_its_replica_to_sync() {
     op.stop().await;
 }
 
-/// Shard 1's replica restarts with a wrong primaryauth: its link stays
-/// down. Returns once its server says so.
-async fn link_down(servers: &mut BTreeMap<String, RealServer>, pw: &Passwords, node: &str) {
-    servers
-        .get_mut(node)
-        .unwrap()
-        .restart_with_primaryauth(pw, "not-the-password")
-        .await;
-    let ip = servers[node].ip.clone();
-    eventually(
-        &format!("{node} a replica with its link down"),
-        BOUND,
-        || {
-            let (ip, pw) = (ip.clone(), pw.operator.clone());
-            async move {
-                let info = valkey::call(&ip, OPERATOR, &pw, &["INFO", "replication"]).await?;
-                let role = valkey::info_field(&info, "role");
-                let link = valkey::info_field(&info, "master_link_status");
-                match (role.as_deref(), link.as_deref()) {
-                    (Some("slave"), Some("down")) => Ok(()),
-                    other => Err(format!("{other:?}")),
-                }
-            }
-        },
-    )
-    .await;
-}
-
 /// The document with `servers.observedAt` left out: a bundle's readings
 /// were taken a moment apart from a live command's.
 fn without_observed_at(mut doc: Value) -> Value {
@@ -628,10 +591,8 @@ fn without_observed_at(mut doc: Value) -> Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bundle_keeps_what_the_servers_said() {
     let _pods = PODS.read().await;
-    let (op, ns, pw, mut servers) = rig("servers-bundle").await;
+    let (op, ns, pw, mut servers, _) = rig_readable("servers-bundle").await;
     let cp = harness::control_plane();
-    let client = cp.client().await;
-    make_secret(&client, &ns, &pw).await;
     link_down(&mut servers, &pw, "rig-1-1").await;
 
     let dir = tempfile::tempdir().unwrap();
@@ -732,10 +693,8 @@ fn risk_of(c: &Value, kind: &str) -> Option<Value> {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_watch_sees_the_servers_change_with_no_api_write() {
     let _pods = PODS.read().await;
-    let (op, ns, pw, mut servers) = rig("servers-watch").await;
+    let (op, ns, pw, mut servers, _) = rig_readable("servers-watch").await;
     let cp = harness::control_plane();
-    let client = cp.client().await;
-    make_secret(&client, &ns, &pw).await;
 
     let mut watch = Plugin::spawn(
         cp.kubeconfig(),

@@ -78,38 +78,6 @@ fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
     (out, PEAK.load(Ordering::Relaxed).saturating_sub(before))
 }
 
-/// `n` clusters of `nodes` nodes each, in namespace `ns`, one of them
-/// rolling (a node asks).
-fn fleet(ns: &str, n: usize, nodes: u32) -> kubectl_valkey_roll::snapshot::Snapshot {
-    use kubectl_valkey_roll::fixture;
-    let mut s = kubectl_valkey_roll::snapshot::Snapshot::default();
-    for c in 0..n {
-        let name = format!("cache{c}");
-        let mut b = fixture::cluster(ns, &name).ready_for_generation();
-        for i in 0..nodes {
-            let node = fixture::node(&format!("{name}-{}-{}", i / 3, i % 3))
-                .shard(i / 3, i % 3)
-                .ready()
-                .pod_ready()
-                .sts_rolled_out();
-            let node = if i % 3 == 0 {
-                node.primary()
-            } else {
-                node.replica()
-            };
-            let node = if c == 0 && i == 1 {
-                node.permit("h-old").desired("h-new")
-            } else {
-                node
-            };
-            b = b.node(node);
-        }
-        b.add_to(&mut s);
-    }
-    s.normalize();
-    s
-}
-
 /// A cluster judged among many from its own view takes what it takes
 /// among few, not what the fleet would (issue 33): its view (its objects,
 /// copied out of the snapshot) and its judgement, measured alike in a
@@ -127,8 +95,8 @@ fn one_cluster_among_many_is_judged_in_its_own_size() {
         let view = views.remove(&key).expect("the cluster's view");
         classify(&view, now, threshold)
     };
-    let alone = fleet("prod", 1, 30);
-    let many = fleet("prod", 60, 30);
+    let alone = kubectl_valkey_roll::fixture::fleet_of("prod", 1, 30);
+    let many = kubectl_valkey_roll::fixture::fleet_of("prod", 60, 30);
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (judged_alone, peak_alone) = peak_of(|| judge_one(&alone));
     let (judged_among, peak_among) = peak_of(|| judge_one(&many));

@@ -780,6 +780,14 @@ mod tests {
         samples(text).contains(&line)
     }
 
+    /// How many samples of `text` start with `prefix`.
+    fn count(text: &str, prefix: &str) -> usize {
+        samples(text)
+            .iter()
+            .filter(|l| l.starts_with(prefix))
+            .count()
+    }
+
     #[test]
     fn a_jammed_roll_as_metrics() {
         let text = metrics_text(&[whole("eu", jammed())], BUILD, t(60));
@@ -809,12 +817,7 @@ mod tests {
         }
         // Six verdicts and eight node states per cluster; one series per
         // holder, none for a node at rest; no estimate for a jam.
-        let count = |prefix: &str| {
-            samples(&text)
-                .iter()
-                .filter(|l| l.starts_with(prefix))
-                .count()
-        };
+        let count = |prefix: &str| count(&text, prefix);
         assert_eq!(count("valkey_roll_verdict{"), 6);
         assert_eq!(count("valkey_roll_nodes{"), 8);
         assert_eq!(count("valkey_roll_holder_seconds{"), 1);
@@ -922,12 +925,7 @@ mod tests {
         ] {
             assert!(has(&text, &want), "missing {want}\n{text}");
         }
-        let count = |prefix: &str| {
-            samples(&text)
-                .iter()
-                .filter(|l| l.starts_with(prefix))
-                .count()
-        };
+        let count = |prefix: &str| count(&text, prefix);
         assert_eq!(count("valkey_roll_shard_at_risk{"), 3, "{text}");
         assert_eq!(count("valkey_roll_servers_unread{"), 2, "{text}");
 

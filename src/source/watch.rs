@@ -1579,41 +1579,9 @@ mod tests {
         assert!(fake.unreadable().is_none());
     }
 
-    /// `n` clusters of `nodes` nodes each in namespace `prod`, named
-    /// `cache0`, `cache1`, ...; in `cache0` one node asks.
-    fn fleet_of(n: usize, nodes: u32) -> Snapshot {
-        use crate::fixture;
-        let mut s = Snapshot::default();
-        for c in 0..n {
-            let name = format!("cache{c}");
-            let mut b = fixture::cluster("prod", &name).ready_for_generation();
-            for i in 0..nodes {
-                let node = fixture::node(&format!("{name}-{}-{}", i / 3, i % 3))
-                    .shard(i / 3, i % 3)
-                    .ready()
-                    .pod_ready()
-                    .sts_rolled_out();
-                let node = if i % 3 == 0 {
-                    node.primary()
-                } else {
-                    node.replica()
-                };
-                let node = if c == 0 && i == 1 {
-                    node.permit("h-old").desired("h-new")
-                } else {
-                    node
-                };
-                b = b.node(node);
-            }
-            b.add_to(&mut s);
-        }
-        s.normalize();
-        s
-    }
-
     #[test]
     fn stores_keep_each_object_compressed_against_the_first_of_its_kind() {
-        let fake = fake::Fake::of(&fleet_of(3, 30), None);
+        let fake = fake::Fake::of(&crate::fixture::fleet_of("prod", 3, 30), None);
         let stores = &fake.in_view().stores;
         let (mut kept, mut json) = (0, 0);
         for (_, store) in &stores.kinds {
@@ -1653,8 +1621,8 @@ mod tests {
                 .expect("the view reads");
             judged.expect("a judgement")
         };
-        let alone = fake::Fake::of(&fleet_of(1, 100), None);
-        let many = fake::Fake::of(&fleet_of(40, 100), None);
+        let alone = fake::Fake::of(&crate::fixture::fleet_of("prod", 1, 100), None);
+        let many = fake::Fake::of(&crate::fixture::fleet_of("prod", 40, 100), None);
         let (judged_alone, peak_alone) = peak_of(|| judge_one(alone.in_view()));
         let (judged_among, peak_among) = peak_of(|| judge_one(many.in_view()));
         assert_eq!(judged_among, judged_alone, "the same judgement");

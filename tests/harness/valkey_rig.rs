@@ -102,11 +102,40 @@ pub async fn rig(hint: &str) -> (Operator, String, Passwords, BTreeMap<String, R
     (op, ns, pw, servers)
 }
 
+/// [`rig`] with the Secret of its passwords in place, so the plugin may
+/// read its servers; also returns a client of the control plane.
+pub async fn rig_readable(
+    hint: &str,
+) -> (
+    Operator,
+    String,
+    Passwords,
+    BTreeMap<String, RealServer>,
+    kube::Client,
+) {
+    let (op, ns, pw, servers) = rig(hint).await;
+    let client = super::control_plane().client().await;
+    make_secret(&client, &ns, &pw).await;
+    (op, ns, pw, servers, client)
+}
+
 /// Fails when any of the cluster's passwords is in `text`.
 pub fn assert_no_password(pw: &Passwords, what: &str, text: &str) {
     for p in [&pw.exporter, &pw.operator, &pw.replication] {
         assert!(!text.contains(p.as_str()), "a password in {what}:\n{text}");
     }
+}
+
+/// `node`'s server (a replica) restarts with a wrong primaryauth: its
+/// link stays down. Returns once its server says so.
+pub async fn link_down(servers: &mut BTreeMap<String, RealServer>, pw: &Passwords, node: &str) {
+    let Some(server) = servers.get_mut(node) else {
+        panic!("no server for {node}")
+    };
+    server
+        .restart_with_primaryauth(pw, "not-the-password")
+        .await;
+    until_link(&server.ip, pw, "down").await;
 }
 
 /// Waits until the server at `ip` is a replica whose `master_link_status`
