@@ -525,10 +525,17 @@ async fn the_front_primary_waits_for_its_replica_to_sync() {
         c["reason"].as_str().is_some_and(|r| r.contains("rig-0-1")),
         "{c:#}"
     );
-    // Without the servers, nothing says why.
+    // Without the servers, nothing says which replica: the reason says
+    // what the operator does before rolling a primary, and where to look.
     let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
     let c = cluster(&ran.ok_json());
     assert_eq!(c["deferred"], Value::Null, "{c:#}");
+    assert!(
+        c["reason"].as_str().is_some_and(|r| r.contains("rig-0-0 is next")
+            && r.contains("first waits for a replica of shard 0 to sync, then fails it over")
+            && r.contains("explain reads the servers")),
+        "{c:#}"
+    );
 
     // `wait --servers` is not done while the operator holds the primary
     // back: still Waiting at its timeout, saying for whom it waits.

@@ -283,6 +283,7 @@ fn classify_cluster(
             failover,
             protocol,
             silence: silence.as_ref(),
+            servers_read: servers.is_some(),
         },
         threshold,
         now,

@@ -6,7 +6,7 @@ use super::clock::{secs, since};
 use super::judge::{Judged, StuckBy};
 use crate::report::{
     ClusterReason, Creating, Deferred, Failover, Hold, NodeState, NotDone, OperatorSilence,
-    Protocol, Silence, Stale, Unfinished, Verdict, WaitingFor,
+    PrimaryTurn, Protocol, Silence, Stale, Unfinished, Verdict, WaitingFor,
 };
 use crate::snapshot::{ValkeyCluster, ValkeyNode, condition, keys};
 use jiff::{SignedDuration, Timestamp};
@@ -119,6 +119,28 @@ pub(crate) struct Said<'j, 'a> {
     pub failover: Option<Failover>,
     pub protocol: Protocol,
     pub silence: Option<&'j OperatorSilence>,
+    /// Some reading of the cluster's servers counts.
+    pub servers_read: bool,
+}
+
+/// The front asks and is its shard's primary, and no reading of the
+/// servers says what the operator waits for (with one, a primary with no
+/// synced replica is [`Said::deferred`], and one with a synced replica is
+/// due its failover and its roll). Not once a failover of it was
+/// initiated: the operator is past the wait, and the failover is named.
+fn primary_turn(
+    front: Option<&Judged<'_>>,
+    servers_read: bool,
+    failover: Option<&Failover>,
+) -> Option<PrimaryTurn> {
+    if servers_read || failover.is_some() {
+        return None;
+    }
+    let f = front.filter(|f| f.state == NodeState::Waiting && f.place.is_primary)?;
+    Some(PrimaryTurn {
+        front: f.name().to_string(),
+        shard: f.place.shard,
+    })
 }
 
 /// How long `j` has held, and how that is known.
@@ -222,6 +244,9 @@ fn verdict_reason(s: Said<'_, '_>, threshold: SignedDuration, now: Timestamp) ->
             what: match (s.front, s.not_done) {
                 _ if let Some(d) = &s.deferred => Unfinished::Deferred(d.clone()),
                 _ if let Some(c) = s.creating => Unfinished::Creating(c),
+                _ if let Some(p) = primary_turn(s.front, s.servers_read, s.failover.as_ref()) => {
+                    Unfinished::PrimaryTurn(p)
+                }
                 (Some(f), _) if f.state == NodeState::Waiting => Unfinished::FrontAsks {
                     front: f.name().to_string(),
                 },
@@ -240,6 +265,9 @@ fn verdict_reason(s: Said<'_, '_>, threshold: SignedDuration, now: Timestamp) ->
             what: match (s.front, s.not_done) {
                 _ if let Some(d) = &s.deferred => WaitingFor::Deferred(d.clone()),
                 _ if let Some(c) = s.creating => WaitingFor::Creating(c),
+                _ if let Some(p) = primary_turn(s.front, s.servers_read, s.failover.as_ref()) => {
+                    WaitingFor::PrimaryTurn(p)
+                }
                 (Some(f), _) if f.state == NodeState::Waiting => WaitingFor::Grant {
                     front: f.name().to_string(),
                 },

@@ -194,6 +194,9 @@ pub enum Unfinished {
     FrontAsks {
         front: String,
     },
+    /// The walk's front asks, and it is its shard's primary; the servers
+    /// were not read.
+    PrimaryTurn(PrimaryTurn),
     /// The walk's front is not healthy.
     FrontUnhealthy {
         front: String,
@@ -205,6 +208,17 @@ pub enum Unfinished {
     /// The operator holds the front's roll back (its RollDeferred).
     Deferred(Deferred),
     Unknown,
+}
+
+/// The walk's front is its shard's primary, it asks, and the servers were
+/// not read: before rolling a primary the operator waits for a synced
+/// replica of its shard and fails the primary over to it (c33988f,
+/// internal/valkey/clusterstate.go), and only the servers tell which of
+/// the two it is at (docs/servers.md, "Without the servers").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrimaryTurn {
+    pub front: String,
+    pub shard: Option<u32>,
 }
 
 /// A cluster that has fewer cluster-owned nodes than its spec asks for,
@@ -269,6 +283,9 @@ pub enum WaitingFor {
     Grant {
         front: String,
     },
+    /// The front asks, and it is its shard's primary; the servers were not
+    /// read.
+    PrimaryTurn(PrimaryTurn),
     /// The front is not healthy, for these reasons.
     Health {
         front: String,

@@ -6,7 +6,8 @@
 use super::*;
 use crate::fixture::{mins, t};
 use crate::report::{
-    ClusterReason, DeferredSource, RiskKind, Role, RoleNote, RoleSource, ServerNote, WaitingFor,
+    ClusterReason, DeferredSource, PrimaryTurn, RiskKind, Role, RoleNote, RoleSource, ServerNote,
+    Unfinished, WaitingFor,
 };
 use crate::snapshot::{LinkStatus, ServerReading, ServerRole};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
@@ -94,6 +95,78 @@ fn without_readings_nothing_changes() {
         r.metadata.namespace = Some("other".into());
     }
     assert_eq!(judge(&with(s, elsewhere), t(0)), r);
+}
+
+/// A primary at the front with nothing moving: without readings the
+/// reason says what the operator does first (a synced replica, then a
+/// failover) and where to look; with them, what the servers say.
+#[test]
+fn a_front_primary_without_readings_says_what_the_operator_does_first() {
+    let mut synced = readings(t(-1));
+    synced[1].link = Some(LinkStatus::Up);
+    let behind = |n: NodeBuilder| n.image("valkey/valkey:9.0.0");
+    let all_behind = cluster()
+        .image_edited("valkey/valkey:9.0.1", mins(-1))
+        .node(behind(p2("cache-0-0", 0, 0)))
+        .node(behind(p2("cache-0-1", 0, 1)));
+    let turn = |front: &str| {
+        WaitingFor::PrimaryTurn(PrimaryTurn {
+            front: front.into(),
+            shard: Some(0),
+        })
+    };
+    let grant = |front: &str| WaitingFor::Grant {
+        front: front.into(),
+    };
+    let rows: [(&str, Snapshot, WaitingFor); 3] = [
+        (
+            "a primary, no readings",
+            rolling().snapshot(),
+            turn("cache-0-0"),
+        ),
+        (
+            "a primary whose replica the servers say is synced",
+            with(rolling().snapshot(), synced),
+            grant("cache-0-0"),
+        ),
+        (
+            "a replica, no readings",
+            all_behind.snapshot(),
+            grant("cache-0-1"),
+        ),
+    ];
+    for (row, s, want) in rows {
+        let r = judge(&s, t(0));
+        let ClusterReason::Waiting { what, .. } = &r.reason else {
+            panic!("{row}: {:?}", r.reason)
+        };
+        assert_eq!(*what, want, "{row}");
+    }
+    let said = judge(&rolling().snapshot(), t(0)).reason.to_string();
+    assert!(
+        said.contains("cache-0-0 is next")
+            && said.contains("first waits for a replica of shard 0 to sync, then fails it over")
+            && said.contains("explain reads the servers"),
+        "{said}"
+    );
+    // Nothing moves past the threshold: Stalled, with the same two steps.
+    let later = judge(&rolling().snapshot(), mins(30));
+    assert!(
+        matches!(
+            &later.reason,
+            ClusterReason::Stalled {
+                what: Unfinished::PrimaryTurn(PrimaryTurn { front, .. }),
+                ..
+            } if front == "cache-0-0"
+        ),
+        "{:?}",
+        later.reason
+    );
+    let said = later.reason.to_string();
+    assert!(
+        said.contains("may be down, or waiting for a replica of shard 0 to sync before it fails cache-0-0 over"),
+        "{said}"
+    );
 }
 
 #[test]

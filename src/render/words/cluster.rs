@@ -4,8 +4,8 @@ use super::evidence::joined;
 use super::{Phrase, Short, and_waiting, nodes};
 use crate::report::{
     ClusterReason, Creating, Deferred, DeferredSource, Failover, FailoverUnderWay, Hold, NotDone,
-    PendingScale, Protocol, ReplicaLink, Risk, RiskKind, Silence, SilentAfter, Stale, Unfinished,
-    UnplannedFailover, WaitingFor,
+    PendingScale, PrimaryTurn, Protocol, ReplicaLink, Risk, RiskKind, Silence, SilentAfter, Stale,
+    Unfinished, UnplannedFailover, WaitingFor,
 };
 use crate::snapshot::LinkStatus;
 use crate::units::{human, human_or, short_hash};
@@ -376,6 +376,9 @@ impl fmt::Display for Unfinished {
             Unfinished::FrontAsks { front } => {
                 write!(f, "the walk's front {front} asks for a permit")
             }
+            Unfinished::PrimaryTurn(p) => {
+                write!(f, "the walk's front {} asks for a permit", p.front)
+            }
             Unfinished::FrontUnhealthy { front, why } => {
                 write!(f, "the walk's front {front} is not healthy ({why})")
             }
@@ -389,12 +392,30 @@ impl fmt::Display for Unfinished {
     }
 }
 
+/// " of shard N", when the shard is known.
+fn of_shard(p: &PrimaryTurn) -> String {
+    p.shard
+        .map(|n| format!(" of shard {n}"))
+        .unwrap_or_default()
+}
+
+/// Where to look: only the servers tell which of its steps the operator
+/// is at before it rolls a primary.
+const READ_THE_SERVERS: &str = "explain reads the servers to tell which";
+
 /// The Waiting verdict's sentence: who is next, or why nothing is.
 fn waiting_for(what: &WaitingFor, waiting: usize, quiet: &str) -> String {
     match what {
         WaitingFor::Grant { front } => {
             format!("a grant is due: {front} is next ({waiting} waiting, quiet for {quiet})")
         }
+        WaitingFor::PrimaryTurn(p) => format!(
+            "a grant is due: {} is next ({waiting} waiting, quiet for {quiet}); a primary: \
+             the controller first waits for a replica{} to sync, then fails it over \
+             ({READ_THE_SERVERS})",
+            p.front,
+            of_shard(p)
+        ),
         WaitingFor::Health { front, because } => format!(
             "the controller waits for {front} to become healthy ({}){}, quiet for {quiet}",
             joined(because),
@@ -523,6 +544,13 @@ impl fmt::Display for ClusterReason {
                     (Some(failover), _) => write!(f, "{failover}"),
                     // The operator said why: nothing to guess.
                     (None, Unfinished::Deferred(_)) => f.write_str("it waits for the cause to clear"),
+                    (None, Unfinished::PrimaryTurn(p)) => write!(
+                        f,
+                        "the controller may be down, or waiting for a replica{} to sync before \
+                         it fails {} over ({READ_THE_SERVERS})",
+                        of_shard(p),
+                        p.front
+                    ),
                     (None, _) => f.write_str(
                         "the controller may be down, or deferring a primary without a synced replica",
                     ),
