@@ -527,13 +527,28 @@ async fn the_front_primary_waits_for_its_replica_to_sync() {
     );
     // Without the servers, nothing says which replica: the reason says
     // what the operator does before rolling a primary, and where to look.
+    // The roles as the real operator writes them (this rig's simulated
+    // operator has no model of the servers to read them from).
+    for (node, role) in [
+        ("rig-0-0", "primary"),
+        ("rig-0-1", "replica"),
+        ("rig-1-0", "primary"),
+        ("rig-1-1", "replica"),
+    ] {
+        op.sim
+            .node(node)
+            .status_merge(json!({ "role": role }))
+            .await;
+    }
     let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
     let c = cluster(&ran.ok_json());
     assert_eq!(c["deferred"], Value::Null, "{c:#}");
     assert!(
-        c["reason"].as_str().is_some_and(|r| r.contains("rig-0-0 is next")
-            && r.contains("first waits for a replica of shard 0 to sync, then fails it over")
-            && r.contains("explain reads the servers")),
+        c["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("rig-0-0 is next")
+                && r.contains("first waits for a replica of shard 0 to sync, then fails it over")
+                && r.contains("explain reads the servers")),
         "{c:#}"
     );
 
