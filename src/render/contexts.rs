@@ -26,7 +26,9 @@ pub(crate) fn contexts_table(report: &Report, opts: TableOptions) -> String {
                 Cell::new(clean(&format!("{}/{}", c.namespace, c.name))),
                 verdict,
                 Cell::new(format!("{done}/{}", c.total)),
-                Cell::new(reason_cell(&c.reason.to_string())),
+                Cell::new(reason_cell(
+                    &super::words::ClusterSaid(&c.reason, c.protocol).to_string(),
+                )),
             ]
         })
         .collect();

@@ -248,3 +248,44 @@ fn stalled_cluster_names_the_front_and_why() {
         &["revoke"],
     );
 }
+
+/// P2: nobody in flight, every node asks: an advance is due.
+fn p2_waiting() -> ClusterBuilder {
+    cluster("prod", "cache", |_, n| {
+        n.workload_revision(H1).pending(H2, H1)
+    })
+}
+
+/// P2 speaks its own words in every text (docs/plugin.md: a node is
+/// advanced, then in flight; it holds no permit): the status table, wide
+/// and not, explain of the cluster and of each node, the multi-context
+/// table and the history picture.
+#[test]
+fn p2_texts_hold_no_permit() {
+    let wide = TableOptions {
+        wide: true,
+        color: false,
+    };
+    for (name, c) in [("jammed", p2_jammed()), ("waiting", p2_waiting())] {
+        let (_, r) = judge(&c);
+        let mut texts = vec![
+            ("table", status_table(&r, PLAIN)),
+            ("wide table", status_table(&r, wide)),
+            ("explain", explain_whole(&c)),
+            ("contexts", super::contexts::contexts_table(&r, PLAIN)),
+            ("svg", super::svg::history(&r, t(0), &[Vec::new()])),
+        ];
+        for n in &r.clusters[0].nodes {
+            texts.push(("explain node", explain(&c, &n.name)));
+        }
+        for (what, text) in texts {
+            // The plugin's own annotation and command keep their names.
+            let text = text
+                .replace("valkey-roll.io/granted-at", "")
+                .replace("valkey-roll grant ", "");
+            for word in ["permit", "grant", " held ", " holds "] {
+                assert!(!text.contains(word), "{name}, {what}: '{word}' in\n{text}");
+            }
+        }
+    }
+}

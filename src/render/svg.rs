@@ -362,7 +362,10 @@ fn cluster_block(
         10.0,
         y,
         "",
-        &shorten(&bounded(&c.reason.to_string()), LINE_CHARS),
+        &shorten(
+            &bounded(&super::words::ClusterSaid(&c.reason, c.protocol).to_string()),
+            LINE_CHARS,
+        ),
     );
     for aside in asides(c) {
         y += 16.0;

@@ -80,7 +80,7 @@ pub(crate) fn explain_node(
     }
     out.push_str(&paragraph(&clean(&x.place()), width, "  ", "  "));
     out.push_str(&paragraph(
-        &clean(&node.reason.to_string()),
+        &clean(&crate::render::words::Said(&node.reason, cluster.protocol).to_string()),
         width,
         "  ",
         "  ",
@@ -260,7 +260,9 @@ pub(crate) fn explain_cluster(
                         n.queue_position
                             .map_or_else(|| "-".into(), |q| q.to_string()),
                     ),
-                    Cell::new(reason_cell(&n.reason.to_string())),
+                    Cell::new(reason_cell(
+                        &crate::render::words::Said(&n.reason, cluster.protocol).to_string(),
+                    )),
                 ]
             })
             .collect();
