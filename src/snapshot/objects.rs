@@ -143,15 +143,24 @@ impl From<core::Pod> for Pod {
 
 impl From<core::PodStatus> for PodStatus {
     fn from(s: core::PodStatus) -> PodStatus {
+        // At their own size: a collect may reuse the (larger) room of the
+        // list read, and keep all of it.
         let containers = |cs: Option<Vec<core::ContainerStatus>>| {
-            cs.map(|cs| cs.into_iter().map(ContainerStatus::from).collect())
+            cs.map(|cs| {
+                let mut kept = Vec::with_capacity(cs.len());
+                kept.extend(cs.into_iter().map(ContainerStatus::from));
+                kept
+            })
         };
         PodStatus {
             pod_ip: s.pod_ip,
+            // At their own size: a filtered collect would keep the
+            // list's whole room (it reuses the list read).
             conditions: s.conditions.map(|cs| {
-                cs.into_iter()
-                    .filter(|c| POD_CONDITIONS_READ.contains(&c.type_.as_str()))
-                    .collect()
+                let read = |c: &PodCondition| POD_CONDITIONS_READ.contains(&c.type_.as_str());
+                let mut kept = Vec::with_capacity(cs.iter().filter(|c| read(c)).count());
+                kept.extend(cs.into_iter().filter(read));
+                kept
             }),
             container_statuses: containers(s.container_statuses),
             init_container_statuses: containers(s.init_container_statuses),

@@ -34,10 +34,10 @@ use std::collections::BTreeMap;
 
 /// A ValkeyNode, slimmed in place: each managedFields entry keeps its
 /// manager, time and the rest, but of the fields it owns only which of
-/// the kept paths ([`crate::snapshot::OWNED_KEPT`]: the two the grant time
+/// the kept paths (`snapshot::OWNED_KEPT`: the two the grant time
 /// is read from, the permit annotation, P1, and `spec.workloadRevision`,
 /// P2; and `status.role`, the time the role was written, docs/roles.md)
-/// it owns, as the number [`crate::snapshot::owns`] reads; every entry
+/// it owns, as the number `snapshot::owns` reads; every entry
 /// stays, so "no entry owns the permit" still reads so.
 pub fn node(n: &mut ValkeyNode) {
     for entry in n.metadata.managed_fields.iter_mut().flatten() {
@@ -724,6 +724,12 @@ mod tests {
         let slim = whole_way(&page, false);
         let body = serde_json::to_vec(&page).expect("JSON");
         assert_eq!(direct("Pod", &body).expect("read").0, slim);
+        // Kept at their own size, not in the room of the list read.
+        let status = slim.pods[0].status.as_ref().expect("status");
+        let conditions = status.conditions.as_ref().expect("conditions");
+        assert_eq!((conditions.len(), conditions.capacity()), (2, 2));
+        let containers = status.container_statuses.as_ref().expect("containers");
+        assert_eq!(containers.len(), containers.capacity());
         let kept = slim.pods[0]
             .status
             .as_ref()
