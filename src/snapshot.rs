@@ -315,14 +315,43 @@ pub(crate) fn field_written_times<'m>(
     meta.managed_fields
         .iter()
         .flatten()
-        .filter(move |e| {
-            let mut v = e.fields_v1.as_ref().map(|f| &f.0);
-            for step in path {
-                v = v.and_then(|x| x.get(step));
-            }
-            v.is_some()
-        })
+        .filter(move |e| e.fields_v1.as_ref().is_some_and(|f| owns(&f.0, path)))
         .filter_map(|e| e.time.as_ref().map(|t| t.0))
+}
+
+/// The `fieldsV1` paths a slimmed ValkeyNode's managedFields entries keep
+/// (`source::slim::node`): the permit's (P1's annotation, P2's spec field)
+/// and `status.role`. A slimmed entry keeps, of its `fieldsV1`, only which
+/// of these it owns: bit `i` of a number for `OWNED_KEPT[i]`, so that ten
+/// thousand nodes do not each hold two or three one-key JSON maps (a map
+/// of serde_json is a B-tree leaf of some 600 bytes).
+pub(crate) const OWNED_KEPT: [&[&str]; 3] = [
+    &["f:metadata", "f:annotations", OWNED_PERMIT],
+    &["f:spec", "f:workloadRevision"],
+    &["f:status", "f:role"],
+];
+
+/// The permit annotation's key in `fieldsV1`.
+const OWNED_PERMIT: &str = "f:valkey.io/allow-workload-revision";
+
+/// Whether a managedFields entry's `fieldsV1` owns the field at `path` (or
+/// a field under it): the path walked in the API's form (a JSON object
+/// per step), or looked up in a slimmed entry's number ([`OWNED_KEPT`]).
+/// Both forms give the same answer for every path of the kept ones.
+pub(crate) fn owns<S: AsRef<str>>(fields: &serde_json::Value, path: &[S]) -> bool {
+    if let Some(bits) = fields.as_u64() {
+        return path.is_empty()
+            || OWNED_KEPT.iter().enumerate().any(|(i, kept)| {
+                bits & (1 << i) != 0
+                    && kept.len() >= path.len()
+                    && kept.iter().zip(path).all(|(k, p)| *k == p.as_ref())
+            });
+    }
+    let mut v = Some(fields);
+    for step in path {
+        v = v.and_then(|x| x.get(step.as_ref()));
+    }
+    v.is_some()
 }
 
 /// Finds a condition by type.
@@ -901,5 +930,37 @@ mod time_tests {
         }
         assert!(is_latest(LATEST));
         assert!(!is_latest("9999-12-30T22:00:00Z".parse().expect("a time")));
+    }
+}
+
+#[cfg(test)]
+mod owns_tests {
+    use super::{OWNED_KEPT, OWNED_PERMIT, keys, owns};
+    use serde_json::json;
+
+    #[test]
+    fn a_slimmed_entry_owns_what_the_apis_form_owns() {
+        assert_eq!(OWNED_PERMIT, format!("f:{}", keys::ANN_PERMIT));
+        let api = json!({
+            "f:metadata": {"f:annotations": {OWNED_PERMIT: {}}, "f:labels": {"f:a": {}}},
+            "f:status": {"f:role": {}, "f:ready": {}},
+        });
+        let slim = json!(0b101);
+        let mut paths: Vec<Vec<&str>> = vec![
+            vec!["f:spec"],
+            vec!["f:metadata", "f:annotations", "f:other"],
+            vec!["f:status", "f:role", "."],
+        ];
+        for kept in OWNED_KEPT {
+            for n in 1..=kept.len() {
+                paths.push(kept[..n].to_vec());
+            }
+        }
+        for path in paths {
+            assert_eq!(owns(&slim, &path), owns(&api, &path), "{path:?}");
+        }
+        assert!(owns(&slim, &["f:status"]) && !owns(&slim, &["f:spec"]));
+        let none: [&str; 0] = [];
+        assert!(owns(&json!(0), &none) && owns(&json!({}), &none));
     }
 }

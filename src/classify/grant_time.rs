@@ -64,11 +64,9 @@ fn permit_owners(
         entries
             .iter()
             .filter(|e| {
-                let mut v = e.fields_v1.as_ref().map(|f| &f.0);
-                for step in &path {
-                    v = v.and_then(|x| x.get(step));
-                }
-                v.is_some()
+                e.fields_v1
+                    .as_ref()
+                    .is_some_and(|f| crate::snapshot::owns(&f.0, &path))
             })
             .map(|e| {
                 (

@@ -10,7 +10,8 @@
 //! accepted, and how a broken field is named, does not change.
 //!
 //! Kept, per kind (metadata as [`meta`] keeps it):
-//! - Pod: metadata; of its status the conditions and
+//! - Pod: metadata; of its status the conditions read
+//!   ([`POD_CONDITIONS_READ`]), its IP and
 //!   each container's (and init container's) name, readiness, restarts,
 //!   state and last state. Not its spec: nothing reads it.
 //! - StatefulSet: metadata and its whole status.
@@ -101,6 +102,12 @@ const LABELS_READ: [&str; 3] = [
     keys::LABEL_CONTROLLER_REVISION,
 ];
 
+/// The conditions read of a pod: Ready (its readiness and since when) and
+/// PodScheduled (unschedulable, and since when). The others
+/// (Initialized, ContainersReady, PodReadyToStartContainers, a readiness
+/// gate's) are not kept.
+pub(crate) const POD_CONDITIONS_READ: [&str; 2] = [keys::COND_READY, "PodScheduled"];
+
 /// Metadata of a pod or a workload as the snapshot keeps it: its name,
 /// namespace, uid and resourceVersion (the preconditions of a delete),
 /// generation, creation and deletion times, and of its labels those in
@@ -136,12 +143,25 @@ impl From<core::Pod> for Pod {
 
 impl From<core::PodStatus> for PodStatus {
     fn from(s: core::PodStatus) -> PodStatus {
+        // At their own size: a collect may reuse the (larger) room of the
+        // list read, and keep all of it.
         let containers = |cs: Option<Vec<core::ContainerStatus>>| {
-            cs.map(|cs| cs.into_iter().map(ContainerStatus::from).collect())
+            cs.map(|cs| {
+                let mut kept = Vec::with_capacity(cs.len());
+                kept.extend(cs.into_iter().map(ContainerStatus::from));
+                kept
+            })
         };
         PodStatus {
             pod_ip: s.pod_ip,
-            conditions: s.conditions,
+            // At their own size: a filtered collect would keep the
+            // list's whole room (it reuses the list read).
+            conditions: s.conditions.map(|cs| {
+                let read = |c: &PodCondition| POD_CONDITIONS_READ.contains(&c.type_.as_str());
+                let mut kept = Vec::with_capacity(cs.iter().filter(|c| read(c)).count());
+                kept.extend(cs.into_iter().filter(read));
+                kept
+            }),
             container_statuses: containers(s.container_statuses),
             init_container_statuses: containers(s.init_container_statuses),
         }

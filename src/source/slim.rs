@@ -33,49 +33,62 @@ use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 
 /// A ValkeyNode, slimmed in place: each managedFields entry keeps its
-/// manager, time and the rest, but of the fields it owns only the two the
-/// grant time is read from (the permit annotation, P1; `spec.workloadRevision`,
-/// P2) and `status.role` (the time the role was written); every entry
+/// manager, time and the rest, but of the fields it owns only which of
+/// the kept paths (`snapshot::OWNED_KEPT`: the two the grant time
+/// is read from, the permit annotation, P1, and `spec.workloadRevision`,
+/// P2; and `status.role`, the time the role was written, docs/roles.md)
+/// it owns, as the number `snapshot::owns` reads; every entry
 /// stays, so "no entry owns the permit" still reads so.
 pub fn node(n: &mut ValkeyNode) {
     for entry in n.metadata.managed_fields.iter_mut().flatten() {
         if let Some(fields) = &mut entry.fields_v1 {
-            fields.0 = permit_fields(&fields.0);
+            fields.0 = serde_json::Value::from(owned_bits(&fields.0));
         }
     }
 }
 
-/// Of a managedFields entry's `fieldsV1`, the permit paths and
-/// `status.role` it holds.
-fn permit_fields(fields: &serde_json::Value) -> serde_json::Value {
-    use serde_json::{Map, Value, json};
-    let mut out = Map::new();
-    let permit = format!("f:{}", crate::snapshot::keys::ANN_PERMIT);
-    if fields
-        .get("f:metadata")
-        .and_then(|m| m.get("f:annotations"))
-        .and_then(|a| a.get(&permit))
-        .is_some()
-    {
-        out.insert("f:metadata".into(), json!({"f:annotations": {permit: {}}}));
+/// A ValkeyNode's metadata as the watch stores it: each entry's `fieldsV1`
+/// cut to the kept paths it owns, still in the API's form (the stored
+/// object is read again as a file's is, and [`node`] slims it then).
+pub(crate) fn node_stored(n: &mut ValkeyNode) {
+    use serde_json::{Map, Value};
+    for entry in n.metadata.managed_fields.iter_mut().flatten() {
+        if let Some(fields) = &mut entry.fields_v1 {
+            let bits = owned_bits(&fields.0);
+            let mut out = Map::new();
+            for (i, path) in crate::snapshot::OWNED_KEPT.iter().enumerate() {
+                if bits & (1 << i) == 0 {
+                    continue;
+                }
+                let mut at = &mut out;
+                for step in *path {
+                    let next = at.entry(*step).or_insert_with(|| Value::Object(Map::new()));
+                    let Value::Object(next) = next else {
+                        break;
+                    };
+                    at = next;
+                }
+            }
+            fields.0 = Value::Object(out);
+        }
     }
-    if fields
-        .get("f:spec")
-        .and_then(|s| s.get("f:workloadRevision"))
-        .is_some()
-    {
-        out.insert("f:spec".into(), json!({"f:workloadRevision": {}}));
-    }
-    // The status write that last set `status.role` (docs/roles.md: a
-    // role the operator read from the server, at that entry's time).
-    if fields
-        .get("f:status")
-        .and_then(|s| s.get("f:role"))
-        .is_some()
-    {
-        out.insert("f:status".into(), json!({"f:role": {}}));
-    }
-    Value::Object(out)
+}
+
+/// Of a managedFields entry's `fieldsV1` in the API's form, which of the
+/// kept paths it owns: bit `i` for `OWNED_KEPT[i]`.
+fn owned_bits(fields: &serde_json::Value) -> u64 {
+    let walk = |path: &[&str]| {
+        let mut v = Some(fields);
+        for step in path {
+            v = v.and_then(|x| x.as_object()).and_then(|x| x.get(*step));
+        }
+        v.is_some()
+    };
+    crate::snapshot::OWNED_KEPT
+        .iter()
+        .enumerate()
+        .filter(|(_, path)| walk(path))
+        .fold(0, |bits, (i, _)| bits | (1 << i))
 }
 
 /// An Event, slimmed in place.
@@ -694,6 +707,41 @@ mod tests {
     }
 
     #[test]
+    fn a_pods_conditions_not_read_are_not_kept() {
+        let mut page = pages()[0].2.clone();
+        let unschedulable = json!({"type": "PodScheduled", "status": "False",
+            "reason": "Unschedulable", "message": "0/3 nodes are available",
+            "lastTransitionTime": "2026-11-29T10:00:00Z"});
+        let ready = json!({"type": "Ready", "status": "False",
+            "lastTransitionTime": "2026-11-29T10:01:00Z"});
+        page["items"][0]["status"]["conditions"] = json!([
+            {"type": "Initialized", "status": "True"},
+            ready,
+            {"type": "ContainersReady", "status": "False"},
+            {"type": "PodReadyToStartContainers", "status": "True"},
+            unschedulable,
+        ]);
+        let slim = whole_way(&page, false);
+        let body = serde_json::to_vec(&page).expect("JSON");
+        assert_eq!(direct("Pod", &body).expect("read").0, slim);
+        // Kept at their own size, not in the room of the list read.
+        let status = slim.pods[0].status.as_ref().expect("status");
+        let conditions = status.conditions.as_ref().expect("conditions");
+        assert_eq!((conditions.len(), conditions.capacity()), (2, 2));
+        let containers = status.container_statuses.as_ref().expect("containers");
+        assert_eq!(containers.len(), containers.capacity());
+        let kept = slim.pods[0]
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.clone());
+        let expected: Vec<_> = [ready, unschedulable]
+            .into_iter()
+            .map(|c| serde_json::from_value(c).expect("a condition"))
+            .collect();
+        assert_eq!(kept, Some(expected));
+    }
+
+    #[test]
     fn slimming_drops_what_is_not_read_and_keeps_what_is() {
         let pages = pages();
         let item = |i: usize| pages[i].2["items"][0].clone();
@@ -780,14 +828,25 @@ mod tests {
             .iter()
             .map(|e| e.fields_v1.as_ref().expect("fields").0.clone())
             .collect();
-        assert_eq!(
-            fields,
-            [
-                json!({"f:metadata": {"f:annotations": {"f:valkey.io/allow-workload-revision": {}}},
-                       "f:spec": {"f:workloadRevision": {}}}),
-                json!({"f:status": {"f:role": {}}}),
-            ]
-        );
+        // Which of the kept paths each entry owns, and no map (a number).
+        let owned = |f: &Value| {
+            crate::snapshot::OWNED_KEPT
+                .map(|path| crate::snapshot::owns(f, path))
+                .to_vec()
+        };
+        assert_eq!(owned(&fields[0]), [true, true, false]);
+        assert_eq!(owned(&fields[1]), [false, false, true]);
+        assert!(fields.iter().all(|f| !f.is_object()), "{fields:?}");
+        for (f, path) in [(&fields[0], &["f:spec"][..]), (&fields[1], &["f:status"])] {
+            assert!(crate::snapshot::owns(f, path));
+        }
+        for path in [
+            &["f:metadata", "f:labels"][..],
+            &["f:spec", "f:image"],
+            &["f:status", "f:ready"],
+        ] {
+            assert!(!fields.iter().any(|f| crate::snapshot::owns(f, path)));
+        }
         assert_eq!(entries[1].subresource.as_deref(), Some("status"));
         let whole = whole_way(&page, true);
         assert_eq!(

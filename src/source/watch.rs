@@ -978,7 +978,7 @@ impl Drop for Watch {
 
 /// Spawns the task that keeps one kind's store; returns its reader.
 /// An object as the watch stores it, slimmed as a one-shot read keeps it
-/// ([`super::slim::value`], [`super::slim::node`]); a ValkeyCluster stays
+/// ([`super::slim::value`], [`super::slim::node_stored`]); a ValkeyCluster stays
 /// whole.
 fn slim_object(kind: Kind, object: &mut DynamicObject) {
     let name = match kind {
@@ -991,7 +991,7 @@ fn slim_object(kind: Kind, object: &mut DynamicObject) {
                 metadata: std::mem::take(&mut object.metadata),
                 ..Default::default()
             };
-            super::slim::node(&mut node);
+            super::slim::node_stored(&mut node);
             object.metadata = node.metadata;
             return;
         }
