@@ -1056,13 +1056,12 @@ async fn cluster_controller(
         let desired = desired_spec(vc, &sim.cluster, &name);
         if node["spec"] != desired {
             // A primary whose pod is to be replaced is failed over to a
-            // synced replica first (`needsProactiveFailoverForRoll`: only
-            // when its pod template changes); with none synced, its roll
-            // waits (no write).
+            // synced replica first (`needsProactiveFailoverForRoll`); with
+            // none synced, its roll waits (no write).
             if let Some(v) = valkey
                 && replicas > 0
                 && v.primary(shard) == idx
-                && node["spec"]["workloadRevision"] != desired["workloadRevision"]
+                && needs_proactive_failover(&node["spec"], &desired)
             {
                 if v.unsynced() {
                     return Ok(false);
@@ -1217,6 +1216,26 @@ async fn create_node(
     )
     .await?;
     Ok(true)
+}
+
+/// The operator's `needsProactiveFailoverForRoll` (c33988f,
+/// internal/controller/failover.go): a primary is failed over before its
+/// spec is written when any field but `workloadRevision` and `config`
+/// differs, or its (non-empty) revision changes; a change of `config`
+/// alone is applied live, with no failover.
+fn needs_proactive_failover(current: &Value, desired: &Value) -> bool {
+    let without = |spec: &Value| {
+        let mut spec = spec.clone();
+        if let Some(m) = spec.as_object_mut() {
+            m.remove("workloadRevision");
+            m.remove("config");
+        }
+        spec
+    };
+    if without(current) != without(desired) {
+        return true;
+    }
+    current["workloadRevision"] != desired["workloadRevision"]
 }
 
 /// The shard's primary failed over to its lowest-indexed replica before
