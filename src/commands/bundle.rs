@@ -9,7 +9,7 @@
 //! and every object's keys are sorted, so two bundles of the same objects
 //! are byte for byte the same.
 
-use crate::cli::{BundleArgs, BundleFormat, OutputFormat, ServersArg};
+use crate::cli::{BundleArgs, BundleFormat, OutputFormat};
 use crate::commands::Ctx;
 use crate::commands::version::VersionInfo;
 use crate::error::{Error, Outcome, Result};
@@ -18,7 +18,7 @@ use crate::render::style::clean;
 use crate::snapshot::{READING_API_VERSION, READING_KIND, ServerReading, Snapshot};
 use crate::source::live::{self, RawRead};
 use crate::source::select::Kind;
-use crate::source::servers::{self, Transport};
+use crate::source::servers;
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -195,13 +195,9 @@ pub(crate) async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
     objects.push((Kind::Events, pod_events));
     // What the servers say, kept for the hand-over (by default, as
     // `explain` reads them): the readings join the snapshot's.
-    let servers = match args.servers {
-        ServersArg::Off => String::new(),
-        how => {
-            let transport = match how {
-                ServersArg::Direct => Transport::Direct,
-                _ => Transport::PortForward,
-            };
+    let servers = match super::shared::transport(args.servers) {
+        None => String::new(),
+        Some(transport) => {
             let accounts =
                 servers::read_into(&live, &mut snapshot, None, transport, servers::BOUNDS).await;
             crate::render::notice::servers_unread(&accounts)

@@ -192,6 +192,17 @@ pub(crate) async fn in_view(
     }
 }
 
+/// How `--servers` reaches the servers; None: they are not read.
+pub(crate) fn transport(how: crate::cli::ServersArg) -> Option<crate::source::servers::Transport> {
+    use crate::cli::ServersArg;
+    use crate::source::servers::Transport;
+    match how {
+        ServersArg::Off => None,
+        ServersArg::PortForward => Some(Transport::PortForward),
+        ServersArg::Direct => Some(Transport::Direct),
+    }
+}
+
 /// Reads the servers of the clusters in `loaded` (of `only`, when given)
 /// into its snapshot, when it is live and `how` asks for it; returns the
 /// warnings of servers not read (docs/servers.md).
@@ -200,12 +211,9 @@ pub(crate) async fn read_servers(
     only: Option<(&str, &str)>,
     how: crate::cli::ServersArg,
 ) -> String {
-    use crate::cli::ServersArg;
-    use crate::source::servers::{self, Transport};
-    let transport = match how {
-        ServersArg::Off => return String::new(),
-        ServersArg::PortForward => Transport::PortForward,
-        ServersArg::Direct => Transport::Direct,
+    use crate::source::servers;
+    let Some(transport) = transport(how) else {
+        return String::new();
     };
     let Some(live) = &loaded.live else {
         return String::new();
@@ -226,15 +234,8 @@ pub(crate) struct LiveServers {
 impl LiveServers {
     /// The re-reader `how` asks for; none for `off` or no `--servers`.
     pub(crate) fn new(live: &Live, how: Option<crate::cli::ServersArg>) -> Option<LiveServers> {
-        use crate::cli::ServersArg;
-        use crate::source::servers::{Rereader, Transport};
-        let transport = match how? {
-            ServersArg::Off => return None,
-            ServersArg::PortForward => Transport::PortForward,
-            ServersArg::Direct => Transport::Direct,
-        };
         Some(LiveServers {
-            reader: Rereader::new(live, transport),
+            reader: crate::source::servers::Rereader::new(live, transport(how?)?),
             due: tokio::time::Instant::now(),
             said: String::new(),
         })

@@ -104,13 +104,10 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
         .map(|n| ContextView::new(&n.label(), &resources))
         .collect();
     let contexts: Vec<Option<&str>> = names.iter().map(ContextName::given).collect();
-    let reading = match args.servers {
-        None | Some(crate::cli::ServersArg::Off) => None,
-        Some(crate::cli::ServersArg::Direct) => Some((Transport::Direct, args.servers_interval)),
-        Some(crate::cli::ServersArg::PortForward) => {
-            Some((Transport::PortForward, args.servers_interval))
-        }
-    };
+    let reading = args
+        .servers
+        .and_then(super::shared::transport)
+        .map(|t| (t, args.servers_interval));
     log(&serving(
         listener.local_addr().unwrap_or(args.listen),
         ctx.global.namespace.as_deref(),
