@@ -184,6 +184,9 @@ pub mod keys {
     /// The start of the ValkeyCluster's Ready=False message while a
     /// replica's link to its primary is not up.
     pub const MSG_REPLICAS_SYNC: &str = "Waiting for replicas to sync";
+    /// The ValkeyCluster's Ready=False reason while it writes its nodes'
+    /// specs (a roll, a creation).
+    pub const REASON_UPDATING_NODES: &str = "UpdatingNodes";
     pub const EVENT_CLUSTER_MEET_BATCH: &str = "ClusterMeetBatch";
     /// Recorded on every reconcile that finds the cluster healthy: every
     /// replica in sync, every slot served.

@@ -318,7 +318,9 @@ impl Rig {
     /// the operator made. A write about another shard's roll does not: the
     /// operator's roll pass returns before it checks the replicas
     /// (c33988f, `Reconcile`), so a failover Valkey made while another
-    /// shard rolls shows nowhere until one of those (docs/roles.md).
+    /// shard rolls shows nowhere until one of those (docs/roles.md). Nor
+    /// does a Ready again (or the spell before it) that a roll's advance
+    /// has since written over.
     fn judge_roles(
         &mut self,
         c: &Value,
@@ -345,9 +347,33 @@ impl Rig {
                 }
                 _ => false,
             };
-            let announced = log.iter().any(|e| {
-                e.outcome == Outcome::Accepted && e.at > t && e.at < begun && carries(&e.step)
-            });
+            let written = |e: &&harness::operator::Entry| {
+                e.outcome == Outcome::Accepted && e.at > t && e.at < begun
+            };
+            // The cluster's Ready again shows only until a roll's advance
+            // writes Ready False over it (its time lost), and with it the
+            // sync spell before it: then nothing shows the change until
+            // the node controller re-reads the roles (docs/roles.md, "What
+            // the plugin still cannot know from the API").
+            let overwritten = |at: Instant| {
+                log.iter().filter(written).any(|r| {
+                    r.at >= at
+                        && r.step == Step::ClusterReady
+                        && log
+                            .iter()
+                            .filter(written)
+                            .any(|a| a.at > r.at && matches!(a.step, Step::Advanced(_)))
+                })
+            };
+            let cluster_wide = |step: &Step| match step {
+                Step::ClusterReady => true,
+                Step::Other(w) => w.contains("Waiting for replica sync"),
+                _ => false,
+            };
+            let announced = log
+                .iter()
+                .filter(written)
+                .any(|e| carries(&e.step) && !(cluster_wide(&e.step) && overwritten(e.at)));
             if !announced {
                 return;
             }

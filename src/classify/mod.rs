@@ -422,34 +422,15 @@ fn judge_roles(
         })
         .filter_map(|m| m.shard)
         .min();
-    // Not Ready waiting for replicas to sync: since its Ready condition
-    // turned False.
-    let unsynced = cluster
-        .and_then(|c| crate::snapshot::condition(c.conditions(), crate::snapshot::keys::COND_READY))
-        .filter(|c| c.is_false())
-        .filter(|c| {
-            c.message
-                .as_deref()
-                .is_some_and(|m| m.starts_with(crate::snapshot::keys::MSG_REPLICAS_SYNC))
-        })
-        .and_then(|c| c.last_transition_time.as_ref())
-        .map(|t| t.0);
-    // Ready again a moment ago: since its Ready condition turned True,
-    // while the node controller may not have re-read the roles yet.
-    let ready_again = cluster
-        .and_then(|c| crate::snapshot::condition(c.conditions(), crate::snapshot::keys::COND_READY))
-        .filter(|c| c.is_true())
-        .and_then(|c| c.last_transition_time.as_ref())
-        .map(|t| t.0)
-        .filter(|&t| clock.within(t, role::ROLES_REREAD_WITHIN));
     role::judge(
         &role::RoleInput::new(
             &members,
             &cluster_events,
             replicas,
             rolling_shard,
-            unsynced,
-            ready_again,
+            cluster
+                .map(|c| role::ClusterMarks::read(c, clock))
+                .unwrap_or_default(),
         ),
         clock,
     )

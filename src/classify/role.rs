@@ -33,7 +33,7 @@ use super::node::NodeObjects;
 use crate::report::{
     Contradiction, FailoverSource, FailoverUnderWay, Role, RoleContradicted, RoleNote, RoleSource,
 };
-use crate::snapshot::keys;
+use crate::snapshot::{Condition, ValkeyCluster, keys};
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::Event;
 use std::collections::{BTreeMap, HashMap};
@@ -106,6 +106,51 @@ pub(crate) struct Member<'v, 'a> {
     pub index: Option<u32>,
 }
 
+/// What the ValkeyCluster's spec edit and Ready condition say of when its
+/// topology may have changed ([`ClusterMarks::read`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ClusterMarks {
+    /// When its spec was last edited (None: not known).
+    pub spec_edited_at: Option<Timestamp>,
+    /// Since when it has been not Ready waiting for its replicas to sync
+    /// (its Ready condition's lastTransitionTime), if it is.
+    pub unsynced: Option<Timestamp>,
+    /// When it turned Ready again, if it did within
+    /// [`ROLES_REREAD_WITHIN`] (and is Ready).
+    pub ready_again: Option<Timestamp>,
+    /// Since when it has been not Ready, if since before its spec was last
+    /// edited (in an earlier second) and it now says only that it updates
+    /// its nodes: the roll's own reason, written over another (a status
+    /// write that keeps the condition False keeps its transition time).
+    pub not_ready_before_roll: Option<Timestamp>,
+}
+
+impl ClusterMarks {
+    pub(crate) fn read(cluster: &ValkeyCluster, clock: &Clock) -> ClusterMarks {
+        let spec_edited_at = super::roll::spec_edited_at(cluster);
+        let ready = crate::snapshot::condition(cluster.conditions(), keys::COND_READY);
+        let since = |c: &Condition| c.last_transition_time.as_ref().map(|t| t.0);
+        let not_ready = ready.filter(|c| c.is_false());
+        let says = |c: &&Condition, prefix: &str| {
+            c.message.as_deref().is_some_and(|m| m.starts_with(prefix))
+        };
+        ClusterMarks {
+            spec_edited_at,
+            unsynced: not_ready
+                .filter(|c| says(c, keys::MSG_REPLICAS_SYNC))
+                .and_then(since),
+            ready_again: ready
+                .filter(|c| c.is_true())
+                .and_then(since)
+                .filter(|&t| clock.within(t, ROLES_REREAD_WITHIN)),
+            not_ready_before_roll: not_ready
+                .filter(|c| c.reason.as_deref() == Some(keys::REASON_UPDATING_NODES))
+                .and_then(since)
+                .filter(|&t| spec_edited_at.is_some_and(|e| e > t)),
+        }
+    }
+}
+
 /// What the cluster says that role judging needs.
 pub(crate) struct RoleInput<'e, 'v, 'a> {
     pub members: &'v [Member<'v, 'a>],
@@ -119,13 +164,7 @@ pub(crate) struct RoleInput<'e, 'v, 'a> {
     /// asks or is behind. A failover written only as a repeat of an
     /// earlier event is taken to be in it.
     pub rolling_shard: Option<u32>,
-    /// Since when the ValkeyCluster has been not Ready waiting for its
-    /// replicas to sync (its Ready condition's lastTransitionTime), if it
-    /// is.
-    pub unsynced: Option<Timestamp>,
-    /// When the ValkeyCluster turned Ready again, if it did within
-    /// [`ROLES_REREAD_WITHIN`] (and is Ready).
-    pub ready_again: Option<Timestamp>,
+    pub marks: ClusterMarks,
     /// The members of each shard, looked up once (a cluster may have
     /// thousands of nodes).
     shards: BTreeMap<u32, Vec<usize>>,
@@ -158,10 +197,23 @@ enum Fact {
     /// The operator's status write that last set `node`'s `status.role`
     /// (a pass that read it from the server: the node was ready).
     Says { node: usize, role: Role },
-    /// The cluster went not Ready waiting for its replicas to sync
-    /// (`again`: or turned Ready again, the reason gone) with no roll and
-    /// no other role evidence near: a topology change nobody announced.
-    Unsynced { again: bool },
+    /// The cluster's Ready condition marks a topology change nobody
+    /// announced: no roll and no other role evidence near explains it.
+    Unsynced { mark: Mark },
+}
+
+/// What of the ValkeyCluster's Ready condition marks a change nobody
+/// announced.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mark {
+    /// Not Ready waiting for its replicas to sync.
+    Syncing,
+    /// Ready again a moment ago, the not-Ready reason gone.
+    ReadyAgain,
+    /// Not Ready since before the roll in flight began: the roll's own
+    /// reason (UpdatingNodes) was written over whatever it was, keeping
+    /// its time.
+    BeforeRoll,
 }
 
 impl Fact {
@@ -213,17 +265,15 @@ enum Doubt {
         role: Role,
         at: Timestamp,
     },
-    /// The cluster went not Ready waiting for replicas to sync, at `at`.
-    Unsynced { at: Timestamp },
-    /// The cluster turned Ready again at `at`, with no roll and nothing
-    /// else near to say why it had not been.
-    ReadyAgain { at: Timestamp },
+    /// The cluster's Ready condition marked a change nobody announced,
+    /// at `at`.
+    Unannounced { mark: Mark, at: Timestamp },
 }
 
 impl Doubt {
     fn at(&self) -> Timestamp {
         match self {
-            Doubt::Said { at, .. } | Doubt::Unsynced { at } | Doubt::ReadyAgain { at } => *at,
+            Doubt::Said { at, .. } | Doubt::Unannounced { at, .. } => *at,
         }
     }
 }
@@ -278,8 +328,7 @@ impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
         cluster_events: &'e [&'a Event],
         replicas: bool,
         rolling_shard: Option<u32>,
-        unsynced: Option<Timestamp>,
-        ready_again: Option<Timestamp>,
+        marks: ClusterMarks,
     ) -> Self {
         let mut shards: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         let mut by_address: HashMap<&'v str, Option<usize>> = HashMap::new();
@@ -299,8 +348,7 @@ impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
             cluster_events,
             replicas,
             rolling_shard,
-            unsynced,
-            ready_again,
+            marks,
             shards,
             by_address,
         }
@@ -326,11 +374,15 @@ impl RoleInput<'_, '_, '_> {
             .map(|(t, _)| t)
             .filter(|t| since.duration_since(*t) > EVENTS_LAND_WITHIN)
             .max();
+        // A spec edited after it (or in its second: times are whole
+        // seconds) began a roll whose steps cannot have announced it.
+        let edited_after = self.marks.spec_edited_at.filter(|&e| e >= since);
         let near = |t: &Timestamp| {
             let after = t.duration_since(since);
             after >= -ANNOUNCED_WITHIN
                 && after <= EVENTS_LAND_WITHIN
                 && settled.is_none_or(|s| *t > s)
+                && edited_after.is_none_or(|e| *t < e)
         };
         facts
             .iter()
@@ -566,18 +618,35 @@ impl RoleInput<'_, '_, '_> {
                 }
             }
         }
-        // A not-Ready cluster waiting for its replicas to sync while no
-        // roll is in flight, with no role evidence near, had a topology
-        // change nobody announced (Valkey failed a primary over). So had
-        // one Ready again a moment ago for no reason the objects show: the
+        // A not-Ready cluster waiting for its replicas to sync that no
+        // roll explains, with no role evidence near, had a topology change
+        // nobody announced (Valkey failed a primary over). So had one
+        // Ready again a moment ago for no reason the objects show: the
         // not-Ready reason is gone, but until the node controller has
         // re-read the roles, nothing else in the objects shows the change.
-        let marks = [(self.unsynced, false), (self.ready_again, true)];
-        for (since, again) in marks.into_iter().filter_map(|(t, a)| t.map(|t| (t, a))) {
-            if self.rolling_shard.is_some() || self.announced(&facts, since) {
+        // A roll explains it only through what it did: the roll in flight
+        // began before it (its spec edited in an earlier second) and had
+        // advanced a node by then (a spec edited after a failover Valkey
+        // made explains nothing of it).
+        let rolled_by = |since: Timestamp| {
+            self.rolling_shard.is_some()
+                && self.marks.spec_edited_at.is_none_or(|e| e < since)
+                && advances.iter().any(|&(t, _)| {
+                    t != crate::snapshot::LATEST
+                        && self.marks.spec_edited_at.is_none_or(|e| t >= e)
+                        && t.duration_since(since) <= EVENTS_LAND_WITHIN
+                })
+        };
+        let marks = [
+            (self.marks.unsynced, Mark::Syncing),
+            (self.marks.ready_again, Mark::ReadyAgain),
+            (self.marks.not_ready_before_roll, Mark::BeforeRoll),
+        ];
+        for (since, mark) in marks.into_iter().filter_map(|(t, m)| t.map(|t| (t, m))) {
+            if rolled_by(since) || self.announced(&facts, since) {
                 continue;
             }
-            facts.push((since, Fact::Unsynced { again }));
+            facts.push((since, Fact::Unsynced { mark }));
         }
         // status.role, at the time of the status write that last set it,
         // when that write said ready: the operator reads the role from the
@@ -802,12 +871,8 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                 r.said[node] = None;
             }
             Fact::Says { node, role } => says(ctx, node, role, at, &mut r),
-            Fact::Unsynced { again } => {
-                let why = if again {
-                    Doubt::ReadyAgain { at }
-                } else {
-                    Doubt::Unsynced { at }
-                };
+            Fact::Unsynced { mark } => {
+                let why = Doubt::Unannounced { mark, at };
                 // A shard no event speaks for rests on status.role alone:
                 // its one claimant is doubted too.
                 for (&shard, members) in &ctx.shards {
@@ -1016,8 +1081,14 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
                                 role,
                                 at: Some(at),
                             },
-                            Doubt::Unsynced { at } => Contradiction::Unsynced { at: Some(at) },
-                            Doubt::ReadyAgain { at } => Contradiction::ReadyAgain { at: Some(at) },
+                            Doubt::Unannounced { mark, at } => {
+                                let at = Some(at);
+                                match mark {
+                                    Mark::Syncing => Contradiction::Unsynced { at },
+                                    Mark::ReadyAgain => Contradiction::ReadyAgain { at },
+                                    Mark::BeforeRoll => Contradiction::NotReadyBeforeRoll { at },
+                                }
+                            }
                         },
                     };
                     JudgedRole {

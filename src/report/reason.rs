@@ -593,4 +593,7 @@ pub enum Contradiction {
     /// The ValkeyCluster turned Ready again a moment ago with no roll in
     /// flight and nothing else to say why it had not been.
     ReadyAgain { at: Option<jiff::Timestamp> },
+    /// The ValkeyCluster went not Ready before the roll in flight began
+    /// (its spec edited later), for a reason the roll's own then replaced.
+    NotReadyBeforeRoll { at: Option<jiff::Timestamp> },
 }

@@ -626,6 +626,87 @@ fn newer_evidence_doubts_a_judged_primary() {
             ],
         ),
         (
+            // The property test's seed 53d7a21a…: Valkey failed shard 1
+            // over, then someone edited the spec; the roll now in flight
+            // was not in flight when the sync began, so it explains nothing.
+            "not Ready waiting for replicas to sync, then the spec edited: still unsure",
+            rig(2, 1, vec![])
+                .replicas_syncing(t(-4))
+                .image_edited(NEW, t(-1)),
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+                ("cache-1-0", Some(Primary), false),
+                ("cache-1-1", Some(Replica), false),
+            ],
+        ),
+        (
+            "the spec edited after the sync began, its first advance 3 s after: not announced",
+            rig(2, 1, advanced("cache-0-1", t(-7)))
+                .image_edited(NEW, t(-8))
+                .replicas_syncing(t(-10)),
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-1-0", Some(Primary), false),
+            ],
+        ),
+        (
+            // The same seed a moment later: the roll's first advance wrote
+            // UpdatingNodes over the sync wait, keeping its time.
+            "not Ready since before the spec was edited, now UpdatingNodes: unsure",
+            rig(2, 1, advanced("cache-0-1", t(-2)))
+                .updating_nodes(t(-9))
+                .image_edited(NEW, t(-3)),
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+                ("cache-1-0", Some(Primary), false),
+                ("cache-1-1", Some(Replica), false),
+            ],
+        ),
+        (
+            "UpdatingNodes since the roll's first advance, after the edit: the roll's own",
+            rig(2, 1, advanced("cache-0-1", mins(-9)))
+                .image_edited(NEW, mins(-10))
+                .updating_nodes(mins(-9)),
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-1-0", Some(Primary), true),
+            ],
+        ),
+        (
+            "a roll advanced a replica 7 min before the sync began: the roll's own",
+            rig(2, 1, advanced("cache-0-1", mins(-9)))
+                .image_edited(NEW, mins(-10))
+                .replicas_syncing(mins(-2)),
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+                ("cache-1-0", Some(Primary), true),
+                ("cache-1-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "the spec edited, nothing advanced, then the sync: not the roll's",
+            rig(2, 1, vec![])
+                .image_edited(NEW, mins(-10))
+                .replicas_syncing(mins(-2)),
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+            ],
+        ),
+        (
+            "an advance of an earlier roll explains nothing of this one's",
+            rig(2, 1, advanced("cache-0-1", mins(-40)))
+                .image_edited(NEW, mins(-10))
+                .replicas_syncing(mins(-2)),
+            &[
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
+            ],
+        ),
+        (
             "the operator's status writes just before it announce nothing: every shard unsure",
             {
                 let mut c = rig(1, 1, vec![]);
@@ -716,6 +797,21 @@ fn a_contradicted_primary_names_both_pieces_of_evidence() {
             "cache-0-0 was judged primary at {judged}, but the cluster went not Ready at {} \
              waiting for replicas to sync, with no roll under way",
             crate::units::timestamp(t(-4))
+        ))
+    );
+    let before_roll = rig(1, 1, vec![])
+        .updating_nodes(t(-9))
+        .image_edited(NEW, t(-3));
+    let r = judge(&before_roll.snapshot(), t(0));
+    assert_eq!(
+        node(&r, "cache-0-1")
+            .role_note
+            .as_ref()
+            .map(ToString::to_string),
+        Some(format!(
+            "cache-0-0 was judged primary at {judged}, but the cluster went not Ready at {}, \
+             before the roll began, for a reason its status no longer shows",
+            crate::units::timestamp(t(-9))
         ))
     );
 }

@@ -76,6 +76,12 @@ impl fmt::Display for RoleNote {
                          and no role re-read since",
                         at(t)
                     ),
+                    Contradiction::NotReadyBeforeRoll { at: t } => write!(
+                        f,
+                        "the cluster went not Ready at {}, before the roll began, \
+                         for a reason its status no longer shows",
+                        at(t)
+                    ),
                 }
             }
             RoleNote::Server(note) => write!(f, "{note}"),
