@@ -767,6 +767,24 @@ fn says(ctx: &RoleInput<'_, '_, '_>, node: usize, role: Role, at: Timestamp, r: 
     }
 }
 
+/// The one node of `shard` whose `status.role` says `primary` (written by
+/// `by`, when given), if exactly one does.
+fn status_claimant(
+    ctx: &RoleInput<'_, '_, '_>,
+    shard: u32,
+    by: Option<Timestamp>,
+) -> Option<usize> {
+    let mut claimants = ctx.in_shard(shard).filter(|&i| {
+        let view = ctx.members[i].view;
+        view.status_role() == Some(Role::Primary)
+            && by.is_none_or(|by| role_written(view).is_none_or(|w| w <= by))
+    });
+    match (claimants.next(), claimants.next()) {
+        (Some(p), None) => Some(p),
+        _ => None,
+    }
+}
+
 fn failed_over(
     ctx: &RoleInput<'_, '_, '_>,
     shard: u32,
@@ -838,6 +856,13 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                     {
                         failed_over(ctx, shard, Some(node), at, false, &mut r);
                     }
+                    // No event speaks for the shard (events expire after an
+                    // hour): its roles rest on status.role, and the node
+                    // advanced was its one claimant then. The operator
+                    // advances no primary, so it had been failed over.
+                    None if status_claimant(ctx, shard, Some(at)) == Some(node) => {
+                        failed_over(ctx, shard, Some(node), at, false, &mut r);
+                    }
                     Some(Belief::OneOf { candidates, .. }) => {
                         candidates.retain(|&c| c != node);
                         if let [only] = candidates.as_slice() {
@@ -879,13 +904,9 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                     if r.beliefs.contains_key(&shard) {
                         continue;
                     }
-                    let mut claimants = members
-                        .iter()
-                        .copied()
-                        .filter(|&i| ctx.members[i].view.status_role() == Some(Role::Primary));
                     // (No belief was formed, so a pod created before says
                     // nothing here: the status write is what is doubted.)
-                    if let (Some(p), None) = (claimants.next(), claimants.next()) {
+                    if let Some(p) = status_claimant(ctx, shard, None) {
                         for &i in members {
                             r.restarted[i] = false;
                         }

@@ -88,6 +88,42 @@ fn roles_table() {
     let now = t(0);
     let rows: Vec<(&str, ClusterBuilder, Want)> = vec![
         (
+            // The property test's seed 3c567ce1…: no event names the
+            // shard's primary (expired, or never written), Valkey failed
+            // it over, and the walk reached it: the operator advanced the
+            // node status.role alone called primary.
+            "no event speaks for the shard: its status.role claimant advanced was failed over",
+            {
+                let mut c = cluster().size(1, 1).image(OLD);
+                c = c.node(member(0, 0).pod_created(mins(-120)));
+                c = c.node(member(0, 1).replica().pod_created(mins(-120)));
+                for e in advanced("cache-0-0", t(-5)) {
+                    c.push_event(e);
+                }
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "no event speaks for the shard: a replica advanced changes nothing",
+            {
+                let mut c = cluster().size(1, 1).image(OLD);
+                c = c.node(member(0, 0).pod_created(mins(-120)));
+                c = c.node(member(0, 1).replica().pod_created(mins(-120)));
+                for e in advanced("cache-0-1", t(-5)) {
+                    c.push_event(e);
+                }
+                c
+            },
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
             "status alone, one claimant a shard",
             cluster().node(member(0, 0)).node(member(0, 1).replica()),
             &[
