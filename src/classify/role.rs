@@ -123,6 +123,9 @@ pub(crate) struct ClusterMarks {
     /// its nodes: the roll's own reason, written over another (a status
     /// write that keeps the condition False keeps its transition time).
     pub not_ready_before_roll: Option<Timestamp>,
+    /// Its Ready condition was written for an older generation than its
+    /// spec's: whatever roll the newest spec began came after it.
+    pub ready_before_edit: bool,
 }
 
 impl ClusterMarks {
@@ -134,8 +137,13 @@ impl ClusterMarks {
         let says = |c: &&Condition, prefix: &str| {
             c.message.as_deref().is_some_and(|m| m.starts_with(prefix))
         };
+        let ready_before_edit = ready
+            .and_then(|c| c.observed_generation)
+            .zip(cluster.metadata.generation)
+            .is_some_and(|(seen, now)| seen < now);
         ClusterMarks {
             spec_edited_at,
+            ready_before_edit,
             unsynced: not_ready
                 .filter(|c| says(c, keys::MSG_REPLICAS_SYNC))
                 .and_then(since),
@@ -374,9 +382,9 @@ impl RoleInput<'_, '_, '_> {
             .map(|(t, _)| t)
             .filter(|t| since.duration_since(*t) > EVENTS_LAND_WITHIN)
             .max();
-        // A spec edited after it (or in its second: times are whole
+        // A spec edited after it (in a later second: times are whole
         // seconds) began a roll whose steps cannot have announced it.
-        let edited_after = self.marks.spec_edited_at.filter(|&e| e >= since);
+        let edited_after = self.marks.spec_edited_at.filter(|&e| e > since);
         let near = |t: &Timestamp| {
             let after = t.duration_since(since);
             after >= -ANNOUNCED_WITHIN
@@ -624,18 +632,14 @@ impl RoleInput<'_, '_, '_> {
         // Ready again a moment ago for no reason the objects show: the
         // not-Ready reason is gone, but until the node controller has
         // re-read the roles, nothing else in the objects shows the change.
-        // A roll explains it only through what it did: the roll in flight
-        // began before it (its spec edited in an earlier second) and had
-        // advanced a node by then (a spec edited after a failover Valkey
-        // made explains nothing of it).
+        // The roll in flight explains it when it began by then (its spec
+        // edited no later than that second, and the Ready condition
+        // written for it): a spec edited after a failover Valkey made
+        // explains nothing of it.
         let rolled_by = |since: Timestamp| {
             self.rolling_shard.is_some()
-                && self.marks.spec_edited_at.is_none_or(|e| e < since)
-                && advances.iter().any(|&(t, _)| {
-                    t != crate::snapshot::LATEST
-                        && self.marks.spec_edited_at.is_none_or(|e| t >= e)
-                        && t.duration_since(since) <= EVENTS_LAND_WITHIN
-                })
+                && !self.marks.ready_before_edit
+                && self.marks.spec_edited_at.is_none_or(|e| e <= since)
         };
         let marks = [
             (self.marks.unsynced, Mark::Syncing),
