@@ -172,6 +172,7 @@ pub(crate) struct RoleInput<'e, 'v, 'a> {
     /// asks or is behind. A failover written only as a repeat of an
     /// earlier event is taken to be in it.
     pub rolling_shard: Option<u32>,
+    /// What the ValkeyCluster's spec edit and Ready condition mark.
     pub marks: ClusterMarks,
     /// The members of each shard, looked up once (a cluster may have
     /// thousands of nodes).
@@ -222,6 +223,18 @@ enum Mark {
     /// reason (UpdatingNodes) was written over whatever it was, keeping
     /// its time.
     BeforeRoll,
+}
+
+impl Mark {
+    /// How the report names a doubt this mark raised at `at`.
+    fn contradiction(self, at: Timestamp) -> Contradiction {
+        let at = Some(at);
+        match self {
+            Mark::Syncing => Contradiction::Unsynced { at },
+            Mark::ReadyAgain => Contradiction::ReadyAgain { at },
+            Mark::BeforeRoll => Contradiction::NotReadyBeforeRoll { at },
+        }
+    }
 }
 
 impl Fact {
@@ -1106,14 +1119,7 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
                                 role,
                                 at: Some(at),
                             },
-                            Doubt::Unannounced { mark, at } => {
-                                let at = Some(at);
-                                match mark {
-                                    Mark::Syncing => Contradiction::Unsynced { at },
-                                    Mark::ReadyAgain => Contradiction::ReadyAgain { at },
-                                    Mark::BeforeRoll => Contradiction::NotReadyBeforeRoll { at },
-                                }
-                            }
+                            Doubt::Unannounced { mark, at } => mark.contradiction(at),
                         },
                     };
                     JudgedRole {

@@ -56,6 +56,20 @@ fn rig(shards: u32, replicas: u32, events: Vec<Event>) -> ClusterBuilder {
     c
 }
 
+/// One shard of two nodes whose roles rest on `status.role` alone (no
+/// PrimaryCreated: expired, or never written), plus `events`.
+fn status_only(events: Vec<Event>) -> ClusterBuilder {
+    let mut c = cluster()
+        .size(1, 1)
+        .image(OLD)
+        .node(member(0, 0).pod_created(mins(-120)))
+        .node(member(0, 1).replica().pod_created(mins(-120)));
+    for e in events {
+        c.push_event(e);
+    }
+    c
+}
+
 /// The operator advanced `node` at `at` for a roll (ValkeyNodeUpdated,
 /// then its WorkloadRollApplied).
 fn advanced(node: &str, at: jiff::Timestamp) -> Vec<Event> {
@@ -93,15 +107,7 @@ fn roles_table() {
             // it over, and the walk reached it: the operator advanced the
             // node status.role alone called primary.
             "no event speaks for the shard: its status.role claimant advanced was failed over",
-            {
-                let mut c = cluster().size(1, 1).image(OLD);
-                c = c.node(member(0, 0).pod_created(mins(-120)));
-                c = c.node(member(0, 1).replica().pod_created(mins(-120)));
-                for e in advanced("cache-0-0", t(-5)) {
-                    c.push_event(e);
-                }
-                c
-            },
+            status_only(advanced("cache-0-0", t(-5))),
             &[
                 ("cache-0-0", Some(Replica), true),
                 ("cache-0-1", Some(Primary), true),
@@ -109,15 +115,7 @@ fn roles_table() {
         ),
         (
             "no event speaks for the shard: a replica advanced changes nothing",
-            {
-                let mut c = cluster().size(1, 1).image(OLD);
-                c = c.node(member(0, 0).pod_created(mins(-120)));
-                c = c.node(member(0, 1).replica().pod_created(mins(-120)));
-                for e in advanced("cache-0-1", t(-5)) {
-                    c.push_event(e);
-                }
-                c
-            },
+            status_only(advanced("cache-0-1", t(-5))),
             &[
                 ("cache-0-0", Some(Primary), true),
                 ("cache-0-1", Some(Replica), true),
