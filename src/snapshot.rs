@@ -438,6 +438,24 @@ impl ValkeyCluster {
             .map(|s| s.conditions.as_slice())
             .unwrap_or(&[])
     }
+
+    /// When its spec was last edited: the newest time of a managedFields
+    /// entry that owns part of `spec` (status entries never do). None
+    /// without managedFields.
+    pub fn spec_edited_at(&self) -> Option<jiff::Timestamp> {
+        self.metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .filter(|e| e.subresource.as_deref().is_none_or(str::is_empty))
+            .filter(|e| {
+                e.fields_v1
+                    .as_ref()
+                    .is_some_and(|f| f.0.get("f:spec").is_some())
+            })
+            .filter_map(|e| e.time.as_ref().map(|t| t.0))
+            .max()
+    }
 }
 
 /// `valkey.io/v1alpha1` ValkeyNode: only what the plugin reads.

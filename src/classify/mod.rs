@@ -169,7 +169,7 @@ fn classify_cluster(
     let side = ClusterSide {
         cluster,
         image: cluster.and_then(|c| c.spec.image.as_deref()),
-        spec_edited_at: cluster.and_then(roll::spec_edited_at),
+        spec_edited_at: cluster.and_then(ValkeyCluster::spec_edited_at),
     };
     let views: Vec<NodeObjects<'_>> = nodes.iter().map(|n| NodeObjects::new(index, n)).collect();
     let mut roles = judge_roles(

@@ -130,7 +130,7 @@ pub(crate) struct ClusterMarks {
 
 impl ClusterMarks {
     pub(crate) fn read(cluster: &ValkeyCluster, clock: &Clock) -> ClusterMarks {
-        let spec_edited_at = super::roll::spec_edited_at(cluster);
+        let spec_edited_at = cluster.spec_edited_at();
         let ready = crate::snapshot::condition(cluster.conditions(), keys::COND_READY);
         let since = |c: &Condition| c.last_transition_time.as_ref().map(|t| t.0);
         let not_ready = ready.filter(|c| c.is_false());

@@ -50,25 +50,6 @@ const ADVANCE_EVENTS: [&str; 5] = [
     keys::EVENT_MANUAL_FORCED,
 ];
 
-/// When the ValkeyCluster's spec was last edited: the newest time of a
-/// managedFields entry that owns part of `spec` (status entries never do).
-/// None without managedFields.
-pub(crate) fn spec_edited_at(cluster: &ValkeyCluster) -> Option<Timestamp> {
-    cluster
-        .metadata
-        .managed_fields
-        .iter()
-        .flatten()
-        .filter(|e| e.subresource.as_deref().is_none_or(str::is_empty))
-        .filter(|e| {
-            e.fields_v1
-                .as_ref()
-                .is_some_and(|f| f.0.get("f:spec").is_some())
-        })
-        .filter_map(|e| e.time.as_ref().map(|t| t.0))
-        .max()
-}
-
 /// When the node first asked for `hash`: its roll condition's transition
 /// (while it asks for that hash) and the first `WorkloadRollDeferred`
 /// event naming it with that hash, the earlier of the two.
@@ -126,7 +107,7 @@ pub(crate) fn start(
     nodes: &[Judged<'_>],
 ) -> Option<Timestamp> {
     let owned = || nodes.iter().filter(|j| j.cluster_owned);
-    let spec_edit = cluster.and_then(spec_edited_at);
+    let spec_edit = cluster.and_then(ValkeyCluster::spec_edited_at);
     let holders_ask = || {
         owned()
             .filter(|j| j.holder)
