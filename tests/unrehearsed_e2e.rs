@@ -311,16 +311,10 @@ impl Rig {
 
     /// Roles the plugin shows as fact (no `roleNote`) are the servers'
     /// roles, once the operator has written something that carries the
-    /// servers' last change (before that it cannot know either), and while
-    /// the servers did not change during the run. What carries it: the
-    /// cluster's not-Ready spell for the sync or its Ready again, a status
-    /// write or an advance of a node of the changed shard, or a failover
-    /// the operator made. A write about another shard's roll does not: the
-    /// operator's roll pass returns before it checks the replicas
-    /// (c33988f, `Reconcile`), so a failover Valkey made while another
-    /// shard rolls shows nowhere until one of those (docs/roles.md). Nor
-    /// does a Ready again (or the spell before it) that a roll's advance
-    /// has since written over.
+    /// last change of that node's shard (before that it cannot know
+    /// either), and while the servers did not change during the run. A
+    /// change in one shard says nothing of another: each node is judged
+    /// against its own shard's last change ([`announced`]).
     fn judge_roles(
         &mut self,
         c: &Value,
@@ -328,55 +322,8 @@ impl Rig {
         change_before: Option<Instant>,
         begun: Instant,
     ) {
-        let change = self.valkey.last_change();
-        if change != change_before {
+        if self.valkey.last_change() != change_before {
             return;
-        }
-        if let Some(t) = change {
-            let shard = self.valkey.last_shard();
-            let in_shard =
-                |node: &str| node.rsplit('-').nth(1).and_then(|s| s.parse::<u32>().ok()) == shard;
-            let carries = |step: &Step| match step {
-                Step::ClusterReady => true,
-                Step::NodeReady(n) | Step::Advanced(n) | Step::FailedOver(n) => in_shard(n),
-                Step::Other(w) => {
-                    w.contains("Waiting for replica sync")
-                        || w.strip_prefix("patch ValkeyNode ")
-                            .and_then(|rest| rest.strip_suffix(" status"))
-                            .is_some_and(in_shard)
-                }
-                _ => false,
-            };
-            let written = |e: &&harness::operator::Entry| {
-                e.outcome == Outcome::Accepted && e.at > t && e.at < begun
-            };
-            // The cluster's Ready again shows only until a roll's advance
-            // writes Ready False over it (its time lost), and with it the
-            // sync spell before it: then nothing shows the change until
-            // the node controller re-reads the roles (docs/roles.md, "What
-            // the plugin still cannot know from the API").
-            let overwritten = |at: Instant| {
-                log.iter().filter(written).any(|r| {
-                    r.at >= at
-                        && r.step == Step::ClusterReady
-                        && log
-                            .iter()
-                            .filter(written)
-                            .any(|a| a.at > r.at && matches!(a.step, Step::Advanced(_)))
-                })
-            };
-            let cluster_wide = |step: &Step| match step {
-                Step::ClusterReady => true,
-                Step::Other(w) => w.contains("Waiting for replica sync"),
-                _ => false,
-            };
-            let announced = log
-                .iter()
-                .filter(written)
-                .any(|e| carries(&e.step) && !(cluster_wide(&e.step) && overwritten(e.at)));
-            if !announced {
-                return;
-            }
         }
         for n in nodes(c) {
             let (Some(role), true) = (n["role"].as_str(), n["roleNote"].is_null()) else {
@@ -385,7 +332,13 @@ impl Rig {
             let (Some(shard), Some(idx)) = (n["shard"].as_u64(), n["index"].as_u64()) else {
                 continue;
             };
-            let truth = self.valkey.role(shard as u32, idx as u32);
+            let (shard, idx) = (shard as u32, idx as u32);
+            if let Some(t) = self.valkey.last_change_of(shard)
+                && !announced(log, shard, t, begun)
+            {
+                continue;
+            }
+            let truth = self.valkey.role(shard, idx);
             if role != truth {
                 self.fail(format!(
                     "{} reads {role} as a fact (no note), where its server is the {truth}",
@@ -508,6 +461,56 @@ async fn a_persistence_roll_advances_every_node_and_every_node_to_roll_waits() {
         false,
     )
     .await;
+}
+
+/// Whether the operator wrote, after the change at `t` in `shard` and
+/// before the run `begun`, something that carries it: the cluster's
+/// not-Ready spell for the sync or its Ready again, a status write or an
+/// advance of a node of that shard, or a failover the operator made there.
+/// A write about another shard's roll does not: the operator's roll pass
+/// returns before it checks the replicas (c33988f, `Reconcile`), so a
+/// failover Valkey made while another shard rolls shows nowhere until one
+/// of those (docs/roles.md). Nor does a Ready again (or the spell before
+/// it) that a roll's advance has since written over.
+fn announced(log: &[harness::operator::Entry], shard: u32, t: Instant, begun: Instant) -> bool {
+    let in_shard =
+        |node: &str| node.rsplit('-').nth(1).and_then(|s| s.parse::<u32>().ok()) == Some(shard);
+    let carries = |step: &Step| match step {
+        Step::ClusterReady => true,
+        Step::NodeReady(n) | Step::Advanced(n) | Step::FailedOver(n) => in_shard(n),
+        Step::Other(w) => {
+            w.contains("Waiting for replica sync")
+                || w.strip_prefix("patch ValkeyNode ")
+                    .and_then(|rest| rest.strip_suffix(" status"))
+                    .is_some_and(in_shard)
+        }
+        _ => false,
+    };
+    let written =
+        |e: &&harness::operator::Entry| e.outcome == Outcome::Accepted && e.at > t && e.at < begun;
+    // The cluster's Ready again shows only until a roll's advance writes
+    // Ready False over it (its time lost), and with it the sync spell
+    // before it: then nothing shows the change until the node controller
+    // re-reads the roles (docs/roles.md, "What the plugin still cannot
+    // know from the API").
+    let overwritten = |at: Instant| {
+        log.iter().filter(written).any(|r| {
+            r.at >= at
+                && r.step == Step::ClusterReady
+                && log
+                    .iter()
+                    .filter(written)
+                    .any(|a| a.at > r.at && matches!(a.step, Step::Advanced(_)))
+        })
+    };
+    let cluster_wide = |step: &Step| match step {
+        Step::ClusterReady => true,
+        Step::Other(w) => w.contains("Waiting for replica sync"),
+        _ => false,
+    };
+    log.iter()
+        .filter(written)
+        .any(|e| carries(&e.step) && !(cluster_wide(&e.step) && overwritten(e.at)))
 }
 
 /// A roll (image 9.0.0 -> 9.0.1), then a second roll (back to 9.0.0: the

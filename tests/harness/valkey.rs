@@ -111,11 +111,19 @@ impl Valkey {
         self.state.lock().unwrap().history.last().map(|(t, _)| *t)
     }
 
-    /// The shard of the servers' last change (None: never).
-    pub fn last_shard(&self) -> Option<u32> {
+    /// When the servers of one shard last changed roles (None: never).
+    pub fn last_change_of(&self, shard: u32) -> Option<Instant> {
         let st = self.state.lock().unwrap();
-        let (_, what) = st.history.last()?;
-        what.strip_prefix("shard ")?.split(':').next()?.parse().ok()
+        st.history
+            .iter()
+            .rev()
+            .find(|(_, what)| {
+                what.strip_prefix("shard ")
+                    .and_then(|rest| rest.split(':').next())
+                    .and_then(|n| n.parse::<u32>().ok())
+                    == Some(shard)
+            })
+            .map(|(t, _)| *t)
     }
 
     /// Every change so far, for failure messages.
