@@ -232,11 +232,14 @@ impl Rig {
     }
 
     fn fail(&mut self, why: String) {
+        // The last runs and steps first: a CI log keeps only the head.
+        let last = &self.runs[self.runs.len().saturating_sub(6)..];
         let all = format!(
-            "{why}\nruns:\n{}\nthe operator's last steps: {:?}\nservers: {:?}",
-            self.runs.join("\n"),
+            "{why}\nthe last runs:\n{}\nthe operator's last steps: {:?}\nservers: {:?}\nevery run:\n{}",
+            last.join("\n"),
             last_steps(&self.op.writes(), 12),
-            self.valkey.history()
+            self.valkey.history(),
+            self.runs.join("\n"),
         );
         if self.panic_at_once {
             panic!("{all}");
@@ -357,7 +360,16 @@ impl Rig {
             return;
         }
         if !self.silence_allowed {
-            self.fail(format!("the operator is named silent: {o}"));
+            let wrote = self
+                .last_write()
+                .map(|w| ended.duration_since(w).as_secs_f32());
+            let node = nodes(c).into_iter().find(|n| n["name"] == o["node"]);
+            self.fail(format!(
+                "the operator is named silent: {o}; its last accepted write {wrote:?} s before \
+                 the run ended; the reason: {}; the node: {}",
+                c["reason"],
+                node.unwrap_or_default()
+            ));
             return;
         }
         let quiet = o["quietForSeconds"].as_u64().unwrap_or(0);

@@ -270,6 +270,16 @@ impl<'a> NodeObjects<'a> {
         from_events.chain(revision_written.filter(after_creation))
     }
 
+    /// When the node's own Ready condition turned False (the node
+    /// controller's write); None when it is not False or has no time.
+    pub(crate) fn node_not_ready_since(&self) -> Option<Timestamp> {
+        self.node
+            .condition(keys::COND_READY)
+            .filter(|c| c.is_false())
+            .and_then(|c| c.last_transition_time.as_ref())
+            .map(|t| t.0)
+    }
+
     /// Not ready since an advance: its status is not ready for its
     /// generation, and its Ready condition turned False when it was
     /// advanced (the node controller marks a node not ready in the pass
@@ -279,13 +289,7 @@ impl<'a> NodeObjects<'a> {
         if self.node_ready() && self.generation_observed() {
             return false;
         }
-        let Some(turned) = self
-            .node
-            .condition(keys::COND_READY)
-            .filter(|c| c.is_false())
-            .and_then(|c| c.last_transition_time.as_ref())
-            .map(|t| t.0)
-        else {
+        let Some(turned) = self.node_not_ready_since() else {
             return false;
         };
         self.advance_times().any(|a| {

@@ -28,7 +28,15 @@ pub(crate) fn silence(nodes: &[Judged<'_>], clock: &Clock) -> Option<OperatorSil
             && v.pod_ready() == Some(true)
             && v.rolled_out() == Some(true)
         {
-            (v.pod_ready_since()?, SilentAfter::PodReady)
+            // Counted from the later of the pod's Ready and the node's
+            // turn to not Ready: that turn is the operator's own write (it
+            // applied the advance), so it was acting then, whatever the
+            // pod's age.
+            let ready = v.pod_ready_since()?;
+            match v.node_not_ready_since() {
+                Some(turned) if turned > ready => (turned, SilentAfter::Applied),
+                _ => (ready, SilentAfter::PodReady),
+            }
         } else {
             return None;
         };

@@ -274,6 +274,9 @@ pub enum SilentAfter {
     PodReady,
     /// The node was advanced (its new spec is not observed).
     Advanced,
+    /// The operator marked the node not Ready as it applied its new spec,
+    /// its pod Ready already, and has not followed since.
+    Applied,
 }
 
 /// Why a Waiting cluster waits.

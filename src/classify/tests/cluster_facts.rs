@@ -143,6 +143,22 @@ fn a_silent_operator_is_named_after_its_grace() {
             t(0),
             None,
         ),
+        // The operator wrote the node not Ready when it applied the
+        // advance 5 s ago, over a pod Ready 40 s: it acted then, so its
+        // quiet counts from that write, not from the pod (the moment
+        // between two of its writes, whatever the workload reads as).
+        (
+            "pod Ready 40s ago, the node turned not Ready by its advance 5s ago",
+            pod_ready_not_followed(t(-5), t(-40)),
+            t(0),
+            None,
+        ),
+        (
+            "pod Ready 40s ago, the node turned not Ready by its advance 31s ago",
+            pod_ready_not_followed(t(-31), t(-40)),
+            t(0),
+            Some((31, SilentAfter::Applied)),
+        ),
         (
             "pod Ready 53s ago and the node status has not followed",
             pod_ready_not_followed(t(-70), t(-53)),

@@ -385,13 +385,15 @@ mod tests {
     /// second, reopened when closed) and 70 that pipeline requests and never
     /// read took every one of the 64 slots, and scrapes waited in the
     /// listen queue until they gave up. Beside the same load (12 s, on
-    /// loopback) every scrape and health check is answered within 2 s, and
+    /// loopback) every scrape and health check is answered within 4 s (a
+    /// third of the load: a server the load blocked would answer none; 2 s
+    /// failed once on a machine busy compiling), and
     /// a client that closes its sending half after its request still gets
     /// the answer.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn scrapes_are_answered_beside_slow_and_unread_clients() {
         const LOAD: Duration = Duration::from_secs(12);
-        const BOUND: Duration = Duration::from_secs(2);
+        const BOUND: Duration = Duration::from_secs(4);
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("address");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

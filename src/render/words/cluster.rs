@@ -332,6 +332,7 @@ impl fmt::Display for Silence {
         let what = match self.after {
             SilentAfter::PodReady => "since its pod became Ready",
             SilentAfter::Advanced => "since it was advanced",
+            SilentAfter::Applied => "since it applied its new spec",
         };
         write!(
             f,

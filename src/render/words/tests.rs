@@ -303,6 +303,16 @@ fn a_silent_operator_is_asked_about() {
          quiet for 53s; the operator has not acted on cache-0-1 for 53s since its pod \
          became Ready: is it running?"
     );
+    let applied = Silence {
+        node: N.into(),
+        quiet: 31,
+        after: SilentAfter::Applied,
+    };
+    assert_eq!(
+        applied.to_string(),
+        "the operator has not acted on cache-0-1 for 31s since it applied its new spec: \
+         is it running?"
+    );
 }
 
 #[test]
