@@ -401,7 +401,7 @@ mod tests {
     use crate::fixture::sample;
     use crate::render::json::to_json;
     use crate::report::{Evidence, EvidenceKind, NodeState, Protocol};
-    use crate::report::{Finding, Unhealthy};
+    use crate::report::{Finding, Role, RoleNote, RoleSource, Unhealthy};
 
     fn jammed() -> ClusterReport {
         sample::jammed().clusters.remove(0)
@@ -606,6 +606,53 @@ mod tests {
         );
         assert!(!line.contains("cache-9-10"), "{line}");
         assert_eq!(line.matches("(Waiting)").count(), 10, "{line}");
+    }
+
+    /// The `?` of a role is said in words (the note), with where the role
+    /// came from; a settled role names its source alone.
+    #[test]
+    fn a_role_row_says_its_source_and_why_it_is_unsure() {
+        let mut cluster = jammed();
+        let i = cluster
+            .nodes
+            .iter()
+            .position(|n| n.name == "cache-0-1")
+            .unwrap_or_else(|| panic!("no cache-0-1"));
+        cluster.nodes[i].role = Some(Role::Primary);
+        cluster.nodes[i].role_source = Some(RoleSource::Status);
+        cluster.nodes[i].role_note = Some(RoleNote::Claimants {
+            others: vec!["cache-0-0".into()],
+        });
+        let explained = |cluster: &ClusterReport| {
+            explain_node(
+                cluster,
+                node(cluster, "cache-0-1"),
+                None,
+                &[],
+                sample::now(),
+                false,
+                None,
+            )
+        };
+        let out = explained(&cluster);
+        let row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with("role "))
+            .unwrap_or_else(|| panic!("no role row in:\n{out}"));
+        assert_eq!(
+            row.split_whitespace().collect::<Vec<_>>().join(" "),
+            "role primary? (from its status.role): status.role says primary, as it does \
+             for cache-0-0; nothing newer picks one"
+        );
+        cluster.nodes[i].role = Some(Role::Replica);
+        cluster.nodes[i].role_source = Some(RoleSource::Event);
+        cluster.nodes[i].role_note = None;
+        let out = explained(&cluster);
+        assert!(
+            out.lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["role", "replica", "(from", "the", "operator's", "events)"]),
+            "{out}"
+        );
     }
 
     #[test]

@@ -108,6 +108,7 @@ impl NodeProse<'_> {
                 },
             ),
             ("lastRolloutHash", or_dash(&n.last_rollout_hash)),
+            ("role", words::role_row(n)),
             ("ready", yes_no(n.ready).into()),
             (
                 "healthy",

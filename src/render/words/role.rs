@@ -1,6 +1,6 @@
 //! Why a judged role is unsure or unknown (the document's `roleNote`).
 
-use crate::report::{Contradiction, RoleNote, ServerNote};
+use crate::report::{Contradiction, RoleNote, RoleSource, ServerNote};
 use crate::units;
 use std::fmt;
 
@@ -129,6 +129,36 @@ impl fmt::Display for ServerNote {
 
 /// The ROLE column: the judged role, `?` after one the evidence does not
 /// settle, `?` alone for an unknown role with a note, `-` for none.
+/// Where a judged role came from, as explain's `role` row says it
+/// (docs/roles.md's table, `roleSource`).
+pub(crate) fn role_source(source: RoleSource) -> &'static str {
+    match source {
+        RoleSource::Annotation => "its valkey.io/observed-role annotation",
+        RoleSource::Event => "the operator's events",
+        RoleSource::Status => "its status.role",
+        RoleSource::Inferred => "the roll's steps (inferred)",
+        RoleSource::Server => "its own server",
+    }
+}
+
+/// explain NODE's `role` row: the judged role, where it came from, and
+/// the note when the evidence does not settle it (the `?` of the table,
+/// said in words): `primary? (from its status.role): one of ...`.
+pub(crate) fn role_row(n: &crate::report::NodeReport) -> String {
+    let role = match n.role {
+        Some(_) => role_cell(n),
+        None => "unknown".to_string(),
+    };
+    let from = n
+        .role_source
+        .map(|s| format!(" (from {})", role_source(s)))
+        .unwrap_or_default();
+    match &n.role_note {
+        Some(note) => format!("{role}{from}: {note}"),
+        None => format!("{role}{from}"),
+    }
+}
+
 pub(crate) fn role_cell(n: &crate::report::NodeReport) -> String {
     match (n.role, n.role_unsure()) {
         (Some(r), false) => r.to_string(),
