@@ -649,8 +649,8 @@ mod tests {
         cluster.nodes[i].role_note = None;
         let out = explained(&cluster);
         assert!(
-            out.lines()
-                .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["role", "replica", "(from", "the", "operator's", "events)"]),
+            out.lines().any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["role", "replica", "(from", "the", "operator's", "events)"]),
             "{out}"
         );
     }
