@@ -201,6 +201,12 @@ enum Fact {
     },
     /// `node` was advanced for a roll: it was not the primary then.
     Advanced { node: usize },
+    /// `node` was advanced a moment ago (its new spec not observed yet)
+    /// with no failover just before it: a template advance, whose primary
+    /// the operator fails over first, or a live setting's alone, which
+    /// fails nothing over. Until it applies the advance, the two read the
+    /// same.
+    AdvancedUnapplied { node: usize },
     /// `node`'s pod was created: its server starts empty.
     PodCreated { node: usize },
     /// The operator's status write that last set `node`'s `status.role`
@@ -242,7 +248,7 @@ impl Fact {
     fn rank(&self) -> u8 {
         match self {
             Fact::Primary { .. } | Fact::FailedOver { .. } => 0,
-            Fact::Advanced { .. } => 1,
+            Fact::Advanced { .. } | Fact::AdvancedUnapplied { .. } => 1,
             Fact::PodCreated { .. } => 2,
             Fact::Says { .. } => 3,
             Fact::Unsynced { .. } => 4,
@@ -267,6 +273,13 @@ enum Belief {
     },
     /// The primary's pod was replaced with no failover recorded.
     Lost { primary: usize, at: Timestamp },
+    /// The primary itself was advanced (its spec written at `at`, where
+    /// managedFields tell) and has not applied it yet
+    /// ([`Fact::AdvancedUnapplied`]): failed over, or not.
+    Unapplied {
+        primary: usize,
+        at: Option<Timestamp>,
+    },
     /// `primary` was judged the primary (from `source`, at `judged_at`);
     /// newer evidence contradicts it and nothing has settled it since.
     Doubted {
@@ -551,9 +564,14 @@ impl RoleInput<'_, '_, '_> {
             }
         }
         // Advances for a roll: a ValkeyNodeUpdated followed by the node's
-        // WorkloadRollApplied; and a node whose new spec is not observed
-        // yet (advanced a moment ago).
+        // WorkloadRollApplied (its revision moved, so a primary was failed
+        // over first: c33988f `needsProactiveFailoverForRoll`); and a node
+        // whose new spec is not observed yet (advanced a moment ago), as
+        // the advance that follows the newest failover when no advance
+        // came after that failover yet; else it may be a live setting's
+        // alone, which fails nothing over, and it only doubts.
         let mut advances: Vec<(Timestamp, usize)> = Vec::new();
+        let mut unobserved: Vec<usize> = Vec::new();
         for (i, m) in self.members.iter().enumerate() {
             let of = |reason: &str| -> Vec<Timestamp> {
                 m.view
@@ -576,7 +594,7 @@ impl RoleInput<'_, '_, '_> {
             // Its time is not known; it is the newest thing said of it.
             // (Not `now`: what the objects say must not move with the clock.)
             if !m.view.generation_observed() {
-                advances.push((crate::snapshot::LATEST, i));
+                unobserved.push(i);
             }
             if let Some(created) = m
                 .view
@@ -586,12 +604,32 @@ impl RoleInput<'_, '_, '_> {
                 facts.push((created.0, Fact::PodCreated { node: i }));
             }
         }
+        let newest_failover = [
+            keys::EVENT_FAILOVER_INITIATED,
+            keys::EVENT_FAILOVER_COMPLETED,
+        ]
+        .into_iter()
+        .flat_map(|reason| self.events_about_cluster(reason))
+        .flat_map(occurrences)
+        .map(|(t, _)| t)
+        .max();
+        let after_failover = newest_failover.is_some_and(|f| advances.iter().all(|(t, _)| *t < f));
+        if after_failover {
+            advances.extend(unobserved.iter().map(|&i| (crate::snapshot::LATEST, i)));
+        }
         if self.replicas {
             facts.extend(
                 advances
                     .iter()
                     .map(|&(t, node)| (t, Fact::Advanced { node })),
             );
+            if !after_failover {
+                facts.extend(
+                    unobserved
+                        .iter()
+                        .map(|&node| (crate::snapshot::LATEST, Fact::AdvancedUnapplied { node })),
+                );
+            }
         }
         // FailoverCompleted: the first names the promoted address; a
         // repeat names none of its own: the advance that follows it says
@@ -899,6 +937,34 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                     _ => {}
                 }
             }
+            Fact::AdvancedUnapplied { node } => {
+                let Some(shard) = ctx.shard_of(node) else {
+                    continue;
+                };
+                let primary = match r.beliefs.get(&shard) {
+                    Some(Belief::Primary { node: p, .. } | Belief::Doubted { primary: p, .. }) => {
+                        *p == node && !r.restarted[node]
+                    }
+                    None => status_claimant(ctx, shard, None) == Some(node),
+                    _ => false,
+                };
+                if primary {
+                    // The failover it may have had comes after any pod's
+                    // restart: a restarted replica may be the one promoted.
+                    for i in ctx.in_shard(shard) {
+                        r.restarted[i] = false;
+                    }
+                    // The operator's spec entry owns spec.workloadRevision
+                    // with the rest of the spec: its time is the advance's.
+                    let at = crate::snapshot::field_written_times(
+                        &ctx.members[node].view.node.metadata,
+                        &["f:spec", "f:workloadRevision"],
+                    )
+                    .max();
+                    r.beliefs
+                        .insert(shard, Belief::Unapplied { primary: node, at });
+                }
+            }
             Fact::PodCreated { node } => {
                 let Some(shard) = ctx.shard_of(node) else {
                     continue;
@@ -1142,6 +1208,14 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
                         }
                     }
                 }
+                Some(Belief::Unapplied { primary, at }) => JudgedRole {
+                    role: None,
+                    source: None,
+                    note: Some(RoleNote::AdvancedUnapplied {
+                        primary: name(*primary),
+                        at: *at,
+                    }),
+                },
             }
         })
         .collect();

@@ -558,6 +558,14 @@ pub enum RoleNote {
         primary: String,
         at: Option<jiff::Timestamp>,
     },
+    /// Its shard's primary `primary` was advanced at `at` (its spec's
+    /// write) and has not applied it yet: a new template fails it over
+    /// first, a live setting's change alone does not; which, its applying
+    /// tells.
+    AdvancedUnapplied {
+        primary: String,
+        at: Option<jiff::Timestamp>,
+    },
     /// Its role rests on the walk: a failover written only as a repeat of
     /// an earlier event (events.k8s.io series) names no pod of this shard.
     FromTheWalk { at: Option<jiff::Timestamp> },

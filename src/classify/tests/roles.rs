@@ -213,16 +213,43 @@ fn roles_table() {
                 ("cache-0-1", Some(Primary), true),
             ],
         ),
+        // The property test's seed 371b8d97…: a live setting's change
+        // (maxmemory) advances a primary with no failover (c33988f
+        // `needsProactiveFailoverForRoll`: only spec.config differs); a
+        // template's advance fails it over first. Until the node applies
+        // it the two read the same, and no failover came just before: the
+        // roles are unsure, not flipped.
         (
-            "a primary advanced a moment ago (its new spec not observed yet)",
+            "a primary advanced a moment ago, no failover before it: unsure until applied",
             {
                 let mut c = rig(1, 1, vec![]);
                 c.with_node("cache-0-0", |n| n.generation(2, 1).image(NEW));
                 c
             },
+            &[("cache-0-0", None, false), ("cache-0-1", None, false)],
+        ),
+        (
+            "a primary advanced a moment ago right after its shard's failover (a repeat)",
+            {
+                let mut c = rig(
+                    2,
+                    1,
+                    vec![repeated(
+                        event_failover_completed(NS, CL, &ip(0, 1), mins(-10)),
+                        2,
+                        t(-1),
+                    )],
+                );
+                c.with_node("cache-1-1", |n| n.image(NEW));
+                c = c.image(NEW);
+                c.with_node("cache-0-0", |n| n.image(NEW));
+                c.with_node("cache-0-1", |n| n.image(NEW));
+                c.with_node("cache-1-0", |n| n.generation(2, 1).image(NEW));
+                c
+            },
             &[
-                ("cache-0-0", Some(Replica), true),
-                ("cache-0-1", Some(Primary), true),
+                ("cache-1-0", Some(Replica), true),
+                ("cache-1-1", Some(Primary), true),
             ],
         ),
         (
@@ -826,6 +853,24 @@ fn a_contradicted_primary_names_both_pieces_of_evidence() {
             "cache-0-0 was judged primary at {judged}, but the cluster went not Ready at {}, \
              before the roll began, for a reason its status no longer shows",
             crate::units::timestamp(t(-9))
+        ))
+    );
+    let mut advanced = rig(1, 1, vec![]);
+    advanced.with_node("cache-0-0", |n| {
+        n.generation(2, 1)
+            .image(NEW)
+            .managed_revision_time("manager", t(-1))
+    });
+    let r = judge(&advanced.snapshot(), t(0));
+    assert_eq!(
+        node(&r, "cache-0-0")
+            .role_note
+            .as_ref()
+            .map(ToString::to_string),
+        Some(format!(
+            "its shard's primary cache-0-0 was advanced at {} and has not applied it yet: \
+             a new template fails it over first, a live setting alone does not",
+            crate::units::timestamp(t(-1))
         ))
     );
 }

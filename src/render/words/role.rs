@@ -41,6 +41,12 @@ impl fmt::Display for RoleNote {
                 "the primary {primary}'s pod was replaced at {} with no failover recorded",
                 at(t)
             ),
+            RoleNote::AdvancedUnapplied { primary, at: t } => write!(
+                f,
+                "its shard's primary {primary} was advanced at {} and has not applied it \
+                 yet: a new template fails it over first, a live setting alone does not",
+                at(t)
+            ),
             RoleNote::FromTheWalk { at: t } => write!(
                 f,
                 "taken from the walk: the failover at {} is written as a repeat of an earlier event",
