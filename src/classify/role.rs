@@ -822,18 +822,12 @@ fn says(ctx: &RoleInput<'_, '_, '_>, node: usize, role: Role, at: Timestamp, r: 
     }
 }
 
-/// The one node of `shard` whose `status.role` says `primary` (written by
-/// `by`, when given), if exactly one does.
-fn status_claimant(
-    ctx: &RoleInput<'_, '_, '_>,
-    shard: u32,
-    by: Option<Timestamp>,
-) -> Option<usize> {
-    let mut claimants = ctx.in_shard(shard).filter(|&i| {
-        let view = ctx.members[i].view;
-        view.status_role() == Some(Role::Primary)
-            && by.is_none_or(|by| role_written(view).is_none_or(|w| w <= by))
-    });
+/// The one node of `shard` whose `status.role` says `primary`, if exactly
+/// one does.
+fn status_claimant(ctx: &RoleInput<'_, '_, '_>, shard: u32) -> Option<usize> {
+    let mut claimants = ctx
+        .in_shard(shard)
+        .filter(|&i| ctx.members[i].view.status_role() == Some(Role::Primary));
     match (claimants.next(), claimants.next()) {
         (Some(p), None) => Some(p),
         _ => None,
@@ -913,9 +907,14 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                     }
                     // No event speaks for the shard (events expire after an
                     // hour): its roles rest on status.role, and the node
-                    // advanced was its one claimant then. The operator
-                    // advances no primary, so it had been failed over.
-                    None if status_claimant(ctx, shard, Some(at)) == Some(node) => {
+                    // advanced is its one claimant. The operator advances
+                    // no primary, so it had been failed over. (Whether the
+                    // role was written before the advance is not in the
+                    // objects: the status entry's managedFields time moves
+                    // with any status write, such as the not Ready of the
+                    // advance applied. A role written after says so itself:
+                    // its status write doubts the failover.)
+                    None if status_claimant(ctx, shard) == Some(node) => {
                         failed_over(ctx, shard, Some(node), at, false, &mut r);
                     }
                     Some(Belief::OneOf { candidates, .. }) => {
@@ -945,7 +944,7 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                     Some(Belief::Primary { node: p, .. } | Belief::Doubted { primary: p, .. }) => {
                         *p == node && !r.restarted[node]
                     }
-                    None => status_claimant(ctx, shard, None) == Some(node),
+                    None => status_claimant(ctx, shard) == Some(node),
                     _ => false,
                 };
                 if primary {
@@ -989,7 +988,7 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                     }
                     // (No belief was formed, so a pod created before says
                     // nothing here: the status write is what is doubted.)
-                    if let Some(p) = status_claimant(ctx, shard, None) {
+                    if let Some(p) = status_claimant(ctx, shard) {
                         for &i in members {
                             r.restarted[i] = false;
                         }

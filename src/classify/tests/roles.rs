@@ -113,6 +113,23 @@ fn roles_table() {
                 ("cache-0-1", Some(Primary), true),
             ],
         ),
+        // The property test's seed 371b8d97 (case 3): the node
+        // controller's status write as it applied the advance (Ready
+        // False) moved the managedFields time of the entry that owns
+        // status.role, though the role itself, still `primary`, was
+        // written before the advance.
+        (
+            "no event speaks for the shard: its claimant advanced, its status written since",
+            {
+                let mut c = status_only(advanced("cache-0-0", t(-5)));
+                c.with_node("cache-0-0", |n| n.status_written(t(-3)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Primary), false),
+            ],
+        ),
         (
             "no event speaks for the shard: a replica advanced changes nothing",
             status_only(advanced("cache-0-1", t(-5))),
