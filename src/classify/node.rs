@@ -242,6 +242,14 @@ impl<'a> NodeObjects<'a> {
         c.last_transition_time.as_ref().map(|t| t.0)
     }
 
+    /// The times of the managedFields entries owning `spec.workloadRevision`:
+    /// the operator's spec entry owns it with the rest of the spec, so its
+    /// time is that of the operator's latest spec write (an advance, or the
+    /// creation).
+    pub(crate) fn revision_written_times(&self) -> impl Iterator<Item = Timestamp> + use<'a> {
+        crate::snapshot::field_written_times(&self.node.metadata, &["f:spec", "f:workloadRevision"])
+    }
+
     /// The times the node was advanced, as far as its objects tell: each
     /// occurrence of a ValkeyNodeUpdated or WorkloadRollApplied naming it
     /// (the first, and a series' last), and the time of the managedFields
@@ -260,10 +268,7 @@ impl<'a> NodeObjects<'a> {
             })
             .flat_map(|e| [super::events::first_time(e), super::events::time(e)])
             .flatten();
-        let revision_written = crate::snapshot::field_written_times(
-            &self.node.metadata,
-            &["f:spec", "f:workloadRevision"],
-        );
+        let revision_written = self.revision_written_times();
         let created = self.node.metadata.creation_timestamp.as_ref().map(|t| t.0);
         let after_creation =
             move |t: &Timestamp| created.is_none_or(|c| t.duration_since(c) > ADVANCE_SLACK);

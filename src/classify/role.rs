@@ -953,13 +953,7 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                     for i in ctx.in_shard(shard) {
                         r.restarted[i] = false;
                     }
-                    // The operator's spec entry owns spec.workloadRevision
-                    // with the rest of the spec: its time is the advance's.
-                    let at = crate::snapshot::field_written_times(
-                        &ctx.members[node].view.node.metadata,
-                        &["f:spec", "f:workloadRevision"],
-                    )
-                    .max();
+                    let at = ctx.members[node].view.revision_written_times().max();
                     r.beliefs
                         .insert(shard, Belief::Unapplied { primary: node, at });
                 }

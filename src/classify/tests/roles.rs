@@ -70,6 +70,26 @@ fn status_only(events: Vec<Event>) -> ClusterBuilder {
     c
 }
 
+/// Two shards rolled to NEW but cache-1-0 (the walk is in shard 1), and
+/// the first roll's FailoverCompleted repeated a second ago: a failover
+/// in shard 1 that names none of its pods.
+fn shard_1_rolls_after_a_repeated_failover() -> ClusterBuilder {
+    let mut c = rig(
+        2,
+        1,
+        vec![repeated(
+            event_failover_completed(NS, CL, &ip(0, 1), mins(-10)),
+            2,
+            t(-1),
+        )],
+    );
+    c.with_node("cache-1-1", |n| n.image(NEW));
+    c = c.image(NEW);
+    c.with_node("cache-0-0", |n| n.image(NEW));
+    c.with_node("cache-0-1", |n| n.image(NEW));
+    c
+}
+
 /// The operator advanced `node` at `at` for a roll (ValkeyNodeUpdated,
 /// then its WorkloadRollApplied).
 fn advanced(node: &str, at: jiff::Timestamp) -> Vec<Event> {
@@ -237,7 +257,7 @@ fn roles_table() {
         // it the two read the same, and no failover came just before: the
         // roles are unsure, not flipped.
         (
-            "a primary advanced a moment ago, no failover before it: unsure until applied",
+            "a primary advanced a moment ago, no failover before it: unknown until applied",
             {
                 let mut c = rig(1, 1, vec![]);
                 c.with_node("cache-0-0", |n| n.generation(2, 1).image(NEW));
@@ -248,19 +268,7 @@ fn roles_table() {
         (
             "a primary advanced a moment ago right after its shard's failover (a repeat)",
             {
-                let mut c = rig(
-                    2,
-                    1,
-                    vec![repeated(
-                        event_failover_completed(NS, CL, &ip(0, 1), mins(-10)),
-                        2,
-                        t(-1),
-                    )],
-                );
-                c.with_node("cache-1-1", |n| n.image(NEW));
-                c = c.image(NEW);
-                c.with_node("cache-0-0", |n| n.image(NEW));
-                c.with_node("cache-0-1", |n| n.image(NEW));
+                let mut c = shard_1_rolls_after_a_repeated_failover();
                 c.with_node("cache-1-0", |n| n.generation(2, 1).image(NEW));
                 c
             },
@@ -271,22 +279,7 @@ fn roles_table() {
         ),
         (
             "a repeated FailoverCompleted and no advance yet: the walk's shard, unsure",
-            {
-                let mut c = rig(
-                    2,
-                    1,
-                    vec![repeated(
-                        event_failover_completed(NS, CL, &ip(0, 1), mins(-10)),
-                        2,
-                        t(-1),
-                    )],
-                );
-                c.with_node("cache-1-1", |n| n.image(NEW));
-                c = c.image(NEW);
-                c.with_node("cache-0-0", |n| n.image(NEW));
-                c.with_node("cache-0-1", |n| n.image(NEW));
-                c
-            },
+            shard_1_rolls_after_a_repeated_failover(),
             &[
                 ("cache-1-0", Some(Replica), false),
                 ("cache-1-1", Some(Primary), false),
