@@ -127,7 +127,7 @@ pub(crate) fn failure_evidence(view: &NodeObjects<'_>, clock: &Clock) -> Vec<Evi
                     .and_then(|t| t.reason.as_deref())
                     == Some("OOMKilled")
             };
-            if !c.ready && (terminated(c.last_state.as_ref()) || terminated(c.state.as_ref())) {
+            if !c.ready && (terminated(c.last_state.as_deref()) || terminated(c.state.as_deref())) {
                 out.push(container_evidence(
                     c,
                     EvidenceKind::OomKilled,

@@ -116,7 +116,7 @@ impl ValkeyCluster {
 /// The node's own value of field `f`.
 fn node_field(node: &ValkeyNode, f: SpecField) -> Value {
     let s = &node.spec;
-    let opt = |v: &Option<Value>| v.clone().unwrap_or(Value::Null);
+    let opt = |v: &Option<Box<Value>>| v.as_deref().cloned().unwrap_or(Value::Null);
     match f {
         SpecField::Image => s.image.clone().map_or(Value::Null, Value::String),
         SpecField::ImagePullSecrets => opt(&s.image_pull_secrets),

@@ -54,6 +54,10 @@ pub struct PodStatus {
 }
 
 /// One entry of `status.containerStatuses` (or `initContainerStatuses`).
+/// Its states are boxed, and an empty one (`lastState: {}` of a container
+/// that never terminated) is not kept: a k8s-openapi `ContainerState` is
+/// some 200 bytes inline, and a pod of two containers held four of them
+/// (issue 33).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStatus {
@@ -61,9 +65,9 @@ pub struct ContainerStatus {
     pub ready: bool,
     pub restart_count: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub state: Option<ContainerState>,
+    pub state: Option<Box<ContainerState>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_state: Option<ContainerState>,
+    pub last_state: Option<Box<ContainerState>>,
 }
 
 /// A StatefulSet, as far as it is read: its status.
@@ -174,10 +178,17 @@ impl From<core::ContainerStatus> for ContainerStatus {
             name: c.name,
             ready: c.ready,
             restart_count: c.restart_count,
-            state: c.state,
-            last_state: c.last_state,
+            state: kept_state(c.state),
+            last_state: kept_state(c.last_state),
         }
     }
+}
+
+/// A container's state as [`ContainerStatus`] keeps it: boxed, and none
+/// when it says nothing (no state of the three).
+fn kept_state(s: Option<ContainerState>) -> Option<Box<ContainerState>> {
+    s.filter(|s| s.running.is_some() || s.terminated.is_some() || s.waiting.is_some())
+        .map(Box::new)
 }
 
 impl From<apps::StatefulSet> for StatefulSet {
@@ -198,5 +209,54 @@ impl From<apps::Deployment> for Deployment {
             }),
             status: d.status,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A container's states are kept boxed, and one that says nothing
+    /// (`lastState: {}`) not at all; what a state says is kept as read.
+    #[test]
+    fn a_containers_states_are_boxed_and_an_empty_one_is_not_kept() {
+        let read = |status: serde_json::Value| -> ContainerStatus {
+            let whole: core::ContainerStatus =
+                serde_json::from_value(status).expect("a container status");
+            whole.into()
+        };
+        let base = json!({"name": "server", "image": "valkey", "imageID": "", "ready": true,
+                          "restartCount": 3});
+        let with = |state: serde_json::Value, last: serde_json::Value| {
+            let mut s = base.clone();
+            s["state"] = state;
+            s["lastState"] = last;
+            read(s)
+        };
+        let running = json!({"running": {"startedAt": "2026-11-28T10:00:00Z"}});
+        let crashed = json!({"terminated": {"exitCode": 1, "reason": "Error"}});
+        let cases = [
+            (with(running.clone(), json!({})), true, false),
+            (with(json!({}), json!({})), false, false),
+            (with(running.clone(), crashed.clone()), true, true),
+            (read(base.clone()), false, false),
+        ];
+        for (c, state, last) in cases {
+            assert_eq!(
+                (c.state.is_some(), c.last_state.is_some()),
+                (state, last),
+                "{c:?}"
+            );
+        }
+        let c = with(running, crashed);
+        let t = c.last_state.as_ref().and_then(|s| s.terminated.as_ref());
+        assert_eq!(
+            t.map(|t| (t.exit_code, t.reason.as_deref())),
+            Some((1, Some("Error")))
+        );
+        assert_eq!(c.restart_count, 3);
+        // Two pointers, not two 200-byte states inline (issue 33).
+        assert!(std::mem::size_of::<ContainerStatus>() <= 64);
     }
 }

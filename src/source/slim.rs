@@ -545,6 +545,7 @@ pub(crate) fn read_page<K: Direct>(
 mod tests {
     use super::*;
     use crate::source::file;
+    use k8s_openapi::api::core::v1::ContainerState;
     use serde_json::{Value, json};
 
     fn meta(name: &str) -> Value {
@@ -699,7 +700,7 @@ mod tests {
         assert_eq!(node_direct, node_whole);
         assert_eq!(cluster_direct, cluster_whole);
         let node = &node_direct.nodes[0];
-        assert_eq!(node.spec.config, Some(json!({"hz": "20"})));
+        assert_eq!(node.spec.config.as_deref(), Some(&json!({"hz": "20"})));
         assert_eq!(
             cluster_direct.clusters[0].spec_differs(node),
             [crate::snapshot::SpecField::Config]
@@ -783,11 +784,26 @@ mod tests {
         assert_eq!(
             kept_statuses
                 .iter()
-                .map(|c| (&c.name, c.ready, c.restart_count, &c.state, &c.last_state))
+                .map(|c| {
+                    let (state, last) = (c.state.as_deref(), c.last_state.as_deref());
+                    (&c.name, c.ready, c.restart_count, state, last)
+                })
                 .collect::<Vec<_>>(),
+            // An empty state (`{}`) is not kept.
             statuses
                 .iter()
-                .map(|c| (&c.name, c.ready, c.restart_count, &c.state, &c.last_state))
+                .map(|c| {
+                    fn said(s: &Option<ContainerState>) -> Option<&ContainerState> {
+                        s.as_ref().filter(|s| **s != ContainerState::default())
+                    }
+                    (
+                        &c.name,
+                        c.ready,
+                        c.restart_count,
+                        said(&c.state),
+                        said(&c.last_state),
+                    )
+                })
                 .collect::<Vec<_>>()
         );
         assert_eq!(kept_statuses[0].restart_count, 7);
