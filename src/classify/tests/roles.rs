@@ -90,6 +90,11 @@ fn shard_1_rolls_after_a_repeated_failover() -> ClusterBuilder {
     c
 }
 
+/// The words of `name`'s role note in `r`, if it has one.
+fn role_note(r: &ClusterReport, name: &str) -> Option<String> {
+    node(r, name).role_note.as_ref().map(ToString::to_string)
+}
+
 /// The operator advanced `node` at `at` for a roll (ValkeyNodeUpdated,
 /// then its WorkloadRollApplied).
 fn advanced(node: &str, at: jiff::Timestamp) -> Vec<Event> {
@@ -818,32 +823,22 @@ fn a_contradicted_primary_names_both_pieces_of_evidence() {
     let mut c = rig(1, 1, vec![]);
     c.with_node("cache-0-0", |n| n.replica().status_written(t(-50)));
     let r = judge(&c.snapshot(), t(0));
-    let note = |name| {
-        node(&r, name)
-            .role_note
-            .as_ref()
-            .map(ToString::to_string)
-            .unwrap_or_default()
-    };
     let judged = crate::units::timestamp(mins(-60));
     let written = crate::units::timestamp(t(-50));
     assert_eq!(
-        note("cache-0-0"),
-        format!(
+        role_note(&r, "cache-0-0"),
+        Some(format!(
             "cache-0-0 was judged primary at {judged}, but its own status.role says \
              replica, written at {written}"
-        )
+        ))
     );
-    assert_eq!(note("cache-0-1"), note("cache-0-0"));
+    assert_eq!(role_note(&r, "cache-0-1"), role_note(&r, "cache-0-0"));
     // The walk goes by no primary in that shard, and a grant on either
     // node is a grant on a node that may be the primary.
     assert!(!node(&r, "cache-0-0").facts.is_primary);
     let r = judge(&rig(1, 1, vec![]).replicas_syncing(t(-4)).snapshot(), t(0));
     assert_eq!(
-        node(&r, "cache-0-1")
-            .role_note
-            .as_ref()
-            .map(ToString::to_string),
+        role_note(&r, "cache-0-1"),
         Some(format!(
             "cache-0-0 was judged primary at {judged}, but the cluster went not Ready at {} \
              waiting for replicas to sync, with no roll under way",
@@ -855,10 +850,7 @@ fn a_contradicted_primary_names_both_pieces_of_evidence() {
         .image_edited(NEW, t(-3));
     let r = judge(&before_roll.snapshot(), t(0));
     assert_eq!(
-        node(&r, "cache-0-1")
-            .role_note
-            .as_ref()
-            .map(ToString::to_string),
+        role_note(&r, "cache-0-1"),
         Some(format!(
             "cache-0-0 was judged primary at {judged}, but the cluster went not Ready at {}, \
              before the roll began, for a reason its status no longer shows",
@@ -873,10 +865,7 @@ fn a_contradicted_primary_names_both_pieces_of_evidence() {
     });
     let r = judge(&advanced.snapshot(), t(0));
     assert_eq!(
-        node(&r, "cache-0-0")
-            .role_note
-            .as_ref()
-            .map(ToString::to_string),
+        role_note(&r, "cache-0-0"),
         Some(format!(
             "its shard's primary cache-0-0 was advanced at {} and has not applied it yet: \
              a new template fails it over first, a live setting alone does not",
@@ -967,7 +956,7 @@ fn a_cluster_ready_again_for_no_reason_shown_doubts_its_primaries() {
     };
     let doubted = |c: ClusterBuilder| {
         let r = judge(&c.snapshot(), t(0));
-        ["cache-0-0", "cache-0-1"].map(|n| node(&r, n).role_note.as_ref().map(ToString::to_string))
+        ["cache-0-0", "cache-0-1"].map(|n| role_note(&r, n))
     };
     let rows = [
         (
