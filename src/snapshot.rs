@@ -18,11 +18,11 @@ pub use group::{Changed, ClusterKey};
 pub(crate) use group::{cluster_label, event_subjects, node_cluster};
 pub use mirror::{LIVE_CONFIG_KEYS, SpecField};
 
-pub(crate) use objects::meta as kept_meta;
 pub use objects::{
-    ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Pod,
-    PodCondition, PodStatus, StatefulSet, StatefulSetStatus,
+    ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Labels, Meta,
+    Pod, PodCondition, PodStatus, StatefulSet, StatefulSetStatus,
 };
+pub(crate) use objects::{LABELS_READ, Metadata, meta as kept_meta};
 pub use view::Duplicate;
 pub(crate) use view::Unread;
 
@@ -220,13 +220,13 @@ impl Snapshot {
     pub fn normalize(&mut self) {
         // Compared on borrowed keys: a watch sorts again on every change, so
         // no string is cloned for a comparison.
-        fn key(m: &ObjectMeta) -> (&str, &str) {
+        fn key(m: &impl Metadata) -> (&str, &str) {
             (
-                m.namespace.as_deref().unwrap_or_default(),
-                m.name.as_deref().unwrap_or_default(),
+                m.ns().unwrap_or_default(),
+                m.object_name().unwrap_or_default(),
             )
         }
-        fn sort<T>(list: &mut [T], meta: impl Fn(&T) -> &ObjectMeta) {
+        fn sort<T, M: Metadata>(list: &mut [T], meta: impl Fn(&T) -> &M) {
             list.sort_by(|a, b| key(meta(a)).cmp(&key(meta(b))));
         }
         sort(&mut self.clusters, |o| &o.metadata);
@@ -257,14 +257,16 @@ impl Snapshot {
 
     /// Keeps only the objects of one namespace.
     pub(crate) fn retain_namespace(&mut self, namespace: &str) {
-        let keep = |m: &ObjectMeta| m.namespace.as_deref().unwrap_or("") == namespace;
-        self.clusters.retain(|o| keep(&o.metadata));
-        self.nodes.retain(|o| keep(&o.metadata));
-        self.stateful_sets.retain(|o| keep(&o.metadata));
-        self.deployments.retain(|o| keep(&o.metadata));
-        self.pods.retain(|o| keep(&o.metadata));
-        self.events.retain(|o| keep(&o.metadata));
-        self.readings.retain(|o| keep(&o.metadata));
+        fn keep(m: &impl Metadata, namespace: &str) -> bool {
+            m.ns().unwrap_or("") == namespace
+        }
+        self.clusters.retain(|o| keep(&o.metadata, namespace));
+        self.nodes.retain(|o| keep(&o.metadata, namespace));
+        self.stateful_sets.retain(|o| keep(&o.metadata, namespace));
+        self.deployments.retain(|o| keep(&o.metadata, namespace));
+        self.pods.retain(|o| keep(&o.metadata, namespace));
+        self.events.retain(|o| keep(&o.metadata, namespace));
+        self.readings.retain(|o| keep(&o.metadata, namespace));
     }
 
     /// Keeps only the ValkeyNodes of the ValkeyCluster `cluster`

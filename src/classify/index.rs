@@ -5,9 +5,11 @@
 
 use super::events;
 use super::text::{is_name_char, whole_words};
-use crate::snapshot::{Deployment, Pod, ServerReading, Snapshot, StatefulSet, ValkeyNode, keys};
+use crate::snapshot::{
+    Deployment, Metadata, Pod, ServerReading, Snapshot, StatefulSet, ValkeyNode, keys,
+};
 use k8s_openapi::api::core::v1::Event;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
 // foldhash (hashbrown's own hasher, randomly seeded per run) instead of
 // SipHash: hashing the (namespace, name) keys was the largest part of
 // building the index.
@@ -36,13 +38,13 @@ pub(crate) struct Index<'a> {
     readings: HashMap<&'a str, Vec<&'a ServerReading>>,
 }
 
-fn key(m: &ObjectMeta) -> Option<Key<'_>> {
-    Some((m.namespace.as_deref().unwrap_or(""), m.name.as_deref()?))
+fn key(m: &impl Metadata) -> Option<Key<'_>> {
+    Some((m.ns().unwrap_or(""), m.object_name()?))
 }
 
-fn first_by_name<'a, T>(
+fn first_by_name<'a, T, M: Metadata + 'a>(
     items: &'a [T],
-    meta: impl Fn(&'a T) -> &'a ObjectMeta,
+    meta: impl Fn(&'a T) -> &'a M,
 ) -> HashMap<Key<'a>, &'a T> {
     let mut out = HashMap::default();
     for item in items {
@@ -81,11 +83,7 @@ impl<'a> Index<'a> {
         }
         let mut pods_by_instance: HashMap<Key<'a>, Vec<&'a Pod>> = HashMap::default();
         for p in &snapshot.pods {
-            let instance = p
-                .metadata
-                .labels
-                .as_ref()
-                .and_then(|l| l.get(keys::LABEL_INSTANCE));
+            let instance = p.metadata.labels.get(keys::LABEL_INSTANCE);
             if let Some(instance) = instance {
                 let ns = p.metadata.namespace.as_deref().unwrap_or("");
                 pods_by_instance.entry((ns, instance)).or_default().push(p);

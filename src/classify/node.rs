@@ -5,10 +5,11 @@
 use super::index::Index;
 use super::text::hash_in;
 use crate::report::{Protocol, Role, Unhealthy};
-use crate::snapshot::{Deployment, Pod, PodCondition, StatefulSet, ValkeyNode, WorkloadKind, keys};
+use crate::snapshot::{
+    Deployment, Metadata, Pod, PodCondition, StatefulSet, ValkeyNode, WorkloadKind, keys,
+};
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Event;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// How long after an advance the node controller marks the node not ready
 /// (in the recordings, within the second; an operator under load takes
@@ -33,8 +34,8 @@ pub(crate) struct NodeObjects<'a> {
     pub events: &'a [&'a Event],
 }
 
-fn label<'a>(m: &'a ObjectMeta, key: &str) -> Option<&'a str> {
-    m.labels.as_ref()?.get(key).map(String::as_str)
+fn label<'a>(m: &'a impl Metadata, key: &str) -> Option<&'a str> {
+    m.label(key)
 }
 
 /// A non-empty string, else None (an empty annotation is no annotation).

@@ -248,11 +248,7 @@ pub(crate) fn pods_of(
         .filter(|p| {
             of_cluster(
                 p.metadata.namespace.as_deref(),
-                p.metadata
-                    .labels
-                    .as_ref()
-                    .and_then(|l| l.get(crate::snapshot::keys::LABEL_CLUSTER))
-                    .map(String::as_str),
+                p.metadata.labels.get(crate::snapshot::keys::LABEL_CLUSTER),
             )
         })
         .filter_map(|p| Some((p.metadata.namespace.clone()?, p.metadata.name.clone()?)))

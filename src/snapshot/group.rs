@@ -20,7 +20,7 @@
 //! events on the ValkeyCluster (docs/plugin.md, "Judged one cluster at a
 //! time").
 
-use super::{Snapshot, ValkeyNode, keys};
+use super::{Meta, Metadata, Snapshot, ValkeyNode, keys};
 use k8s_openapi::api::core::v1::{Event, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -65,12 +65,8 @@ impl Changed {
 }
 
 /// The label that names an object's cluster, when set and not empty.
-pub(crate) fn cluster_label(meta: &ObjectMeta) -> Option<&str> {
-    meta.labels
-        .as_ref()?
-        .get(keys::LABEL_CLUSTER)
-        .map(String::as_str)
-        .filter(|l| !l.is_empty())
+pub(crate) fn cluster_label(meta: &impl Metadata) -> Option<&str> {
+    meta.label(keys::LABEL_CLUSTER).filter(|l| !l.is_empty())
 }
 
 /// The namespace an event lives in: its own, else its regarding object's.
@@ -93,12 +89,12 @@ pub(crate) fn event_subjects(e: &Event) -> impl Iterator<Item = (&str, &str)> {
         .filter_map(|r| Some((r.kind.as_deref()?, r.name.as_deref()?)))
 }
 
-fn ns_of(meta: &ObjectMeta) -> &str {
-    meta.namespace.as_deref().unwrap_or("")
+fn ns_of(meta: &impl Metadata) -> &str {
+    meta.ns().unwrap_or("")
 }
 
-fn name_of(meta: &ObjectMeta) -> &str {
-    meta.name.as_deref().unwrap_or("")
+fn name_of(meta: &impl Metadata) -> &str {
+    meta.object_name().unwrap_or("")
 }
 
 /// Which of the wanted clusters an object belongs to (the module's rules):
@@ -174,7 +170,7 @@ impl<'a> Grouper<'a> {
         self.of(n.namespace(), n.cluster_name()?)
     }
 
-    fn labelled(&self, meta: &ObjectMeta, more: impl Iterator<Item = u32>) -> Vec<u32> {
+    fn labelled(&self, meta: &impl Metadata, more: impl Iterator<Item = u32>) -> Vec<u32> {
         let mut ks: Vec<u32> = cluster_label(meta)
             .and_then(|l| self.of(ns_of(meta), l))
             .into_iter()
@@ -185,7 +181,7 @@ impl<'a> Grouper<'a> {
         ks
     }
 
-    fn workload(&self, meta: &ObjectMeta) -> Vec<u32> {
+    fn workload(&self, meta: &Meta) -> Vec<u32> {
         let named = self
             .named_workloads
             .get(&(ns_of(meta), name_of(meta).to_string()));
@@ -203,9 +199,8 @@ impl<'a> Grouper<'a> {
             .copied();
         let instance = m
             .labels
-            .as_ref()
-            .and_then(|l| l.get(keys::LABEL_INSTANCE))
-            .and_then(|i| self.node_cluster.get(&(ns, i.as_str())).copied());
+            .get(keys::LABEL_INSTANCE)
+            .and_then(|i| self.node_cluster.get(&(ns, i)).copied());
         self.labelled(m, by_name.chain(instance))
     }
 

@@ -229,11 +229,7 @@ fn targets_of(snapshot: &Snapshot, ns: &str, cluster: &str) -> Vec<Target> {
         .filter(|p| {
             p.metadata.namespace.as_deref() == Some(ns)
                 && p.metadata.deletion_timestamp.is_none()
-                && p.metadata
-                    .labels
-                    .as_ref()
-                    .and_then(|l| l.get(keys::LABEL_CLUSTER))
-                    .is_some_and(|c| c == cluster)
+                && p.metadata.labels.get(keys::LABEL_CLUSTER) == Some(cluster)
         })
         .map(|p| {
             let pod = p.metadata.name.clone().unwrap_or_default();

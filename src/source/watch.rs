@@ -349,7 +349,11 @@ impl StoreWriter {
                     .insert(key(o), stored);
             }
             watcher::Event::InitDone => {
-                let listed = self.listing.take().unwrap_or_default();
+                let mut listed = self.listing.take().unwrap_or_default();
+                // Built again from its (sorted) entries, the map's leaves
+                // are full: filled in order, one insert at a time, each
+                // leaf split kept about half its room empty (issue 33).
+                listed.items = std::mem::take(&mut listed.items).into_iter().collect();
                 // Compared under the lock, not copied: a copy would hold
                 // the kind's objects twice at the end of every LIST.
                 let mut changed = Changed::default();

@@ -12,23 +12,23 @@ use crate::snapshot::{Duplicate, Snapshot};
 /// nothing, and the bundled examples hold such pairs); only its exact
 /// copies (the same resourceVersion too) are read once.
 pub(super) fn read_once(snapshot: &mut Snapshot) -> Vec<Duplicate> {
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn once<T>(
+    use crate::snapshot::Metadata;
+    fn once<T, M: Metadata>(
         list: &mut Vec<T>,
         kind: &'static str,
-        meta: impl Fn(&T) -> &ObjectMeta,
+        meta: impl Fn(&T) -> &M,
         out: &mut Vec<Duplicate>,
     ) {
         let record = kind == "Event";
-        let key = |m: &ObjectMeta| {
-            let mut identity = m.uid.clone().unwrap_or_default();
+        let key = |m: &M| {
+            let mut identity = m.uid().unwrap_or_default().to_string();
             if record {
                 identity.push('/');
-                identity.push_str(m.resource_version.as_deref().unwrap_or_default());
+                identity.push_str(m.resource_version().unwrap_or_default());
             }
             (
-                m.namespace.clone().unwrap_or_default(),
-                m.name.clone().unwrap_or_default(),
+                m.ns().unwrap_or_default().to_string(),
+                m.object_name().unwrap_or_default().to_string(),
                 identity,
             )
         };
@@ -41,11 +41,7 @@ pub(super) fn read_once(snapshot: &mut Snapshot) -> Vec<Duplicate> {
                 std::collections::btree_map::Entry::Occupied(e) => {
                     let i = *e.get();
                     copies[i] += 1;
-                    let version = |m: &ObjectMeta| {
-                        m.resource_version
-                            .as_deref()
-                            .and_then(|v| v.parse::<u64>().ok())
-                    };
+                    let version = |m: &M| m.resource_version().and_then(|v| v.parse::<u64>().ok());
                     let older = match (version(meta(&object)), version(meta(&kept[i]))) {
                         (Some(new), Some(old)) => new < old,
                         _ => false,
