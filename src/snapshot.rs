@@ -22,12 +22,14 @@ pub use objects::{
     ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Labels, Meta,
     Pod, PodCondition, PodStatus, StatefulSet, StatefulSetStatus,
 };
-pub(crate) use objects::{LABELS_READ, Metadata, meta as kept_meta};
+pub(crate) use objects::{LABELS_READ, LabelKeys, Metadata, meta as kept_meta};
 pub use view::Duplicate;
 pub(crate) use view::Unread;
 
 use k8s_openapi::api::core::v1::Event;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+    ManagedFieldsEntry, ObjectMeta, OwnerReference, Time,
+};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -314,7 +316,7 @@ impl Condition {
 /// (`["f:spec", "f:workloadRevision"]`): when a manager last wrote it, at
 /// most (an entry's time moves with any field its manager writes).
 pub(crate) fn field_written_times<'m>(
-    meta: &'m ObjectMeta,
+    meta: &'m NodeMeta,
     path: &'static [&'static str],
 ) -> impl Iterator<Item = jiff::Timestamp> + 'm {
     meta.managed_fields
@@ -464,7 +466,7 @@ impl ValkeyCluster {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ValkeyNode {
     #[serde(default)]
-    pub metadata: ObjectMeta,
+    pub metadata: NodeMeta,
     #[serde(default)]
     pub spec: ValkeyNodeSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -545,6 +547,70 @@ pub(crate) enum WorkloadKind {
     Deployment,
 }
 
+/// The labels read of a ValkeyNode: its cluster, and its shard and index
+/// (the spec it mirrors, `snapshot::mirror`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeLabels;
+
+impl LabelKeys for NodeLabels {
+    const KEYS: [&'static str; 3] = [
+        keys::LABEL_CLUSTER,
+        keys::LABEL_SHARD_INDEX,
+        keys::LABEL_NODE_INDEX,
+    ];
+}
+
+/// A ValkeyNode's metadata as the snapshot keeps it: a k8s-openapi
+/// `ObjectMeta`'s fields the plugin reads, of its labels those of
+/// [`NodeLabels`] (the others are read, as strings, and dropped). Its own
+/// type for the labels: a B-tree's first leaf is 544 bytes however few
+/// labels it holds, and the operator gives each node eight (issue 33).
+/// Finalizers, `generateName` and the like are not read, nor checked.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct NodeMeta {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<Time>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<Time>,
+    #[serde(skip_serializing_if = "Labels::is_empty")]
+    pub labels: Labels<NodeLabels>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<std::collections::BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner_references: Option<Vec<OwnerReference>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub managed_fields: Option<Vec<ManagedFieldsEntry>>,
+}
+
+impl Metadata for NodeMeta {
+    fn ns(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+    fn object_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+    fn label(&self, key: &str) -> Option<&str> {
+        self.labels.get(key)
+    }
+    fn resource_version(&self) -> Option<&str> {
+        self.resource_version.as_deref()
+    }
+    fn uid(&self) -> Option<&str> {
+        self.uid.as_deref()
+    }
+}
+
 impl ValkeyNode {
     pub fn name(&self) -> &str {
         self.metadata.name.as_deref().unwrap_or("")
@@ -553,7 +619,7 @@ impl ValkeyNode {
         self.metadata.namespace.as_deref().unwrap_or("")
     }
     pub(crate) fn label(&self, key: &str) -> Option<&str> {
-        self.metadata.labels.as_ref()?.get(key).map(String::as_str)
+        self.metadata.labels.get(key)
     }
     pub(crate) fn annotation(&self, key: &str) -> Option<&str> {
         self.metadata
@@ -646,7 +712,19 @@ macro_rules! valkey_resource {
 }
 
 valkey_resource!(ValkeyCluster, "ValkeyCluster", "valkeyclusters");
-valkey_resource!(ValkeyNode, "ValkeyNode", "valkeynodes");
+
+/// The ValkeyNodes' API resource. Not a `kube::Resource` of
+/// [`ValkeyNode`]: that needs a k8s-openapi `ObjectMeta`, and a node keeps
+/// its own ([`NodeMeta`]).
+pub(crate) fn node_api_resource() -> kube::core::ApiResource {
+    kube::core::ApiResource {
+        group: VALKEY_GROUP.into(),
+        version: VALKEY_VERSION.into(),
+        api_version: VALKEY_API_VERSION.into(),
+        kind: "ValkeyNode".into(),
+        plural: "valkeynodes".into(),
+    }
+}
 
 /// API group and version of the plugin's own kind, [`ServerReading`].
 pub const READING_API_VERSION: &str = "valkey-roll.io/v1alpha1";

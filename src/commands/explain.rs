@@ -367,7 +367,7 @@ mod tests {
         ]);
         // A ValkeyNode without the cluster label is in no report.
         s.nodes.push(crate::snapshot::ValkeyNode {
-            metadata: ObjectMeta {
+            metadata: crate::snapshot::NodeMeta {
                 name: Some("loose-0-0".into()),
                 namespace: Some("prod".into()),
                 ..Default::default()

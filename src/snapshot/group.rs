@@ -435,10 +435,10 @@ impl Snapshot {
 /// metadata: [`ValkeyNode::cluster_name`].
 pub(crate) fn node_cluster(meta: &ObjectMeta) -> Option<String> {
     let node = ValkeyNode {
-        metadata: ObjectMeta {
-            labels: meta.labels.clone(),
+        metadata: super::NodeMeta {
+            labels: meta.labels.iter().flatten().collect(),
             owner_references: meta.owner_references.clone(),
-            ..ObjectMeta::default()
+            ..Default::default()
         },
         ..ValkeyNode::default()
     };

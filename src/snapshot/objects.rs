@@ -24,7 +24,7 @@ use super::keys;
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use apps::{DeploymentStatus, StatefulSetStatus};
 pub use core::{ContainerState, PodCondition};
@@ -142,29 +142,51 @@ pub struct Meta {
     pub labels: Labels,
 }
 
-/// The labels of [`LABELS_READ`] an object has, by their place in it; any
-/// other label is not kept. Written as the API writes labels (a map).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Labels([Option<Box<str>>; LABELS_READ.len()]);
+/// Which labels a [`Labels`] keeps: those a kind's readers read.
+pub trait LabelKeys {
+    const KEYS: [&'static str; 3];
+}
 
-impl Labels {
+/// The labels read of a pod or a workload ([`LABELS_READ`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PodLabels;
+
+impl LabelKeys for PodLabels {
+    const KEYS: [&'static str; 3] = LABELS_READ;
+}
+
+/// The labels of `K::KEYS` an object has, each in its own slot; any other
+/// label is not kept. Written as the API writes labels (a map), and read
+/// so: every label's value must be a string, kept or not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Labels<K = PodLabels>([Option<Box<str>>; 3], std::marker::PhantomData<K>);
+
+impl<K: LabelKeys> Labels<K> {
     /// The value of label `key`; None when the object has none, or when
-    /// `key` is not one of [`LABELS_READ`] (never kept).
+    /// `key` is not one of `K::KEYS` (never kept).
     pub fn get(&self, key: &str) -> Option<&str> {
-        let at = LABELS_READ.iter().position(|k| *k == key)?;
+        let at = K::KEYS.iter().position(|k| *k == key)?;
         self.0[at].as_deref()
     }
 
-    /// Sets label `key`; a label not in [`LABELS_READ`] is not kept.
-    pub fn insert(&mut self, key: &str, value: impl Into<Box<str>>) {
-        if let Some(at) = LABELS_READ.iter().position(|k| *k == key) {
+    /// Sets label `key`; a label not in `K::KEYS` is not kept.
+    pub fn insert(&mut self, key: impl AsRef<str>, value: impl Into<Box<str>>) {
+        let key = key.as_ref();
+        if let Some(at) = K::KEYS.iter().position(|k| *k == key) {
             self.0[at] = Some(value.into());
         }
     }
 
-    /// The labels kept, in [`LABELS_READ`] order.
+    /// Takes label `key` away.
+    pub fn remove(&mut self, key: &str) {
+        if let Some(at) = K::KEYS.iter().position(|k| *k == key) {
+            self.0[at] = None;
+        }
+    }
+
+    /// The labels kept, in `K::KEYS` order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
-        LABELS_READ
+        K::KEYS
             .iter()
             .zip(&self.0)
             .filter_map(|(k, v)| v.as_deref().map(|v| (*k, v)))
@@ -175,19 +197,45 @@ impl Labels {
     }
 }
 
-impl<K: AsRef<str>, V: Into<Box<str>>> FromIterator<(K, V)> for Labels {
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(labels: I) -> Labels {
-        let mut kept = Labels::default();
+impl<K: LabelKeys, N: AsRef<str>, V: AsRef<str>> FromIterator<(N, V)> for Labels<K> {
+    fn from_iter<I: IntoIterator<Item = (N, V)>>(labels: I) -> Labels<K> {
+        let mut kept = Labels(Default::default(), std::marker::PhantomData);
         for (k, v) in labels {
-            kept.insert(k.as_ref(), v);
+            kept.insert(k.as_ref(), v.as_ref());
         }
         kept
     }
 }
 
-impl Serialize for Labels {
+impl<K: LabelKeys> Serialize for Labels<K> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.iter())
+    }
+}
+
+impl<'de, K: LabelKeys> Deserialize<'de> for Labels<K> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Labels<K>, D::Error> {
+        struct Visit<K>(std::marker::PhantomData<K>);
+        impl<'de, K: LabelKeys> serde::de::Visitor<'de> for Visit<K> {
+            type Value = Labels<K>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_unit<E>(self) -> Result<Labels<K>, E> {
+                Ok(Labels(Default::default(), std::marker::PhantomData))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Labels<K>, A::Error> {
+                let mut kept = Labels(Default::default(), std::marker::PhantomData);
+                while let Some((k, v)) = map.next_entry::<String, String>()? {
+                    kept.insert(&k, v);
+                }
+                Ok(kept)
+            }
+        }
+        d.deserialize_any(Visit(std::marker::PhantomData))
     }
 }
 

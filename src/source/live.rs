@@ -14,7 +14,7 @@ use crate::snapshot::{Snapshot, ValkeyCluster, ValkeyNode};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use k8s_openapi::api::core::v1::{Event, Pod};
-use kube::Resource;
+
 use kube::api::{Api, ListParams, PostParams};
 use kube::config::{Config, KubeConfigOptions, Kubeconfig};
 use serde_json::Value;
@@ -995,7 +995,7 @@ async fn list<K>(
     keep_raw: bool,
 ) -> Result<(Snapshot, Vec<Value>)>
 where
-    K: Resource<DynamicType = ()> + super::slim::Direct + 'static,
+    K: super::slim::Direct + 'static,
 {
     let paged = ListParams {
         limit: Some(PAGE_SIZE),
@@ -1016,10 +1016,11 @@ async fn list_pages<K>(
     keep_raw: bool,
 ) -> Result<(Snapshot, Vec<Value>)>
 where
-    K: Resource<DynamicType = ()> + super::slim::Direct + 'static,
+    K: super::slim::Direct + 'static,
 {
-    let resource = K::plural(&()).to_string();
-    let url = K::url_path(&(), namespace);
+    let api = K::api_resource();
+    let resource = api.plural.clone();
+    let url = <kube::api::DynamicObject as kube::Resource>::url_path(&api, namespace);
     let source_name = format!("the API server's list of {resource}");
     let mut snapshot = Snapshot::default();
     let mut raw = Vec::new();
@@ -1075,11 +1076,8 @@ where
                 if let Some(Value::Array(items)) = value.get_mut("items").filter(|_| keep_raw) {
                     for mut item in items.drain(..) {
                         if let Value::Object(map) = &mut item {
-                            map.insert(
-                                "apiVersion".into(),
-                                Value::String(K::api_version(&()).into()),
-                            );
-                            map.insert("kind".into(), Value::String(K::kind(&()).into()));
+                            map.insert("apiVersion".into(), Value::String(api.api_version.clone()));
+                            map.insert("kind".into(), Value::String(api.kind.clone()));
                         }
                         raw.push(item);
                     }

@@ -4,7 +4,7 @@
 //! the other's selection.
 
 use crate::error::{Error, Result};
-use crate::snapshot::{VALKEY_API_VERSION, ValkeyCluster, ValkeyNode, keys};
+use crate::snapshot::{VALKEY_API_VERSION, ValkeyCluster, keys};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::api::ApiResource;
@@ -37,7 +37,7 @@ impl Kind {
     pub(crate) fn api_resource(self) -> ApiResource {
         match self {
             Kind::ValkeyClusters => ApiResource::erase::<ValkeyCluster>(&()),
-            Kind::ValkeyNodes => ApiResource::erase::<ValkeyNode>(&()),
+            Kind::ValkeyNodes => crate::snapshot::node_api_resource(),
             Kind::StatefulSets => ApiResource::erase::<StatefulSet>(&()),
             Kind::Deployments => ApiResource::erase::<Deployment>(&()),
             Kind::Pods => ApiResource::erase::<Pod>(&()),

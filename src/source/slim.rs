@@ -24,7 +24,7 @@
 //! caller reads the page the whole way, which also names a broken field as
 //! before. `value` slims the JSON the watch stores to the same fields.
 
-use crate::snapshot::{self, Snapshot, ValkeyCluster, ValkeyNode};
+use crate::snapshot::{self, LabelKeys, Snapshot, ValkeyCluster, ValkeyNode};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus, StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::{Event, Pod, PodStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
@@ -50,9 +50,13 @@ pub fn node(n: &mut ValkeyNode) {
 /// A ValkeyNode's metadata as the watch stores it: each entry's `fieldsV1`
 /// cut to the kept paths it owns, still in the API's form (the stored
 /// object is read again as a file's is, and [`node`] slims it then).
-pub(crate) fn node_stored(n: &mut ValkeyNode) {
+pub(crate) fn node_stored(meta: &mut ObjectMeta) {
     use serde_json::{Map, Value};
-    for entry in n.metadata.managed_fields.iter_mut().flatten() {
+    // Of its labels, those read (`snapshot::NodeLabels`).
+    if let Some(labels) = &mut meta.labels {
+        labels.retain(|k, _| snapshot::NodeLabels::KEYS.contains(&k.as_str()));
+    }
+    for entry in meta.managed_fields.iter_mut().flatten() {
         if let Some(fields) = &mut entry.fields_v1 {
             let bits = owned_bits(&fields.0);
             let mut out = Map::new();
@@ -246,6 +250,9 @@ pub(crate) trait Direct {
     type Wire: DeserializeOwned;
     type Kept;
     fn keep(wire: Self::Wire) -> Self::Kept;
+    /// The API resource listed (its URL, and the kind and apiVersion of
+    /// an item kept raw).
+    fn api_resource() -> kube::core::ApiResource;
     /// The object's name, and its namespace to set where it has none.
     fn name_and_namespace(kept: &mut Self::Kept) -> (&Option<String>, &mut Option<String>);
     fn push(kept: Self::Kept, snapshot: &mut Snapshot);
@@ -254,6 +261,9 @@ pub(crate) trait Direct {
 impl Direct for ValkeyCluster {
     type Wire = ValkeyCluster;
     type Kept = ValkeyCluster;
+    fn api_resource() -> kube::core::ApiResource {
+        kube::core::ApiResource::erase::<ValkeyCluster>(&())
+    }
     fn keep(wire: ValkeyCluster) -> ValkeyCluster {
         wire
     }
@@ -268,6 +278,9 @@ impl Direct for ValkeyCluster {
 impl Direct for ValkeyNode {
     type Wire = ValkeyNode;
     type Kept = ValkeyNode;
+    fn api_resource() -> kube::core::ApiResource {
+        snapshot::node_api_resource()
+    }
     fn keep(mut wire: ValkeyNode) -> ValkeyNode {
         node(&mut wire);
         wire
@@ -283,6 +296,9 @@ impl Direct for ValkeyNode {
 impl Direct for StatefulSet {
     type Wire = WireStatefulSet;
     type Kept = snapshot::StatefulSet;
+    fn api_resource() -> kube::core::ApiResource {
+        kube::core::ApiResource::erase::<StatefulSet>(&())
+    }
     fn keep(w: WireStatefulSet) -> snapshot::StatefulSet {
         snapshot::StatefulSet {
             metadata: snapshot::kept_meta(meta(w.metadata)),
@@ -302,6 +318,9 @@ impl Direct for StatefulSet {
 impl Direct for Deployment {
     type Wire = WireDeployment;
     type Kept = snapshot::Deployment;
+    fn api_resource() -> kube::core::ApiResource {
+        kube::core::ApiResource::erase::<Deployment>(&())
+    }
     fn keep(w: WireDeployment) -> snapshot::Deployment {
         snapshot::Deployment {
             metadata: snapshot::kept_meta(meta(w.metadata)),
@@ -324,6 +343,9 @@ impl Direct for Deployment {
 impl Direct for Pod {
     type Wire = WirePod;
     type Kept = snapshot::Pod;
+    fn api_resource() -> kube::core::ApiResource {
+        kube::core::ApiResource::erase::<Pod>(&())
+    }
     fn keep(w: WirePod) -> snapshot::Pod {
         snapshot::Pod {
             metadata: snapshot::kept_meta(meta(w.metadata)),
@@ -341,6 +363,9 @@ impl Direct for Pod {
 impl Direct for Event {
     type Wire = Event;
     type Kept = Event;
+    fn api_resource() -> kube::core::ApiResource {
+        kube::core::ApiResource::erase::<Event>(&())
+    }
     fn keep(mut e: Event) -> Event {
         event(&mut e);
         super::tidy_event(&mut e);

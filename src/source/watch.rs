@@ -991,12 +991,7 @@ fn slim_object(kind: Kind, object: &mut DynamicObject) {
         Kind::Deployments => "Deployment",
         Kind::Events => "Event",
         Kind::ValkeyNodes => {
-            let mut node = crate::snapshot::ValkeyNode {
-                metadata: std::mem::take(&mut object.metadata),
-                ..Default::default()
-            };
-            super::slim::node_stored(&mut node);
-            object.metadata = node.metadata;
+            super::slim::node_stored(&mut object.metadata);
             return;
         }
         Kind::ValkeyClusters => return,

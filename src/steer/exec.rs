@@ -182,7 +182,10 @@ async fn patch_node(
     params: &PatchParams,
     patch: &serde_json::Value,
 ) -> std::result::Result<ValkeyNode, kube::Error> {
-    let url = <ValkeyNode as kube::Resource>::url_path(&(), Some(namespace));
+    let url = <kube::api::DynamicObject as kube::Resource>::url_path(
+        &crate::snapshot::node_api_resource(),
+        Some(namespace),
+    );
     let request = kube::core::Request::new(url)
         .patch(name, params, &Patch::Merge(patch))
         .map_err(kube::Error::BuildRequest)?;

@@ -337,7 +337,7 @@ fn fields_that_depend_on_the_place_are_not_compared_without_it() {
     let c = cluster(json!({"scheduling": {"zone": {"pinning": {"zones": ["a"]}},
                                           "node": {"spread": {"shard": {"mode": "Required"}}}}}));
     let mut n = node(json!({}));
-    n.metadata.labels = None;
+    n.metadata.labels = Default::default();
     assert_eq!(c.spec_differs(&n), vec![]);
     assert_eq!(
         c.spec_differs(&node(json!({}))),

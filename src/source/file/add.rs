@@ -203,7 +203,7 @@ pub(super) fn add_value_at(
     /// The object as `T`, named and namespaced, or the field that breaks
     /// it and why. Every kind read here is namespaced; an object written by
     /// hand without a namespace lands where kubectl would put it.
-    fn typed<T: DeserializeOwned + kube::Resource>(
+    fn typed<T: DeserializeOwned + Named>(
         value: &Value,
     ) -> std::result::Result<T, (String, String)> {
         let mut object: T = serde_path_to_error::deserialize(value).map_err(|e| {
@@ -216,14 +216,14 @@ pub(super) fn add_value_at(
             let problem = field_problem(&path, &e.into_inner().to_string());
             (path, problem)
         })?;
-        let meta = object.meta_mut();
-        match meta.name.as_deref() {
+        let (name, namespace) = object.name_and_namespace();
+        match name.as_deref() {
             None => return Err(("metadata.name".into(), "missing".into())),
             Some("") => return Err(("metadata.name".into(), "empty".into())),
             Some(_) => {}
         }
-        if meta.namespace.as_deref().is_none_or(str::is_empty) {
-            meta.namespace = Some("default".into());
+        if namespace.as_deref().is_none_or(str::is_empty) {
+            *namespace = Some("default".into());
         }
         Ok(object)
     }
@@ -428,5 +428,25 @@ pub(super) fn core_view(e: k8s_openapi::api::events::v1::Event) -> Event {
         }),
         source: e.deprecated_source,
         type_: e.type_,
+    }
+}
+
+/// An object's name, and its namespace to set where it has none: of a
+/// k8s-openapi object (or a ValkeyCluster) its `ObjectMeta`'s, of a
+/// ValkeyNode its own metadata's.
+trait Named {
+    fn name_and_namespace(&mut self) -> (&Option<String>, &mut Option<String>);
+}
+
+impl<T: kube::Resource> Named for T {
+    fn name_and_namespace(&mut self) -> (&Option<String>, &mut Option<String>) {
+        let meta = self.meta_mut();
+        (&meta.name, &mut meta.namespace)
+    }
+}
+
+impl Named for crate::snapshot::ValkeyNode {
+    fn name_and_namespace(&mut self) -> (&Option<String>, &mut Option<String>) {
+        (&self.metadata.name, &mut self.metadata.namespace)
     }
 }

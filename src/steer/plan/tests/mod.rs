@@ -15,7 +15,6 @@ use crate::error::Error;
 use crate::fixture::sample::{NEW as H, OLD, bare_cluster, bare_node, now};
 use crate::report::{Evidence, EvidenceKind, Finding, NodeFacts, NodeState, Unhealthy, Verdict};
 use crate::snapshot::{ValkeyNode, keys};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::{Value, json};
 
 const NS: &str = "prod";
@@ -129,11 +128,11 @@ impl Scene {
                 .nodes
                 .iter()
                 .map(|n| ValkeyNode {
-                    metadata: ObjectMeta {
+                    metadata: crate::snapshot::NodeMeta {
                         name: Some(n.name.clone()),
                         namespace: Some(NS.into()),
                         resource_version: Some(format!("rv-{}", n.name)),
-                        ..ObjectMeta::default()
+                        ..Default::default()
                     },
                     ..ValkeyNode::default()
                 })
