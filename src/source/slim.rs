@@ -11,7 +11,12 @@
 //! - Pod, StatefulSet, Deployment: the snapshot's own slim forms
 //!   ([`crate::snapshot::Pod`] and the others say what they keep), made
 //!   from the k8s-openapi objects by `From`.
-//! - Event: everything but managedFields.
+//! - ValkeyNode managedFields entries: not their `apiVersion` and
+//!   `fieldsType` (never read; two strings an entry, two entries a node).
+//! - Event: everything but managedFields, `reportingInstance`, and of
+//!   the objects it is about (`involvedObject`, `related`) their
+//!   `apiVersion`, `uid`, `resourceVersion` and `fieldPath`: none is read,
+//!   and an event of the operator names its objects by kind and name.
 //!
 //! Two ways lead to the same objects: a whole object is read into its
 //! k8s-openapi type and slimmed ([`node`], [`event`], the `From`s: a file,
@@ -41,6 +46,8 @@ use std::collections::BTreeMap;
 /// stays, so "no entry owns the permit" still reads so.
 pub fn node(n: &mut ValkeyNode) {
     for entry in n.metadata.managed_fields.iter_mut().flatten() {
+        entry.api_version = None;
+        entry.fields_type = None;
         if let Some(fields) = &mut entry.fields_v1 {
             fields.0 = serde_json::Value::from(owned_bits(&fields.0));
         }
@@ -57,6 +64,8 @@ pub(crate) fn node_stored(meta: &mut ObjectMeta) {
         labels.retain(|k, _| snapshot::NodeLabels::KEYS.contains(&k.as_str()));
     }
     for entry in meta.managed_fields.iter_mut().flatten() {
+        entry.api_version = None;
+        entry.fields_type = None;
         if let Some(fields) = &mut entry.fields_v1 {
             let bits = owned_bits(&fields.0);
             let mut out = Map::new();
@@ -98,6 +107,13 @@ fn owned_bits(fields: &serde_json::Value) -> u64 {
 /// An Event, slimmed in place.
 pub fn event(e: &mut Event) {
     e.metadata.managed_fields = None;
+    e.reporting_instance = None;
+    for r in std::iter::once(&mut e.involved_object).chain(e.related.as_mut()) {
+        r.api_version = None;
+        r.uid = None;
+        r.resource_version = None;
+        r.field_path = None;
+    }
 }
 
 /// Slims, in place, an object of kind `kind` as the watch holds it (JSON):
@@ -161,6 +177,20 @@ pub(crate) fn value(kind: &str, object: &mut serde_json::Value) {
         }
         "StatefulSet" => {
             map.remove("spec");
+        }
+        // What [`event`] drops.
+        "Event" => {
+            map.remove("reportingInstance");
+            for about in ["involvedObject", "related"] {
+                if let Some(Value::Object(r)) = map.get_mut(about) {
+                    r.retain(|k, _| {
+                        !matches!(
+                            k.as_str(),
+                            "apiVersion" | "uid" | "resourceVersion" | "fieldPath"
+                        )
+                    });
+                }
+            }
         }
         "Deployment" => {
             if let Some(Value::Object(spec)) = map.get_mut("spec") {
