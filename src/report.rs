@@ -689,8 +689,10 @@ pub struct NodeFacts {
     /// `metadata.resourceVersion` of the ValkeyNode as read.
     pub resource_version: Option<String>,
     /// Behind a Spec-driven edit: the image the node's spec has, and the
-    /// ValkeyCluster's (None: not behind).
-    pub behind: Option<Behind>,
+    /// ValkeyCluster's (None: not behind). Boxed, as the failing container
+    /// below: both are rare, and inline they were a quarter of every
+    /// node's report (issue 33).
+    pub behind: Option<Box<Behind>>,
     /// It belongs to its cluster by its controller owner reference alone
     /// (its `valkey.io/cluster` label is missing).
     pub cluster_by_owner: bool,
@@ -699,7 +701,7 @@ pub struct NodeFacts {
     /// StatefulSet's update revision; `replace-pod` applies.
     pub pod_superseded_not_ready: bool,
     /// With failure evidence from the pod: the container that fails.
-    pub failing_container: Option<FailingContainer>,
+    pub failing_container: Option<Box<FailingContainer>>,
 }
 
 /// A node the walk has not reached in a Spec-driven roll.

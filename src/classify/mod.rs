@@ -562,11 +562,14 @@ fn node_report(
             failing_container: v
                 .pod
                 .filter(|_| j.findings.iter().any(|e| e.kind.is_failure()))
-                .and_then(evidence::failing_container),
-            behind: j.behind.then(|| Behind {
-                image: v.image().unwrap_or_default().to_string(),
-                cluster_image: cluster_image.unwrap_or_default().to_string(),
-                fields: j.behind_fields.clone(),
+                .and_then(evidence::failing_container)
+                .map(Box::new),
+            behind: j.behind.then(|| {
+                Box::new(Behind {
+                    image: v.image().unwrap_or_default().to_string(),
+                    cluster_image: cluster_image.unwrap_or_default().to_string(),
+                    fields: j.behind_fields.clone(),
+                })
             }),
         },
     }

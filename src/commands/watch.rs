@@ -695,7 +695,7 @@ mod tests {
                 "the last exit (status -o wide)",
                 |r| {
                     r.clusters[0].nodes[0].facts.failing_container =
-                        Some(crate::report::FailingContainer {
+                        Some(Box::new(crate::report::FailingContainer {
                             name: "server".into(),
                             restarts: 3,
                             last: Some(crate::report::Termination {
@@ -705,7 +705,7 @@ mod tests {
                                 signal: None,
                                 finished_at: None,
                             }),
-                        })
+                        }))
                 },
                 true,
             ),

@@ -351,7 +351,11 @@ fn failing_container_and_its_last_termination() {
         // t(0) is 2026-11-29T10:00:00Z, a minute after `finished`.
         let r = judge(&c.snapshot(), t(0));
         let got = node(&r, N);
-        assert_eq!(got.facts.failing_container, want_failing, "{case}");
+        assert_eq!(
+            got.facts.failing_container.as_deref(),
+            want_failing.as_ref(),
+            "{case}"
+        );
         assert_eq!(
             got.evidence
                 .first()
