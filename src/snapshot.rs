@@ -19,10 +19,10 @@ pub(crate) use group::{cluster_label, event_subjects, node_cluster};
 pub use mirror::{LIVE_CONFIG_KEYS, SpecField};
 
 pub use objects::{
-    ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, Labels, Meta,
+    ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, KeptMap, Meta,
     Pod, PodCondition, PodStatus, StatefulSet, StatefulSetStatus,
 };
-pub(crate) use objects::{LABELS_READ, LabelKeys, Metadata, meta as kept_meta};
+pub(crate) use objects::{KeptKeys, LABELS_READ, Metadata, meta as kept_meta};
 pub use view::Duplicate;
 pub(crate) use view::Unread;
 
@@ -552,19 +552,38 @@ pub(crate) enum WorkloadKind {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NodeLabels;
 
-impl LabelKeys for NodeLabels {
-    const KEYS: [&'static str; 3] = [
+impl KeptKeys for NodeLabels {
+    const KEYS: &'static [&'static str] = &[
         keys::LABEL_CLUSTER,
         keys::LABEL_SHARD_INDEX,
         keys::LABEL_NODE_INDEX,
     ];
 }
 
+/// The annotations read of a ValkeyNode: P1's two, a later operator's
+/// observed role, and the plugin's trace of a grant by hand. Nothing reads
+/// a node's annotations but by one of these keys (`ValkeyNode::annotation`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeAnnotations;
+
+impl KeptKeys for NodeAnnotations {
+    const KEYS: &'static [&'static str] = &[
+        keys::ANN_DESIRED,
+        keys::ANN_PERMIT,
+        keys::ANN_OBSERVED_ROLE,
+        keys::ANN_GRANTED_REVISION,
+        keys::ANN_GRANTED_BY,
+        keys::ANN_GRANTED_AT,
+        keys::ANN_REASON,
+    ];
+}
+
 /// A ValkeyNode's metadata as the snapshot keeps it: a k8s-openapi
 /// `ObjectMeta`'s fields the plugin reads, of its labels those of
-/// [`NodeLabels`] (the others are read, as strings, and dropped). Its own
-/// type for the labels: a B-tree's first leaf is 544 bytes however few
-/// labels it holds, and the operator gives each node eight (issue 33).
+/// [`NodeLabels`] and of its annotations those of [`NodeAnnotations`] (the
+/// others are read, as strings, and dropped). Its own type for both: a
+/// B-tree's first leaf is 544 bytes however few entries it holds, and the
+/// operator gives each node eight labels (issue 33).
 /// Finalizers, `generateName` and the like are not read, nor checked.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -583,10 +602,10 @@ pub struct NodeMeta {
     pub creation_timestamp: Option<Time>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<Time>,
-    #[serde(skip_serializing_if = "Labels::is_empty")]
-    pub labels: Labels<NodeLabels>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<std::collections::BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "KeptMap::is_empty")]
+    pub labels: KeptMap<NodeLabels>,
+    #[serde(skip_serializing_if = "KeptMap::is_empty")]
+    pub annotations: KeptMap<NodeAnnotations>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub owner_references: Option<Vec<OwnerReference>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -622,11 +641,7 @@ impl ValkeyNode {
         self.metadata.labels.get(key)
     }
     pub(crate) fn annotation(&self, key: &str) -> Option<&str> {
-        self.metadata
-            .annotations
-            .as_ref()?
-            .get(key)
-            .map(String::as_str)
+        self.metadata.annotations.get(key)
     }
     pub(crate) fn cluster_label(&self) -> Option<&str> {
         self.label(keys::LABEL_CLUSTER)

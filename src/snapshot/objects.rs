@@ -138,101 +138,124 @@ pub struct Meta {
     pub creation_timestamp: Option<Time>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<Time>,
-    #[serde(skip_serializing_if = "Labels::is_empty")]
-    pub labels: Labels,
+    #[serde(skip_serializing_if = "KeptMap::is_empty")]
+    pub labels: KeptMap<PodLabels>,
 }
 
-/// Which labels a [`Labels`] keeps: those a kind's readers read.
-pub trait LabelKeys {
-    const KEYS: [&'static str; 3];
+/// Which keys a [`KeptMap`] keeps: the labels (or annotations) of a kind
+/// that its readers read.
+pub trait KeptKeys {
+    const KEYS: &'static [&'static str];
 }
 
 /// The labels read of a pod or a workload ([`LABELS_READ`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PodLabels;
 
-impl LabelKeys for PodLabels {
-    const KEYS: [&'static str; 3] = LABELS_READ;
+impl KeptKeys for PodLabels {
+    const KEYS: &'static [&'static str] = &LABELS_READ;
 }
 
-/// The labels of `K::KEYS` an object has, each in its own slot; any other
-/// label is not kept. Written as the API writes labels (a map), and read
-/// so: every label's value must be a string, kept or not.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Labels<K = PodLabels>([Option<Box<str>>; 3], std::marker::PhantomData<K>);
+/// The labels (or annotations) of `K::KEYS` an object has, by the place of
+/// their key in `K::KEYS`, in one list at its own size; any other key is
+/// not kept. A k8s-openapi `BTreeMap` is a 544-byte leaf however few
+/// entries it holds (issue 33). Written as the API writes labels (a map),
+/// and read so: every value must be a string, kept or not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptMap<K>(Box<[(u8, Box<str>)]>, std::marker::PhantomData<K>);
 
-impl<K: LabelKeys> Labels<K> {
-    /// The value of label `key`; None when the object has none, or when
-    /// `key` is not one of `K::KEYS` (never kept).
-    pub fn get(&self, key: &str) -> Option<&str> {
-        let at = K::KEYS.iter().position(|k| *k == key)?;
-        self.0[at].as_deref()
+impl<K> Default for KeptMap<K> {
+    fn default() -> Self {
+        KeptMap(Box::default(), std::marker::PhantomData)
     }
+}
 
-    /// Sets label `key`; a label not in `K::KEYS` is not kept.
-    pub fn insert(&mut self, key: impl AsRef<str>, value: impl Into<Box<str>>) {
-        let key = key.as_ref();
-        if let Some(at) = K::KEYS.iter().position(|k| *k == key) {
-            self.0[at] = Some(value.into());
-        }
-    }
-
-    /// Takes label `key` away.
-    pub fn remove(&mut self, key: &str) {
-        if let Some(at) = K::KEYS.iter().position(|k| *k == key) {
-            self.0[at] = None;
-        }
-    }
-
-    /// The labels kept, in `K::KEYS` order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
+impl<K: KeptKeys> KeptMap<K> {
+    fn slot(key: &str) -> Option<u8> {
         K::KEYS
             .iter()
-            .zip(&self.0)
-            .filter_map(|(k, v)| v.as_deref().map(|v| (*k, v)))
+            .position(|k| *k == key)
+            .and_then(|at| u8::try_from(at).ok())
+    }
+
+    /// The value of `key`; None when the object has none, or when `key`
+    /// is not one of `K::KEYS` (never kept).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        let slot = Self::slot(key)?;
+        self.0.iter().find(|(s, _)| *s == slot).map(|(_, v)| &**v)
+    }
+
+    /// Sets `key`; a key not in `K::KEYS` is not kept.
+    pub fn insert(&mut self, key: impl AsRef<str>, value: impl Into<Box<str>>) {
+        let Some(slot) = Self::slot(key.as_ref()) else {
+            return;
+        };
+        let mut entries: Vec<(u8, Box<str>)> = std::mem::take(&mut self.0).into_vec();
+        entries.retain(|(s, _)| *s != slot);
+        entries.push((slot, value.into()));
+        entries.sort_by_key(|(s, _)| *s);
+        self.0 = entries.into_boxed_slice();
+    }
+
+    /// Takes `key` away.
+    pub fn remove(&mut self, key: &str) {
+        if let Some(slot) = Self::slot(key) {
+            let mut entries = std::mem::take(&mut self.0).into_vec();
+            entries.retain(|(s, _)| *s != slot);
+            self.0 = entries.into_boxed_slice();
+        }
+    }
+
+    /// The entries kept, in `K::KEYS` order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.0
+            .iter()
+            .filter_map(|(s, v)| K::KEYS.get(usize::from(*s)).map(|k| (*k, &**v)))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.iter().all(Option::is_none)
+        self.0.is_empty()
     }
 }
 
-impl<K: LabelKeys, N: AsRef<str>, V: AsRef<str>> FromIterator<(N, V)> for Labels<K> {
-    fn from_iter<I: IntoIterator<Item = (N, V)>>(labels: I) -> Labels<K> {
-        let mut kept = Labels(Default::default(), std::marker::PhantomData);
-        for (k, v) in labels {
-            kept.insert(k.as_ref(), v.as_ref());
-        }
-        kept
+impl<K: KeptKeys, N: AsRef<str>, V: AsRef<str>> FromIterator<(N, V)> for KeptMap<K> {
+    fn from_iter<I: IntoIterator<Item = (N, V)>>(entries: I) -> KeptMap<K> {
+        let mut kept: Vec<(u8, Box<str>)> = entries
+            .into_iter()
+            .filter_map(|(k, v)| Some((Self::slot(k.as_ref())?, v.as_ref().into())))
+            .collect();
+        kept.sort_by_key(|(s, _)| *s);
+        kept.dedup_by_key(|(s, _)| *s);
+        KeptMap(kept.into_boxed_slice(), std::marker::PhantomData)
     }
 }
 
-impl<K: LabelKeys> Serialize for Labels<K> {
+impl<K: KeptKeys> Serialize for KeptMap<K> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.iter())
     }
 }
 
-impl<'de, K: LabelKeys> Deserialize<'de> for Labels<K> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Labels<K>, D::Error> {
+impl<'de, K: KeptKeys> Deserialize<'de> for KeptMap<K> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<KeptMap<K>, D::Error> {
         struct Visit<K>(std::marker::PhantomData<K>);
-        impl<'de, K: LabelKeys> serde::de::Visitor<'de> for Visit<K> {
-            type Value = Labels<K>;
+        impl<'de, K: KeptKeys> serde::de::Visitor<'de> for Visit<K> {
+            type Value = KeptMap<K>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a map")
             }
-            fn visit_unit<E>(self) -> Result<Labels<K>, E> {
-                Ok(Labels(Default::default(), std::marker::PhantomData))
+            fn visit_unit<E>(self) -> Result<KeptMap<K>, E> {
+                Ok(KeptMap::default())
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<Labels<K>, A::Error> {
-                let mut kept = Labels(Default::default(), std::marker::PhantomData);
+            ) -> Result<KeptMap<K>, A::Error> {
+                let mut kept = Vec::new();
                 while let Some((k, v)) = map.next_entry::<String, String>()? {
-                    kept.insert(&k, v);
+                    kept.push((k, v));
                 }
-                Ok(kept)
+                Ok(kept.into_iter().collect())
             }
         }
         d.deserialize_any(Visit(std::marker::PhantomData))

@@ -29,7 +29,7 @@
 //! caller reads the page the whole way, which also names a broken field as
 //! before. `value` slims the JSON the watch stores to the same fields.
 
-use crate::snapshot::{self, LabelKeys, Snapshot, ValkeyCluster, ValkeyNode};
+use crate::snapshot::{self, KeptKeys, Snapshot, ValkeyCluster, ValkeyNode};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus, StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::{Event, Pod, PodStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
@@ -43,8 +43,21 @@ use std::collections::BTreeMap;
 /// is read from, the permit annotation, P1, and `spec.workloadRevision`,
 /// P2; and `status.role`, the time the role was written, docs/roles.md)
 /// it owns, as the number `snapshot::owns` reads; every entry
-/// stays, so "no entry owns the permit" still reads so.
+/// stays, so "no entry owns the permit" still reads so. Its lists are
+/// cut to their own size: read from JSON, which does not say how long a
+/// list is, a list of one or two has room for four (some 900 bytes a node
+/// of the operator's: two managedFields entries, an owner reference, two
+/// conditions; issue 33).
 pub fn node(n: &mut ValkeyNode) {
+    if let Some(entries) = &mut n.metadata.managed_fields {
+        entries.shrink_to_fit();
+    }
+    if let Some(owners) = &mut n.metadata.owner_references {
+        owners.shrink_to_fit();
+    }
+    if let Some(status) = &mut n.status {
+        status.conditions.shrink_to_fit();
+    }
     for entry in n.metadata.managed_fields.iter_mut().flatten() {
         entry.api_version = None;
         entry.fields_type = None;
@@ -59,9 +72,12 @@ pub fn node(n: &mut ValkeyNode) {
 /// object is read again as a file's is, and [`node`] slims it then).
 pub(crate) fn node_stored(meta: &mut ObjectMeta) {
     use serde_json::{Map, Value};
-    // Of its labels, those read (`snapshot::NodeLabels`).
+    // Of its labels and annotations, those read (`snapshot::NodeMeta`).
     if let Some(labels) = &mut meta.labels {
         labels.retain(|k, _| snapshot::NodeLabels::KEYS.contains(&k.as_str()));
+    }
+    if let Some(annotations) = &mut meta.annotations {
+        annotations.retain(|k, _| snapshot::NodeAnnotations::KEYS.contains(&k.as_str()));
     }
     for entry in meta.managed_fields.iter_mut().flatten() {
         entry.api_version = None;
