@@ -859,7 +859,12 @@ mod tests {
             kept_statuses
                 .iter()
                 .map(|c| {
-                    let (state, last) = (c.state.as_deref(), c.last_state.as_deref());
+                    // Compared as written: the kept state is the
+                    // snapshot's own type (its termination boxed).
+                    let json = |s: Option<&crate::snapshot::ContainerState>| {
+                        s.map(|s| serde_json::to_value(s).expect("a state"))
+                    };
+                    let (state, last) = (json(c.state.as_deref()), json(c.last_state.as_deref()));
                     (&c.name, c.ready, c.restart_count, state, last)
                 })
                 .collect::<Vec<_>>(),
@@ -867,8 +872,10 @@ mod tests {
             statuses
                 .iter()
                 .map(|c| {
-                    fn said(s: &Option<ContainerState>) -> Option<&ContainerState> {
-                        s.as_ref().filter(|s| **s != ContainerState::default())
+                    fn said(s: &Option<ContainerState>) -> Option<serde_json::Value> {
+                        s.as_ref()
+                            .filter(|s| **s != ContainerState::default())
+                            .map(|s| serde_json::to_value(s).expect("a state"))
                     }
                     (
                         &c.name,
