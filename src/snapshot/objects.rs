@@ -470,4 +470,51 @@ mod tests {
         assert!(std::mem::size_of::<ContainerStatus>() <= 64);
         assert!(std::mem::size_of::<ContainerState>() <= 96);
     }
+
+    /// A kept map holds the keys its kind reads, in their order, at its
+    /// own size; every value must be a string, kept or not; `null` is no
+    /// labels; it writes back as the API's map of what it kept.
+    #[test]
+    fn a_kept_map_holds_the_keys_read_and_checks_every_value() {
+        let read = |v: serde_json::Value| serde_json::from_value::<KeptMap<PodLabels>>(v);
+        let labels = read(json!({"app": "x", "controller-revision-hash": "r1",
+                                 "valkey.io/cluster": "cache"}))
+        .expect("labels");
+        assert_eq!(
+            labels.iter().collect::<Vec<_>>(),
+            [
+                ("valkey.io/cluster", "cache"),
+                ("controller-revision-hash", "r1")
+            ]
+        );
+        assert_eq!(labels.get("app"), None);
+        assert_eq!(labels.get(keys::LABEL_CLUSTER), Some("cache"));
+        assert_eq!(
+            serde_json::to_value(&labels).expect("written"),
+            json!({"valkey.io/cluster": "cache", "controller-revision-hash": "r1"})
+        );
+        assert!(read(json!(null)).expect("null").is_empty());
+        for broken in [
+            json!({"app": 7}),
+            json!({"valkey.io/cluster": ["a"]}),
+            json!(5),
+        ] {
+            let e = read(broken.clone()).expect_err("refused");
+            assert!(e.to_string().contains("expected"), "{broken}: {e}");
+        }
+        let mut edited = labels.clone();
+        edited.insert(keys::LABEL_INSTANCE, "cache-0-0");
+        edited.insert("app", "not kept");
+        edited.remove(keys::LABEL_CLUSTER);
+        assert_eq!(
+            edited.iter().collect::<Vec<_>>(),
+            [
+                ("app.kubernetes.io/instance", "cache-0-0"),
+                ("controller-revision-hash", "r1")
+            ]
+        );
+        // One pointer and a length, not a 544-byte B-tree leaf (issue 33).
+        assert_eq!(std::mem::size_of::<KeptMap<PodLabels>>(), 16);
+        assert!(std::mem::size_of::<Meta>() <= 208);
+    }
 }

@@ -787,6 +787,61 @@ mod tests {
         );
     }
 
+    /// A ValkeyNode keeps of its metadata the labels and annotations read,
+    /// of each managedFields entry not its apiVersion and fieldsType, and
+    /// its lists at their own size, either way it is read (issue 33).
+    #[test]
+    fn a_nodes_metadata_keeps_what_is_read_at_its_own_size() {
+        let mut page = pages()[4].2.clone();
+        let item = &mut page["items"][0];
+        item["metadata"]["labels"] = json!({"valkey.io/cluster": "cache", "valkey.io/shard-index": "0",
+            "valkey.io/node-index": "1", "app.kubernetes.io/name": "valkey"});
+        item["metadata"]["annotations"] = json!({"valkey.io/desired-workload-revision": "h2",
+            "kubectl.kubernetes.io/last-applied-configuration": "{}"});
+        item["metadata"]["managedFields"] = json!([
+            {"manager": "manager", "operation": "Update", "apiVersion": "valkey.io/v1alpha1",
+             "time": "2026-11-29T10:00:00Z", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:spec": {"f:image": {}}}},
+            {"manager": "manager", "operation": "Update", "apiVersion": "valkey.io/v1alpha1",
+             "time": "2026-11-29T10:00:01Z", "fieldsType": "FieldsV1", "subresource": "status",
+             "fieldsV1": {"f:status": {"f:role": {}}}}]);
+        item["status"]["conditions"] = json!([
+            {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-29T10:00:00Z"},
+            {"type": "LiveConfigApplied", "status": "True", "lastTransitionTime": "2026-11-29T10:00:00Z"}]);
+        let body = serde_json::to_vec(&page).expect("JSON");
+        let read = [
+            direct("ValkeyNode", &body).expect("read").0,
+            whole_way(&page, false),
+        ];
+        for s in &read {
+            let n = &s.nodes[0];
+            assert_eq!(
+                n.metadata.labels.iter().collect::<Vec<_>>(),
+                [
+                    ("valkey.io/cluster", "cache"),
+                    ("valkey.io/shard-index", "0"),
+                    ("valkey.io/node-index", "1")
+                ]
+            );
+            assert_eq!(
+                n.metadata.annotations.iter().collect::<Vec<_>>(),
+                [("valkey.io/desired-workload-revision", "h2")]
+            );
+            let entries = n.metadata.managed_fields.as_ref().expect("entries");
+            assert_eq!((entries.len(), entries.capacity()), (2, 2));
+            assert!(
+                entries
+                    .iter()
+                    .all(|e| e.api_version.is_none() && e.fields_type.is_none())
+            );
+            let owners = n.metadata.owner_references.as_ref().expect("owners");
+            assert_eq!((owners.len(), owners.capacity()), (1, 1));
+            let conditions = &n.status.as_ref().expect("status").conditions;
+            assert_eq!((conditions.len(), conditions.capacity()), (2, 2));
+        }
+        assert_eq!(read[0], read[1]);
+    }
+
     #[test]
     fn a_pods_conditions_not_read_are_not_kept() {
         let mut page = pages()[0].2.clone();
