@@ -20,7 +20,7 @@ pub use mirror::{LIVE_CONFIG_KEYS, SpecField};
 
 pub use objects::{
     ContainerState, ContainerStatus, Deployment, DeploymentSpec, DeploymentStatus, KeptMap, Meta,
-    Pod, PodCondition, PodStatus, StatefulSet, StatefulSetStatus,
+    Pod, PodCondition, PodLabels, PodStatus, StatefulSet, StatefulSetStatus,
 };
 pub(crate) use objects::{KeptKeys, LABELS_READ, Metadata, meta as kept_meta};
 pub use view::Duplicate;

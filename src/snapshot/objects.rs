@@ -132,7 +132,7 @@ pub(crate) const POD_CONDITIONS_READ: [&str; 2] = [keys::COND_READY, "PodSchedul
 /// Metadata of a pod or a workload as the snapshot keeps it: its name,
 /// namespace, uid and resourceVersion (the preconditions of a delete),
 /// generation, creation and deletion times, and of its labels those in
-/// [`LABELS_READ`]. Annotations, owner references, finalizers and
+/// [`PodLabels`]. Annotations, owner references, finalizers and
 /// managedFields are not read. Not a k8s-openapi `ObjectMeta`: that is 360
 /// bytes inline, and its labels a B-tree whose first leaf alone is 544
 /// bytes, for the three labels kept (issue 33: 10,000 pods and as many
@@ -164,7 +164,7 @@ pub trait KeptKeys {
     const KEYS: &'static [&'static str];
 }
 
-/// The labels read of a pod or a workload ([`LABELS_READ`]).
+/// The labels read of a pod or a workload: its cluster, its node and its StatefulSet revision.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PodLabels;
 

@@ -7,7 +7,9 @@
 //! - ValkeyCluster, ValkeyNode: the crate's own types (only the fields the
 //!   plugin reads), managedFields included: grant times and spec edits are
 //!   read from them. A ValkeyNode's entries keep, of the fields they own,
-//!   only the permit's and `status.role` ([`node`]).
+//!   only the permit's and `status.role` ([`node`]); of its labels and
+//!   annotations it keeps those read (`snapshot::NodeMeta`), and its lists
+//!   at their own size.
 //! - Pod, StatefulSet, Deployment: the snapshot's own slim forms
 //!   ([`crate::snapshot::Pod`] and the others say what they keep), made
 //!   from the k8s-openapi objects by `From`.
