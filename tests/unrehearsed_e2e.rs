@@ -231,6 +231,20 @@ impl Rig {
         self.op.last_write().max(self.previous_write)
     }
 
+    /// The last write accepted before `t`: one accepted while a run reads
+    /// may land after the read of its object, so only those before the run
+    /// began are sure to be seen.
+    fn last_write_before(&self, t: Instant) -> Option<Instant> {
+        let ours = self
+            .op
+            .writes()
+            .iter()
+            .rev()
+            .find(|e| e.outcome == Outcome::Accepted && e.at <= t)
+            .map(|e| e.at);
+        ours.max(self.previous_write)
+    }
+
     fn fail(&mut self, why: String) {
         // The last runs and steps first: a CI log keeps only the head.
         let last = &self.runs[self.runs.len().saturating_sub(6)..];
@@ -308,7 +322,7 @@ impl Rig {
             }
         }
         self.judge_roles(&c, &log, change_before, begun);
-        self.judge_silence(&c, ended);
+        self.judge_silence(&c, begun, ended);
         c
     }
 
@@ -351,10 +365,12 @@ impl Rig {
         }
     }
 
-    /// A named silent operator must have been silent that long: no
-    /// accepted write in the `quietForSeconds` (less a second of rounding)
-    /// before the run ended.
-    fn judge_silence(&mut self, c: &Value, ended: Instant) {
+    /// A named silent operator must have been silent that long: no write
+    /// accepted before the run began in the `quietForSeconds` (less a
+    /// second of rounding) before the run ended. A write accepted during
+    /// the run may be missed (the run read its object first): a restarted
+    /// operator's first writes can land while a run reads.
+    fn judge_silence(&mut self, c: &Value, begun: Instant, ended: Instant) {
         let o = &c["operator"];
         if o.is_null() {
             return;
@@ -374,7 +390,7 @@ impl Rig {
         }
         let quiet = o["quietForSeconds"].as_u64().unwrap_or(0);
         let silent_for = self
-            .last_write()
+            .last_write_before(begun)
             .map_or(u64::MAX, |w| ended.duration_since(w).as_secs());
         if quiet <= GRACE || quiet > silent_for + 1 {
             self.fail(format!(
