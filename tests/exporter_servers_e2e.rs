@@ -263,8 +263,33 @@ async fn shards_at_risk_and_servers_unread_follow_the_servers() {
         "-v 8 did not log the Secret's GET:\n{log}"
     );
     no_password(&pw, "the exporter's log", &log);
-
     hanging.abort();
     let _ = hanging.await;
+
+    // In its place, a server answering INFO with 50,000 levels of nested
+    // arrays (issue 42: 16,384 aborted the exporter, its workers' stacks
+    // being small): that one server is a bad reply, the exporter lives on
+    // and the other three are read.
+    let listener = tokio::net::TcpListener::bind((ip01.as_str(), PORT))
+        .await
+        .expect("bind the deep server");
+    let deep = tokio::spawn(Fake::Deep.serve(listener));
+    let (bad, _) = until(&exporter, &pw, "one server a bad reply", BOUND, |m| {
+        m.value(
+            "valkey_roll_servers_unread",
+            &[labels[0], labels[1], ("reason", "bad_reply")],
+        ) == Some(1.0)
+    })
+    .await;
+    assert_eq!(
+        bad.value("valkey_roll_servers_read", &labels),
+        Some(3.0),
+        "{}",
+        bad.text
+    );
+    assert_eq!(bad.verdict(&labels).as_deref(), Some("Converged"));
+    until(&exporter, &pw, "a scrape after it", BOUND, |_| true).await;
+    deep.abort();
+    let _ = deep.await;
     op.stop().await;
 }

@@ -11,6 +11,7 @@ pub(crate) mod live;
 pub(crate) mod logs;
 pub(crate) mod operator;
 pub(crate) mod requests;
+mod resp;
 pub(crate) mod select;
 pub(crate) mod servers;
 pub mod slim;

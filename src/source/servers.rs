@@ -35,6 +35,7 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::live::Live;
+use super::resp::Shape;
 use crate::snapshot::{ClusterKey, LinkStatus, ServerReading, ServerRole, Snapshot, keys};
 pub(crate) use crate::snapshot::{
     ClusterServers, EXPORTER_USER, Failure, VALKEY_PORT, secret_name,
@@ -514,22 +515,26 @@ where
 }
 
 /// Reads until one whole frame is in `buf`, at most
-/// [`Bounds::reply_bytes`]; what follows it stays in `buf`.
+/// [`Bounds::reply_bytes`] and within [`super::resp`]'s depth and element
+/// bounds; what follows it stays in `buf`.
 async fn reply<S>(stream: &mut S, buf: &mut Vec<u8>, bounds: Bounds) -> Result<OwnedFrame, Failure>
 where
     S: AsyncRead + Unpin,
 {
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
-        if !buf.is_empty() {
-            match decode(buf) {
+        // The codec recurses once per level of nesting: it only sees a
+        // frame whose depth and size the scan has bounded (source::resp).
+        match super::resp::scan(buf) {
+            Shape::Whole { len } => match decode(&buf[..len]) {
                 Ok(Some((frame, used))) => {
                     buf.drain(..used);
                     return Ok(frame);
                 }
-                Ok(None) => {}
-                Err(_) => return Err(Failure::BadReply),
-            }
+                Ok(None) | Err(_) => return Err(Failure::BadReply),
+            },
+            Shape::Partial => {}
+            Shape::Bad => return Err(Failure::BadReply),
         }
         if buf.len() >= bounds.reply_bytes {
             return Err(Failure::TooLarge);
@@ -730,6 +735,28 @@ mod tests {
             reply(&mut garbage, &mut buf, bounds).await,
             Err(Failure::BadReply)
         );
+        // 50,000 levels of arrays (200 KB, under the byte bound): a bad
+        // reply, read on a thread with a small stack (the exporter's
+        // workers have less than the main thread's), where the codec's
+        // recursion aborted the process before.
+        let deep = "*1\r\n".repeat(50_000).into_bytes();
+        let wide = Bounds {
+            reply_bytes: 4 * 1024 * 1024,
+            ..bounds
+        };
+        let on_small_stack = std::thread::Builder::new()
+            .stack_size(128 * 1024)
+            .spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .unwrap();
+                let mut buf = Vec::new();
+                rt.block_on(reply(&mut deep.as_slice(), &mut buf, wide))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(on_small_stack, Err(Failure::BadReply));
         let mut short: &[u8] = b"$10\r\nabc";
         buf.clear();
         assert_eq!(

@@ -171,6 +171,10 @@ pub enum Fake {
     Huge,
     /// Closes every connection as it comes.
     Close,
+    /// Takes AUTH, then answers INFO with 50,000 levels of nested arrays
+    /// (`*1\r\n` each: 200 KB, under the reply's byte bound), which a
+    /// decoder that recurses per level cannot survive.
+    Deep,
 }
 
 impl Fake {
@@ -191,6 +195,13 @@ impl Fake {
                         let _ = conn
                             .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
                             .await;
+                        while matches!(conn.read(&mut buf).await, Ok(n) if n > 0) {}
+                    }
+                    Fake::Deep => {
+                        let _ = conn.read(&mut buf).await;
+                        let _ = conn.write_all(b"+OK\r\n").await;
+                        let _ = conn.read(&mut buf).await;
+                        let _ = conn.write_all(&b"*1\r\n".repeat(50_000)).await;
                         while matches!(conn.read(&mut buf).await, Ok(n) if n > 0) {}
                     }
                     Fake::Huge => {
