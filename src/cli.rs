@@ -303,6 +303,12 @@ pub struct SteerArgs {
     /// The protocol to assume for a cluster whose protocol is unknown
     #[arg(long, value_enum, value_name = "P1|P2")]
     pub protocol: Option<ProtocolArg>,
+    /// Read the servers of the node's cluster before planning (as the
+    /// read-only user _exporter): through the API server's port-forward,
+    /// straight to the pod IPs (direct), or not at all (off: decided from
+    /// the API alone, and the plan says so)
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = ServersArg::PortForward, require_equals = true)]
+    pub servers: ServersArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -370,6 +376,10 @@ pub struct ForceArgs {
     /// Write `*`
     #[arg(long)]
     pub any: bool,
+    /// Go on though the servers say this shard (its number, typed out)
+    /// would be left with no synced replica: what no replica has may be lost
+    #[arg(long, value_name = "SHARD")]
+    pub unsafe_shard: Option<u32>,
     #[command(flatten)]
     pub steer: SteerArgs,
 }

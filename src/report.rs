@@ -539,6 +539,14 @@ pub struct NodeServer {
     /// A replica's replication link; null for a primary.
     pub link: Option<crate::snapshot::LinkStatus>,
     pub syncing: Option<bool>,
+    /// A replica synced by the operator's own rule (its link up, its
+    /// myself line not flagged failing); null for a primary.
+    pub synced: Option<bool>,
+    /// A replica's replication offset behind its shard's primary (by the
+    /// servers), in bytes; null where either offset was not read.
+    pub lag_bytes: Option<u64>,
+    /// When its server answered.
+    pub observed_at: Option<Timestamp>,
 }
 
 /// A replica of a shard as its server says it (null link: not read).
@@ -548,6 +556,16 @@ pub struct ReplicaLink {
     pub node: String,
     pub link: Option<crate::snapshot::LinkStatus>,
     pub syncing: Option<bool>,
+    /// Its offset behind the primary's, in bytes, where both were read.
+    pub lag_bytes: Option<u64>,
+    /// The failing flag of its myself line (`fail`, `fail?`, `pfail`), which
+    /// makes a replica with its link up not synced; for the words only.
+    #[serde(skip)]
+    pub flagged: Option<String>,
+    /// Why its server's word is not had: its reading's error, or why the
+    /// reading does not count (`None`: read and counted); words only.
+    #[serde(skip)]
+    pub unread: Option<ServerNote>,
     /// Since when it has been down, as far as the API tells (its pod's
     /// restart or turn to not Ready); for the words only.
     #[serde(skip)]
@@ -702,6 +720,9 @@ pub struct NodeFacts {
     pub pod_superseded_not_ready: bool,
     /// With failure evidence from the pod: the container that fails.
     pub failing_container: Option<Box<FailingContainer>>,
+    /// Where its cluster's servers were read: why its own server's word is
+    /// not had (or that it is an empty primary). Boxed: rare.
+    pub server_unread: Option<Box<ServerNote>>,
 }
 
 /// A node the walk has not reached in a Spec-driven roll.

@@ -149,6 +149,9 @@ pub mod keys {
     pub const ANN_GRANTED_BY: &str = "valkey-roll.io/granted-by";
     pub const ANN_GRANTED_AT: &str = "valkey-roll.io/granted-at";
     pub const ANN_REASON: &str = "valkey-roll.io/reason";
+    /// What the servers of the node's shard said when it was granted by
+    /// hand, in one line (docs/plugin.md, "Steering with the servers' word").
+    pub const ANN_SERVERS: &str = "valkey-roll.io/servers";
     /// Prefix of every annotation the plugin writes (never a protocol marker).
     pub const PLUGIN_PREFIX: &str = "valkey-roll.io/";
 
@@ -575,6 +578,7 @@ impl KeptKeys for NodeAnnotations {
         keys::ANN_GRANTED_BY,
         keys::ANN_GRANTED_AT,
         keys::ANN_REASON,
+        keys::ANN_SERVERS,
     ];
 }
 
@@ -788,6 +792,11 @@ pub struct ServerReading {
     /// Why the server could not be read; None: it was.
     #[serde(default)]
     pub error: Option<String>,
+    /// INFO replication's offset: a primary's `master_repl_offset`, a
+    /// replica's `slave_repl_offset` (how far it has applied its primary's
+    /// stream). Their gap is a synced replica's lag in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repl_offset: Option<u64>,
 }
 
 impl ServerReading {
@@ -797,8 +806,11 @@ impl ServerReading {
     pub(crate) fn all_say_the_same(before: &[ServerReading], now: &[ServerReading]) -> bool {
         before.len() == now.len()
             && before.iter().zip(now).all(|(b, n)| {
+                // Offsets move with every write a primary takes: news only
+                // to a plan, which reads the servers itself.
                 ServerReading {
                     observed_at: n.observed_at.clone(),
+                    repl_offset: n.repl_offset,
                     ..b.clone()
                 } == *n
             })

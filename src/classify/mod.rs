@@ -310,6 +310,10 @@ fn classify_cluster(
             let server = servers.as_ref().and_then(|s| s.node_server(j.name()));
             let mut report = node_report(j, position, &holders, front, side.image, now, threshold);
             report.server = server;
+            report.facts.server_unread = servers
+                .as_ref()
+                .and_then(|s| s.node_note(j.name()))
+                .map(Box::new);
             report
         })
         .collect();
@@ -559,6 +563,7 @@ fn node_report(
             resource_version: v.node.metadata.resource_version.clone(),
             cluster_by_owner: v.node.in_cluster_by_owner(),
             pod_superseded_not_ready: v.pod_superseded_not_ready(),
+            server_unread: None,
             failing_container: v
                 .pod
                 .filter(|_| j.findings.iter().any(|e| e.kind.is_failure()))

@@ -61,6 +61,9 @@ struct Member<'a> {
     /// The role the API's evidence gave it, and where from.
     api_role: Option<Role>,
     api_source: Option<RoleSource>,
+    /// Why its own server's word is not had (None: read and counted, or
+    /// an empty primary's note, which says its word).
+    note: Option<ServerNote>,
 }
 
 /// The servers' facts about one cluster; built only when some reading
@@ -84,15 +87,15 @@ fn host(address: &str) -> &str {
     }
 }
 
+/// The CLUSTER NODES flags that make a replica not synced.
+const FAILING: [&str; 3] = ["fail", "fail?", "pfail"];
+
 /// Synced by the operator's rule: a replica whose link is up and whose
 /// myself line is not flagged failing.
 fn synced(r: &ServerReading) -> bool {
     r.role == Some(ServerRole::Replica)
         && r.link == Some(LinkStatus::Up)
-        && !r
-            .flags
-            .iter()
-            .any(|f| matches!(f.as_str(), "fail" | "fail?" | "pfail"))
+        && !r.flags.iter().any(|f| FAILING.contains(&f.as_str()))
 }
 
 fn role_of(r: ServerRole) -> Role {
@@ -222,6 +225,7 @@ impl<'a> Servers<'a> {
                 address,
                 api_role: roles.nodes.get(i).and_then(|r| r.role),
                 api_source: roles.nodes.get(i).and_then(|r| r.source),
+                note: None,
             });
             notes.push(note);
         }
@@ -325,6 +329,9 @@ impl<'a> Servers<'a> {
             }
         }
 
+        for (m, note) in members.iter_mut().zip(&notes) {
+            m.note = note.clone();
+        }
         let read = members.iter().filter(|m| m.counted.is_some()).count();
         Some(Servers {
             read: ServersRead {
@@ -343,12 +350,32 @@ impl<'a> Servers<'a> {
 
     /// What `node`'s own server says, where its reading counts.
     pub(crate) fn node_server(&self, node: &str) -> Option<NodeServer> {
-        let r = self.member(node)?.counted?;
+        let m = self.member(node)?;
+        let r = m.counted?;
+        let replica = r.role == Some(ServerRole::Replica);
         Some(NodeServer {
             role: r.role.map(role_of),
             link: r.link,
             syncing: r.syncing,
+            synced: replica.then(|| synced(r)),
+            lag_bytes: if replica { self.lag(m) } else { None },
+            observed_at: Some(r.observed_at.0),
         })
+    }
+
+    /// Why `node`'s own server's word is not had (its reading failed, is
+    /// missing, stale or another pod's), or that it is an empty primary.
+    pub(crate) fn node_note(&self, node: &str) -> Option<ServerNote> {
+        self.member(node)?.note.clone()
+    }
+
+    /// A replica's offset behind its shard's primary by the servers, in
+    /// bytes: both offsets read (the two readings are some milliseconds
+    /// apart, so a primary taking writes shows a small gap).
+    fn lag(&self, m: &Member<'a>) -> Option<u64> {
+        let p = *self.primaries.get(&m.shard?)?;
+        let primary = self.members[p].counted?.repl_offset?;
+        Some(primary.saturating_sub(m.counted?.repl_offset?))
     }
 
     /// The shard's replicas as their servers say them, and whether one is
@@ -374,6 +401,14 @@ impl<'a> Servers<'a> {
                 node: m.name.to_string(),
                 link: replica.and_then(|r| r.link),
                 syncing: replica.and_then(|r| r.syncing),
+                lag_bytes: replica.and_then(|_| self.lag(m)),
+                flagged: replica.and_then(|r| {
+                    r.flags
+                        .iter()
+                        .find(|f| FAILING.contains(&f.as_str()))
+                        .cloned()
+                }),
+                unread: m.note.clone(),
                 down_for: j
                     .and_then(super::risk::down_since)
                     .map(|t| secs(since(now, t))),
@@ -539,6 +574,7 @@ mod tests {
             flags: flags.iter().map(|f| f.to_string()).collect(),
             cluster_state: None,
             error: None,
+            repl_offset: None,
         }
     }
 

@@ -15,7 +15,9 @@ use crate::snapshot::Snapshot;
 use crate::source;
 use crate::steer::Steered;
 use crate::steer::exec::{self, Confirm, Options};
-use crate::steer::plan::{AccessFlags, Confirmation, Decision, DryRun, Request, Steer};
+use crate::steer::plan::{
+    AccessFlags, Confirmation, Decision, DryRun, Request, ServersAsked, Steer,
+};
 
 pub(crate) async fn grant(ctx: &Ctx, args: &GrantArgs) -> Result<Outcome> {
     let steer = Steer::Grant {
@@ -42,6 +44,7 @@ pub(crate) async fn force(ctx: &Ctx, args: &ForceArgs) -> Result<Outcome> {
         revision: args.revision.clone(),
         any: args.any,
         takeover: args.takeover,
+        unsafe_shard: args.unsafe_shard,
     };
     let reason = Some(args.reason.clone());
     run(ctx, steer, &args.node, reason, &args.steer).await
@@ -89,7 +92,8 @@ fn access_flags(global: &GlobalArgs) -> AccessFlags {
     }
 }
 
-/// Reads, settles the node's namespace, then plans: against a cluster the
+/// Reads (the servers of the node's cluster too, unless `--servers=off`),
+/// settles the node's namespace, then plans: against a cluster the
 /// executor goes on to send; from a file the plan is the answer.
 async fn run(
     ctx: &Ctx,
@@ -98,21 +102,40 @@ async fn run(
     reason: Option<String>,
     flags: &SteerArgs,
 ) -> Result<Outcome> {
-    let loaded = source::load(&ctx.target(), None).await?;
+    let mut loaded = source::load(&ctx.target(), None).await?;
+    let namespace = namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), node)?;
+    let transport = super::shared::transport(flags.servers);
+    let servers = match (&loaded.live, transport) {
+        (None, _) => ServersAsked::File,
+        (Some(_), None) => ServersAsked::Off,
+        (Some(live), Some(how)) => {
+            let cluster = cluster_of(&loaded.snapshot, &namespace, node);
+            exec::read_servers(
+                live,
+                &mut loaded.snapshot,
+                &namespace,
+                cluster.as_deref(),
+                how,
+            )
+            .await
+        }
+    };
     let request = Request {
         steer,
-        namespace: namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), node)?,
+        namespace,
         node: node.to_string(),
         reason,
         protocol_override: protocol(flags),
         dry_run: dry_run(flags),
         access: access_flags(&ctx.global),
+        servers,
     };
     let opts = Options {
         yes: flags.yes,
         interactive: ctx.stdin_is_terminal,
         stall_threshold: ctx.global.stall_threshold,
         now: ctx.global.now,
+        servers: transport,
     };
     let steered = match &loaded.live {
         Some(live) => {
@@ -142,6 +165,16 @@ async fn run(
         .stderr
         .insert_str(0, &render::notice::duplicate_warning(&loaded.duplicates));
     Ok(outcome)
+}
+
+/// The ValkeyCluster of node `node` in `namespace`, by its label or owner.
+fn cluster_of(snapshot: &Snapshot, namespace: &str, node: &str) -> Option<String> {
+    snapshot
+        .nodes
+        .iter()
+        .find(|n| n.namespace() == namespace && n.name() == node)
+        .and_then(|n| n.cluster_name())
+        .map(str::to_string)
 }
 
 /// The node's namespace: the one in view, else (a file read without `-n`,

@@ -133,21 +133,10 @@ pub(crate) fn partial_warning(unread: &[Unread]) -> String {
 /// cluster, naming why; the nodes they leave are judged from the API, as
 /// without `--servers`. Empty when every server asked was read.
 pub(crate) fn servers_unread(accounts: &[crate::snapshot::ClusterServers]) -> String {
-    use crate::snapshot::{EXPORTER_USER, Failure, secret_name};
     let mut out = String::new();
     for a in accounts {
-        let secret = secret_name(&a.cluster);
         if let Some(f) = &a.trouble {
-            let why = match f {
-                Failure::Forbidden => {
-                    format!("reading Secret {secret} is forbidden (RBAC: get on that one Secret)")
-                }
-                Failure::NoReadOnlyUser => format!(
-                    "no read-only user (Secret {secret} or its key {EXPORTER_USER} is missing; spec.exporter.enabled makes it)"
-                ),
-                Failure::Tls => "they speak TLS only (spec.networking.tls), and the operator's CA is in their certificate Secret beside their private key, which the plugin does not read".to_string(),
-                _ => format!("Secret {secret} could not be read"),
-            };
+            let why = cluster_unread(&a.cluster, f);
             out.push_str(&format!(
                 "warning: the servers of cluster {} were not read: {why}; judged from the API alone\n",
                 a.cluster
@@ -176,6 +165,22 @@ pub(crate) fn servers_unread(accounts: &[crate::snapshot::ClusterServers]) -> St
         ));
     }
     out
+}
+
+/// Why none of `cluster`'s servers could be read.
+pub(crate) fn cluster_unread(cluster: &str, f: &crate::snapshot::Failure) -> String {
+    use crate::snapshot::{EXPORTER_USER, Failure, secret_name};
+    let secret = secret_name(cluster);
+    match f {
+        Failure::Forbidden => {
+            format!("reading Secret {secret} is forbidden (RBAC: get on that one Secret)")
+        }
+        Failure::NoReadOnlyUser => format!(
+            "no read-only user (Secret {secret} or its key {EXPORTER_USER} is missing; spec.exporter.enabled makes it)"
+        ),
+        Failure::Tls => "they speak TLS only (spec.networking.tls), and the operator's CA is in their certificate Secret beside their private key, which the plugin does not read".to_string(),
+        _ => format!("Secret {secret} could not be read"),
+    }
 }
 
 fn server_failure(f: &crate::snapshot::Failure) -> &'static str {

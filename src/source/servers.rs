@@ -383,6 +383,7 @@ fn failed(ns: &str, t: &Target, f: Failure) -> ServerReading {
         flags: Vec::new(),
         cluster_state: None,
         error: Some(f.code().to_string()),
+        repl_offset: None,
     }
 }
 
@@ -565,6 +566,11 @@ fn apply_info(r: &mut ServerReading, info: &str) -> Result<(), Failure> {
         Some("slave") => Some(ServerRole::Replica),
         _ => return Err(Failure::BadReply),
     };
+    let offset = |name: &str| field(info, name).and_then(|v| v.parse::<u64>().ok());
+    r.repl_offset = match r.role {
+        Some(ServerRole::Replica) => offset("slave_repl_offset"),
+        _ => offset("master_repl_offset"),
+    };
     if r.role == Some(ServerRole::Replica) {
         r.primary_address = match (field(info, "master_host"), field(info, "master_port")) {
             (Some(h), Some(p)) => Some(format!("{h}:{p}")),
@@ -620,7 +626,7 @@ fn check(r: &ServerReading) -> Result<(), Failure> {
 mod tests {
     use super::*;
 
-    const INFO_REPLICA: &str = "# Replication\r\nrole:slave\r\nmaster_host:127.0.1.3\r\nmaster_port:6379\r\nmaster_link_status:down\r\nmaster_sync_in_progress:0\r\n";
+    const INFO_REPLICA: &str = "# Replication\r\nrole:slave\r\nmaster_host:127.0.1.3\r\nmaster_port:6379\r\nmaster_link_status:down\r\nmaster_sync_in_progress:0\r\nslave_repl_offset:1200\r\nmaster_repl_offset:1300\r\n";
 
     #[test]
     fn a_replica_reads_its_link_and_primary() {
@@ -635,6 +641,11 @@ mod tests {
         assert_eq!(r.primary_address.as_deref(), Some("127.0.1.3:6379"));
         assert_eq!(r.link, Some(LinkStatus::Down));
         assert_eq!(r.syncing, Some(false));
+        // A replica's offset is how far it applied its primary's stream.
+        assert_eq!(r.repl_offset, Some(1200));
+        let mut p = failed("ns", &t, Failure::BadReply);
+        apply_info(&mut p, "role:master\r\nmaster_repl_offset:1500\r\n").unwrap();
+        assert_eq!(p.repl_offset, Some(1500));
         apply_nodes(
             &mut r,
             "abc 127.0.1.3:6379@16379 master - 0 0 1 connected 0-100\ndef 127.0.1.4:6379@16379 myself,slave abc 0 0 1 connected\n",

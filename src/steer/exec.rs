@@ -11,6 +11,7 @@ use crate::error::{Error, Exit, Result, Unsent};
 use crate::report::{Protocol, Report};
 use crate::snapshot::{Snapshot, ValkeyNode, keys};
 use crate::source::live::{self, Live};
+use crate::source::servers::{self, Transport};
 use crate::steer::Steered;
 use crate::steer::hooks::{self, Point};
 use crate::steer::lease;
@@ -18,7 +19,7 @@ use crate::steer::note::{NewPod, Note, SentPatch, StopCause};
 use crate::steer::plan::DryRun;
 use crate::steer::plan::{
     self, Action, Change, Confirmation, Decision, EventObject, EventPlan, EventType, NodePatch,
-    PatchEffect, Plan, PodMoved, Refusal, Request,
+    PatchEffect, Plan, PodMoved, Refusal, Request, ServersAsked,
 };
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference, Pod};
@@ -60,6 +61,37 @@ pub(crate) struct Options {
     /// `--now`: the clock for planning and the trace; else the real one,
     /// read at each step. The Lease always runs on the real clock.
     pub now: Option<Timestamp>,
+    /// How to reach the servers, read again under the Lease; None:
+    /// `--servers=off` (or a file).
+    pub servers: Option<Transport>,
+}
+
+/// Reads the servers of `cluster` in `namespace` into `snapshot`, as
+/// `explain` does (bounded: [`servers::BOUNDS`]); what the plan is to
+/// know beside the readings (that none could be read, and why).
+pub(crate) async fn read_servers(
+    live: &Live,
+    snapshot: &mut Snapshot,
+    namespace: &str,
+    cluster: Option<&str>,
+    how: Transport,
+) -> ServersAsked {
+    let Some(cluster) = cluster else {
+        // A node of no cluster: nothing to read, and its plan is refused
+        // as standalone.
+        return ServersAsked::Live { trouble: None };
+    };
+    let accounts = servers::read_into(
+        live,
+        snapshot,
+        Some((namespace, cluster)),
+        how,
+        servers::BOUNDS,
+    )
+    .await;
+    ServersAsked::Live {
+        trouble: accounts.into_iter().next().and_then(|a| a.trouble),
+    }
 }
 
 impl Options {
@@ -238,17 +270,41 @@ fn confirmation_step(plan: &Plan, yes: bool, interactive: bool) -> Step {
     }
 }
 
-/// The state a plan was made from: the snapshot and its report.
+/// The state a plan was made from: the snapshot and its report, and the
+/// request with what reading the servers again gave.
 struct State {
     snapshot: Snapshot,
     report: Report,
+    request: Request,
 }
 
+impl State {
+    fn plan(&self, opts: &Options, actor: &str) -> Result<Plan> {
+        plan::plan(
+            &self.snapshot,
+            &self.report,
+            &self.request,
+            opts.now(),
+            actor,
+        )
+    }
+}
+
+/// Reads the cluster again, and its servers (they change with no API
+/// write: a plan must not go on a reading from before the confirmation).
 async fn reread(live: &Live, plan: &Plan, request: &Request, opts: &Options) -> Result<State> {
     let cluster = (!plan.cluster.is_empty()).then_some(plan.cluster.as_str());
-    let snapshot = live::read(live, Some(&plan.namespace), cluster).await?;
-    let report = judge(&snapshot, opts.now(), opts.stall_threshold, request);
-    Ok(State { snapshot, report })
+    let mut snapshot = live::read(live, Some(&plan.namespace), cluster).await?;
+    let mut request = request.clone();
+    if let Some(how) = opts.servers {
+        request.servers = read_servers(live, &mut snapshot, &plan.namespace, cluster, how).await;
+    }
+    let report = judge(&snapshot, opts.now(), opts.stall_threshold, &request);
+    Ok(State {
+        snapshot,
+        report,
+        request,
+    })
 }
 
 async fn under_lease(
@@ -261,7 +317,7 @@ async fn under_lease(
 ) -> Result<Steered> {
     // Someone may have written between the first read and the Lease.
     let state = reread(live, &before, request, opts).await?;
-    let mut again = plan::plan(&state.snapshot, &state.report, request, opts.now(), actor)?;
+    let mut again = state.plan(opts, actor)?;
     if let Some(what) = again.changed_from(&before, &[]) {
         let note = Note::Reread { what: what.clone() };
         if !again.is_refused() {
@@ -437,7 +493,7 @@ async fn replan_after_conflict(
 ) -> Replanned {
     let again = match reread(live, at.current, request, opts)
         .await
-        .and_then(|state| plan::plan(&state.snapshot, &state.report, request, opts.now(), actor))
+        .and_then(|state| state.plan(opts, actor))
     {
         Ok(again) => again,
         Err(e) => return Replanned::Failed(e),
@@ -1043,6 +1099,7 @@ mod tests {
                 revision: None,
                 any: false,
                 takeover: true,
+                unsafe_shard: None,
             },
             namespace: "prod".into(),
             node: "cache-0-1".into(),
@@ -1050,6 +1107,7 @@ mod tests {
             protocol_override: None,
             dry_run: DryRun::None,
             access: plan::AccessFlags::default(),
+            servers: ServersAsked::Off,
         }
     }
 

@@ -53,6 +53,25 @@ pub(crate) enum Note {
     },
 }
 
+impl Note {
+    /// The stable `code` of the steering document: the variant's name.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Note::LeaseNotReleased { .. } => "LeaseNotReleased",
+            Note::Reread { .. } => "Reread",
+            Note::Conflict { .. } => "Conflict",
+            Note::AfterConflict { .. } => "AfterConflict",
+            Note::DeleteAccepted { .. } => "DeleteAccepted",
+            Note::NewPod(_) => "NewPod",
+            Note::AcceptedBeforeStop { .. } => "AcceptedBeforeStop",
+            Note::StoppedPartWay { .. } => "StoppedPartWay",
+            Note::CheckFailed { .. } => "CheckFailed",
+            Note::HolderAppeared { .. } => "HolderAppeared",
+            Note::EventNotRecorded { .. } => "EventNotRecorded",
+        }
+    }
+}
+
 /// One patch of a command: the revoke of a node, or the command's own
 /// action (grant, force) on it.
 #[derive(Clone, Debug, PartialEq, Eq)]

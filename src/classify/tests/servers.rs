@@ -56,6 +56,7 @@ fn reading(node: &str, role: ServerRole, link: Option<LinkStatus>, at: Timestamp
         flags: vec!["myself".into()],
         cluster_state: Some("ok".into()),
         error: None,
+        repl_offset: None,
     }
 }
 

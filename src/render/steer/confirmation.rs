@@ -70,9 +70,21 @@ fn overridden(o: &Overridden) -> String {
             "{} keeps its permit, so two nodes may roll at once",
             holder(h)
         ),
-        Overridden::Primary { node, unsure } => format!(
+        Overridden::Primary {
+            node,
+            unsure,
+            source,
+        } => format!(
             "{}, and the controller's proactive failover does not run for a permit given by hand",
-            super::is_primary(node, unsure.as_ref())
+            super::is_primary(node, unsure.as_ref(), *source)
+        ),
+        Overridden::NoSyncedReplica {
+            node,
+            shard,
+            replicas,
+        } => format!(
+            "shard {shard} has no synced replica ({}): while {node} rolls the shard has no up-to-date copy, and every write it took that no replica has is lost if its data does not come back with it",
+            super::replicas_not_synced(replicas)
         ),
         Overridden::NotFront { node, front } => {
             format!("{node} is not the walk's front ({front} is)")

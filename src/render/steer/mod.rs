@@ -16,6 +16,7 @@ mod holder;
 mod note;
 // Reached by path from steer's tests (`refusal`, `change`).
 pub(crate) mod refusal;
+mod servers;
 mod warning;
 mod way_out;
 
@@ -29,7 +30,9 @@ use crate::render::fit::{Screen, paragraph};
 use crate::render::style::{Tone, clean, paint, strong};
 use crate::steer::Steered;
 use crate::steer::plan::DryRun;
-use crate::steer::plan::{Action, Confirmation, Decision, EventPlan, PodDelete};
+use crate::steer::plan::{
+    Action, Confirmation, Decision, EventPlan, PodDelete, Refusal, Unread, Warning,
+};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -44,8 +47,11 @@ pub(crate) struct SteerDocument {
     /// `none`, `client` or `server`.
     pub dry_run: &'static str,
     pub decision: Decision,
-    pub reasons: Vec<String>,
-    pub warnings: Vec<String>,
+    pub reasons: Vec<SaidDocument>,
+    pub warnings: Vec<SaidDocument>,
+    /// The servers of the node's shard as the plan used them; null where
+    /// none was read (a `ServersUnread` warning says why).
+    pub servers: Option<servers::ServersDocument>,
     pub patches: Vec<PatchDocument>,
     pub undo: Option<String>,
     /// A refusal's way out: the next commands that can help (none of
@@ -59,6 +65,112 @@ pub(crate) struct SteerDocument {
     /// the time, the host and the node's resourceVersion after its write.
     pub events: Vec<EventPlan>,
     pub exit_code: u8,
+}
+
+/// A reason or a warning of the steering document: its stable `code` (the
+/// Refusal's, Warning's or note's variant name), its words, and the facts
+/// scripts read of the kinds that have them (`roleSource` of a Primary;
+/// `shard` and `replicas` of a NoSyncedReplica; ...).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct SaidDocument {
+    pub code: &'static str,
+    pub text: String,
+    #[serde(flatten)]
+    pub facts: serde_json::Map<String, Value>,
+}
+
+impl SaidDocument {
+    fn new(code: &'static str, text: String) -> SaidDocument {
+        SaidDocument {
+            code,
+            text,
+            facts: serde_json::Map::new(),
+        }
+    }
+
+    fn with(mut self, key: &str, value: impl Serialize) -> SaidDocument {
+        self.facts.insert(
+            key.to_string(),
+            serde_json::to_value(value).unwrap_or(Value::Null),
+        );
+        self
+    }
+}
+
+/// The replicas of a shard with none synced, as the document lists them.
+fn replicas_facts(replicas: &[crate::report::ReplicaLink]) -> Value {
+    Value::Array(
+        replicas
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "node": r.node,
+                    "link": r.link,
+                    "syncing": r.syncing,
+                    "lagBytes": r.lag_bytes,
+                    "why": crate::render::words::ReplicaSaid(r, true).to_string(),
+                })
+            })
+            .collect(),
+    )
+}
+
+fn reason_document(r: &Refusal, protocol: crate::report::Protocol) -> SaidDocument {
+    let said = SaidDocument::new(r.code(), refusal_in(r, protocol));
+    match r {
+        Refusal::Primary { node, source, .. } => said.with("node", node).with("roleSource", source),
+        Refusal::NoSyncedReplica {
+            node,
+            shard,
+            replicas,
+        } => said
+            .with("node", node)
+            .with("shard", shard)
+            .with("replicas", replicas_facts(replicas)),
+        _ => said,
+    }
+}
+
+fn warning_document(w: &Warning, protocol: crate::report::Protocol) -> SaidDocument {
+    let said = SaidDocument::new(w.code(), warning_in(w, protocol));
+    match w {
+        Warning::Primary { node, source, .. } => said.with("node", node).with("roleSource", source),
+        Warning::NoSyncedReplica {
+            node,
+            shard,
+            replicas,
+        } => said
+            .with("node", node)
+            .with("shard", shard)
+            .with("replicas", replicas_facts(replicas)),
+        Warning::ReplicaLags {
+            replica,
+            primary,
+            lag_bytes,
+        } => said
+            .with("node", replica)
+            .with("primary", primary)
+            .with("lagBytes", lag_bytes),
+        Warning::ServersUnread { shard, why } => {
+            let unread: Vec<Value> = match why {
+                Unread::Servers(missing) => missing
+                    .iter()
+                    .map(|(node, note)| serde_json::json!({"node": node, "why": note.to_string()}))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let cause = match why {
+                Unread::Off => "off",
+                Unread::Cluster { .. } => "cluster",
+                Unread::NotInFile => "not in file",
+                Unread::Servers(_) => "servers",
+            };
+            said.with("shard", shard)
+                .with("cause", cause)
+                .with("servers", unread)
+        }
+        _ => said,
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -91,14 +203,19 @@ pub(crate) fn document(s: &Steered) -> SteerDocument {
         reasons: p
             .reasons
             .iter()
-            .map(|r| refusal_in(r, p.protocol))
+            .map(|r| reason_document(r, p.protocol))
             .collect(),
         warnings: p
             .warnings
             .iter()
-            .map(|w| warning_in(w, p.protocol))
-            .chain(s.notes.iter().map(|n| note_in(n, p.protocol)))
+            .map(|w| warning_document(w, p.protocol))
+            .chain(
+                s.notes
+                    .iter()
+                    .map(|n| SaidDocument::new(n.code(), note_in(n, p.protocol))),
+            )
             .collect(),
+        servers: servers::document(p.servers.as_ref()),
         patches: p
             .patches
             .iter()
@@ -200,6 +317,8 @@ pub(crate) fn text(s: &Steered, screen: impl Into<Screen>) -> String {
             "  ",
         ));
     }
+    // What the servers said, before any write or question.
+    out.push_str(&servers::text(p.servers.as_ref()));
     let sent = match (p.decision, p.dry_run) {
         (Decision::Written, _) => "sent",
         (_, DryRun::Server) => "sent with dryRun=All",
@@ -279,11 +398,33 @@ pub(crate) fn text(s: &Steered, screen: impl Into<Screen>) -> String {
 
 /// `cache-0-0 is its shard's primary`, or, when its judged role is unsure,
 /// `cache-0-0 may be its shard's primary (its role is unsure: why)`.
-fn is_primary(node: &str, unsure: Option<&crate::report::RoleNote>) -> String {
-    match unsure {
-        None => format!("{node} is its shard's primary"),
-        Some(why) => format!("{node} may be its shard's primary (its role is unsure: {why})"),
+fn is_primary(
+    node: &str,
+    unsure: Option<&crate::report::RoleNote>,
+    source: Option<crate::report::RoleSource>,
+) -> String {
+    match (unsure, source) {
+        (None, Some(crate::report::RoleSource::Server)) => {
+            format!("{node} is its shard's primary (its own server says so)")
+        }
+        (None, _) => format!("{node} is its shard's primary"),
+        (Some(why), _) => {
+            format!("{node} may be its shard's primary (its role is unsure: {why})")
+        }
     }
+}
+
+/// Each replica of a shard with none synced, and why it is not:
+/// `cache-1-1 link down for 3m, cache-1-2 syncing`.
+fn replicas_not_synced(replicas: &[crate::report::ReplicaLink]) -> String {
+    if replicas.is_empty() {
+        return "it has no replica".to_string();
+    }
+    replicas
+        .iter()
+        .map(|r| crate::render::words::ReplicaSaid(r, false).to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -342,6 +483,7 @@ mod tests {
             "decision",
             "reasons",
             "warnings",
+            "servers",
             "patches",
             "undo",
             "events",
@@ -382,7 +524,7 @@ mod tests {
         assert_eq!(doc["patches"], json!([]));
         assert_eq!(
             doc["reasons"],
-            json!(["cache-0-1 holds no permit: nothing to revoke"])
+            json!([{"code": "HoldsNothing", "text": "cache-0-1 holds no permit: nothing to revoke"}])
         );
     }
 

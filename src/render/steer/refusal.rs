@@ -49,14 +49,39 @@ pub(crate) fn refusal_in(r: &Refusal, protocol: Protocol) -> String {
         Refusal::Standalone { node } => format!(
             "{node} is not owned by a ValkeyCluster (standalone): it ignores permits and applies template changes at once"
         ),
-        Refusal::Primary { node, unsure } if p2 => format!(
+        Refusal::Primary {
+            node,
+            unsure,
+            source,
+        } if p2 => format!(
             "{}: the controller's proactive failover does not run for a revision advanced by hand, so its clients lose the primary while it rolls; add --allow-primary to grant it anyway",
-            super::is_primary(node, unsure.as_ref())
+            super::is_primary(node, unsure.as_ref(), *source)
         ),
-        Refusal::Primary { node, unsure } => format!(
+        Refusal::Primary {
+            node,
+            unsure,
+            source,
+        } => format!(
             "{}: the controller's proactive failover does not run for a permit given by hand, so its clients lose the primary while it rolls; add --allow-primary to grant it anyway",
-            super::is_primary(node, unsure.as_ref())
+            super::is_primary(node, unsure.as_ref(), *source)
         ),
+        Refusal::NoSyncedReplica {
+            node,
+            shard,
+            replicas,
+        } => {
+            let mut s = format!(
+                "{node} is shard {shard}'s primary by its own server, and no replica of the shard is synced ({}): rolling it now takes the shard's only up-to-date copy down with it (the operator itself holds such a primary back until a replica syncs), and --allow-primary does not go past that",
+                super::replicas_not_synced(replicas)
+            );
+            if !p2 {
+                let _ = write!(
+                    s,
+                    "; only force --reason TEXT --unsafe-shard {shard} does, losing what no replica has"
+                );
+            }
+            s
+        }
         Refusal::NotFront { node, front } => {
             let mut s = format!("{node} is not the walk's front");
             if let Some(front) = front {
@@ -257,6 +282,7 @@ mod tests {
             (
                 Refusal::Primary {
                     node: "cache-0-0".into(),
+                    source: None,
                     unsure: Some(crate::report::RoleNote::PromotedOneOf {
                         candidates: vec!["cache-0-0".into(), "cache-0-2".into()],
                         at: None,

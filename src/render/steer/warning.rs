@@ -3,17 +3,64 @@
 
 use super::holder::holder;
 use crate::report::Protocol;
-use crate::steer::plan::Warning;
+use crate::steer::plan::{Unread, Warning};
 use crate::units::short_hash;
 use std::fmt::Write;
 
 /// What to know about `w`, in the words of the cluster's protocol.
 pub(crate) fn warning_in(w: &Warning, protocol: Protocol) -> String {
     match w {
-        Warning::Primary { node, unsure } if protocol == Protocol::P2 => format!(
+        Warning::Primary {
+            node,
+            unsure,
+            source,
+        } if protocol == Protocol::P2 => format!(
             "{}: the controller's proactive failover does not run for a revision advanced by hand; fail over first if you can",
-            super::is_primary(node, unsure.as_ref())
+            super::is_primary(node, unsure.as_ref(), *source)
         ),
+        Warning::NoSyncedReplica {
+            node,
+            shard,
+            replicas,
+        } => format!(
+            "--unsafe-shard {shard}: {node} is shard {shard}'s primary by its own server and no replica of the shard is synced ({}); what it holds that no replica has is lost if it does not come back with its data",
+            super::replicas_not_synced(replicas)
+        ),
+        Warning::ReplicaLags {
+            replica,
+            primary,
+            lag_bytes,
+        } => format!(
+            "{replica} is synced but {lag_bytes} B behind {primary} when read: if it takes over before it catches up, those writes are lost"
+        ),
+        Warning::ServersUnread { shard, why } => {
+            let of = match shard {
+                Some(s) => format!("shard {s}'s servers"),
+                None => "the servers".to_string(),
+            };
+            match why {
+                Unread::Off => format!(
+                    "{of} were not read (--servers=off): decided from the API alone, whose roles can lag a failover and which cannot tell a synced replica"
+                ),
+                Unread::Cluster { cluster, failure } => format!(
+                    "{of} were not read ({}): decided from the API alone",
+                    crate::render::notice::cluster_unread(cluster, failure)
+                ),
+                Unread::NotInFile => format!(
+                    "the file holds no reading of {of} (ServerReading items; a bundle keeps them): decided from the API alone"
+                ),
+                Unread::Servers(missing) => {
+                    let named: Vec<String> = missing
+                        .iter()
+                        .map(|(node, note)| format!("{node}: {note}"))
+                        .collect();
+                    format!(
+                        "not every server of {of} was read ({}): those nodes are judged from the API alone, and a replica not read counts as not synced",
+                        named.join("; ")
+                    )
+                }
+            }
+        }
         Warning::NotFront { node, front } => {
             let mut s = format!("{node} is not the walk's front");
             match front {
@@ -27,9 +74,13 @@ pub(crate) fn warning_in(w: &Warning, protocol: Protocol) -> String {
             }
             s
         }
-        Warning::Primary { node, unsure } => format!(
+        Warning::Primary {
+            node,
+            unsure,
+            source,
+        } => format!(
             "{}: the controller's proactive failover does not run for a permit given by hand; fail over first if you can",
-            super::is_primary(node, unsure.as_ref())
+            super::is_primary(node, unsure.as_ref(), *source)
         ),
         Warning::OtherHolder {
             holder: h,

@@ -34,6 +34,16 @@ fn step(s: &Step, plan: &Plan) -> Said {
         }
         Step::Watch { cluster } => Said::say("wait for the roll in flight:")
             .run(vr("status").arg(cluster).opt("-n", ns).switch("--watch")),
+        Step::WatchServers { cluster } => Said::say(
+            "watch the servers until a replica is synced (the operator rolls a primary only then):",
+        )
+        .run(
+            vr("status")
+                .arg(cluster)
+                .opt("-n", ns)
+                .switch("--watch")
+                .switch("--servers"),
+        ),
         Step::FixCause { node } if p2 => Said::say(format!(
             "fix what fails on {node} (revert the ValkeyCluster change that started the roll, or fix the image or its limits): in P2 the controller then rolls it again, and nothing else gets past it"
         )),
@@ -51,6 +61,9 @@ fn step(s: &Step, plan: &Plan) -> Said {
             if c.takeover {
                 line = line.switch("--takeover");
             }
+            if let Some(shard) = c.unsafe_shard {
+                line = line.opt("--unsafe-shard", &shard.to_string());
+            }
             let line = line.switch("--reason \"...\"");
             let what = match (c.action, c.takeover) {
                 (Action::Grant, _) if c.node == plan.node => "grant it this way",
@@ -58,6 +71,9 @@ fn step(s: &Step, plan: &Plan) -> Said {
                 (Action::Grant, _) => "grant the walk's front instead",
                 (Action::Revoke, _) => "take its permit away (its pod is not rolled back)",
                 (Action::Force, true) => "move the permit here, revoking the other",
+                (Action::Force, false) if c.unsafe_shard.is_some() => {
+                    "force it all the same, knowing the shard's writes not on any replica may be lost"
+                }
                 (Action::Force, false) => "force the permit here",
                 (Action::ReplacePod, _) => {
                     "its pod is stuck on a superseded revision (OrderedReady): delete it so it is recreated"
@@ -105,6 +121,7 @@ mod tests {
                 node: "cache-0-1".into(),
                 allow_primary: false,
                 takeover: true,
+                unsafe_shard: None,
                 protocol: None,
             }),
             Step::Again { yes: false },

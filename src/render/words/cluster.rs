@@ -2,10 +2,11 @@
 
 use super::evidence::joined;
 use super::{Phrase, Short, and_waiting, nodes};
+use crate::render::style::clean;
 use crate::report::{
     ClusterReason, Creating, Deferred, DeferredSource, Failover, FailoverUnderWay, Hold, NotDone,
-    PendingScale, PrimaryTurn, Protocol, ReplicaLink, Risk, RiskKind, Silence, SilentAfter, Stale,
-    Unfinished, UnplannedFailover, WaitingFor,
+    PendingScale, PrimaryTurn, Protocol, ReplicaLink, Risk, RiskKind, ServerNote, Silence,
+    SilentAfter, Stale, Unfinished, UnplannedFailover, WaitingFor,
 };
 use crate::snapshot::LinkStatus;
 use crate::units::{human, human_or, short_hash};
@@ -232,9 +233,10 @@ impl fmt::Display for Creating {
 }
 
 /// One replica's link as its server says it: `cache-1-1 link down for
-/// 3m`, `cache-1-1 syncing`, `cache-1-1 not linked` (no replica reading).
-/// `short`: without the node's name.
-struct ReplicaSaid<'r>(&'r ReplicaLink, bool);
+/// 3m`, `cache-1-1 syncing`, `cache-1-1 link up, flagged fail?`,
+/// `cache-1-1 not read (timed out)`, `cache-1-1 not linked` (its server
+/// read, and no replica). `short`: without the node's name.
+pub(crate) struct ReplicaSaid<'r>(pub &'r ReplicaLink, pub bool);
 
 impl fmt::Display for ReplicaSaid<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -242,14 +244,27 @@ impl fmt::Display for ReplicaSaid<'_> {
         if !short {
             write!(f, "{} ", r.node)?;
         }
-        match (r.link, r.syncing) {
-            (_, Some(true)) => f.write_str("syncing"),
-            (Some(LinkStatus::Up), _) => f.write_str("link up, flagged failing"),
-            (Some(LinkStatus::Down), _) => match r.down_for {
+        match (r.link, r.syncing, &r.unread) {
+            (_, Some(true), _) => f.write_str("syncing"),
+            (Some(LinkStatus::Up), _, _) => match &r.flagged {
+                Some(flag) => write!(f, "link up, flagged {}", clean(flag)),
+                None => f.write_str("link up, flagged failing"),
+            },
+            (Some(LinkStatus::Down), _, _) => match r.down_for {
                 Some(d) => write!(f, "link down for {}", human(d)),
                 None => f.write_str("link down"),
             },
-            (None, _) => f.write_str("not linked"),
+            (None, _, Some(ServerNote::Unread { error })) if !error.is_empty() => {
+                write!(f, "not read ({})", clean(error))
+            }
+            (None, _, Some(ServerNote::EmptyPrimary { .. })) => {
+                f.write_str("a fresh primary, not placed yet")
+            }
+            (None, _, Some(ServerNote::Stale { .. })) => f.write_str("its reading is stale"),
+            (None, _, Some(ServerNote::Missing | ServerNote::OtherPod { .. })) => {
+                f.write_str("not read")
+            }
+            (None, _, _) => f.write_str("not linked"),
         }
     }
 }

@@ -19,7 +19,7 @@ mod role;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use cluster::{ClusterSaid, asides, unplanned_entry};
+pub(crate) use cluster::{ClusterSaid, ReplicaSaid, asides, unplanned_entry};
 pub(crate) use evidence::{Found, Phrase, Short, joined};
 pub(crate) use grant::Unheard;
 pub(crate) use node::Said;

@@ -29,6 +29,7 @@ mod patch;
 mod refusal;
 mod replace;
 mod rules;
+mod servers;
 mod undo;
 pub(crate) mod way_out;
 
@@ -39,12 +40,14 @@ pub(crate) use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect
 pub(crate) use refusal::{
     Change, Confirmation, HolderInfo, Missing, Overridden, PodMoved, PodTrouble, Refusal, Warning,
 };
+pub(crate) use servers::{NodeReading, ShardReading, Unread, servers_line};
+
 pub(crate) use undo::undo_of;
 pub(crate) use way_out::Step;
 
 use crate::error::{Exit, Result};
 use crate::report::{ClusterReport, NodeReport, Protocol, Report};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Failure, Snapshot};
 use jiff::Timestamp;
 use lookup::find_node;
 use rules::{force_p1, grant_p1, grant_p2, revoke_p1};
@@ -97,6 +100,9 @@ pub(crate) enum Steer {
         any: bool,
         /// `--takeover`: revoke every other holder in the same command.
         takeover: bool,
+        /// `--unsafe-shard N`: go on though the servers say shard N would
+        /// be left with no synced replica (the shard typed out).
+        unsafe_shard: Option<u32>,
     },
     ReplacePod,
 }
@@ -145,6 +151,27 @@ impl Steer {
     pub(crate) fn takeover(&self) -> bool {
         matches!(self, Steer::Force { takeover: true, .. })
     }
+
+    /// `force --unsafe-shard N`.
+    pub(crate) fn unsafe_shard(&self) -> Option<u32> {
+        match self {
+            Steer::Force { unsafe_shard, .. } => *unsafe_shard,
+            _ => None,
+        }
+    }
+}
+
+/// What a plan knows of reading the servers, beside the readings its
+/// snapshot holds (docs/plugin.md, "Steering with the servers' word").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ServersAsked {
+    /// `--servers=off`: decided from the API alone.
+    Off,
+    /// Read live; `trouble`: why none of the cluster's servers could be
+    /// (its Secret forbidden or missing, TLS), when so.
+    Live { trouble: Option<Failure> },
+    /// A snapshot file: its ServerReading items count.
+    File,
 }
 
 /// One steering command, as parsed, with the node's namespace settled.
@@ -159,6 +186,8 @@ pub(crate) struct Request {
     pub dry_run: DryRun,
     /// The access flags given, repeated in the undo command.
     pub access: AccessFlags,
+    /// Whether the servers were read, and what that gave.
+    pub servers: ServersAsked,
 }
 
 impl Request {
@@ -243,6 +272,9 @@ pub(crate) struct Plan {
     /// A refused plan: what can help next (`way_out`), never a command
     /// that would be refused too.
     pub way_out: Vec<Step>,
+    /// The servers of the node's shard as the plan used them (None: the
+    /// node is in no cluster's report).
+    pub servers: Option<ShardReading>,
 }
 
 impl Plan {
@@ -395,12 +427,15 @@ fn plan_once(
         kept_holders: Vec::new(),
         pod_delete: None,
         way_out: Vec::new(),
+        servers: None,
     };
-    if let Some((cluster, _)) = found {
+    if let Some((cluster, node)) = found {
         // What the nodes say, until the request's protocol is resolved.
         plan.protocol = cluster.protocol;
+        plan.servers = Some(ShardReading::of(cluster, node));
     }
-    // The pod's state decides replace-pod, not permits or the protocol.
+    // The pod's state decides replace-pod, not permits or the protocol;
+    // the servers may still say its shard cannot lose it.
     if request.action() == Action::ReplacePod {
         let pod = crate::classify::node_pod(snapshot, &request.namespace, &request.node);
         replace::plan_replace(
@@ -410,6 +445,9 @@ fn plan_once(
             request,
             actor,
         );
+        if let Some((cluster, node)) = found {
+            servers::check_replace(cluster, node, request, &mut plan);
+        }
         return Ok(plan);
     }
     let Some((cluster, node)) = found.filter(|(_, n)| n.facts.cluster_owned) else {

@@ -183,6 +183,7 @@ pub(super) fn grant_patch(c: &RuleInput<'_>, value: &str, protocol: Protocol) ->
             .as_deref()
             .map_or(Value::Null, |r| json!(r)),
     );
+    ann.insert(keys::ANN_SERVERS.into(), json!(servers_said(c)));
     let mut body = Map::new();
     body.insert("metadata".into(), metadata(c.rv.clone(), ann));
     if protocol == Protocol::P2 {
@@ -207,6 +208,7 @@ pub(super) fn revoke_patch(node: &NodeReport, rv: Option<String>) -> NodePatch {
         keys::ANN_GRANTED_BY,
         keys::ANN_GRANTED_AT,
         keys::ANN_REASON,
+        keys::ANN_SERVERS,
     ] {
         ann.insert(key.into(), Value::Null);
     }
@@ -240,7 +242,14 @@ pub(super) fn event_message(
         Some(r) => m.push_str(&format!(": {r}")),
         None => m.push_str("; no reason given"),
     }
+    m.push_str(&format!("; the servers said: {}", servers_said(c)));
     m
+}
+
+/// The servers of the node's shard at the moment of the step, in one line.
+fn servers_said(c: &RuleInput<'_>) -> String {
+    let shard = super::ShardReading::of(c.cluster, c.node);
+    super::servers_line(&c.request.servers, Some(&shard))
 }
 
 /// The primary check of grant and force, on the node's judged role

@@ -7,8 +7,11 @@
 //! (`render::steer`).
 
 use super::patch::PodDelete;
+use super::servers::Unread;
 use super::{Action, Decision};
-use crate::report::{Finding, NodeReport, NodeState, Protocol, RoleNote, Unhealthy};
+use crate::report::{
+    Finding, NodeReport, NodeState, Protocol, ReplicaLink, RoleNote, RoleSource, Unhealthy,
+};
 
 /// A holder as the planner saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,10 +45,21 @@ pub(crate) enum Refusal {
     /// Not cluster-owned: permits do not apply.
     Standalone { node: String },
     /// The shard's primary (or a node that may be: `unsure` says why its
-    /// role is not settled), without `--allow-primary`.
+    /// role is not settled), without `--allow-primary`. `source`: where
+    /// its role came from (its own server, an event, status.role, ...).
     Primary {
         node: String,
         unsure: Option<RoleNote>,
+        source: Option<RoleSource>,
+    },
+    /// The node is its shard's primary by its own server, and no replica
+    /// of the shard is synced (by the operator's rule): taking it down
+    /// takes the shard's only up-to-date copy with it. `--allow-primary`
+    /// does not go past it; only `force --unsafe-shard SHARD`.
+    NoSyncedReplica {
+        node: String,
+        shard: u32,
+        replicas: Vec<ReplicaLink>,
     },
     /// P2: a grant off the walk's front.
     NotFront { node: String, front: Option<String> },
@@ -158,7 +172,24 @@ pub(crate) enum Warning {
     Primary {
         node: String,
         unsure: Option<RoleNote>,
+        source: Option<RoleSource>,
     },
+    /// `force --unsafe-shard`: the shard has no synced replica, and the
+    /// node, its primary, goes down all the same.
+    NoSyncedReplica {
+        node: String,
+        shard: u32,
+        replicas: Vec<ReplicaLink>,
+    },
+    /// A synced replica of the primary being rolled is behind it by
+    /// `lag_bytes`: what it has not applied yet is lost if it takes over.
+    ReplicaLags {
+        replica: String,
+        primary: String,
+        lag_bytes: u64,
+    },
+    /// The plan was made without (some of) the servers' word.
+    ServersUnread { shard: Option<u32>, why: Unread },
     /// force: another holder, which keeps its permit (or loses it, with
     /// `--takeover`).
     OtherHolder { holder: HolderInfo, takeover: bool },
@@ -223,6 +254,14 @@ pub(crate) enum Overridden {
     Primary {
         node: String,
         unsure: Option<RoleNote>,
+        source: Option<RoleSource>,
+    },
+    /// `--unsafe-shard`: the primary of a shard with no synced replica;
+    /// what it holds that no replica has may be lost.
+    NoSyncedReplica {
+        node: String,
+        shard: u32,
+        replicas: Vec<ReplicaLink>,
     },
     /// The node is not the walk's front; `front` is.
     NotFront { node: String, front: String },
@@ -266,4 +305,58 @@ pub(crate) enum Change {
     },
     /// The other holders are not the ones the plan was made with.
     OtherHolders { now: Vec<String>, was: Vec<String> },
+}
+
+impl Refusal {
+    /// The stable `code` of the steering document: the variant's name.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Refusal::OtherHolder(_) => "OtherHolder",
+            Refusal::AsksNothing { .. } => "AsksNothing",
+            Refusal::AskedRevisionUnknown { .. } => "AskedRevisionUnknown",
+            Refusal::Standalone { .. } => "Standalone",
+            Refusal::Primary { .. } => "Primary",
+            Refusal::NoSyncedReplica { .. } => "NoSyncedReplica",
+            Refusal::NotFront { .. } => "NotFront",
+            Refusal::AlreadyHeld { .. } => "AlreadyHeld",
+            Refusal::HoldsNothing { .. } => "HoldsNothing",
+            Refusal::NoRevokeInP2 { .. } => "NoRevokeInP2",
+            Refusal::NoForceInP2 { .. } => "NoForceInP2",
+            Refusal::NoAnyInP2 => "NoAnyInP2",
+            Refusal::ProtocolUnknown { .. } => "ProtocolUnknown",
+            Refusal::ProtocolContradicts { .. } => "ProtocolContradicts",
+            Refusal::NotConfirmed { .. } => "NotConfirmed",
+            Refusal::WouldNeedConfirmation { .. } => "WouldNeedConfirmation",
+            Refusal::LeaseHeld { .. } => "LeaseHeld",
+            Refusal::LeaseLost { .. } => "LeaseLost",
+            Refusal::Changed { .. } => "Changed",
+            Refusal::ConflictAgain { .. } => "ConflictAgain",
+            Refusal::NoPod { .. } => "NoPod",
+            Refusal::DeploymentBacked { .. } => "DeploymentBacked",
+            Refusal::PodReady { .. } => "PodReady",
+            Refusal::PodOnUpdateRevision { .. } => "PodOnUpdateRevision",
+            Refusal::PodBeingDeleted { .. } => "PodBeingDeleted",
+            Refusal::PodRevisionUnknown { .. } => "PodRevisionUnknown",
+            Refusal::PodChanged { .. } => "PodChanged",
+        }
+    }
+}
+
+impl Warning {
+    /// The stable `code` of the steering document: the variant's name.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Warning::NotFront { .. } => "NotFront",
+            Warning::Primary { .. } => "Primary",
+            Warning::NoSyncedReplica { .. } => "NoSyncedReplica",
+            Warning::ReplicaLags { .. } => "ReplicaLags",
+            Warning::ServersUnread { .. } => "ServersUnread",
+            Warning::OtherHolder { .. } => "OtherHolder",
+            Warning::NotHealthy { .. } => "NotHealthy",
+            Warning::RevisionDiffers { .. } => "RevisionDiffers",
+            Warning::ReplacesPermit { .. } => "ReplacesPermit",
+            Warning::RevokeDoesNotRollBack { .. } => "RevokeDoesNotRollBack",
+            Warning::NoUndoInP2 { .. } => "NoUndoInP2",
+        }
+    }
 }

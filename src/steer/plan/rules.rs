@@ -6,6 +6,7 @@ use super::patch::{
     EventType, event_message, grant_patch, may_be_primary, node_event, node_rv, revoke_patch,
 };
 use super::refusal::{Confirmation, HolderInfo, Overridden, PodTrouble, Refusal, Warning};
+use super::servers;
 use super::undo::undo_of;
 use super::{Plan, RuleInput};
 use crate::report::{NodeReport, Protocol};
@@ -39,6 +40,16 @@ fn primary_without_allow(c: &RuleInput<'_>) -> Option<Refusal> {
     (!c.request.steer.allow_primary()).then(|| Refusal::Primary {
         node: c.node.name.clone(),
         unsure,
+        source: c.node.role_source,
+    })
+}
+
+/// The warning that the node may be its shard's primary.
+fn primary_warning(c: &RuleInput<'_>) -> Option<Warning> {
+    may_be_primary(c.node).map(|unsure| Warning::Primary {
+        node: c.node.name.clone(),
+        unsure,
+        source: c.node.role_source,
     })
 }
 
@@ -58,6 +69,7 @@ pub(super) fn grant_p1(c: &RuleInput<'_>, plan: &mut Plan) {
         refusals.push(r.clone());
     }
     refusals.extend(primary_without_allow(c));
+    refusals.extend(servers::refusal(c.cluster, c.node));
     if let Ok(v) = &value
         && c.node.facts.holder
         && c.node.permit.as_deref() == Some(v.as_str())
@@ -71,14 +83,10 @@ pub(super) fn grant_p1(c: &RuleInput<'_>, plan: &mut Plan) {
         return;
     }
     let Ok(value) = value else { return };
-    if let Some(unsure) = may_be_primary(c.node) {
-        plan.warnings.push(Warning::Primary {
-            node: c.node.name.clone(),
-            unsure,
-        });
-    }
+    plan.warnings.extend(primary_warning(c));
     common_grant_warnings(c, plan, &value, Protocol::P1);
     not_front_warning(c, plan);
+    servers::warnings(&c.request.servers, c.node, plan);
     plan.patches.push(grant_patch(c, &value, Protocol::P1));
     plan.events.push(node_event(
         c,
@@ -101,6 +109,7 @@ pub(super) fn grant_p2(c: &RuleInput<'_>, plan: &mut Plan) {
         refusals.push(r.clone());
     }
     refusals.extend(primary_without_allow(c));
+    refusals.extend(servers::refusal(c.cluster, c.node));
     if c.cluster.front.as_deref() != Some(c.node.name.as_str()) {
         refusals.push(Refusal::NotFront {
             node: c.node.name.clone(),
@@ -119,16 +128,12 @@ pub(super) fn grant_p2(c: &RuleInput<'_>, plan: &mut Plan) {
         return;
     }
     let Ok(value) = value else { return };
-    if let Some(unsure) = may_be_primary(c.node) {
-        plan.warnings.push(Warning::Primary {
-            node: c.node.name.clone(),
-            unsure,
-        });
-    }
+    plan.warnings.extend(primary_warning(c));
     common_grant_warnings(c, plan, &value, Protocol::P2);
     plan.warnings.push(Warning::NoUndoInP2 {
         node: c.node.name.clone(),
     });
+    servers::warnings(&c.request.servers, c.node, plan);
     plan.patches.push(grant_patch(c, &value, Protocol::P2));
     plan.events.push(node_event(
         c,
@@ -165,6 +170,7 @@ pub(super) fn revoke_p1(c: &RuleInput<'_>, plan: &mut Plan) {
             because,
         });
     }
+    servers::warnings(&c.request.servers, c.node, plan);
     plan.patches.push(revoke_patch(c.node, c.rv.clone()));
     plan.events.push(node_event(
         c,
@@ -203,11 +209,14 @@ pub(super) fn force_p1(c: &RuleInput<'_>, plan: &mut Plan) {
         overridden.push(Overridden::Primary {
             node: c.node.name.clone(),
             unsure: unsure.clone(),
+            source: c.node.role_source,
         });
-        plan.warnings.push(Warning::Primary {
-            node: c.node.name.clone(),
-            unsure,
-        });
+        plan.warnings.extend(primary_warning(c));
+    }
+    if let Some(refusal) = servers::force_past(c.cluster, c.node, c.request, &mut overridden, plan)
+    {
+        plan.refuse(refusal);
+        return;
     }
     if let Some(front) = c.cluster.front.as_deref()
         && front != c.node.name
@@ -219,6 +228,7 @@ pub(super) fn force_p1(c: &RuleInput<'_>, plan: &mut Plan) {
     }
     not_front_warning(c, plan);
     common_grant_warnings(c, plan, &value, Protocol::P1);
+    servers::warnings(&c.request.servers, c.node, plan);
 
     if c.request.steer.takeover() {
         for o in c.others {

@@ -23,6 +23,9 @@ pub(crate) enum Step {
     Status { cluster: Option<String> },
     /// `status CLUSTER --watch`: a roll in progress, to follow.
     Watch { cluster: String },
+    /// `status CLUSTER --watch --servers`: a shard whose replicas are not
+    /// synced, to follow until one is.
+    WatchServers { cluster: String },
     /// Fix what fails on NODE (a template, an image, a limit): no command
     /// of this tool does it.
     FixCause { node: String },
@@ -40,6 +43,8 @@ pub(crate) struct Command {
     pub node: String,
     pub allow_primary: bool,
     pub takeover: bool,
+    /// `force --unsafe-shard N`.
+    pub unsafe_shard: Option<u32>,
     /// `--protocol` to give (the cluster's could not be told).
     pub protocol: Option<Protocol>,
 }
@@ -51,6 +56,7 @@ impl Command {
             node: node.to_string(),
             allow_primary: false,
             takeover: false,
+            unsafe_shard: None,
             protocol: None,
         }
     }
@@ -69,6 +75,7 @@ impl Command {
                 revision: None,
                 any: false,
                 takeover: self.takeover,
+                unsafe_shard: self.unsafe_shard,
             },
             Action::ReplacePod => Steer::ReplacePod,
         };
@@ -80,6 +87,7 @@ impl Command {
             protocol_override: self.protocol.or(base.protocol_override),
             dry_run: base.dry_run,
             access: base.access.clone(),
+            servers: base.servers.clone(),
         }
     }
 }
@@ -228,7 +236,7 @@ fn proposals(
             steps
         }
         Refusal::Standalone { .. } => vec![Step::Status { cluster: None }],
-        Refusal::Primary { node, unsure } => {
+        Refusal::Primary { node, unsure, .. } => {
             let mut grant = Command::new(Action::Grant, node);
             grant.allow_primary = true;
             match unsure {
@@ -236,6 +244,31 @@ fn proposals(
                 Some(_) => vec![explain(node), Step::Steer(grant)],
                 None => vec![Step::Steer(grant), explain(node)],
             }
+        }
+        // The replica the primary waits for: why it is not synced, and the
+        // roll as it goes (the operator rolls the primary once one syncs);
+        // past it only by force, the shard typed out (P1).
+        Refusal::NoSyncedReplica {
+            node,
+            shard,
+            replicas,
+        } => {
+            let mut steps: Vec<Step> = replicas
+                .first()
+                .map(|r| explain(&r.node))
+                .into_iter()
+                .collect();
+            if let Some(c) = cluster {
+                steps.push(Step::WatchServers {
+                    cluster: c.name.clone(),
+                });
+            }
+            if !p2 {
+                let mut force = Command::new(Action::Force, node);
+                force.unsafe_shard = Some(*shard);
+                steps.push(Step::Steer(force));
+            }
+            steps
         }
         Refusal::NotFront { .. } => front_grant(),
         Refusal::AlreadyHeld { node, .. } => match cluster {

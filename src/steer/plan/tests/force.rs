@@ -27,8 +27,10 @@ fn force_names_holders_keeps_them_or_takes_over() {
             },
             Warning::Primary {
                 node: "cache-0-0".into(),
-                unsure: None
+                unsure: None,
+                source: None,
             },
+            off(),
         ]
     );
     assert_eq!(kept.events[0].reason, "ManualRollPermitForced");

@@ -13,7 +13,7 @@ fn p1_grant_patch_is_exact() {
     );
     assert_eq!(p.decision, Decision::Planned);
     assert_eq!(p.reasons, vec![]);
-    assert_eq!(p.warnings, vec![]);
+    assert_eq!(p.warnings, vec![off()]);
     assert_eq!(p.patches.len(), 1);
     let x = &p.patches[0];
     assert_eq!((x.kind, x.name.as_str()), ("ValkeyNode", "cache-0-1"));
@@ -28,6 +28,7 @@ fn p1_grant_patch_is_exact() {
                 "valkey-roll.io/granted-by": "alice",
                 "valkey-roll.io/granted-at": "2026-11-29T10:16:11Z",
                 "valkey-roll.io/reason": "canary first",
+                "valkey-roll.io/servers": OFF_LINE,
             }
         }})
     );
@@ -38,7 +39,9 @@ fn p1_grant_patch_is_exact() {
             "cache-0-1",
             None,
             "ManualRollPermitGranted",
-            "alice granted the roll permit for 9f2c41ab03de by hand (kubectl valkey-roll): canary first".into(),
+            format!(
+                "alice granted the roll permit for 9f2c41ab03de by hand (kubectl valkey-roll): canary first; the servers said: {OFF_LINE}"
+            ),
         )]
     );
     assert_eq!(
@@ -60,7 +63,7 @@ fn grant_without_reason_clears_an_old_one() {
         Value::Null
     );
     assert!(
-        p.events[0].note.ends_with("; no reason given"),
+        p.events[0].note.contains("; no reason given;"),
         "{}",
         p.events[0].note
     );
@@ -117,6 +120,7 @@ fn grant_values_and_warnings() {
             vec![Warning::Primary {
                 node: "cache-0-1".into(),
                 unsure: None,
+                source: None,
             }],
         ),
         (
@@ -186,7 +190,7 @@ fn grant_values_and_warnings() {
             json!(value),
             "{name}"
         );
-        assert_eq!(p.warnings, warnings, "{name}");
+        assert_eq!(p.warnings, [warnings, vec![off()]].concat(), "{name}");
     }
 }
 
@@ -209,6 +213,7 @@ fn p2_grant_writes_the_spec_and_has_no_undo() {
                     "valkey-roll.io/granted-by": "alice",
                     "valkey-roll.io/granted-at": "2026-11-29T10:16:11Z",
                     "valkey-roll.io/reason": "unblock",
+                    "valkey-roll.io/servers": OFF_LINE,
                 }
             },
             "spec": {"workloadRevision": H}
@@ -217,9 +222,12 @@ fn p2_grant_writes_the_spec_and_has_no_undo() {
     assert_eq!(p.undo, None);
     assert_eq!(
         p.warnings,
-        vec![Warning::NoUndoInP2 {
-            node: "cache-0-1".into()
-        }]
+        vec![
+            Warning::NoUndoInP2 {
+                node: "cache-0-1".into()
+            },
+            off()
+        ]
     );
     assert!(
         crate::render::steer::warning_in(&p.warnings[0], Protocol::P1)

@@ -7,6 +7,7 @@ mod grant;
 mod refusals;
 mod replan;
 mod revoke;
+mod servers;
 mod undo;
 mod way_out;
 
@@ -178,6 +179,7 @@ pub(super) fn req(action: Action, node: &str) -> Request {
             revision: None,
             any: false,
             takeover: false,
+            unsafe_shard: None,
         },
         Action::ReplacePod => Steer::ReplacePod,
     };
@@ -189,8 +191,21 @@ pub(super) fn req(action: Action, node: &str) -> Request {
         protocol_override: None,
         dry_run: DryRun::None,
         access: AccessFlags::default(),
+        servers: ServersAsked::Off,
     }
 }
+
+/// The warning of a plan made with `--servers=off`, as every hand-built
+/// scene's is (they hold no reading): last among the warnings.
+fn off() -> Warning {
+    Warning::ServersUnread {
+        shard: None,
+        why: Unread::Off,
+    }
+}
+
+/// What the Event's note and the annotation say of servers not read.
+const OFF_LINE: &str = "servers not read (--servers=off)";
 
 fn run(scene: &Scene, request: &Request) -> Plan {
     let (snapshot, report) = scene.build();

@@ -62,6 +62,7 @@ fn refusals() {
             vec![Refusal::Primary {
                 node: "cache-0-0".into(),
                 unsure: None,
+                source: None,
             }],
         ),
         (
@@ -77,6 +78,7 @@ fn refusals() {
                 Refusal::Primary {
                     node: "cache-0-0".into(),
                     unsure: None,
+                    source: None,
                 },
             ],
         ),
@@ -266,6 +268,7 @@ fn the_primary_check_reads_the_node_role() {
         let primary = Refusal::Primary {
             node: "cache-0-0".into(),
             unsure: None,
+            source: None,
         };
         assert_eq!(p.reasons.contains(&primary), refused, "{name}: {p:?}");
         let mut allowed = request.clone();
@@ -275,7 +278,8 @@ fn the_primary_check_reads_the_node_role() {
         assert_eq!(
             p.warnings.contains(&Warning::Primary {
                 node: "cache-0-0".into(),
-                unsure: None
+                unsure: None,
+                source: None,
             }),
             refused,
             "{name}: --allow-primary warns: {:?}",
@@ -294,7 +298,8 @@ fn the_primary_check_reads_the_node_role() {
     assert!(
         p.warnings.contains(&Warning::Primary {
             node: "cache-0-0".into(),
-            unsure: None
+            unsure: None,
+            source: None,
         }),
         "{:?}",
         p.warnings
@@ -338,6 +343,7 @@ fn refusal_texts_say_what_and_why() {
             Refusal::Primary {
                 node: "cache-0-0".into(),
                 unsure: None,
+                source: None,
             },
             "the controller's proactive failover does not run for a permit given by hand",
         ),
@@ -420,6 +426,7 @@ fn an_unsure_role_is_refused_as_a_primary_would_be() {
         let want = Refusal::Primary {
             node: "cache-0-0".into(),
             unsure: Some(note.clone()),
+            source: None,
         };
         assert!(p.reasons.contains(&want), "{:?}", p.reasons);
     }
@@ -447,6 +454,7 @@ fn a_replica_of_a_contradicted_shard_is_refused_as_a_primary_would_be() {
     let want = Refusal::Primary {
         node: "cache-0-0".into(),
         unsure: Some(note),
+        source: None,
     };
     assert!(p.reasons.contains(&want), "{:?}", p.reasons);
 }

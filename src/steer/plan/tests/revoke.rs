@@ -38,6 +38,7 @@ fn revoke_patch_undo_and_confirmation() {
                     "valkey.io/allow-workload-revision": null,
                     "valkey-roll.io/granted-revision": null,
                     "valkey-roll.io/granted-by": null,
+                    "valkey-roll.io/servers": null,
                     "valkey-roll.io/granted-at": null,
                     "valkey-roll.io/reason": null,
                 }

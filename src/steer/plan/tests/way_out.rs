@@ -195,34 +195,7 @@ fn r(action: Action, node: &str, f: impl FnOnce(&mut Request)) -> Request {
 }
 
 fn name_of(r: &Refusal) -> &'static str {
-    match r {
-        Refusal::OtherHolder(_) => "OtherHolder",
-        Refusal::AsksNothing { .. } => "AsksNothing",
-        Refusal::AskedRevisionUnknown { .. } => "AskedRevisionUnknown",
-        Refusal::Standalone { .. } => "Standalone",
-        Refusal::Primary { .. } => "Primary",
-        Refusal::NotFront { .. } => "NotFront",
-        Refusal::AlreadyHeld { .. } => "AlreadyHeld",
-        Refusal::HoldsNothing { .. } => "HoldsNothing",
-        Refusal::NoRevokeInP2 { .. } => "NoRevokeInP2",
-        Refusal::NoForceInP2 { .. } => "NoForceInP2",
-        Refusal::NoAnyInP2 => "NoAnyInP2",
-        Refusal::ProtocolUnknown { .. } => "ProtocolUnknown",
-        Refusal::ProtocolContradicts { .. } => "ProtocolContradicts",
-        Refusal::NotConfirmed { .. } => "NotConfirmed",
-        Refusal::WouldNeedConfirmation { .. } => "WouldNeedConfirmation",
-        Refusal::LeaseHeld { .. } => "LeaseHeld",
-        Refusal::LeaseLost { .. } => "LeaseLost",
-        Refusal::Changed { .. } => "Changed",
-        Refusal::ConflictAgain { .. } => "ConflictAgain",
-        Refusal::NoPod { .. } => "NoPod",
-        Refusal::DeploymentBacked { .. } => "DeploymentBacked",
-        Refusal::PodReady { .. } => "PodReady",
-        Refusal::PodOnUpdateRevision { .. } => "PodOnUpdateRevision",
-        Refusal::PodBeingDeleted { .. } => "PodBeingDeleted",
-        Refusal::PodRevisionUnknown { .. } => "PodRevisionUnknown",
-        Refusal::PodChanged { .. } => "PodChanged",
-    }
+    r.code()
 }
 
 /// The refusals found only while writing: their way out is the same
@@ -433,7 +406,7 @@ fn every_refusal_has_a_way_out_that_is_not_refused_in_turn() {
                 Step::Explain { node } | Step::FixCause { node } => {
                     c.nodes.iter().any(|n| &n.name == node)
                 }
-                Step::Watch { cluster } => *cluster == c.name,
+                Step::Watch { cluster } | Step::WatchServers { cluster } => *cluster == c.name,
                 Step::Status { cluster } => cluster.as_ref().is_none_or(|n| *n == c.name),
                 Step::Again { .. } => false,
             };
