@@ -374,6 +374,13 @@ pub(crate) fn plan(
     actor: &str,
 ) -> Result<Plan> {
     let mut plan = plan_once(snapshot, report, request, now, actor)?;
+    // How the decision was made, refused or not: without (some of) the
+    // servers' word.
+    if let Some(shard) = &plan.servers
+        && let Some(w) = servers::unread_warning(&request.servers, shard)
+    {
+        plan.warnings.push(w);
+    }
     if plan.is_refused() {
         plan.way_out = way_out::way_out(
             &plan,

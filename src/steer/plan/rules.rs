@@ -86,7 +86,7 @@ pub(super) fn grant_p1(c: &RuleInput<'_>, plan: &mut Plan) {
     plan.warnings.extend(primary_warning(c));
     common_grant_warnings(c, plan, &value, Protocol::P1);
     not_front_warning(c, plan);
-    servers::warnings(&c.request.servers, c.node, plan);
+    servers::warnings(c.node, plan);
     plan.patches.push(grant_patch(c, &value, Protocol::P1));
     plan.events.push(node_event(
         c,
@@ -133,7 +133,7 @@ pub(super) fn grant_p2(c: &RuleInput<'_>, plan: &mut Plan) {
     plan.warnings.push(Warning::NoUndoInP2 {
         node: c.node.name.clone(),
     });
-    servers::warnings(&c.request.servers, c.node, plan);
+    servers::warnings(c.node, plan);
     plan.patches.push(grant_patch(c, &value, Protocol::P2));
     plan.events.push(node_event(
         c,
@@ -170,7 +170,7 @@ pub(super) fn revoke_p1(c: &RuleInput<'_>, plan: &mut Plan) {
             because,
         });
     }
-    servers::warnings(&c.request.servers, c.node, plan);
+    servers::warnings(c.node, plan);
     plan.patches.push(revoke_patch(c.node, c.rv.clone()));
     plan.events.push(node_event(
         c,
@@ -228,7 +228,7 @@ pub(super) fn force_p1(c: &RuleInput<'_>, plan: &mut Plan) {
     }
     not_front_warning(c, plan);
     common_grant_warnings(c, plan, &value, Protocol::P1);
-    servers::warnings(&c.request.servers, c.node, plan);
+    servers::warnings(c.node, plan);
 
     if c.request.steer.takeover() {
         for o in c.others {

@@ -96,8 +96,9 @@ pub(crate) enum Unread {
     Servers(Vec<(String, ServerNote)>),
 }
 
-/// The warning of servers not read, if any.
-fn unread_warning(asked: &ServersAsked, shard: &ShardReading) -> Option<Warning> {
+/// The warning of servers not read, if any: on every plan, refused or
+/// not, since it says how the decision was made.
+pub(super) fn unread_warning(asked: &ServersAsked, shard: &ShardReading) -> Option<Warning> {
     let why = match asked {
         ServersAsked::Off => Unread::Off,
         ServersAsked::Live {
@@ -193,15 +194,12 @@ pub(super) fn force_past(
     None
 }
 
-/// The warnings from the servers: those not read, and a primary's synced
-/// replicas that lag it.
-pub(super) fn warnings(asked: &ServersAsked, node: &NodeReport, plan: &mut Plan) {
+/// The warnings of a step that goes ahead: a primary's synced replicas
+/// that lag it.
+pub(super) fn warnings(node: &NodeReport, plan: &mut Plan) {
     let Some(shard) = plan.servers.clone() else {
         return;
     };
-    if let Some(w) = unread_warning(asked, &shard) {
-        plan.warnings.push(w);
-    }
     if !primary_by_server(node) {
         return;
     }
@@ -236,7 +234,7 @@ pub(super) fn check_replace(
         plan.refuse(r);
         return;
     }
-    warnings(&request.servers, node, plan);
+    warnings(node, plan);
     let said = servers_line(&request.servers, plan.servers.as_ref());
     for e in &mut plan.events {
         e.note.push_str(&format!("; the servers said: {said}"));

@@ -170,7 +170,7 @@ fn the_servers_decide_where_they_answered() {
             unread,
             allow_primary(grant("cache-0-0")),
             &["NoSyncedReplica"],
-            &[],
+            &["ServersUnread"],
         ),
         (
             "shard 1 failed over by Valkey: cache-1-1 is the primary by its server",
