@@ -683,7 +683,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__force)
-            opts="-y -n -A -o -f -v -h --reason --takeover --revision --any --dry-run --yes --protocol --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --reason --takeover --revision --any --unsafe-shard --dry-run --yes --protocol --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -697,12 +697,20 @@ _kubectl__valkey__roll() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --unsafe-shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dry-run)
                     COMPREPLY=($(compgen -W "none client server" -- "${cur}"))
                     return 0
                     ;;
                 --protocol)
                     COMPREPLY=($(compgen -W "P1 P2" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers)
+                    COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -789,7 +797,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__grant)
-            opts="-y -n -A -o -f -v -h --revision --any --allow-primary --reason --dry-run --yes --protocol --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --revision --any --allow-primary --reason --dry-run --yes --protocol --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -809,6 +817,10 @@ _kubectl__valkey__roll() {
                     ;;
                 --protocol)
                     COMPREPLY=($(compgen -W "P1 P2" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers)
+                    COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -1195,7 +1207,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__replace__subcmd__pod)
-            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1211,6 +1223,10 @@ _kubectl__valkey__roll() {
                     ;;
                 --protocol)
                     COMPREPLY=($(compgen -W "P1 P2" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers)
+                    COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -1297,7 +1313,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__revoke)
-            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1313,6 +1329,10 @@ _kubectl__valkey__roll() {
                     ;;
                 --protocol)
                     COMPREPLY=($(compgen -W "P1 P2" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers)
+                    COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)

@@ -126,6 +126,9 @@ client\t''
 server\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
 P2\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l servers -d 'Read the servers of the node\'s cluster before planning (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off: decided from the API alone, and the plan says so)' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -159,6 +162,9 @@ client\t''
 server\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
 P2\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l servers -d 'Read the servers of the node\'s cluster before planning (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off: decided from the API alone, and the plan says so)' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -186,11 +192,15 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l reason -d 'Why (required), recorded on the node and in an Event' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l revision -d 'Write this revision instead of the asked-for one' -r
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l unsafe-shard -d 'Go on though the servers say this shard (its number, typed out) would be left with no synced replica: what no replica has may be lost' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l dry-run -d 'none: write; client: print the plan, send nothing; server: send with dryRun=All' -r -f -a "none\t''
 client\t''
 server\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
 P2\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l servers -d 'Read the servers of the node\'s cluster before planning (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off: decided from the API alone, and the plan says so)' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -224,6 +234,9 @@ client\t''
 server\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l protocol -d 'The protocol to assume for a cluster whose protocol is unknown' -r -f -a "P1\t''
 P2\t''"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l servers -d 'Read the servers of the node\'s cluster before planning (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off: decided from the API alone, and the plan says so)' -r -f -a "off\t'Do not read them'
+port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
+direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r

@@ -24,7 +24,7 @@ use harness::controlplane::eventually;
 use harness::operator::Step;
 use harness::plugin::run_in;
 use harness::valkey::{self, OPERATOR, Passwords, RealServer};
-use harness::valkey_rig::{BOUND, assert_no_password, pod_ips, rig_readable, until_link};
+use harness::valkey_rig::{BOUND, CLUSTER, assert_no_password, pod_ips, rig_readable, until_link};
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams};
 use serde_json::{Value, json};
@@ -252,6 +252,51 @@ async fn a_primary_without_a_synced_replica_is_not_granted_until_one_syncs() {
         "{}",
         text.stderr
     );
+
+    // Offline: a bundle taken now gives the same plan as the live run.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bundle.yaml");
+    let f = file.display().to_string();
+    let bundled = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["bundle", CLUSTER, "--servers=direct", "--output-file", &f],
+    )
+    .await;
+    assert_eq!(bundled.code, 0, "{}", bundled.both());
+    let dry = [
+        "grant",
+        "rig-0-0",
+        "--allow-primary",
+        "--revision",
+        REVISION,
+        "--dry-run=client",
+        "-o",
+        "json",
+    ];
+    let live = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[&dry[..], &["--servers=direct"]].concat(),
+    )
+    .await;
+    let offline = harness::plugin::run(&[&["-f", &f, "-n", &ns][..], &dry[..]].concat());
+    let (live, offline): (Value, Value) = (
+        serde_json::from_str(&live.stdout).unwrap_or(Value::Null),
+        serde_json::from_str(&offline.stdout).unwrap_or(Value::Null),
+    );
+    let gist = |d: &Value| {
+        let servers: Vec<Value> = d["servers"]["nodes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|n| json!([n["node"], n["role"], n["link"], n["synced"]]))
+            .collect();
+        (codes(d, "reasons"), servers, d["exitCode"].clone())
+    };
+    assert_eq!(gist(&offline), gist(&live), "{offline:#}\n{live:#}");
+    assert_eq!(codes(&live, "reasons"), ["NoSyncedReplica"], "{live:#}");
+    assert_no_password(&pw, "the bundle", &std::fs::read_to_string(&file).unwrap());
 
     // The replica is fixed and syncs: the same grant is written.
     fresh.restart_with_primaryauth(&pw, &pw.replication).await;
