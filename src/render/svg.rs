@@ -13,8 +13,8 @@
 
 use super::fit::bounded;
 use super::style::clean;
-use super::words::asides;
-use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Report, Role};
+use super::words::{asides, role_mark};
+use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Report};
 use crate::units::{human, timestamp};
 use jiff::{SignedDuration, Timestamp};
 use std::fmt::Write as _;
@@ -521,10 +521,11 @@ fn cluster_block(
             );
         }
         let mark = if r.partial { "*" } else { "" };
-        let role = r.role.map_or("", |r| match r {
-            Role::Primary => " (primary)",
-            Role::Replica => " (replica)",
-        });
+        // The judged role as the table's cell says it, `?` and all.
+        let role = match role_mark(r.role, r.role_unsure()) {
+            cell if cell == "-" => String::new(),
+            cell => format!(" ({cell})"),
+        };
         let mut label = format!("{}{mark}{role}", shorten(&r.node, LABEL_CHARS));
         if at_risk {
             label.push_str(" !");
@@ -678,8 +679,10 @@ fn row_title(r: &HistoryRow, at_risk: bool) -> String {
     if let Some(s) = r.shard {
         parts.push(format!("shard {s}"));
     }
-    if let Some(role) = r.role {
-        parts.push(role.to_string());
+    match (&r.role_note, r.role) {
+        (Some(note), _) => parts.push(format!("role {}: {note}", role_mark(r.role, true))),
+        (None, Some(role)) => parts.push(role.to_string()),
+        (None, None) => {}
     }
     parts.push(
         match r.outcome {
@@ -822,7 +825,9 @@ mod tests {
             node: node.into(),
             shard: Some(0),
             index: Some(1),
-            role: Some(Role::Replica),
+            role: Some(crate::report::Role::Replica),
+            role_source: None,
+            role_note: None,
             advanced_at: advanced.map(t),
             advanced_by: Some("<b>\"ops\u{202e}\"</b>".into()),
             applied_at: advanced.map(t),
