@@ -12,9 +12,9 @@
 //! for a reader that wants them back.
 
 use super::fit::bounded;
-use super::style::clean;
+use super::style::{Tone, clean, fill};
 use super::words::{asides, role_mark};
-use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Report};
+use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, NodeState, Report};
 use crate::units::{human, timestamp};
 use jiff::{SignedDuration, Timestamp};
 use std::fmt::Write as _;
@@ -93,16 +93,21 @@ impl Phase {
         }
     }
 
-    /// The terminal's colours for the same tones (render::style), in a
-    /// shade that reads on white.
-    fn fill(self) -> &'static str {
+    /// The node state the stretch shows: its colour is that state's tone
+    /// (`NodeState::tone`, the one table of how alarming a state is), in
+    /// the picture's shade ([`fill`]).
+    fn state(self) -> NodeState {
         match self {
-            Phase::Waiting => "#9db8e0",
-            Phase::InFlight => "#2aa7b8",
-            Phase::Stuck => "#d23c3c",
-            Phase::Rolled => "#5cae5c",
-            Phase::Blocked => "#e0b030",
+            Phase::Waiting => NodeState::Waiting,
+            Phase::InFlight => NodeState::Rolling,
+            Phase::Stuck => NodeState::Stuck,
+            Phase::Rolled => NodeState::Converged,
+            Phase::Blocked => NodeState::Blocking,
         }
+    }
+
+    fn fill(self) -> &'static str {
+        fill(self.state().tone())
     }
 }
 
@@ -116,10 +121,11 @@ fn step_word(s: FailoverStep) -> &'static str {
     }
 }
 
+/// A failover's own colour (violet), or a failed one's tone.
 fn step_fill(s: FailoverStep) -> &'static str {
     match s {
         FailoverStep::Initiated | FailoverStep::Completed => "#6a3d9a",
-        FailoverStep::Failed | FailoverStep::TimedOut | FailoverStep::Unplanned => "#d23c3c",
+        FailoverStep::Failed | FailoverStep::TimedOut | FailoverStep::Unplanned => fill(Tone::Bad),
     }
 }
 
