@@ -22,7 +22,8 @@
 //!   the data of `snapshot` (`Snapshot` and the objects it holds,
 //!   `keys`, `condition`, each cluster's view: `cluster_views`) and of `report` (`Report` and the types it
 //!   holds, `next_change`, `timeless`, the states' rules), `error::Error`
-//!   (which those functions return), and [`fixture`];
+//!   (which those functions return), and `fixture` (with the `fixture`
+//!   feature);
 //! - the benches: the same, with `source::slim` (`node`, `event`) and
 //!   `Snapshot::normalize`.
 pub mod app;

@@ -412,7 +412,13 @@ pub struct HistoryRow {
     pub node: String,
     pub shard: Option<u32>,
     pub index: Option<u32>,
+    /// The judged role, as `status` gives it (docs/plugin.md, "Judged
+    /// role"), never the raw `status.role`; null when unknown.
     pub role: Option<Role>,
+    /// Where the role came from; null when it is unknown.
+    pub role_source: Option<RoleSource>,
+    /// Why the role is unsure, or unknown (the `?`); null when settled.
+    pub role_note: Option<RoleNote>,
     /// Its first advance in this roll (a grant by hand, a `*` permit or a
     /// revision change: the grant-time sources).
     pub advanced_at: Option<Timestamp>,
@@ -428,6 +434,13 @@ pub struct HistoryRow {
     /// A time this row should have is missing: its events have likely
     /// expired (an hour by default).
     pub partial: bool,
+}
+
+impl HistoryRow {
+    /// The role is shown with a `?`: the evidence does not settle it.
+    pub(crate) fn role_unsure(&self) -> bool {
+        self.role_note.is_some()
+    }
 }
 
 /// How a node's part in the roll ended, or stands.

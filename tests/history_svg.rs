@@ -388,3 +388,48 @@ fn hostile_names_are_text_never_markup() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Issue 43 item 5, end to end: the roll so far (its first stretch to
+/// the line at now) keeps at least half the axis's width, and the holder's
+/// stall threshold is still drawn, off the scale with its time when it
+/// lies further ahead. The rolling example (sessions-0-1 advanced at
+/// 10:14:33, threshold 10m) 1m38s and 30m into its jam.
+#[test]
+fn the_roll_keeps_half_the_axis_and_its_threshold() {
+    for (now, off_scale) in [(common::NOW, true), ("2026-11-29T10:44:33Z", false)] {
+        let r = run(&[
+            "history",
+            "-f",
+            &example("rolling"),
+            "-o",
+            "svg",
+            "--now",
+            now,
+        ]);
+        assert_eq!(r.code, 0, "{}", r.both());
+        let parsed = parse(&r.stdout);
+        let find = |class: &str| {
+            parsed
+                .descendants()
+                .find(|n| class_has(n, class))
+                .unwrap_or_else(|| panic!("{now}: no {class}"))
+        };
+        let axis = find("axis-line");
+        let width = num(&axis, "x2") - num(&axis, "x1");
+        let first = parsed
+            .descendants()
+            .filter(|n| class_has(n, "span"))
+            .map(|n| num(&n, "x"))
+            .fold(f64::INFINITY, f64::min);
+        let share = (num(&find("now"), "x1") - first) / width;
+        assert!(share >= 0.5, "{now}: the roll takes {share:.3} of the axis");
+        let threshold = find("threshold");
+        assert_eq!(threshold.attribute("data-t"), Some("2026-11-29T10:24:33Z"));
+        assert_eq!(class_has(&threshold, "off-scale"), off_scale, "{now}");
+        let said = threshold
+            .descendants()
+            .filter_map(|n| n.text())
+            .any(|t| t.contains("stall threshold 10:24:33 (8m22s ahead)"));
+        assert_eq!(said, off_scale, "{now}: the off-scale time written");
+    }
+}

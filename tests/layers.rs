@@ -66,6 +66,39 @@ fn no_production_module_imports_a_layer_above_it() {
     assert!(wrong.is_empty(), "upward imports:\n{}", wrong.join("\n"));
 }
 
+/// The API server is asked through the reading layer (and the steering
+/// layer's writes) alone: no other module names kube's `Api` (issue 43
+/// item 6: `commands` listed ValkeyClusters and namespaces itself).
+#[test]
+fn only_source_and_steer_ask_the_api_server() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    collect(&src, &mut files);
+    let wrong: Vec<String> = files
+        .iter()
+        .filter(|f| !f.starts_with(src.join("source")) && !f.starts_with(src.join("steer")))
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).expect("readable source");
+            [
+                "kube::Api",
+                "kube::api::",
+                "use kube::api",
+                "Api::all(",
+                "Api::namespaced(",
+            ]
+            .iter()
+            .any(|p| text.contains(p))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(files.len() > 20, "read too few files: {}", files.len());
+    assert!(
+        wrong.is_empty(),
+        "kube's Api outside source/ and steer/:\n{}",
+        wrong.join("\n")
+    );
+}
+
 #[test]
 fn no_two_sibling_modules_import_each_other() {
     let edges = edges_of_src();

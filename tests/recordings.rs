@@ -560,3 +560,148 @@ fn each_recorded_cluster_judged_from_its_own_objects_is_judged_as_in_the_whole()
     }
     assert!(compared > 0, "no recorded cluster compared");
 }
+
+/// The plugin on a recorded list (stdin): its stdout; it must succeed.
+fn plugin(args: &[&str], list: &[u8]) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let bin = recorded::bin();
+    let mut child = Command::new(&bin)
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(list)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait for the plugin");
+    assert!(
+        out.status.success(),
+        "{args:?} exited {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// A table's ROLE cell per node (NODE's cell, a partial row's `*` taken
+/// off): the word that starts under the header's ROLE.
+fn role_cells(table: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut at = None;
+    for line in table.lines() {
+        if line.starts_with("NODE ") {
+            at = line.find(" ROLE ").map(|i| i + 1);
+            continue;
+        }
+        let Some(i) = at else { continue };
+        let (Some(node), Some(cell)) = (
+            line.split_whitespace().next(),
+            line.get(i..).and_then(|r| r.split_whitespace().next()),
+        ) else {
+            at = None;
+            continue;
+        };
+        out.insert(node.trim_end_matches('*').to_string(), cell.to_string());
+    }
+    out
+}
+
+/// Issue 43 item 4: recorded moments where the operator's `status.role`
+/// and the judged role differ (a finished image roll whose replicas all
+/// still read `primary`, a promoted replica, an unsure role, an unknown
+/// one). `history` names each node's role as `status` judges it, in its
+/// table (with the `?`), its document (role, roleSource and roleNote) and
+/// the picture's labels, never the raw `status.role`.
+#[test]
+fn history_names_the_role_status_judges_where_status_role_differs() {
+    let moments = [
+        // The end of an image roll: the replicas rig-1-0, rig-2-0 still
+        // read primary.
+        ("g-image", "snaps/snap-0088.json.gz"),
+        // rig-1-1 promoted; status.role says replica, unsure.
+        ("g-image", "snaps/snap-0044.json.gz"),
+        // rig-0-1 promoted: status.role replica, judged primary.
+        ("u-image-320", "snaps/snap-0020.json.gz"),
+        // A failover under way: both of shard 1 unsure.
+        ("u-image-320", "writes/w-00094.json.gz"),
+        // rig-0-1 has no status.role yet; judged replica.
+        ("u-image-320", "writes/w-00024.json.gz"),
+        // At creation every node claims primary: unknown, `?`.
+        ("f-create", "writes/w-00129.json.gz"),
+        ("t-resources", "writes/w-00132.json.gz"),
+    ];
+    let root = recorded::root();
+    let mut failures = Vec::new();
+    for (scenario, file) in moments {
+        let dir = root.join(scenario);
+        let expected: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("expected.json")).expect("read"))
+                .expect("expected.json is JSON");
+        let now = expected[file]["now"].as_str().expect("now").to_string();
+        let list = recorded::gunzip(&dir.join(file));
+        let at = format!("{scenario}/{file}");
+        let raw: BTreeMap<String, Option<String>> = serde_json::from_slice::<Value>(&list)
+            .expect("a List")["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter(|o| o["kind"] == "ValkeyNode")
+            .map(|o| {
+                let name = o["metadata"]["name"].as_str().unwrap_or("?").to_string();
+                (name, o["status"]["role"].as_str().map(str::to_string))
+            })
+            .collect();
+        let run = |verb: &str, output: &str| {
+            plugin(&[verb, "-f", "-", "--now", &now, "-o", output], &list)
+        };
+        let status: Value = serde_json::from_str(&run("status", "json")).expect("json");
+        let history: Value = serde_json::from_str(&run("history", "json")).expect("json");
+        let judged = status["clusters"][0]["nodes"].as_array().expect("nodes");
+        // The moment is one where they differ (else the row tests nothing).
+        if !judged
+            .iter()
+            .any(|n| n["role"].as_str() != raw[n["name"].as_str().unwrap_or("?")].as_deref())
+        {
+            failures.push(format!("{at}: status.role and the judged role agree"));
+        }
+        let rows = history["clusters"][0]["nodes"].as_array().expect("nodes");
+        for n in judged {
+            let name = n["name"].as_str().unwrap_or("?");
+            let row = rows.iter().find(|r| r["node"] == name);
+            let got = row.map(|r| (&r["role"], &r["roleSource"], &r["roleNote"]));
+            if got != Some((&n["role"], &n["roleSource"], &n["roleNote"])) {
+                failures.push(format!(
+                    "{at}: {name}: history says {got:?}, status {} from {} ({})",
+                    n["role"], n["roleSource"], n["roleNote"]
+                ));
+            }
+        }
+        let (want, got) = (
+            role_cells(&run("status", "wide")),
+            role_cells(&run("history", "table")),
+        );
+        if want.is_empty() || want != got {
+            failures.push(format!("{at}: history's ROLE {got:?}, status's {want:?}"));
+        }
+        // The picture's labels: `NAME (ROLE)` as the table's cell says it
+        // (` !` after it: its shard is at risk).
+        let svg = run("history", "svg");
+        for (name, cell) in &want {
+            let label = format!("{name} ({cell})");
+            let shown = ["<", " !<"]
+                .iter()
+                .any(|end| svg.contains(&format!(">{label}{end}")));
+            if cell != "-" && !shown {
+                failures.push(format!("{at}: no label {label:?} in the picture"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

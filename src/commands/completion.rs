@@ -661,15 +661,7 @@ async fn namespaces(ctx: &Ctx) -> Option<Vec<Candidate>> {
             .collect()
     } else {
         let live = crate::source::live::connect(&ctx.access()).await.ok()?;
-        let api: kube::Api<k8s_openapi::api::core::v1::Namespace> =
-            kube::Api::all(live.client.clone());
-        api.list_metadata(&kube::api::ListParams::default())
-            .await
-            .ok()?
-            .items
-            .into_iter()
-            .filter_map(|n| n.metadata.name)
-            .collect()
+        live.namespace_names().await?
     };
     names.sort();
     names.dedup();

@@ -118,6 +118,8 @@ mod tests {
             shard: Some(1),
             index: Some(1),
             role: None,
+            role_source: None,
+            role_note: None,
             advanced_at: None,
             advanced_by: None,
             applied_at: None,

@@ -8,11 +8,9 @@ use crate::error::{Error, Result};
 use crate::render::json::{to_json, to_yaml};
 use crate::render::table::{TableOptions, status_screen};
 use crate::report::Report;
-use crate::snapshot::{Snapshot, ValkeyCluster};
+use crate::snapshot::Snapshot;
 use crate::source::Live;
 use crate::source::watch::Scope;
-use kube::Api;
-use kube::api::ListParams;
 
 /// The report as `status` renders it, per `-o`: the table (`wide` adds
 /// columns) or the docs/plugin.md document. Shared with `--watch` and `wait`.
@@ -172,15 +170,7 @@ pub(crate) async fn in_view(
             name,
             ..
         }) => {
-            let api: Api<ValkeyCluster> = match &scope.namespace {
-                Some(ns) => Api::namespaced(live.client.clone(), ns),
-                None => Api::all(live.client.clone()),
-            };
-            let names: Vec<String> = api
-                .list(&ListParams::default())
-                .await
-                .map(|list| list.items.iter().map(|c| c.name().to_string()).collect())
-                .unwrap_or_default();
+            let names = live.cluster_names(scope.namespace.as_deref()).await;
             Err(Error::NotFound {
                 kind,
                 namespace,

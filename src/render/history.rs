@@ -4,6 +4,7 @@
 
 use super::fit::{Cell, Grid, Last, Screen, paragraph};
 use super::style::{clean, clean_or_dash};
+use super::words::role_mark;
 use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Protocol, Report, Verdict};
 use crate::units::{age, human, timestamp};
 use jiff::{SignedDuration, Timestamp};
@@ -86,6 +87,25 @@ fn same_day(start: Timestamp, rows: &[HistoryRow]) -> bool {
         .all(|t| day(t) == first)
 }
 
+/// Why the roles marked `?` are unsure, one line per note (`? NODE, NODE:
+/// NOTE`), in the rows' order; the names cleaned. Nodes sharing a note
+/// share its line.
+pub(crate) fn role_notes(rows: &[HistoryRow]) -> Vec<String> {
+    let mut notes: Vec<(String, Vec<String>)> = Vec::new();
+    for r in rows {
+        let Some(note) = &r.role_note else { continue };
+        let note = note.to_string();
+        match notes.iter_mut().find(|(n, _)| *n == note) {
+            Some((_, nodes)) => nodes.push(clean(&r.node)),
+            None => notes.push((note, vec![clean(&r.node)])),
+        }
+    }
+    notes
+        .into_iter()
+        .map(|(note, nodes)| format!("? {}: {}", nodes.join(", "), clean(&note)))
+        .collect()
+}
+
 /// One block per cluster: a line on the roll, the rows, and what is
 /// missing and why.
 pub(crate) fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) -> String {
@@ -134,7 +154,7 @@ pub(crate) fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) 
                 vec![
                     Cell::new(format!("{}{mark}", clean(&r.node))),
                     Cell::new(r.shard.map_or_else(|| "-".into(), |s| s.to_string())),
-                    Cell::new(r.role.map_or_else(|| "-".to_string(), |r| r.to_string())),
+                    Cell::new(role_mark(r.role, r.role_unsure())),
                     Cell::new(when(r.advanced_at)),
                     Cell::new(clean_or_dash(r.advanced_by.as_deref())),
                     Cell::new(when(r.applied_at)),
@@ -172,6 +192,13 @@ pub(crate) fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) 
             }
             .render(width, screen.color),
         );
+        let notes = role_notes(&c.history.rows);
+        if !notes.is_empty() {
+            out.push('\n');
+            for line in notes {
+                out.push_str(&paragraph(&line, width, "", "  "));
+            }
+        }
         if c.history.rows.iter().any(|r| r.partial) {
             out.push('\n');
             out.push_str(&paragraph(
@@ -217,6 +244,8 @@ mod tests {
             shard: Some(0),
             index: Some(1),
             role: Some(crate::report::Role::Replica),
+            role_source: None,
+            role_note: None,
             advanced_at: Some(t("2026-11-29T10:00:00Z")),
             advanced_by: Some("controller".into()),
             applied_at: None,
@@ -265,5 +294,72 @@ mod tests {
         // A recent roll: nothing said about expiry.
         let out = table(&report, t("2026-11-29T09:30:00Z"), false);
         assert!(!out.contains("longer ago"), "{out}");
+    }
+
+    /// The judged role as status shows it: `?` where unsure, and why, once
+    /// per note, under the table; the names in the note cleaned.
+    #[test]
+    fn unsure_roles_are_marked_and_said_why() {
+        use crate::report::{Role, RoleNote};
+        let mut report = sample::jammed();
+        report.clusters.truncate(1);
+        let note = RoleNote::Claimants {
+            others: vec!["cache-0-0\u{1b}[2J".into()],
+        };
+        let mut rows = vec![
+            row("cache-0-1", HistoryOutcome::Rolled, false),
+            row("cache-0-0", HistoryOutcome::Waiting, false),
+            row("cache-1-0", HistoryOutcome::Waiting, false),
+            row("cache-1-1", HistoryOutcome::Waiting, false),
+        ];
+        rows[0].role_note = Some(note.clone());
+        rows[1].role_note = Some(note.clone());
+        rows[2].role = None;
+        rows[2].role_note = Some(RoleNote::NoEvidence);
+        rows[3].role = Some(Role::Primary);
+        report.clusters[0].history = RollHistory {
+            started_at: Some(t("2026-11-29T10:00:00Z")),
+            oldest_event: None,
+            rows,
+        };
+        let out = table(&report, t("2026-11-29T10:16:00Z"), false);
+        let cells: Vec<(&str, &str)> = out
+            .lines()
+            .filter(|l| l.starts_with("cache-"))
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                Some((w.next()?, w.nth(1)?))
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("cache-0-1", "replica?"),
+                ("cache-0-0", "replica?"),
+                ("cache-1-0", "?"),
+                ("cache-1-1", "primary"),
+            ],
+            "{out}"
+        );
+        let notes: Vec<&str> = out.lines().filter(|l| l.starts_with("? ")).collect();
+        assert_eq!(notes.len(), 2, "{out}");
+        assert!(
+            notes[0].starts_with(
+                "? cache-0-1, cache-0-0: status.role says primary, as it does for cache-0-0\\u{1b}"
+            ),
+            "{out}"
+        );
+        assert!(notes[1].starts_with("? cache-1-0: "), "{out}");
+        assert!(!out.contains('\u{1b}'), "cleaned:\n{out}");
+        let doc = serde_json::to_value(document(&report, t("2026-11-29T10:16:00Z"))).expect("json");
+        let n = &doc["clusters"][0]["nodes"];
+        assert_eq!(n[0]["role"], "replica");
+        assert!(
+            n[0]["roleNote"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("status.role says primary")),
+            "{n}"
+        );
+        assert_eq!(n[3]["roleNote"], serde_json::Value::Null);
     }
 }

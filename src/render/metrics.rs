@@ -72,7 +72,7 @@ impl ContextView {
                 })
                 .collect(),
             errors: ErrorKind::ALL.iter().map(|&k| (k, 0)).collect(),
-            blind: vec!["not listed yet".to_string()],
+            blind: vec![NOT_LISTED_YET.to_string()],
         }
     }
 
@@ -402,6 +402,19 @@ pub(crate) fn serving(
         contexts.join(", ")
     )
 }
+
+/// Why a kind's watch leaves the view not whole, one `/readyz` line:
+/// `pods: WHY` (its last error, a one-shot read's words), or `pods: not
+/// listed yet` before its first answer.
+pub(crate) fn kind_down(resource: &str, error: Option<&str>) -> String {
+    match error {
+        Some(e) => format!("{resource}: {e}"),
+        None => format!("{resource}: {NOT_LISTED_YET}"),
+    }
+}
+
+/// A watch (or the whole view) before its first LIST answered.
+const NOT_LISTED_YET: &str = "not listed yet";
 
 /// The exporter's log line when a context's readiness changes: `context
 /// eu: ready`, or `context eu: not ready: WHY; WHY`.
@@ -746,6 +759,20 @@ impl Collector for Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kind_down_says_why_or_that_it_is_not_listed_yet() {
+        let cases = [
+            (
+                Some("cannot reach the API server"),
+                "pods: cannot reach the API server",
+            ),
+            (None, "pods: not listed yet"),
+        ];
+        for (error, want) in cases {
+            assert_eq!(kind_down("pods", error), want);
+        }
+    }
     use crate::fixture::sample::{converged, jammed};
     use crate::report::{FailoverSource, FailoverUnderWay, OperatorSilence, Report};
 

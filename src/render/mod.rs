@@ -14,7 +14,11 @@
 //! - `steer`: steering plans and results.
 //! - `step`: a thing to do next, prose and commands (`explain`, a refusal's
 //!   way out).
+//! - `history`: `history`'s table and document, the roll so far.
 //! - `svg`: `history -o svg`, the roll as a picture on a time axis.
+//! - `dashboard`: `dashboard`'s page and what its events carry.
+//! - `words`: the sentences of reasons, roles and evidence (each report
+//!   type's `Display` and its JSON `reason`).
 //! - `style`: colour by severity, and neutralising control characters.
 //! - `fit`: text fitted to a terminal's width (wrapped, cut, columns left out).
 pub(crate) mod clock;

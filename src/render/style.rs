@@ -50,6 +50,19 @@ pub(crate) fn cell_color(tone: Tone) -> Option<comfy_table::Color> {
     }
 }
 
+/// The colour of a tone in a picture on white (`history -o svg`): the
+/// terminal's colour of the same tone, in a shade that reads on white.
+pub(crate) fn fill(tone: Tone) -> &'static str {
+    match tone {
+        Tone::Bad => "#d23c3c",
+        Tone::Warn => "#e0b030",
+        Tone::Busy => "#2aa7b8",
+        Tone::Queue => "#9db8e0",
+        Tone::Good => "#5cae5c",
+        Tone::Quiet => "#999999",
+    }
+}
+
 /// Text from a cluster, a file or the command line, made safe to print on
 /// a terminal: the one function every printed string from data or
 /// arguments goes through, stdout and stderr alike (tables, explain,
@@ -193,6 +206,21 @@ mod tests {
         }
         assert_eq!(strong("Facts", false), "Facts");
         assert!(paint("JAMMED", Tone::Bad, true, true).contains('\u{1b}'));
+    }
+
+    /// Each tone its own colour in a picture.
+    #[test]
+    fn every_tone_has_its_own_fill() {
+        let tones = [
+            Tone::Bad,
+            Tone::Warn,
+            Tone::Busy,
+            Tone::Queue,
+            Tone::Good,
+            Tone::Quiet,
+        ];
+        let fills: std::collections::BTreeSet<&str> = tones.into_iter().map(fill).collect();
+        assert_eq!(fills.len(), tones.len(), "{fills:?}");
     }
 
     #[test]

@@ -12,9 +12,9 @@
 //! for a reader that wants them back.
 
 use super::fit::bounded;
-use super::style::clean;
-use super::words::asides;
-use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, Report, Role};
+use super::style::{Tone, clean, fill};
+use super::words::{asides, role_mark};
+use crate::report::{ClusterReport, HistoryOutcome, HistoryRow, NodeState, Report};
 use crate::units::{human, timestamp};
 use jiff::{SignedDuration, Timestamp};
 use std::fmt::Write as _;
@@ -93,16 +93,21 @@ impl Phase {
         }
     }
 
-    /// The terminal's colours for the same tones (render::style), in a
-    /// shade that reads on white.
-    fn fill(self) -> &'static str {
+    /// The node state the stretch shows: its colour is that state's tone
+    /// (`NodeState::tone`, the one table of how alarming a state is), in
+    /// the picture's shade ([`fill`]).
+    fn state(self) -> NodeState {
         match self {
-            Phase::Waiting => "#9db8e0",
-            Phase::InFlight => "#2aa7b8",
-            Phase::Stuck => "#d23c3c",
-            Phase::Rolled => "#5cae5c",
-            Phase::Blocked => "#e0b030",
+            Phase::Waiting => NodeState::Waiting,
+            Phase::InFlight => NodeState::Rolling,
+            Phase::Stuck => NodeState::Stuck,
+            Phase::Rolled => NodeState::Converged,
+            Phase::Blocked => NodeState::Blocking,
         }
+    }
+
+    fn fill(self) -> &'static str {
+        fill(self.state().tone())
     }
 }
 
@@ -116,10 +121,11 @@ fn step_word(s: FailoverStep) -> &'static str {
     }
 }
 
+/// A failover's own colour (violet), or a failed one's tone.
 fn step_fill(s: FailoverStep) -> &'static str {
     match s {
         FailoverStep::Initiated | FailoverStep::Completed => "#6a3d9a",
-        FailoverStep::Failed | FailoverStep::TimedOut | FailoverStep::Unplanned => "#d23c3c",
+        FailoverStep::Failed | FailoverStep::TimedOut | FailoverStep::Unplanned => fill(Tone::Bad),
     }
 }
 
@@ -178,8 +184,8 @@ impl Axis {
 
     /// Round times from `from` to `to`, at most 8 of them.
     fn ticks(&self) -> Vec<Timestamp> {
-        const STEPS: [i64; 14] = [
-            10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
+        const STEPS: [i64; 17] = [
+            1, 2, 5, 10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
         ];
         let span = self.to.duration_since(self.from).as_secs().max(1);
         let step = STEPS
@@ -284,9 +290,17 @@ fn times(c: &ClusterReport, failovers: &[FailoverMark]) -> Vec<Timestamp> {
     all
 }
 
+/// How far past now the axis of an unfinished roll may run, as a share of
+/// the roll so far (its first time to now): with the room after it, the
+/// roll keeps over half the axis (issue 43 item 5: a stall threshold ten
+/// minutes ahead of a jam of 18 s left the jam 65 pixels).
+const AHEAD: f64 = 0.8;
+
 /// The axis of a cluster: from the roll's first time to now while it is
 /// unfinished (or something is under way), to its last time once it is
-/// done; wide enough to show the stall threshold of a node in flight.
+/// done. A stall threshold of a node in flight still to come widens it,
+/// by at most [`AHEAD`] of the roll so far; one further ahead is drawn
+/// off the scale, at the axis's end (`threshold_mark`).
 fn axis_of(c: &ClusterReport, failovers: &[FailoverMark], now: Timestamp) -> Option<Axis> {
     let threshold = threshold_of(c);
     let all = times(c, failovers);
@@ -299,16 +313,19 @@ fn axis_of(c: &ClusterReport, failovers: &[FailoverMark], now: Timestamp) -> Opt
     } else {
         all.iter().copied().max().unwrap_or(now)
     };
+    let roll = to.duration_since(from).max(SignedDuration::from_secs(1));
+    let ahead = SignedDuration::try_from_secs_f64(roll.as_secs_f64() * AHEAD)
+        .unwrap_or(SignedDuration::ZERO);
+    let furthest = to.checked_add(ahead).unwrap_or(to);
     for r in c.history.rows.iter().filter(|r| unfinished(r.outcome)) {
         if let Some(limit) = r.advanced_at.and_then(|a| a.checked_add(threshold).ok()) {
-            to = to.max(limit);
+            to = to.max(limit.min(furthest));
         }
     }
     // A little room after the last time, so its mark is not on the edge.
-    let span = to.duration_since(from).as_secs().max(60);
-    let to = to
-        .checked_add(SignedDuration::from_secs(span / 20 + 1))
-        .unwrap_or(to);
+    let span = to.duration_since(from).as_millis().max(1000);
+    let room = SignedDuration::from_millis(i64::try_from(span / 20).unwrap_or(i64::MAX / 2));
+    let to = to.checked_add(room).unwrap_or(to);
     let days = from.strftime("%Y-%m-%d").to_string() != to.strftime("%Y-%m-%d").to_string();
     Some(Axis { from, to, days })
 }
@@ -416,6 +433,12 @@ fn cluster_block(
     let rows_bottom = nodes_top + ROW * c.history.rows.len() as f64;
     out.push_str(r#"<g class="axis">"#);
     out.push('\n');
+    let _ = writeln!(
+        out,
+        r##"<line class="axis-line" x1="{AXIS_LEFT:.1}" y1="{:.1}" x2="{AXIS_RIGHT:.1}" y2="{:.1}" stroke="#bbb"/>"##,
+        axis_y + 2.0,
+        axis_y + 2.0
+    );
     for t in axis.ticks() {
         let x = axis.x(t);
         let _ = writeln!(
@@ -521,10 +544,11 @@ fn cluster_block(
             );
         }
         let mark = if r.partial { "*" } else { "" };
-        let role = r.role.map_or("", |r| match r {
-            Role::Primary => " (primary)",
-            Role::Replica => " (replica)",
-        });
+        // The judged role as the table's cell says it, `?` and all.
+        let role = match role_mark(r.role, r.role_unsure()) {
+            cell if cell == "-" => String::new(),
+            cell => format!(" ({cell})"),
+        };
         let mut label = format!("{}{mark}{role}", shorten(&r.node, LABEL_CHARS));
         if at_risk {
             label.push_str(" !");
@@ -588,26 +612,51 @@ fn cluster_block(
             );
         }
         // The stall threshold of a node in flight: where it is (or will
-        // be) held too long.
+        // be) held too long; past the axis's end, an arrow there and its
+        // time.
         if matches!(r.outcome, HistoryOutcome::Rolling | HistoryOutcome::Stuck)
             && let Some(limit) = r.advanced_at.and_then(|a| a.checked_add(threshold).ok())
-            && limit <= axis.to
         {
-            let x = axis.x(limit);
-            let _ = writeln!(
-                out,
-                r##"<line class="threshold" data-t="{}" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#000" stroke-width="2" stroke-dasharray="3,2"><title>{}</title></line>"##,
-                timestamp(limit),
-                row_y,
-                row_y + ROW,
-                xml(&format!(
-                    "stall threshold {}: {} held since {} is stuck from {}",
-                    human(c.stall_threshold_seconds),
-                    bounded(&r.node),
-                    r.advanced_at.map(timestamp).unwrap_or_default(),
-                    timestamp(limit)
-                ))
-            );
+            let title = xml(&format!(
+                "stall threshold {}: {} held since {} is stuck from {}",
+                human(c.stall_threshold_seconds),
+                bounded(&r.node),
+                r.advanced_at.map(timestamp).unwrap_or_default(),
+                timestamp(limit)
+            ));
+            if limit <= axis.to {
+                let x = axis.x(limit);
+                let _ = writeln!(
+                    out,
+                    r##"<line class="threshold" data-t="{}" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#000" stroke-width="2" stroke-dasharray="3,2"><title>{title}</title></line>"##,
+                    timestamp(limit),
+                    row_y,
+                    row_y + ROW,
+                );
+            } else {
+                let cy = row_y + ROW / 2.0;
+                let _ = writeln!(
+                    out,
+                    r##"<g class="threshold off-scale" data-t="{}"><title>{title}</title><path d="M{:.1},{:.1} l8,5 l-8,5 z" fill="#000"/>"##,
+                    timestamp(limit),
+                    AXIS_RIGHT - 8.0,
+                    cy - 5.0,
+                );
+                text(
+                    out,
+                    AXIS_RIGHT - 11.0,
+                    cy + 4.0,
+                    r#" text-anchor="end" font-size="10""#,
+                    &format!(
+                        "stall threshold {} ({} ahead)",
+                        clock(limit, axis.days),
+                        human(
+                            u64::try_from(limit.duration_since(now).as_secs()).unwrap_or_default()
+                        )
+                    ),
+                );
+                out.push_str("</g>\n");
+            }
         }
         for f in failovers.iter().filter(|f| f.nodes.contains(&r.node)) {
             let x = axis.x(f.at);
@@ -678,8 +727,10 @@ fn row_title(r: &HistoryRow, at_risk: bool) -> String {
     if let Some(s) = r.shard {
         parts.push(format!("shard {s}"));
     }
-    if let Some(role) = r.role {
-        parts.push(role.to_string());
+    match (&r.role_note, r.role) {
+        (Some(note), _) => parts.push(format!("role {}: {note}", role_mark(r.role, true))),
+        (None, Some(role)) => parts.push(role.to_string()),
+        (None, None) => {}
     }
     parts.push(
         match r.outcome {
@@ -822,7 +873,9 @@ mod tests {
             node: node.into(),
             shard: Some(0),
             index: Some(1),
-            role: Some(Role::Replica),
+            role: Some(crate::report::Role::Replica),
+            role_source: None,
+            role_note: None,
             advanced_at: advanced.map(t),
             advanced_by: Some("<b>\"ops\u{202e}\"</b>".into()),
             applied_at: advanced.map(t),
@@ -927,5 +980,88 @@ mod tests {
         };
         assert!(days.ticks().len() <= 8);
         assert_eq!(clock(t("2026-11-28T00:00:00Z"), true), "11-28 00:00");
+    }
+
+    /// Issue 43 item 5: the roll so far keeps at least half the axis, the
+    /// stall threshold still drawn: on the scale where it fits, else an
+    /// arrow at the axis's end with its time. A table of jams (the holder
+    /// advanced when the roll began) under a threshold of 10m.
+    #[test]
+    fn the_roll_keeps_half_the_axis_and_the_threshold_stays_drawn() {
+        let now = t("2026-11-29T12:00:00Z");
+        // (jam in seconds, outcome, threshold off the scale)
+        let cases = [
+            (10, HistoryOutcome::Stuck, true),
+            (18, HistoryOutcome::Rolling, true),
+            (60, HistoryOutcome::Rolling, true),
+            (300, HistoryOutcome::Rolling, true),
+            (400, HistoryOutcome::Rolling, false),
+            (1800, HistoryOutcome::Stuck, false),
+        ];
+        let mut failures = Vec::new();
+        for (jam, outcome, off_scale) in cases {
+            let began = now - SignedDuration::from_secs(jam);
+            let mut report = sample::jammed();
+            report.clusters.truncate(1);
+            let c = &mut report.clusters[0];
+            c.stall_threshold_seconds = 600;
+            c.risks.clear();
+            c.failover = None;
+            let mut holder = row("n-holder", outcome, None);
+            holder.advanced_at = Some(began);
+            c.history = RollHistory {
+                started_at: Some(began),
+                oldest_event: None,
+                rows: vec![holder, row("n-next", HistoryOutcome::Waiting, None)],
+            };
+            let svg = history(&report, now, &[vec![]]);
+            let doc = roxmltree::Document::parse(&svg).expect("well-formed");
+            let class = |n: &roxmltree::Node<'_, '_>, c: &str| {
+                n.attribute("class")
+                    .is_some_and(|v| v.split(' ').any(|w| w == c))
+            };
+            let num = |n: &roxmltree::Node<'_, '_>, a: &str| -> f64 {
+                n.attribute(a)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(f64::NAN)
+            };
+            let first = doc
+                .descendants()
+                .filter(|n| class(n, "span"))
+                .map(|n| num(&n, "x"))
+                .fold(f64::INFINITY, f64::min);
+            let at_now = doc
+                .descendants()
+                .find(|n| class(n, "now"))
+                .map_or(f64::NAN, |n| num(&n, "x1"));
+            let share = (at_now - first) / (AXIS_RIGHT - AXIS_LEFT);
+            if share.is_nan() || share < 0.5 {
+                failures.push(format!("{jam}s: the roll takes {share:.3} of the axis"));
+            }
+            let limit = timestamp(began + SignedDuration::from_secs(600));
+            let marks: Vec<_> = doc
+                .descendants()
+                .filter(|n| class(n, "threshold"))
+                .map(|n| {
+                    (
+                        n.attribute("data-t").map(str::to_string),
+                        class(&n, "off-scale"),
+                    )
+                })
+                .collect();
+            if marks != [(Some(limit.clone()), off_scale)] {
+                failures.push(format!(
+                    "{jam}s: threshold marks {marks:?}, want {limit} off-scale {off_scale}"
+                ));
+            }
+            let said = format!(
+                "stall threshold {}",
+                clock(began + SignedDuration::from_secs(600), false)
+            );
+            if off_scale != svg.contains(&said) {
+                failures.push(format!("{jam}s: {said:?} written: {}", !off_scale));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }

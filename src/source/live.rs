@@ -105,6 +105,32 @@ impl Live {
             Some(&self.credentials),
         )
     }
+
+    /// The names of the ValkeyClusters in `namespace` (every namespace:
+    /// None), for "did you mean"; empty when they cannot be listed.
+    pub(crate) async fn cluster_names(&self, namespace: Option<&str>) -> Vec<String> {
+        let api: Api<ValkeyCluster> = match namespace {
+            Some(ns) => Api::namespaced(self.client.clone(), ns),
+            None => Api::all(self.client.clone()),
+        };
+        api.list(&ListParams::default())
+            .await
+            .map(|list| list.items.iter().map(|c| c.name().to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The names of the namespaces the user may list (their metadata only),
+    /// for completion; None when they cannot be listed.
+    pub(crate) async fn namespace_names(&self) -> Option<Vec<String>> {
+        let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(self.client.clone());
+        let list = api.list_metadata(&ListParams::default()).await.ok()?;
+        Some(
+            list.items
+                .into_iter()
+                .filter_map(|n| n.metadata.name)
+                .collect(),
+        )
+    }
 }
 
 /// Where the client configuration comes from, in kubectl's order.

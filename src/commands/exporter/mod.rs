@@ -30,7 +30,7 @@ use super::judgements::{Judgements, WithReadings};
 use crate::cli::{ExporterArgs, GlobalArgs};
 use crate::error::{Error, Outcome, Result};
 use crate::render::metrics::{
-    ClusterSummary, ContextView, ErrorKind, Judged, KindView, readiness_news, serving,
+    ClusterSummary, ContextView, ErrorKind, Judged, KindView, kind_down, readiness_news, serving,
     watches_restarted,
 };
 use crate::snapshot::Changed;
@@ -347,10 +347,7 @@ async fn watch_context(
             .health()
             .iter()
             .filter(|h| !h.up)
-            .map(|h| match &h.error {
-                Some(e) => format!("{}: {e}", resource(h.kind)),
-                None => format!("{}: not listed yet", resource(h.kind)),
-            })
+            .map(|h| kind_down(resource(h.kind), h.error.as_deref()))
             .collect();
         blind.extend(bad_data.clone());
         if !blind.is_empty() {

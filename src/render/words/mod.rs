@@ -23,7 +23,7 @@ pub(crate) use cluster::{ClusterSaid, ReplicaSaid, asides, unplanned_entry};
 pub(crate) use evidence::{Found, Phrase, Short, joined};
 pub(crate) use grant::Unheard;
 pub(crate) use node::Said;
-pub(crate) use role::{role_cell, role_row};
+pub(crate) use role::{role_cell, role_mark, role_row};
 
 /// Serialize as the `Display` words.
 macro_rules! serialize_as_words {

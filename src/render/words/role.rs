@@ -166,7 +166,13 @@ pub(crate) fn role_row(n: &crate::report::NodeReport) -> String {
 }
 
 pub(crate) fn role_cell(n: &crate::report::NodeReport) -> String {
-    match (n.role, n.role_unsure()) {
+    role_mark(n.role, n.role_unsure())
+}
+
+/// A judged role as a table cell shows it: `primary`, `replica?` (unsure),
+/// `?` (unknown, and said why) or `-` (unknown).
+pub(crate) fn role_mark(role: Option<crate::report::Role>, unsure: bool) -> String {
+    match (role, unsure) {
         (Some(r), false) => r.to_string(),
         (Some(r), true) => format!("{r}?"),
         (None, true) => "?".to_string(),
