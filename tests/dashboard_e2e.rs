@@ -6,6 +6,8 @@
 //! events stay within their budget (sizes asserted, not times).
 
 mod harness;
+#[path = "dashboard/hostile.rs"]
+mod hostile;
 #[path = "bench/objects.rs"]
 mod objects;
 #[path = "dashboard/page.rs"]
@@ -174,6 +176,42 @@ async fn a_jammed_roll_on_the_page_its_headers_its_events_and_hostile_words_as_d
     dash.plugin.interrupt();
     let status = dash.plugin.exit(BOUND).await;
     assert_eq!(status.code(), Some(0), "{}", dash.plugin.transcript());
+}
+
+/// Issue 42 item 5: a context's name and an API's 403 message with a bidi
+/// override, ESC and BEL reached the page's context line as they were
+/// (the event's JSON escaped them, the page placed them raw), where every
+/// terminal output shows them by their code. They are shown by their code
+/// on the page too. The API here is a fake one on loopback that forbids
+/// everything with such a message (a real one does not write ESC).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_context_name_and_403_message_are_shown_by_their_code() {
+    const MARKS: &str = "\u{202e}\u{1b}[31m\u{7}";
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = hostile::forbidding(&format!("valkeyclusters is forbidden{MARKS}"));
+    let context = format!("ctx{MARKS}");
+    let kubeconfig = hostile::kubeconfig(dir.path(), &context, &server);
+    let dash = Dashboard::start(&kubeconfig, "ns", &["--context", &context], BOUND).await;
+    let mut events = dash.events().await;
+    let line = events
+        .until("the context cannot be read", BOUND, |e| {
+            e.kind == "contexts" && e.data[0]["trouble"] == true
+        })
+        .await;
+    let name = line.data[0]["name"].as_str().unwrap_or_default();
+    let connection = line.data[0]["connection"].as_str().unwrap_or_default();
+    eprintln!("the context's line: {name:?}: {connection:?}");
+    for text in [name, connection] {
+        assert!(
+            !text.contains(['\u{202e}', '\u{1b}', '\u{7}']),
+            "raw control characters on the page: {text:?}"
+        );
+    }
+    assert_eq!(name, "ctx\\u{202e}\\u{1b}[31m\\u{7}");
+    assert!(
+        connection.contains("forbidden\\u{202e}\\u{1b}[31m\\u{7}"),
+        "{connection}"
+    );
 }
 
 /// One object of tests/bench/objects.rs created through the API, then its

@@ -125,18 +125,32 @@ mod tests {
         deep_whole.extend_from_slice(b":1\r\n");
         let cases: Vec<(&str, Vec<u8>, Shape)> = vec![
             ("simple", b"+OK\r\n".to_vec(), Shape::Whole { len: 5 }),
-            ("error", b"-NOPERM no\r\n".to_vec(), Shape::Whole { len: 12 }),
+            (
+                "error",
+                b"-NOPERM no\r\n".to_vec(),
+                Shape::Whole { len: 12 },
+            ),
             ("integer", b":12\r\n".to_vec(), Shape::Whole { len: 5 }),
             ("bulk", b"$3\r\nabc\r\n".to_vec(), Shape::Whole { len: 9 }),
             ("null bulk", b"$-1\r\n".to_vec(), Shape::Whole { len: 5 }),
             ("empty array", b"*0\r\n".to_vec(), Shape::Whole { len: 4 }),
-            ("what follows stays", b"+OK\r\n+OK\r\n".to_vec(), Shape::Whole { len: 5 }),
+            (
+                "what follows stays",
+                b"+OK\r\n+OK\r\n".to_vec(),
+                Shape::Whole { len: 5 },
+            ),
             (
                 "nested",
                 b"*2\r\n*1\r\n:1\r\n$2\r\nab\r\n".to_vec(),
                 Shape::Whole { len: 20 },
             ),
-            ("deep within", deep_whole.clone(), Shape::Whole { len: deep_whole.len() }),
+            (
+                "deep within",
+                deep_whole.clone(),
+                Shape::Whole {
+                    len: deep_whole.len(),
+                },
+            ),
             ("empty", Vec::new(), Shape::Partial),
             ("no line end", b"+OK".to_vec(), Shape::Partial),
             ("bulk short", b"$10\r\nabc".to_vec(), Shape::Partial),
@@ -146,10 +160,19 @@ mod tests {
             ("too many elements", b"*4097\r\n".to_vec(), Shape::Bad),
             (
                 "elements summed over arrays",
-                b"*2\r\n*4000\r\n".iter().chain(b"+a\r\n".repeat(4000).iter()).chain(b"*97\r\n").copied().collect(),
+                b"*2\r\n*4000\r\n"
+                    .iter()
+                    .chain(b"+a\r\n".repeat(4000).iter())
+                    .chain(b"*97\r\n")
+                    .copied()
+                    .collect(),
                 Shape::Bad,
             ),
-            ("a length too long", b"$9999999999999999999\r\n".to_vec(), Shape::Bad),
+            (
+                "a length too long",
+                b"$9999999999999999999\r\n".to_vec(),
+                Shape::Bad,
+            ),
             ("a length not a number", b"$x\r\n".to_vec(), Shape::Bad),
             ("a negative count", b"*-2\r\n".to_vec(), Shape::Bad),
             ("http", b"HTTP/1.1 400 Bad Request\r\n".to_vec(), Shape::Bad),
