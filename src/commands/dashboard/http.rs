@@ -8,7 +8,8 @@
 //! - `/events`: the live view as server-sent events: first the whole
 //!   board, then what changed on it (render::dashboard says each event);
 //! - `/history/CONTEXT/NAMESPACE/NAME`: the roll's picture
-//!   (`history -o svg`), from the context's last snapshot.
+//!   (`history -o svg`), from the context's last snapshot; each part
+//!   percent-decoded on its own, as the page encodes it.
 //!
 //! Every answer carries a strict Content-Security-Policy and `nosniff`.
 //! A `Host` other than an address or `localhost` is refused while the
@@ -156,13 +157,16 @@ fn with_headers(mut r: Response<Body>, content_type: &'static str) -> Response<B
 /// `history -o svg` of one cluster, from its view as last judged.
 async fn history(rest: &str, board: &channel::Receiver<Board>) -> Response<Body> {
     let not_found = || text(StatusCode::NOT_FOUND, "no such cluster in view\n");
-    let mut parts = rest.splitn(3, '/');
-    let (Some(at), Some(namespace), Some(name)) = (parts.next(), parts.next(), parts.next()) else {
+    let mut parts = rest.splitn(3, '/').map(percent_decoded);
+    let (Some(Some(at)), Some(Some(namespace)), Some(Some(name))) =
+        (parts.next(), parts.next(), parts.next())
+    else {
         return not_found();
     };
     let Ok(at) = at.parse::<usize>() else {
         return not_found();
     };
+    let (namespace, name) = (namespace.as_str(), name.as_str());
     let found = {
         let b = board.borrow();
         b.contexts.get(at).and_then(|c: &ContextBoard| {
@@ -197,6 +201,35 @@ async fn history(rest: &str, board: &channel::Receiver<Board>) -> Response<Body>
         ),
         _ => not_found(),
     }
+}
+
+/// One part of a path as the page encoded it (`encodeURIComponent`):
+/// each `%XX` the byte it stands for, the bytes UTF-8; `None` for a `%`
+/// not followed by two hex digits, or bytes that are not UTF-8.
+fn percent_decoded(part: &str) -> Option<String> {
+    if !part.contains('%') {
+        return Some(part.to_string());
+    }
+    let hex = |b: u8| {
+        char::from(b)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    };
+    let bytes = part.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let high = hex(*bytes.get(i + 1)?)?;
+            let low = hex(*bytes.get(i + 2)?)?;
+            out.push(high << 4 | low);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// What one page was last sent.
@@ -292,4 +325,95 @@ fn events(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::dashboard::ContextBoard;
+    use crate::fixture::{cluster, node};
+    use crate::render::dashboard::ContextLine;
+    use std::collections::BTreeMap;
+
+    /// A board of one context whose view holds the cluster `namespace/name`.
+    fn board_with(namespace: &str, name: &str) -> channel::Receiver<Board> {
+        let mut c = cluster(namespace, name).ready_for_generation();
+        for i in 0..3 {
+            let n = node(&format!("cache-0-{i}"))
+                .shard(0, i)
+                .ready()
+                .pod_ready()
+                .sts_rolled_out();
+            c = c.node(if i == 0 { n.primary() } else { n.replica() });
+        }
+        let view = Arc::new(c.snapshot());
+        let board = Board {
+            contexts: vec![ContextBoard {
+                line: ContextLine {
+                    name: "current context".into(),
+                    connection: "live".into(),
+                    trouble: false,
+                    empty: None,
+                },
+                cards: BTreeMap::new(),
+                views: BTreeMap::from([((namespace.to_string(), name.to_string()), view)]),
+                threshold: Duration::from_secs(600),
+            }],
+            ..Board::default()
+        };
+        let (tx, rx) = channel::channel(board);
+        std::mem::forget(tx);
+        rx
+    }
+
+    async fn status(board: &channel::Receiver<Board>, path: &str) -> StatusCode {
+        let req = Request::builder()
+            .uri(path)
+            .header(header::HOST, "127.0.0.1:9809")
+            .body(())
+            .expect("request");
+        answer(&req, board.clone(), true).await.status()
+    }
+
+    /// Issue 42 item 5: the page asks for `/history/` with each part
+    /// percent-encoded (`encodeURIComponent`), and the server compared the
+    /// parts undecoded: a name that needs encoding got 404. Each part is
+    /// decoded on its own (an encoded `/` stays inside its part).
+    #[tokio::test]
+    async fn history_paths_are_percent_decoded() {
+        // (case, cluster's name, path, status)
+        let cases: &[(&str, &str, &str, u16)] = &[
+            ("plain", "cache", "/history/000/prod/cache", 200),
+            ("a space", "ca che", "/history/000/prod/ca%20che", 200),
+            ("UTF-8", "caché", "/history/000/prod/cach%C3%A9", 200),
+            (
+                "lower-case hex",
+                "caché",
+                "/history/000/prod/cach%c3%a9",
+                200,
+            ),
+            ("a percent sign", "a%b", "/history/000/prod/a%25b", 200),
+            ("an encoded slash", "a/b", "/history/000/prod/a%2Fb", 200),
+            (
+                "undecoded is another name",
+                "a%b",
+                "/history/000/prod/a%b",
+                404,
+            ),
+            (
+                "a truncated escape",
+                "cache",
+                "/history/000/prod/cache%2",
+                404,
+            ),
+            ("not hex", "cache", "/history/000/prod/cache%zz", 404),
+            ("not UTF-8", "cache", "/history/000/prod/cache%ff", 404),
+            ("another cluster", "cache", "/history/000/prod/other", 404),
+            ("no such context", "cache", "/history/001/prod/cache", 404),
+        ];
+        for (case, name, path, want) in cases {
+            let board = board_with("prod", name);
+            assert_eq!(status(&board, path).await.as_u16(), *want, "{case}: {path}");
+        }
+    }
 }
