@@ -348,6 +348,11 @@ fn sse(event: &str, data: &str) -> String {
 /// connects again, and that the whole view follows.
 pub(crate) const STREAM_START: &str = "retry: 1000\n\nevent: reset\ndata: null\n\n";
 
+/// The answer to a history picture asked for while others are drawn and
+/// more wait (503, with `Retry-After: 1`).
+pub(crate) const HISTORY_BUSY: &str =
+    "busy drawing other history pictures: try again in a second\n";
+
 /// A comment line that keeps an idle stream open.
 pub(crate) const KEEP_ALIVE: &str = ": live\n\n";
 
