@@ -6,6 +6,8 @@
 //! events stay within their budget (sizes asserted, not times).
 
 mod harness;
+#[path = "dashboard/hostile.rs"]
+mod hostile;
 #[path = "bench/objects.rs"]
 mod objects;
 #[path = "dashboard/page.rs"]
@@ -176,6 +178,42 @@ async fn a_jammed_roll_on_the_page_its_headers_its_events_and_hostile_words_as_d
     assert_eq!(status.code(), Some(0), "{}", dash.plugin.transcript());
 }
 
+/// Issue 42 item 5: a context's name and an API's 403 message with a bidi
+/// override, ESC and BEL reached the page's context line as they were
+/// (the event's JSON escaped them, the page placed them raw), where every
+/// terminal output shows them by their code. They are shown by their code
+/// on the page too. The API here is a fake one on loopback that forbids
+/// everything with such a message (a real one does not write ESC).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_context_name_and_403_message_are_shown_by_their_code() {
+    const MARKS: &str = "\u{202e}\u{1b}[31m\u{7}";
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = hostile::forbidding(&format!("valkeyclusters is forbidden{MARKS}"));
+    let context = format!("ctx{MARKS}");
+    let kubeconfig = hostile::kubeconfig(dir.path(), &context, &server);
+    let dash = Dashboard::start(&kubeconfig, "ns", &["--context", &context], BOUND).await;
+    let mut events = dash.events().await;
+    let line = events
+        .until("the context cannot be read", BOUND, |e| {
+            e.kind == "contexts" && e.data[0]["trouble"] == true
+        })
+        .await;
+    let name = line.data[0]["name"].as_str().unwrap_or_default();
+    let connection = line.data[0]["connection"].as_str().unwrap_or_default();
+    eprintln!("the context's line: {name:?}: {connection:?}");
+    for text in [name, connection] {
+        assert!(
+            !text.contains(['\u{202e}', '\u{1b}', '\u{7}']),
+            "raw control characters on the page: {text:?}"
+        );
+    }
+    assert_eq!(name, "ctx\\u{202e}\\u{1b}[31m\\u{7}");
+    assert!(
+        connection.contains("forbidden\\u{202e}\\u{1b}[31m\\u{7}"),
+        "{connection}"
+    );
+}
+
 /// One object of tests/bench/objects.rs created through the API, then its
 /// status written (by the manager that would write it).
 async fn create(client: kube::Client, namespace: String, mut item: serde_json::Value) {
@@ -315,4 +353,168 @@ async fn three_thousand_nodes_within_budget() {
     );
     // And it still answers.
     assert_eq!(dash.get("/").await.code, 200);
+
+    hostile_clients(&dash, whole.data["card"]["key"].as_str().expect("key")).await;
+}
+
+/// The plugin's resident memory now, in MiB.
+fn rss_mib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kib| kib / 1024)
+}
+
+/// The highest [`rss_mib`] over `span`, sampled every 100 ms.
+async fn peak_rss_over(pid: u32, span: Duration) -> u64 {
+    let until = tokio::time::Instant::now() + span;
+    let mut peak = 0;
+    while tokio::time::Instant::now() < until {
+        peak = peak.max(rss_mib(pid));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    peak
+}
+
+/// A connection that sends `request` and never reads (a 4 KiB receive
+/// buffer), or `None` when it cannot connect.
+async fn unread(addr: std::net::SocketAddr, request: &str) -> Option<tokio::net::TcpStream> {
+    use tokio::io::AsyncWriteExt;
+    let socket = tokio::net::TcpSocket::new_v4().ok()?;
+    let _ = socket.set_recv_buffer_size(4096);
+    let mut s = socket.connect(addr).await.ok()?;
+    s.write_all(request.as_bytes()).await.ok()?;
+    Some(s)
+}
+
+/// The status of `GET path` on a new connection, `None` when it is reset
+/// or closed early.
+async fn status_of(addr: std::net::SocketAddr, path: &str) -> Option<u16> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.ok()?;
+    let request = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n");
+    s.write_all(request.as_bytes()).await.ok()?;
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer).await.ok()?;
+    String::from_utf8_lossy(&answer)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+}
+
+/// Whether `GET path` on a new connection is answered 200.
+async fn probe(addr: std::net::SocketAddr, path: &str) -> bool {
+    status_of(addr, path).await == Some(200)
+}
+
+/// Issue 42 item 5, on the 3,000-node roll: clients that ask and never
+/// read. Each event stream built its own copy of the whole board (7.5 MB
+/// of first event): 64 streams that never read took the process from 410
+/// to 905 MiB. 100 clients reconnecting with history pictures they never
+/// read started a picture each (every one drawn to the end, the evicted
+/// connections' too) and starved the page: 0 of 3 probes answered in 5 s,
+/// 1,032 MiB. Now the first event is serialised once and shared, one
+/// picture is drawn at a time with a few waiting (the rest 503), and a
+/// picture whose client is gone is not drawn.
+async fn hostile_clients(dash: &Dashboard, key: &str) {
+    const STREAMS: usize = 64;
+    const STREAMS_BUDGET_MIB: u64 = 160;
+    const CLIENTS: usize = 100;
+    const PROBE_BOUND: Duration = Duration::from_secs(5);
+    const HISTORY_BUDGET_MIB: u64 = 256;
+    let pid = dash.plugin.id();
+    let addr = dash.addr;
+
+    // 64 streams that never read.
+    let before = rss_mib(pid);
+    let request = format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    let mut streams = Vec::new();
+    for _ in 0..STREAMS {
+        streams.extend(unread(addr, &request).await);
+    }
+    // Each lives until 10 s after its answer stops moving.
+    let peak = peak_rss_over(pid, Duration::from_secs(15)).await;
+    drop(streams);
+    let streams_rise = peak.saturating_sub(before);
+    eprintln!(
+        "{STREAMS} unread streams: {before} MiB before, {peak} MiB at the peak (+{streams_rise})"
+    );
+
+    // 100 clients asking for the picture, never reading, reconnecting each
+    // second; three probes of the page meanwhile.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let before = rss_mib(pid);
+    let path = format!("/history/{key}");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    let until = tokio::time::Instant::now() + Duration::from_secs(20);
+    let mut load = Vec::new();
+    for _ in 0..CLIENTS {
+        let request = request.clone();
+        load.push(tokio::spawn(async move {
+            while tokio::time::Instant::now() < until {
+                let held = unread(addr, &request).await;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                drop(held);
+            }
+        }));
+    }
+    let watching = tokio::spawn(peak_rss_over(pid, Duration::from_secs(20)));
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let mut answered = 0;
+    for _ in 0..3 {
+        if tokio::time::timeout(PROBE_BOUND, probe(addr, "/"))
+            .await
+            .is_ok_and(|ok| ok)
+        {
+            answered += 1;
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    let peak = watching.await.unwrap_or_default();
+    for task in load {
+        task.abort();
+    }
+    eprintln!(
+        "{CLIENTS} unread history clients: {answered} of 3 probes answered within \
+         {PROBE_BOUND:?}, {before} MiB before, {peak} MiB at the peak (+{})",
+        peak.saturating_sub(before)
+    );
+    // Then the picture itself, for a client that reads it, asked again
+    // after each 503 (`Retry-After: 1`): the requests of clients that
+    // closed their end wait in the queue (a closed sending half is taken
+    // as a half-close) until drawn or their connection ends.
+    let started = std::time::Instant::now();
+    let mut picture = None;
+    let mut tries = 0;
+    while started.elapsed() < Duration::from_secs(60) && picture != Some(200) {
+        tries += 1;
+        picture = tokio::time::timeout(Duration::from_secs(30), status_of(addr, &path))
+            .await
+            .ok()
+            .flatten();
+        if picture != Some(200) {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+    eprintln!(
+        "then the picture: {picture:?} in {:?}, {tries} tries",
+        started.elapsed()
+    );
+    assert!(
+        streams_rise < STREAMS_BUDGET_MIB,
+        "{STREAMS} unread streams: +{streams_rise} MiB"
+    );
+    assert_eq!(
+        answered, 3,
+        "probes of the page answered within {PROBE_BOUND:?}"
+    );
+    assert!(
+        peak.saturating_sub(before) < HISTORY_BUDGET_MIB,
+        "history clients: {before} -> {peak} MiB"
+    );
+    assert_eq!(picture, Some(200), "the picture within 60 s");
 }

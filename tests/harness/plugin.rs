@@ -208,6 +208,11 @@ impl Plugin {
         self.until(what, |p| p.stderr.iter().any(|l| pred(l))).await;
     }
 
+    /// The process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGINT, as Ctrl-C does.
     pub fn interrupt(&self) {
         self.signal(libc::SIGINT);

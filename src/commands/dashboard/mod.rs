@@ -60,6 +60,22 @@ pub(crate) fn tick_for(nodes: usize) -> Duration {
 #[derive(Debug, Default)]
 pub(crate) struct Board {
     pub contexts: Vec<ContextBoard>,
+    /// How many times it has changed ([`change`]): a stream's first
+    /// event, serialised once, is shared by every stream that starts at
+    /// the same state.
+    pub generation: u64,
+}
+
+/// Changes the board with `edit`, which says whether it changed what a
+/// page is shown; the pages are told when it did.
+fn change(board: &channel::Sender<Board>, edit: impl FnOnce(&mut Board) -> bool) {
+    board.send_if_modified(|b| {
+        let modified = edit(b);
+        if modified {
+            b.generation += 1;
+        }
+        modified
+    });
 }
 
 #[derive(Debug)]
@@ -97,6 +113,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &DashboardArgs) -> Result<Outcome> {
                 threshold: ctx.global.stall_threshold,
             })
             .collect(),
+        generation: 0,
     };
     let (tx, rx) = channel::channel(board);
     let tx = Arc::new(tx);
@@ -156,7 +173,7 @@ async fn keep_context(
             Err(e) => e,
         };
         let text = unreadable(&error.to_string(), retry.as_secs());
-        board.send_if_modified(|b| {
+        change(&board, |b| {
             let Some(c) = b.contexts.get_mut(at) else {
                 return false;
             };
@@ -232,7 +249,7 @@ async fn follow(
         }
         let words = connection.words(Instant::now());
         let trouble = connection != ConnectionView::Live;
-        board.send_if_modified(|b| {
+        change(board, |b| {
             let Some(c) = b.contexts.get_mut(at) else {
                 return false;
             };

@@ -64,8 +64,8 @@
     s.setAttribute("aria-label", h.location);
     const title = el("h2");
     title.append(el("span", "location", h.location), el("span", "verdict " + h.tone, h.verdict));
-    if (card.cluster.context !== null && card.cluster.context !== undefined) {
-      title.append(el("span", "ctx", card.cluster.context));
+    if (h.context !== null && h.context !== undefined) {
+      title.append(el("span", "ctx", h.context));
     }
     s.append(title, el("p", "summary", h.summary));
     const parts = el("ul", "parts");

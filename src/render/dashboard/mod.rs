@@ -8,11 +8,17 @@
 //! the cluster's entry of `status -o json` (docs/plugin.md's schema) as it
 //! is, beside the headline's words and each node's cells as the status
 //! table says them, and each node's `explain` text.
+//!
+//! Every string the page places is cleaned here as the terminal's output
+//! is, by the same function ([`clean`], explain's text line by line): a
+//! bidi override, an escape or a bell from a cluster's names or an API's
+//! message is shown by its code. The page places nothing of the status
+//! entry, which is the `-o json` document as it is.
 
 use super::explain::explain_node;
 use super::fit::Screen;
 use super::json::to_json_line;
-use super::style::clean;
+use super::style::{clean, clean_lines};
 use super::table::{costs, summary};
 use crate::error::Result;
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Tone, Verdict};
@@ -50,8 +56,8 @@ pub(crate) struct ClusterCard {
     pub judged_at: Timestamp,
     /// The card as one line of JSON, without the explanations.
     pub json: String,
-    /// Each node's name and what `explain NODE` says of it, in the
-    /// report's node order.
+    /// Each node's name and what `explain NODE` says of it, both
+    /// cleaned, in the report's node order.
     pub explain: Vec<(String, String)>,
 }
 
@@ -62,13 +68,16 @@ struct CardJson<'a> {
     /// The entry of `status -o json`, as it is.
     cluster: &'a ClusterReport,
     headline: Headline,
-    shards: Vec<Shard<'a>>,
+    shards: Vec<Shard>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Headline {
+    /// `namespace/name`.
     location: String,
+    /// The kubeconfig context it was read through, when several are.
+    context: Option<String>,
     /// The verdict as the headline says it (`JAMMED`).
     verdict: String,
     tone: &'static str,
@@ -83,15 +92,16 @@ struct Headline {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Shard<'a> {
+struct Shard {
     label: String,
-    nodes: Vec<NodeCells<'a>>,
+    nodes: Vec<NodeCells>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct NodeCells<'a> {
-    name: &'a str,
+struct NodeCells {
+    /// The node's name, under which its explain text is sent too.
+    name: String,
     state: String,
     tone: &'static str,
     /// The judged role, `?` where the judgement is unsure.
@@ -149,7 +159,7 @@ pub(crate) fn card(
             None => "no shard".to_string(),
         };
         let cells = NodeCells {
-            name: &n.name,
+            name: clean(&n.name),
             state: n.state.to_string(),
             tone: tone_class(n.state.tone()),
             role: crate::render::words::role_cell(n),
@@ -178,7 +188,8 @@ pub(crate) fn card(
         key: &key,
         cluster,
         headline: Headline {
-            location: format!("{}/{}", cluster.namespace, cluster.name),
+            location: location(cluster),
+            context: cluster.context.as_deref().map(clean),
             verdict: cluster.verdict.to_string().to_uppercase(),
             tone: tone_class(cluster.verdict.tone()),
             summary: summary(cluster),
@@ -206,7 +217,7 @@ pub(crate) fn card(
                 .copied();
             let timeline = timelines.get(&n.name).map_or(&[][..], Vec::as_slice);
             let text = explain_node(cluster, n, object, timeline, now, screen, None);
-            (n.name.clone(), text)
+            (clean(&n.name), clean_lines(&text))
         })
         .collect();
     ClusterCard {
@@ -225,16 +236,22 @@ fn unwritten(key: &str, cluster: &ClusterReport, error: &crate::error::Error) ->
         "key": key,
         "cluster": { "context": cluster.context },
         "headline": {
-            "location": format!("{}/{}", cluster.namespace, cluster.name),
+            "location": location(cluster),
+            "context": cluster.context.as_deref().map(clean),
             "verdict": cluster.verdict.to_string().to_uppercase(),
             "tone": tone_class(cluster.verdict.tone()),
-            "summary": format!("this cluster cannot be shown: {error}"),
+            "summary": clean(&format!("this cluster cannot be shown: {error}")),
             "parts": [],
             "asides": [],
         },
         "shards": [],
     })
     .to_string()
+}
+
+/// `namespace/name`, cleaned.
+fn location(cluster: &ClusterReport) -> String {
+    clean(&format!("{}/{}", cluster.namespace, cluster.name))
 }
 
 /// One context as the page shows it: its name, how its watch is, and
@@ -267,9 +284,20 @@ pub(crate) fn unreadable(error: &str, retry_secs: u64) -> String {
     format!("cannot read: {error} (retrying in {retry_secs}s)")
 }
 
-/// The `contexts` event: every context's line.
+/// The `contexts` event: every context's line, each string cleaned (a
+/// context's name is the kubeconfig's, its connection line may quote an
+/// API's message).
 pub(crate) fn contexts_event(lines: &[ContextLine]) -> Result<String> {
-    Ok(sse("contexts", &to_json_line(&lines)?))
+    let cleaned: Vec<ContextLine> = lines
+        .iter()
+        .map(|l| ContextLine {
+            name: clean(&l.name),
+            connection: clean(&l.connection),
+            trouble: l.trouble,
+            empty: l.empty.as_deref().map(clean),
+        })
+        .collect();
+    Ok(sse("contexts", &to_json_line(&cleaned)?))
 }
 
 /// The `cluster` event: the card, with the explanations of the nodes
@@ -319,6 +347,11 @@ fn sse(event: &str, data: &str) -> String {
 /// The first lines of the stream: how long the page waits before it
 /// connects again, and that the whole view follows.
 pub(crate) const STREAM_START: &str = "retry: 1000\n\nevent: reset\ndata: null\n\n";
+
+/// The answer to a history picture asked for while others are drawn and
+/// more wait (503, with `Retry-After: 1`).
+pub(crate) const HISTORY_BUSY: &str =
+    "busy drawing other history pictures: try again in a second\n";
 
 /// A comment line that keeps an idle stream open.
 pub(crate) const KEEP_ALIVE: &str = ": live\n\n";
@@ -431,6 +464,126 @@ mod tests {
             .collect();
         assert!(held.contains(&"held 14m"), "{held:?}");
         assert!(held.iter().any(|h| h.starts_with("waiting ")), "{held:?}");
+    }
+
+    /// Every string of `value` (keys too), with where it is.
+    fn strings(value: &serde_json::Value, at: &str, out: &mut Vec<(String, String)>) {
+        match value {
+            serde_json::Value::String(s) => out.push((at.to_string(), s.clone())),
+            serde_json::Value::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    strings(v, &format!("{at}[{i}]"), out);
+                }
+            }
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    out.push((format!("{at} key"), k.clone()));
+                    strings(v, &format!("{at}.{k}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Issue 42 item 5: names and messages from a hostile API (a bidi
+    /// override, ESC, BEL) reached the page as they were in the card's
+    /// location, its node names and context, and in a context's line,
+    /// where every terminal output shows them by their code. Every string
+    /// the page places is now cleaned as the terminal cleans it
+    /// (`style::clean`; explain's text line by line); the status entry
+    /// (`cluster`) is the `-o json` document as it is, which the page does
+    /// not place.
+    /// A bidi override, ESC and BEL after `s`.
+    fn hostile(s: &str) -> String {
+        format!("{s}\u{202e}\u{1b}[31m\u{7}")
+    }
+
+    /// The strings of `value` that are not as `clean` leaves them.
+    fn unclean(value: &serde_json::Value, at: &str) -> Vec<(String, String)> {
+        let mut all = Vec::new();
+        strings(value, at, &mut all);
+        all.retain(|(_, s)| s.chars().any(crate::render::style::needs_cleaning));
+        all
+    }
+
+    /// Issue 42 item 5: names and messages from a hostile API (a bidi
+    /// override, ESC, BEL) reached the page as they were, in a card's
+    /// location, node names and context and in a context's line, where
+    /// every terminal output shows them by their code. Every string the
+    /// page places is now `style::clean`ed (explain's text line by line);
+    /// the status entry (`cluster`) is the `-o json` document as it is, and
+    /// the page places none of it.
+    #[test]
+    fn every_string_the_page_places_is_cleaned() {
+        let mut report = sample::jammed();
+        let c = &mut report.clusters[0];
+        c.namespace = hostile("prod");
+        c.name = hostile("cache");
+        c.context = Some(hostile("ctx"));
+        for n in &mut c.nodes {
+            n.name = hostile(&n.name);
+        }
+        c.holders = c.holders.iter().map(|h| hostile(h)).collect();
+        c.front = c.front.as_deref().map(hostile);
+        let card = card(
+            "000/prod/cache".into(),
+            c,
+            &HashMap::new(),
+            &HashMap::new(),
+            crate::fixture::t(0),
+        );
+        let doc: serde_json::Value = serde_json::from_str(&card.json).expect("json");
+        let mut bad = unclean(&doc["headline"], "headline");
+        bad.extend(unclean(&doc["shards"], "shards"));
+        for (node, text) in &card.explain {
+            if node
+                .chars()
+                .chain(text.chars())
+                .any(|ch| crate::render::style::needs_cleaning(ch) && ch != '\n')
+            {
+                bad.push((format!("explain of {node:?}"), text.clone()));
+            }
+        }
+        assert!(bad.is_empty(), "{bad:#?}");
+        assert_eq!(
+            doc["headline"]["location"],
+            "prod\\u{202e}\\u{1b}[31m\\u{7}/cache\\u{202e}\\u{1b}[31m\\u{7}"
+        );
+        assert_eq!(doc["headline"]["context"], "ctx\\u{202e}\\u{1b}[31m\\u{7}");
+        // A node's explain is found under the name its box shows.
+        let shown: Vec<&str> = doc["shards"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|s| s["nodes"].as_array().into_iter().flatten())
+            .filter_map(|n| n["name"].as_str())
+            .collect();
+        for name in &shown {
+            assert!(
+                card.explain.iter().any(|(n, _)| n == name),
+                "no explain under {name:?}"
+            );
+        }
+        assert_eq!(shown.len(), card.explain.len());
+
+        let lines = [ContextLine {
+            name: context_name(Some(&hostile("ctx"))),
+            connection: unreadable(&hostile("forbidden: User \"x\""), 4),
+            trouble: true,
+            empty: Some(hostile("no ValkeyCluster in")),
+        }];
+        let event = contexts_event(&lines).expect("event");
+        let data = event
+            .strip_prefix("event: contexts\ndata: ")
+            .and_then(|d| d.strip_suffix("\n\n"))
+            .expect("one data line");
+        let doc: serde_json::Value = serde_json::from_str(data).expect("JSON");
+        let bad = unclean(&doc, "contexts");
+        assert!(bad.is_empty(), "{bad:#?}");
+        assert_eq!(
+            doc[0]["connection"],
+            "cannot read: forbidden: User \"x\"\\u{202e}\\u{1b}[31m\\u{7} (retrying in 4s)"
+        );
     }
 
     #[test]
