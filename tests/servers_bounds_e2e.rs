@@ -5,7 +5,7 @@
 //!
 //! - `explain NODE --servers=direct --request-timeout=4s` ends soon after
 //!   4 s, every server `timed out` (before: 3 s a server, 4 at once, no
-//!   bound as a whole: 60 s);
+//!   bound as a whole: 120 s);
 //! - the exporter reading them through the API server's port-forward
 //!   holds no more than its readings under way open, and none once its
 //!   reading is over: the API server's `apiserver_longrunning_requests` of
@@ -13,8 +13,8 @@
 //!   reading cut by its bound left its task running, which ended by
 //!   itself when the API server answered the WebSocket's Close; with the
 //!   streams held (a test hook, as a peer that never answers would),
-//!   before the abort on drop all 80 were open at once and the last
-//!   closed some 7 s after the reading.
+//!   before the abort on drop all 80 (of 80, 32 read at once) were open
+//!   at once and the last closed some 7 s after the reading.
 //!
 //! The tests share one control plane (this binary's own, so that no other
 //! test's port-forward is counted) and take [`ONE`] in turn.
@@ -31,9 +31,9 @@ use harness::valkey::{self, Passwords};
 use harness::valkey_rig::{BOUND, CLUSTER, Fake, IMAGE, make_secret, pod_ips};
 use scrape::Exporter;
 
-/// Nodes of the cluster: 40 shards of 2. Three rounds of 32 at once, 3 s
-/// each: 9 s without a bound as a whole (60 s at 4 at once, before).
-const NODES: usize = 80;
+/// Nodes of the cluster: 80 shards of 2. Three rounds of 64 at once, 3 s
+/// each: 9 s without a bound as a whole (120 s at 4 at once, before).
+const NODES: usize = 160;
 
 /// One test at a time: the port-forward count is the API server's.
 static ONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -165,7 +165,7 @@ async fn no_port_forward_outlives_its_reading() {
             ("reason", "timed_out"),
         ];
         // The reading: the port-forwards open, until every server timed out
-        // (3 s each, 32 at once).
+        // (3 s each, 64 at once).
         let most = std::sync::atomic::AtomicI64::new(before);
         scrape::until(&format!("{NODES} servers timed out"), BOUND, || {
             let (exporter, client, most) = (&exporter, &client, &most);
@@ -186,7 +186,7 @@ async fn no_port_forward_outlives_its_reading() {
             "{what}: no port-forward seen open during the reading"
         );
         // A reading cut by its bound let go of its port-forward at once:
-        // never all of them open together (32 are read at once).
+        // never all of them open together (64 are read at once).
         assert!(
             most < before + NODES as i64,
             "{what}: {most} port-forwards open at once during the reading ({before} before)"
@@ -404,7 +404,8 @@ async fn bench_reading_the_servers() {
         v.sort_by(|a, b| a.total_cmp(b));
         (v[v.len() / 2], v[0], v[v.len() - 1])
     };
-    for how in ["direct", "port-forward"] {
+    let hows = std::env::var("HOWS").unwrap_or_else(|_| "direct port-forward".into());
+    for how in hows.split_whitespace() {
         let mut took = Vec::new();
         for _ in 0..runs {
             let at = Instant::now();
@@ -415,20 +416,27 @@ async fn bench_reading_the_servers() {
             )
             .await;
             took.push(at.elapsed().as_secs_f64());
-            let doc = ran.json();
-            assert!(
-                !ran.stderr.contains("not read"),
-                "{how}: {}",
-                ran.stderr.lines().take(5).collect::<Vec<_>>().join("\n")
-            );
-            let read = doc["clusters"][0]["servers"].clone();
+            // All read, or how many not (the line says "K of N servers").
+            let unread = ran
+                .stderr
+                .lines()
+                .find(|l| l.contains("servers of cluster"))
+                .map(|l| l.to_string())
+                .unwrap_or_else(|| "all read".to_string());
             eprintln!(
-                "bench: {how}: {:.2} s, servers {read}",
-                took[took.len() - 1]
+                "bench: {how}: {:.2} s (exit {}), {unread}",
+                took[took.len() - 1],
+                ran.code
             );
         }
         let (m, lo, hi) = median(took);
         eprintln!("BENCH\t{how}\t{n}\t{m:.2}\t{lo:.2}\t{hi:.2}");
+    }
+    if baseline == 0 {
+        for f in fakes {
+            f.abort();
+        }
+        return;
     }
     // kubectl port-forward and one redis-cli INFO per pod, 32 at once.
     let script = r#"
