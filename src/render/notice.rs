@@ -179,6 +179,7 @@ pub(crate) fn cluster_unread(cluster: &str, f: &crate::snapshot::Failure) -> Str
             "no read-only user (Secret {secret} or its key {EXPORTER_USER} is missing; spec.exporter.enabled makes it)"
         ),
         Failure::Tls => "they speak TLS only (spec.networking.tls), and the operator's CA is in their certificate Secret beside their private key, which the plugin does not read".to_string(),
+        Failure::TimedOut => "--request-timeout was up before they were reached".to_string(),
         _ => format!("Secret {secret} could not be read"),
     }
 }
@@ -223,6 +224,10 @@ mod tests {
                 Failure::Forbidden,
                 "reading Secret internal-cache-system-passwords is forbidden (RBAC: get on \
                  that one Secret)",
+            ),
+            (
+                Failure::TimedOut,
+                "--request-timeout was up before they were reached",
             ),
         ];
         for (failure, why) in cases {

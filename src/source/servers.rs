@@ -50,7 +50,9 @@ pub(crate) enum Transport {
     Direct,
 }
 
-/// The limits of reading the servers.
+/// The limits of reading the servers. The reading as a whole is bounded
+/// by the command's `--request-timeout` ([`Live::request_timeout`]), not
+/// here: see [`read_into`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bounds {
     /// Connecting, authenticating and the three commands of one server.
@@ -65,17 +67,51 @@ pub(crate) struct Bounds {
 pub(crate) const BOUNDS: Bounds = Bounds {
     per_server: Duration::from_secs(3),
     reply_bytes: 4 * 1024 * 1024,
-    at_once: 4,
+    at_once: AT_ONCE,
 };
+
+/// Servers read at once. Straight to the pods, 3,000 healthy servers take
+/// some 3 s at 4 or at 32. Through the API server's port-forward every
+/// server is a WebSocket upgrade of its own (a TLS connection to the API
+/// server, and the API server's to the kubelet), and the waiting counts as
+/// much as the cores: on a loaded 2-core machine 3,000 took 24 s at 64,
+/// where 32 read 2,700 of them in the 30 s of the default
+/// `--request-timeout` (BENCHMARKS.md, "Reading the servers").
+const AT_ONCE: usize = 64;
 
 /// Reads the servers of every cluster in `snapshot` (of `only`, when
 /// given) and adds the readings to it. Returns one account per cluster.
+///
+/// The reading as a whole ends at `--request-timeout` after it began (none
+/// at 0): the servers not read by then are `timed out`, those read are
+/// kept, and a cluster not reached by then is not read (its account's
+/// trouble is [`Failure::TimedOut`]).
 pub(crate) async fn read_into(
     live: &Live,
     snapshot: &mut Snapshot,
     only: Option<(&str, &str)>,
     transport: Transport,
     bounds: Bounds,
+) -> Vec<ClusterServers> {
+    let deadline = deadline(live);
+    read_into_until(live, snapshot, only, transport, bounds, deadline).await
+}
+
+/// When a reading of the servers that begins now must end: after
+/// `--request-timeout`, none when it is 0.
+fn deadline(live: &Live) -> Option<tokio::time::Instant> {
+    live.request_timeout
+        .map(|limit| tokio::time::Instant::now() + limit)
+}
+
+/// [`read_into`], to end by `deadline`.
+async fn read_into_until(
+    live: &Live,
+    snapshot: &mut Snapshot,
+    only: Option<(&str, &str)>,
+    transport: Transport,
+    bounds: Bounds,
+    deadline: Option<tokio::time::Instant>,
 ) -> Vec<ClusterServers> {
     let clusters: Vec<(String, String)> = snapshot
         .clusters
@@ -98,7 +134,8 @@ pub(crate) async fn read_into(
             });
             continue;
         }
-        let (readings, account) = read_cluster(live, &ns, &name, targets, transport, bounds).await;
+        let (readings, account) =
+            read_cluster(live, &ns, &name, targets, transport, bounds, deadline).await;
         snapshot.readings.extend(readings);
         accounts.push(account);
     }
@@ -118,8 +155,9 @@ pub(crate) const REREAD: Duration = Duration::from_secs(5);
 /// The servers of a live view, read again every [`REREAD`] (its caller
 /// keeps the clock): it keeps each cluster's newest readings and says
 /// which clusters' readings changed, so only those are judged again. Each
-/// reading is bounded as [`read_into`]'s ([`BOUNDS`]); clusters are read
-/// one after another.
+/// reading is bounded as [`read_into`]'s ([`BOUNDS`], and one
+/// `--request-timeout` for the clusters of one reading together); clusters
+/// are read one after another.
 ///
 /// Use: [`Rereader::read`] with each cluster's view when the interval is
 /// up, [`Rereader::touched`] with the clusters whose API objects changed
@@ -167,11 +205,19 @@ impl Rereader {
         self.kept.retain(|k, _| keys.contains(k));
         self.accounts.retain(|k, _| keys.contains(k));
         changed.retain(|k| keys.contains(k));
+        let deadline = deadline(&self.live);
         for (key, mut view) in views {
             view.readings.clear();
             let only = Some((key.0.as_str(), key.1.as_str()));
-            let accounts =
-                read_into(&self.live, &mut view, only, self.transport, self.bounds).await;
+            let accounts = read_into_until(
+                &self.live,
+                &mut view,
+                only,
+                self.transport,
+                self.bounds,
+                deadline,
+            )
+            .await;
             let mut readings = std::mem::take(&mut view.readings);
             readings.sort_by(|a, b| a.pod().cmp(b.pod()));
             if !self
@@ -262,6 +308,7 @@ async fn read_cluster(
     targets: Vec<Target>,
     transport: Transport,
     bounds: Bounds,
+    deadline: Option<tokio::time::Instant>,
 ) -> (Vec<ServerReading>, ClusterServers) {
     let mut account = ClusterServers {
         namespace: ns.to_string(),
@@ -271,33 +318,32 @@ async fn read_cluster(
         failed: Vec::new(),
     };
     // A cluster whose servers cannot be read at all (no Secret, or not
-    // allowed to read it) leaves no reading: one line says why, and the
-    // API's judgement stands as without --servers, with no note on every
-    // role. A server that fails alone is a reading with its error.
-    let password = match password(live, ns, cluster).await {
-        Ok(p) => p,
-        Err(failure) => {
+    // allowed to read it, or no time left for it) leaves no reading: one
+    // line says why, and the API's judgement stands as without --servers,
+    // with no note on every role. A server that fails alone is a reading
+    // with its error.
+    let password = match until(deadline, password(live, ns, cluster)).await {
+        Some(Ok(p)) => p,
+        Some(Err(failure)) => {
             account.trouble = Some(failure);
+            return (Vec::new(), account);
+        }
+        None => {
+            account.trouble = Some(Failure::TimedOut);
             return (Vec::new(), account);
         }
     };
     let password = &password;
-    let readings: Vec<ServerReading> = futures::stream::iter(targets)
-        .map(|t| async move {
-            let answered = tokio::time::timeout(
-                bounds.per_server,
-                read_server(live, ns, &t, password, transport, bounds),
-            )
-            .await
-            .unwrap_or(Err(Failure::TimedOut));
-            match answered {
-                Ok(r) => r,
-                Err(f) => failed(ns, &t, f),
-            }
-        })
-        .buffer_unordered(bounds.at_once.max(1))
-        .collect()
-        .await;
+    let readings = read_all(targets, bounds, deadline, |t| async move {
+        read_server(live, ns, &t, password, transport, bounds).await
+    })
+    .await
+    .into_iter()
+    .map(|(t, answered)| match answered {
+        Ok(r) => r,
+        Err(f) => failed(ns, &t, f),
+    })
+    .collect::<Vec<_>>();
     for r in &readings {
         match r.error.as_deref() {
             None => account.read += 1,
@@ -309,6 +355,62 @@ async fn read_cluster(
     }
     account.failed.sort_by(|a, b| a.0.cmp(&b.0));
     (readings, account)
+}
+
+/// `fut`'s output, or `None` when `deadline` passes first.
+async fn until<F: std::future::Future>(
+    deadline: Option<tokio::time::Instant>,
+    fut: F,
+) -> Option<F::Output> {
+    match deadline {
+        Some(d) => tokio::time::timeout_at(d, fut).await.ok(),
+        None => Some(fut.await),
+    }
+}
+
+/// Reads each of `targets` with `read`, [`Bounds::at_once`] at a time and
+/// each within [`Bounds::per_server`]; at `deadline` the reading stops
+/// (the readings under way are dropped, a port-forward's with its
+/// WebSocket: [`Forward`]) and every server not read by then is
+/// [`Failure::TimedOut`]. One answer per target, in their order.
+async fn read_all<T, R, F, Fut>(
+    targets: Vec<T>,
+    bounds: Bounds,
+    deadline: Option<tokio::time::Instant>,
+    read: F,
+) -> Vec<(T, Result<R, Failure>)>
+where
+    T: Clone,
+    F: Fn(T) -> Fut,
+    Fut: std::future::Future<Output = Result<R, Failure>>,
+{
+    let mut answers: Vec<Option<Result<R, Failure>>> = targets.iter().map(|_| None).collect();
+    {
+        let read = &read;
+        let mut stream = futures::stream::iter(targets.iter().cloned().enumerate())
+            .map(|(i, t)| async move {
+                // The server's own bound starts when its turn comes.
+                let answered = tokio::time::timeout(bounds.per_server, read(t))
+                    .await
+                    .unwrap_or(Err(Failure::TimedOut));
+                (i, answered)
+            })
+            .buffer_unordered(bounds.at_once.max(1));
+        let answers = &mut answers;
+        let _ = until(deadline, async move {
+            while let Some((i, answered)) = stream.next().await {
+                if let Some(slot) = answers.get_mut(i) {
+                    *slot = Some(answered);
+                }
+            }
+        })
+        .await;
+    }
+    targets
+        .into_iter()
+        .zip(answers)
+        .map(|(t, a)| (t, a.unwrap_or(Err(Failure::TimedOut))))
+        .collect()
 }
 
 fn failure_of(code: Option<&str>) -> Failure {
@@ -407,7 +509,7 @@ async fn read_server(
         Transport::PortForward => {
             let api: kube::Api<Pod> = kube::Api::namespaced(live.client.clone(), ns);
             let mut forward = match api.portforward(&t.pod, &[VALKEY_PORT]).await {
-                Ok(f) => f,
+                Ok(f) => Forward(f),
                 Err(kube::Error::Api(status)) if status.code == 403 => {
                     return Err(Failure::Forbidden);
                 }
@@ -417,11 +519,49 @@ async fn read_server(
                 Err(_) => return Err(Failure::Unreachable),
             };
             let stream = forward
+                .0
                 .take_stream(VALKEY_PORT)
                 .ok_or(Failure::Unreachable)?;
-            let read = converse(stream, ns, t, password, bounds).await;
-            forward.abort();
-            read
+            let mut stream = Held(Some(stream));
+            let Some(conn) = stream.0.as_mut() else {
+                return Err(Failure::Unreachable);
+            };
+            converse(conn, ns, t, password, bounds).await
+            // `forward` is dropped here, or with this future when a bound
+            // cuts it: its task and WebSocket end either way.
+        }
+    }
+}
+
+/// kube's port-forward, whose task (and with it the WebSocket to the API
+/// server) is aborted when it is dropped: kube's own has no `Drop`, and a
+/// reading cut by a bound drops its future without reaching any code
+/// after the `await` that was cut.
+struct Forward(kube::api::Portforwarder);
+
+impl Drop for Forward {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A port-forward's stream. Dropping it ends kube's task by itself when
+/// the API server answers the WebSocket's Close; a test build asked to
+/// (`VALKEY_ROLL_TEST_HOLD_FORWARDS=1`, the `test-hooks` feature) keeps it
+/// for the life of the process instead, as a peer that never answers that
+/// Close would keep the task: only [`Forward`]'s abort then ends it
+/// (tests/servers_bounds_e2e.rs).
+struct Held(Option<tokio::io::DuplexStream>);
+
+#[cfg(feature = "test-hooks")]
+impl Drop for Held {
+    fn drop(&mut self) {
+        static HELD: std::sync::Mutex<Vec<tokio::io::DuplexStream>> =
+            std::sync::Mutex::new(Vec::new());
+        if std::env::var("VALKEY_ROLL_TEST_HOLD_FORWARDS").as_deref() == Ok("1")
+            && let (Some(stream), Ok(mut held)) = (self.0.take(), HELD.lock())
+        {
+            held.push(stream);
         }
     }
 }
@@ -725,6 +865,117 @@ mod tests {
         }));
         assert!(uses_tls(&snap, "ns", "c"));
         assert!(!uses_tls(&snap, "ns", "other"));
+    }
+
+    /// Issue 42: reading the servers as a whole ends at its deadline; the
+    /// servers answered by then are kept, the others are `timed out`, in
+    /// their order; without a deadline each server's own bound holds. A
+    /// server here is a number: 0 answers at once, 1 hangs, 2 answers
+    /// after 50 ms.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_reading_as_a_whole_ends_at_its_deadline() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        struct Case {
+            what: &'static str,
+            servers: Vec<u8>,
+            per_server: Duration,
+            at_once: usize,
+            whole: Option<Duration>,
+            /// Answered (true) or timed out (false), per server.
+            want: Vec<bool>,
+            /// The reading ends within this.
+            within: Duration,
+        }
+        let ms = Duration::from_millis;
+        let cases = [
+            Case {
+                // The issue's 100 servers that hang: 75 s at 3 s a server,
+                // 4 at once, with no bound as a whole.
+                what: "100 servers that hang",
+                servers: vec![1; 100],
+                per_server: Duration::from_secs(3),
+                at_once: 4,
+                whole: Some(ms(300)),
+                want: vec![false; 100],
+                within: ms(2000),
+            },
+            Case {
+                what: "those answered by the deadline are kept",
+                servers: [0, 1].repeat(10),
+                per_server: Duration::from_secs(3),
+                at_once: 32,
+                whole: Some(ms(300)),
+                want: [true, false].repeat(10),
+                within: ms(2000),
+            },
+            Case {
+                what: "no deadline: each server's own bound",
+                servers: vec![1, 0, 1, 0],
+                per_server: ms(100),
+                at_once: 2,
+                whole: None,
+                want: vec![false, true, false, true],
+                within: ms(2000),
+            },
+            Case {
+                what: "at once, 300 servers of 50 ms are read in 0.5 s",
+                servers: vec![2; 300],
+                per_server: Duration::from_secs(3),
+                at_once: 32,
+                whole: Some(Duration::from_secs(10)),
+                want: vec![true; 300],
+                within: ms(3000),
+            },
+        ];
+        for case in cases {
+            let bounds = Bounds {
+                per_server: case.per_server,
+                reply_bytes: 1024,
+                at_once: case.at_once,
+            };
+            let now = AtomicUsize::new(0);
+            let most = AtomicUsize::new(0);
+            let started = tokio::time::Instant::now();
+            let deadline = case.whole.map(|w| started + w);
+            let targets: Vec<(usize, u8)> = case.servers.iter().copied().enumerate().collect();
+            let (now, most) = (&now, &most);
+            // Counts the readings under way; one that is cut is dropped.
+            struct Under<'a>(&'a AtomicUsize);
+            impl Drop for Under<'_> {
+                fn drop(&mut self) {
+                    self.0.fetch_sub(1, Ordering::SeqCst);
+                }
+            }
+            let answers = read_all(targets, bounds, deadline, |(i, kind)| async move {
+                let at = now.fetch_add(1, Ordering::SeqCst) + 1;
+                let _under = Under(now);
+                most.fetch_max(at, Ordering::SeqCst);
+                match kind {
+                    0 => {}
+                    1 => std::future::pending::<()>().await,
+                    _ => tokio::time::sleep(Duration::from_millis(50)).await,
+                }
+                Ok(i)
+            })
+            .await;
+            let took = started.elapsed();
+            assert!(took < case.within, "{}: took {took:?}", case.what);
+            assert!(
+                most.load(Ordering::SeqCst) <= case.at_once,
+                "{}: {} at once",
+                case.what,
+                most.load(Ordering::SeqCst)
+            );
+            let got: Vec<bool> = answers.iter().map(|(_, a)| a.is_ok()).collect();
+            assert_eq!(got, case.want, "{}", case.what);
+            for (k, ((i, _), a)) in answers.iter().enumerate() {
+                assert_eq!(*i, k, "{}: out of order", case.what);
+                match a {
+                    Ok(j) => assert_eq!(j, i, "{}", case.what),
+                    Err(f) => assert_eq!(*f, Failure::TimedOut, "{}", case.what),
+                }
+            }
+        }
     }
 
     #[tokio::test]

@@ -29,10 +29,20 @@ impl Exporter {
     /// `kubectl-valkey-roll ARGS... exporter --listen 127.0.0.1:0 OWN...`,
     /// once it says where it serves.
     pub async fn start_with(args: &[String], own: &[&str], bound: Duration) -> Exporter {
+        Exporter::start_with_env(args, own, &[], bound).await
+    }
+
+    /// [`Exporter::start_with`] with these variables in its environment.
+    pub async fn start_with_env(
+        args: &[String],
+        own: &[&str],
+        env: &[(&str, &str)],
+        bound: Duration,
+    ) -> Exporter {
         let mut all = args.to_vec();
         all.extend(["exporter", "--listen", "127.0.0.1:0"].map(String::from));
         all.extend(own.iter().map(|a| a.to_string()));
-        let mut plugin = Plugin::spawn_raw(&all, bound);
+        let mut plugin = Plugin::spawn_raw_env(&all, env, bound);
         plugin
             .until_stderr("the address it serves on", |l| {
                 l.contains("serving metrics on http://")

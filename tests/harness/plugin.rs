@@ -91,13 +91,28 @@ impl Plugin {
 
     /// Runs the plugin with exactly these arguments.
     pub fn spawn_raw(all: &[String], bound: Duration) -> Plugin {
-        Plugin::start(all.to_vec(), bound, None)
+        Plugin::spawn_raw_env(all, &[], bound)
+    }
+
+    /// [`Plugin::spawn_raw`] with these variables in its environment too.
+    pub fn spawn_raw_env(all: &[String], env: &[(&str, &str)], bound: Duration) -> Plugin {
+        Plugin::start_env(all.to_vec(), bound, None, env)
     }
 
     fn start(all: Vec<String>, bound: Duration, terminal: Option<Stdio>) -> Plugin {
+        Plugin::start_env(all, bound, terminal, &[])
+    }
+
+    fn start_env(
+        all: Vec<String>,
+        bound: Duration,
+        terminal: Option<Stdio>,
+        env: &[(&str, &str)],
+    ) -> Plugin {
         let piped = terminal.is_none();
         let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
             .args(&all)
+            .envs(env.iter().copied())
             .env_remove("KUBECONFIG")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())

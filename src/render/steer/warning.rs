@@ -54,8 +54,9 @@ pub(crate) fn warning_in(w: &Warning, protocol: Protocol) -> String {
                         .iter()
                         .map(|(node, note)| format!("{node}: {note}"))
                         .collect();
+                    let shard = shard.map(|s| format!(" of shard {s}")).unwrap_or_default();
                     format!(
-                        "not every server of {of} was read ({}): those nodes are judged from the API alone, and a replica not read counts as not synced",
+                        "not every server{shard} was read ({}): those nodes are judged from the API alone, and a replica not read counts as not synced",
                         named.join("; ")
                     )
                 }
