@@ -508,3 +508,150 @@ fn the_checks_can_fail() {
         .push(json!({"kind": "NoSyncedReplica", "shard": 0, "primary": "rig-0-0", "replicas": [{"node": "rig-0-1"}]}));
     assert!(!check(&extra, &truth, &s, &mut Tally::default()).is_empty());
 }
+
+/// `grant NODE --dry-run=client -f - --now NOW -o json` of a moment's List
+/// with its readings: the steering document.
+fn plan(list: &[u8], now: &str, node: &str) -> Value {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-valkey-roll"))
+        .args([
+            "grant",
+            node,
+            "--revision",
+            "0f0f0f0f0f0f0f0f",
+            "--dry-run=client",
+            "-f",
+            "-",
+            "--now",
+            now,
+            "-o",
+            "json",
+        ])
+        .env_remove("KUBECONFIG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the plugin");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(list)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait for the plugin");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "grant {node} at {now}: no document (exit {:?}): {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Issue 41's bar, on every kept moment of the recordings with real Valkey
+/// (their servers' answers as readings, as a bundle keeps them): a grant of
+/// a node its server calls primary is refused as Primary with `roleSource:
+/// server`, and refused NoSyncedReplica exactly when its shard has no
+/// synced replica by the servers; no node its server calls replica is
+/// refused as a primary. The summary counts the plans per recording.
+#[test]
+fn plans_follow_the_servers() {
+    let root = recorded::root();
+    let mut failures = Vec::new();
+    let mut summary = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .expect("read the recordings")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("valkey.jsonl.gz").is_file() && p.join("expected.json").is_file())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let scenario = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let samples = samples(&dir);
+        let expected: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("expected.json")).expect("read"))
+                .expect("expected.json is JSON");
+        let (mut primaries, mut refused_unsynced, mut unsynced, mut replicas) = (0, 0, 0, 0);
+        for (file, truth) in expected.as_object().expect("an object") {
+            let now = truth["now"].as_str().expect("now");
+            let list: Value =
+                serde_json::from_slice(&recorded::gunzip(&dir.join(file))).expect("a List");
+            let Some(sample) = at(&samples, now) else {
+                continue;
+            };
+            let read = serde_json::to_vec(&with_readings(&list, Some(sample))).expect("JSON");
+            let s = said(truth, &list, Some(sample));
+            let no_server = recorded::names(&truth["noServer"]);
+            let synced = |node: &str| s.links.get(node).is_some_and(|(up, _)| *up);
+            for (shard, primary) in &s.primaries {
+                if no_server.contains(primary) || s.contested.contains(shard) {
+                    continue;
+                }
+                let others: Vec<&String> = s
+                    .shards
+                    .get(shard)
+                    .into_iter()
+                    .flatten()
+                    .filter(|n| *n != primary)
+                    .collect();
+                let doc = plan(&read, now, primary);
+                let reasons: Vec<&Value> =
+                    doc["reasons"].as_array().into_iter().flatten().collect();
+                primaries += 1;
+                let as_primary = reasons
+                    .iter()
+                    .any(|r| r["code"] == "Primary" && r["roleSource"] == "server");
+                if !as_primary {
+                    failures.push(format!(
+                        "{scenario}/{file}: {primary}, primary by its server, not refused as Primary from the server: {}",
+                        doc["reasons"]
+                    ));
+                }
+                let want_unsynced = !others.is_empty() && !others.iter().any(|r| synced(r));
+                let got_unsynced = reasons.iter().any(|r| r["code"] == "NoSyncedReplica");
+                unsynced += usize::from(want_unsynced);
+                refused_unsynced += usize::from(want_unsynced && got_unsynced);
+                if want_unsynced != got_unsynced {
+                    failures.push(format!(
+                        "{scenario}/{file}: {primary}'s shard {} a synced replica, NoSyncedReplica {}: {}",
+                        if want_unsynced { "has no" } else { "has" },
+                        if got_unsynced { "given" } else { "not given" },
+                        doc["reasons"]
+                    ));
+                }
+                for replica in others {
+                    if no_server.contains(replica)
+                        || truth["roles"][replica.as_str()].as_str() != Some("replica")
+                    {
+                        continue;
+                    }
+                    replicas += 1;
+                    let doc = plan(&read, now, replica);
+                    if doc["reasons"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .any(|r| r["code"] == "Primary")
+                    {
+                        failures.push(format!(
+                            "{scenario}/{file}: {replica}, a replica by its server, refused as Primary: {}",
+                            doc["reasons"]
+                        ));
+                    }
+                }
+            }
+        }
+        summary.push(format!(
+            "{scenario}: {primaries} primaries planned, {refused_unsynced}/{unsynced} without a synced replica refused NoSyncedReplica; {replicas} replicas planned"
+        ));
+    }
+    eprintln!("{}", summary.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} findings:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
