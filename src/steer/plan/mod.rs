@@ -38,9 +38,10 @@ mod tests;
 
 pub(crate) use patch::{EventObject, EventPlan, EventType, NodePatch, PatchEffect, PodDelete};
 pub(crate) use refusal::{
-    Change, Confirmation, HolderInfo, Missing, Overridden, PodMoved, PodTrouble, Refusal, Warning,
+    Change, Confirmation, HolderInfo, Missing, Overridden, PodMoved, PodTrouble, Refusal, Unread,
+    Warning,
 };
-pub(crate) use servers::{NodeReading, ShardReading, Unread, servers_line};
+pub(crate) use servers::{NodeReading, ShardReading, servers_line};
 
 pub(crate) use undo::undo_of;
 pub(crate) use way_out::Step;

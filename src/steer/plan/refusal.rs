@@ -7,11 +7,12 @@
 //! (`render::steer`).
 
 use super::patch::PodDelete;
-use super::servers::Unread;
 use super::{Action, Decision};
+use crate::report::ServerNote;
 use crate::report::{
     Finding, NodeReport, NodeState, Protocol, ReplicaLink, RoleNote, RoleSource, Unhealthy,
 };
+use crate::snapshot::Failure;
 
 /// A holder as the planner saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,6 +212,19 @@ pub(crate) enum Warning {
     RevokeDoesNotRollBack { node: String },
     /// P2: no undo.
     NoUndoInP2 { node: String },
+}
+
+/// Why the plan decided without (some of) the servers' word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Unread {
+    /// `--servers=off`.
+    Off,
+    /// None of the cluster's servers could be read (its Secret, TLS).
+    Cluster { cluster: String, failure: Failure },
+    /// A snapshot file with no reading of the shard's servers.
+    NotInFile,
+    /// These nodes' servers, each with why (the others were read).
+    Servers(Vec<(String, ServerNote)>),
 }
 
 /// What is asked before a write that needs confirmation.

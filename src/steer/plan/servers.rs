@@ -15,7 +15,7 @@
 //! - servers not read (asked off, the Secret, a server that failed) are a
 //!   warning naming which and why, never a silent "safe".
 
-use super::refusal::{Overridden, Refusal, Warning};
+use super::refusal::{Overridden, Refusal, Unread, Warning};
 use super::{Plan, Request, ServersAsked};
 use crate::report::{
     ClusterReport, NodeReport, NodeServer, ReplicaLink, RiskKind, Role, ServerNote,
@@ -81,19 +81,6 @@ impl ShardReading {
             .iter()
             .all(|n| n.server.is_none() && n.unread.is_none())
     }
-}
-
-/// Why the plan decided without (some of) the servers' word.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Unread {
-    /// `--servers=off`.
-    Off,
-    /// None of the cluster's servers could be read (its Secret, TLS).
-    Cluster { cluster: String, failure: Failure },
-    /// A snapshot file with no reading of the shard's servers.
-    NotInFile,
-    /// These nodes' servers, each with why (the others were read).
-    Servers(Vec<(String, ServerNote)>),
 }
 
 /// The warning of servers not read, if any: on every plan, refused or
