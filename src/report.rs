@@ -424,6 +424,10 @@ pub struct HistoryRow {
     pub advanced_at: Option<Timestamp>,
     /// `controller`, or the person a grant by hand names (`granted-by`).
     pub advanced_by: Option<String>,
+    /// A grant by hand's record of what the servers of its shard said at
+    /// that moment (`valkey-roll.io/servers`), in one line; null for the
+    /// controller's advance, or a grant that recorded none.
+    pub servers_said: Option<String>,
     /// Its `WorkloadRollApplied` in this roll.
     pub applied_at: Option<Timestamp>,
     /// Its pod became Ready, after the advance.

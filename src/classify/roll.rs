@@ -319,6 +319,11 @@ pub(crate) fn history(
                     "controller".to_string()
                 }
             });
+            let servers_said = advanced_at
+                .filter(|_| by_hand)
+                .and_then(|_| j.view.node.annotation(keys::ANN_SERVERS))
+                .filter(|s| !s.trim().is_empty())
+                .map(str::to_string);
             let applied_at = since.and_then(|s| {
                 j.view
                     .events_naming()
@@ -361,6 +366,7 @@ pub(crate) fn history(
                 role_note: j.role.note.clone(),
                 advanced_at,
                 advanced_by,
+                servers_said,
                 applied_at,
                 ready_at,
                 took_seconds,

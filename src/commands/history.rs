@@ -122,6 +122,7 @@ mod tests {
             role_note: None,
             advanced_at: None,
             advanced_by: None,
+            servers_said: None,
             applied_at: None,
             ready_at: None,
             took_seconds: None,

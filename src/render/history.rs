@@ -106,6 +106,30 @@ pub(crate) fn role_notes(rows: &[HistoryRow]) -> Vec<String> {
         .collect()
 }
 
+/// Each grant by hand's record of what the servers said, beside its step:
+/// `cache-0-0 advanced by alice at 10:16:11: the servers said shard 0: ...`.
+pub(crate) fn servers_said(rows: &[HistoryRow]) -> Vec<String> {
+    rows.iter()
+        .filter_map(|r| {
+            let said = r.servers_said.as_deref()?;
+            let by = r
+                .advanced_by
+                .as_deref()
+                .map(|b| format!(" by {}", clean(b)))
+                .unwrap_or_default();
+            let at = r
+                .advanced_at
+                .map(|t| format!(" at {}", timestamp(t)))
+                .unwrap_or_default();
+            Some(format!(
+                "{} advanced{by}{at}: the servers said {}",
+                clean(&r.node),
+                clean(said)
+            ))
+        })
+        .collect()
+}
+
 /// One block per cluster: a line on the roll, the rows, and what is
 /// missing and why.
 pub(crate) fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) -> String {
@@ -199,6 +223,13 @@ pub(crate) fn table(report: &Report, now: Timestamp, screen: impl Into<Screen>) 
                 out.push_str(&paragraph(&line, width, "", "  "));
             }
         }
+        let said = servers_said(&c.history.rows);
+        if !said.is_empty() {
+            out.push('\n');
+            for line in said {
+                out.push_str(&paragraph(&line, width, "", "  "));
+            }
+        }
         if c.history.rows.iter().any(|r| r.partial) {
             out.push('\n');
             out.push_str(&paragraph(
@@ -248,6 +279,7 @@ mod tests {
             role_note: None,
             advanced_at: Some(t("2026-11-29T10:00:00Z")),
             advanced_by: Some("controller".into()),
+            servers_said: None,
             applied_at: None,
             ready_at: Some(t("2026-11-29T10:02:10Z")),
             took_seconds: Some(130),
@@ -294,6 +326,42 @@ mod tests {
         // A recent roll: nothing said about expiry.
         let out = table(&report, t("2026-11-29T09:30:00Z"), false);
         assert!(!out.contains("longer ago"), "{out}");
+    }
+
+    /// A grant by hand's servers' line, cleaned, beside its step: in the
+    /// table's notes and the document.
+    #[test]
+    fn a_hand_grant_says_what_the_servers_said() {
+        let mut report = sample::jammed();
+        report.clusters.truncate(1);
+        let mut by_hand = row("cache-0-2", HistoryOutcome::Rolled, false);
+        by_hand.advanced_by = Some("alice".into());
+        by_hand.servers_said =
+            Some("shard 0: cache-0-2 replica link up\u{1b}[2J; cache-0-0 primary".into());
+        report.clusters[0].history = RollHistory {
+            started_at: Some(t("2026-11-29T09:59:00Z")),
+            oldest_event: Some(t("2026-11-29T09:59:00Z")),
+            rows: vec![by_hand, row("cache-0-1", HistoryOutcome::Rolled, false)],
+        };
+        let now = t("2026-11-29T10:16:00Z");
+        let out = table(&report, now, false);
+        assert!(
+            out.contains("cache-0-2 advanced by alice at 2026-11-29T10:00:00Z: the servers said shard 0: cache-0-2 replica link up"),
+            "{out}"
+        );
+        assert!(!out.contains('\u{1b}'), "cleaned:\n{out}");
+        assert_eq!(out.matches("the servers said").count(), 1, "{out}");
+        let doc = serde_json::to_value(document(&report, now)).expect("json");
+        assert!(
+            doc["clusters"][0]["nodes"][0]["serversSaid"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("shard 0: cache-0-2")),
+            "{doc:#}"
+        );
+        assert_eq!(
+            doc["clusters"][0]["nodes"][1]["serversSaid"],
+            serde_json::Value::Null
+        );
     }
 
     /// The judged role as status shows it: `?` where unsure, and why, once

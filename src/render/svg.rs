@@ -751,6 +751,10 @@ fn row_title(r: &HistoryRow, at_risk: bool) -> String {
             .unwrap_or_default();
         parts.push(format!("advanced {}{by}", timestamp(a)));
     }
+    // A grant by hand's record of what the servers said at that moment.
+    if let Some(said) = &r.servers_said {
+        parts.push(format!("the servers said: {said}"));
+    }
     if let Some(a) = r.applied_at {
         parts.push(format!("applied {}", timestamp(a)));
     }
@@ -878,6 +882,7 @@ mod tests {
             role_note: None,
             advanced_at: advanced.map(t),
             advanced_by: Some("<b>\"ops\u{202e}\"</b>".into()),
+            servers_said: None,
             applied_at: advanced.map(t),
             ready_at: None,
             took_seconds: None,

@@ -577,3 +577,35 @@ fn only_history_builds_the_roll_history_and_nothing_else_differs() {
     with.clusters[0].history = crate::report::RollHistory::default();
     assert_eq!(with, without);
 }
+
+/// A grant by hand's record of what the servers said rides on its history
+/// row (issue 41 item 4); the controller's advance, and a grant that
+/// recorded none, have none.
+#[test]
+fn a_hand_grant_keeps_what_the_servers_said() {
+    let line = "shard 0: cache-0-2 replica link up lag 0 B; cache-0-0 primary";
+    let c = cluster()
+        .node(waiting("cache-0-0", 0))
+        .node(
+            healthy("cache-0-2", 0, 2)
+                .last_rollout_hash(H)
+                .trace(H, "alice", t(100), "canary")
+                .servers_said(line)
+                .pod_ready_since(t(150)),
+        )
+        .node(healthy("cache-0-1", 0, 1).last_rollout_hash(H));
+    let r = judge(&c.snapshot(), t(160));
+    let said: Vec<(&str, Option<&str>)> = r
+        .history
+        .rows
+        .iter()
+        .map(|h| (h.node.as_str(), h.servers_said.as_deref()))
+        .collect();
+    assert!(said.contains(&("cache-0-2", Some(line))), "{said:?}");
+    assert!(
+        said.iter()
+            .filter(|(n, _)| *n != "cache-0-2")
+            .all(|(_, s)| s.is_none()),
+        "{said:?}"
+    );
+}
