@@ -20,7 +20,7 @@ use super::{Plan, Request, ServersAsked};
 use crate::report::{
     ClusterReport, NodeReport, NodeServer, ReplicaLink, RiskKind, Role, ServerNote,
 };
-use crate::snapshot::{Failure, LinkStatus};
+use crate::snapshot::LinkStatus;
 
 /// The servers of the node's shard as a plan used them.
 #[derive(Clone, Debug, PartialEq, Eq)]
