@@ -217,6 +217,83 @@ async fn no_port_forward_outlives_its_reading() {
     op.stop().await;
 }
 
+/// Issue 42, item 3: `status --watch --servers` reads the servers beside
+/// its watch, not inside its loop. A reading of the [`NODES`] servers that
+/// hang takes 9 s (3 rounds of 64 at once, 3 s each) and begins again 5 s
+/// after the last one ended (`REREAD`): 7 s after the first one's
+/// warning, the second is under way. Then a new ValkeyCluster is in the
+/// next report within [`PROMPTLY`], and SIGTERM ends the view within
+/// [`PROMPTLY`] (before: each waited for the reading to end, up to 9 s
+/// here, 75 s with 100 servers before the reading's bound as a whole).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_live_view_reads_the_servers_beside_its_watch() {
+    use harness::plugin::Plugin;
+    const PROMPTLY: Duration = Duration::from_secs(2);
+    let _one = ONE.lock().await;
+    let (op, ns, fakes, _) = hanging("bounds-watch").await;
+    let cp = harness::control_plane();
+    let unread = format!("{NODES} of {NODES} servers of cluster {CLUSTER} not read");
+    let args = ["status", "--watch", "--servers=direct", "-o", "json"];
+    // Until 7 s after the first reading's warning: the second reading is
+    // 2 s in, 7 s from its end.
+    let second_reading = async |watch: &mut Plugin| {
+        watch
+            .until_stderr("the first reading's warning", |l| l.contains(&unread))
+            .await;
+        tokio::time::sleep(Duration::from_secs(7)).await;
+    };
+
+    // SIGTERM while the servers are read.
+    let mut watch = Plugin::spawn(cp.kubeconfig(), &ns, &args, BOUND);
+    second_reading(&mut watch).await;
+    let asked = Instant::now();
+    watch.signal(libc::SIGTERM);
+    let status = watch.exit(BOUND).await;
+    let to_exit = asked.elapsed();
+    eprintln!("status --watch of {NODES} servers that hang: SIGTERM to exit {to_exit:?}");
+
+    // An API change while the servers are read.
+    let mut watch = Plugin::spawn(cp.kubeconfig(), &ns, &args, BOUND);
+    second_reading(&mut watch).await;
+    let other: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "valkey.io/v1alpha1",
+        "kind": "ValkeyCluster",
+        "metadata": {"name": "other", "namespace": ns},
+        "spec": {"image": IMAGE, "shards": 1, "replicas": 0},
+    }))
+    .expect("a ValkeyCluster");
+    op.sim
+        .clusters()
+        .create(&Default::default(), &other)
+        .await
+        .expect("create ValkeyCluster other");
+    let made = Instant::now();
+    let shows_other = |p: &Plugin| {
+        p.stdout.last().is_some_and(|l| {
+            serde_json::from_str::<serde_json::Value>(l).is_ok_and(|doc| {
+                doc["clusters"]
+                    .as_array()
+                    .is_some_and(|cs| cs.iter().any(|c| c["name"] == "other"))
+            })
+        })
+    };
+    watch
+        .until("a report with cluster other", shows_other)
+        .await;
+    let to_judge = made.elapsed();
+    eprintln!("status --watch of {NODES} servers that hang: a new cluster judged in {to_judge:?}");
+    watch.signal(libc::SIGTERM);
+    watch.exit(BOUND).await;
+
+    assert_eq!(status.code(), Some(0), "{}", watch.transcript());
+    assert!(to_exit < PROMPTLY, "SIGTERM to exit: {to_exit:?}");
+    assert!(to_judge < PROMPTLY, "a new cluster judged in {to_judge:?}");
+    for f in fakes {
+        f.abort();
+    }
+    op.stop().await;
+}
+
 /// Servers of the benchmark: `SERVERS=3000` by default.
 fn bench_servers() -> usize {
     std::env::var("SERVERS")

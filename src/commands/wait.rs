@@ -148,6 +148,10 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut servers = super::shared::LiveServers::new(&live, args.servers);
     let exit = loop {
+        // The servers are read beside the loop (the tick wakes it when a
+        // reading is due): the watch and the timeout are heard while one
+        // is under way, and what it found is judged when it ends.
+        let mut again = Default::default();
         tokio::select! {
             update = watch.next() => match update? {
                 Update::Objects(s) => snapshot = Some(s),
@@ -155,23 +159,27 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
                     eprint(&ConnectionView::from(c).log_line(Instant::now()));
                 }
             },
+            (clusters, lines) = super::shared::servers_read(&mut servers) => {
+                // The clusters whose readings changed are judged again too.
+                again = clusters;
+                if let Some(lines) = lines {
+                    eprint(&lines);
+                }
+            }
             _ = tick.tick() => {}
             () = &mut timeout => break Exit::TimedOut,
         }
         let Some(snapshot) = &snapshot else { continue };
         let changed = watch.take_changed();
-        // The servers, read again every REREAD (the tick wakes it): the
-        // clusters whose readings changed are judged again too. A reading
-        // is bounded, and so is the wait: the timeout is not held up.
-        let mut again = Default::default();
+        // The servers, read again every REREAD once the last reading ended.
         if let Some(s) = &mut servers {
-            let read = tokio::select! {
-                read = s.update(snapshot, &changed) => read?,
-                () = &mut timeout => break Exit::TimedOut,
-            };
-            again = read.0;
-            if let Some(lines) = read.1 {
-                eprint(&lines);
+            s.begin(snapshot, &changed)?;
+            // Nothing is decided before the servers were heard once: the
+            // API alone may say Stalled of a primary held back for its
+            // replica to sync. Every cluster is judged then (none was
+            // before).
+            if !s.has_read() {
+                continue;
             }
         }
         // Only the clusters whose objects changed, or whose verdict time

@@ -57,10 +57,14 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let mut servers = super::shared::LiveServers::new(&live, args.servers);
     loop {
         // The servers are read with the objects in view: not before them.
+        // A reading runs beside the loop: the watch, the clock and the
+        // signals are heard while it is under way, and what it found is
+        // judged when it ends.
         let reread = servers
             .as_ref()
             .filter(|_| snapshot.is_some())
-            .map(|s| s.due());
+            .and_then(|s| s.due());
+        let mut again = Default::default();
         tokio::select! {
             () = &mut stop => break,
             update = watch.next() => match update? {
@@ -70,6 +74,13 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
                     out.connection(&connection)?;
                 }
             },
+            (clusters, lines) = super::shared::servers_read(&mut servers) => {
+                // The clusters whose readings changed are judged again too.
+                again = clusters;
+                if let Some(lines) = lines {
+                    out.servers(lines);
+                }
+            }
             () = tokio::time::sleep_until(wake) => {}
             () = tokio::time::sleep_until(reread.unwrap_or(wake)), if reread.is_some() => {}
         }
@@ -78,15 +89,9 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
             continue;
         };
         let changed = watch.take_changed();
-        // The servers, read again every REREAD: the clusters whose
-        // readings changed are judged again too.
-        let mut again = Default::default();
+        // The servers, read again every REREAD once the last reading ended.
         if let Some(s) = &mut servers {
-            let (clusters, lines) = s.update(snapshot, &changed).await?;
-            again = clusters;
-            if let Some(lines) = lines {
-                out.servers(lines);
-            }
+            s.begin(snapshot, &changed)?;
         }
         let now = ctx.now();
         // Judged again: the clusters whose objects changed, those whose

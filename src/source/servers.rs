@@ -159,9 +159,16 @@ pub(crate) const REREAD: Duration = Duration::from_secs(5);
 /// `--request-timeout` for the clusters of one reading together); clusters
 /// are read one after another.
 ///
-/// Use: [`Rereader::read`] with each cluster's view when the interval is
-/// up, [`Rereader::touched`] with the clusters whose API objects changed
-/// in between, and [`Rereader::add_to`] on each view before judging it.
+/// A reading runs on a task of its own (issue 42): the live view's loop
+/// waits for it beside its watch and its signals, so a change in the API
+/// is judged, and Ctrl-C or SIGTERM heard, while the servers are read.
+/// The task is aborted when the re-reader is dropped.
+///
+/// Use: [`Rereader::start`] with each cluster's view when the interval is
+/// up, [`Rereader::finished`] in the loop's `select!` (it waits for the
+/// reading under way, if any), [`Rereader::touched`] with the clusters
+/// whose API objects changed in between, and [`Rereader::add_to`] on each
+/// view before judging it.
 pub(crate) struct Rereader {
     live: Live,
     transport: Transport,
@@ -169,6 +176,29 @@ pub(crate) struct Rereader {
     kept: BTreeMap<ClusterKey, Vec<ServerReading>>,
     accounts: BTreeMap<ClusterKey, ClusterServers>,
     touched: BTreeSet<ClusterKey>,
+    under_way: Option<UnderWay>,
+}
+
+/// A reading of the servers on its task: the clusters it reads, those
+/// touched before it began, and the task, aborted when dropped.
+struct UnderWay {
+    keys: BTreeSet<ClusterKey>,
+    touched: BTreeSet<ClusterKey>,
+    task: Aborted<Vec<Fresh>>,
+}
+
+/// One cluster's servers as a reading found them: its readings (by pod)
+/// and its account.
+type Fresh = (ClusterKey, Vec<ServerReading>, Option<ClusterServers>);
+
+/// A task aborted when dropped: a reading no one waits for any more ends
+/// with its connections (a port-forward's too: [`Forward`]).
+struct Aborted<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for Aborted<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl Rereader {
@@ -180,46 +210,84 @@ impl Rereader {
             kept: BTreeMap::new(),
             accounts: BTreeMap::new(),
             touched: BTreeSet::new(),
+            under_way: None,
         }
     }
 
     /// Clusters whose API objects changed since their servers were last
     /// read: they are judged again after the next reading too, since
     /// whether a reading counts depends on the API's evidence being older
-    /// (docs/servers.md, "Which reading counts").
+    /// (docs/servers.md, "Which reading counts"). A cluster touched while a
+    /// reading is under way is judged again when it ends and after the
+    /// one after it.
     pub(crate) fn touched(&mut self, clusters: impl IntoIterator<Item = ClusterKey>) {
         self.touched.extend(clusters);
     }
 
-    /// Reads the servers of each cluster of `views` (each cluster's own
-    /// objects); forgets the clusters not in it. Returns the clusters to
-    /// judge again: those whose readings say something else than before
-    /// (what they say, not when: a reading's time alone is no change),
-    /// and those [`Rereader::touched`] named since.
-    pub(crate) async fn read(
-        &mut self,
-        views: Vec<(ClusterKey, Snapshot)>,
-    ) -> BTreeSet<ClusterKey> {
-        let mut changed = std::mem::take(&mut self.touched);
+    /// A reading is under way: [`Rereader::finished`] will end.
+    pub(crate) fn under_way(&self) -> bool {
+        self.under_way.is_some()
+    }
+
+    /// Begins reading the servers of each cluster of `views` (each
+    /// cluster's own objects) on a task of its own; nothing when a reading
+    /// is already under way.
+    pub(crate) fn start(&mut self, views: Vec<(ClusterKey, Snapshot)>) {
+        if self.under_way.is_some() {
+            return;
+        }
         let keys: BTreeSet<ClusterKey> = views.iter().map(|(k, _)| k.clone()).collect();
+        let (live, transport, bounds) = (self.live.clone(), self.transport, self.bounds);
+        let task = tokio::spawn(async move {
+            let deadline = deadline(&live);
+            let mut fresh = Vec::new();
+            for (key, mut view) in views {
+                view.readings.clear();
+                let only = Some((key.0.as_str(), key.1.as_str()));
+                let accounts =
+                    read_into_until(&live, &mut view, only, transport, bounds, deadline).await;
+                let mut readings = std::mem::take(&mut view.readings);
+                readings.sort_by(|a, b| a.pod().cmp(b.pod()));
+                fresh.push((key, readings, accounts.into_iter().next()));
+            }
+            fresh
+        });
+        self.under_way = Some(UnderWay {
+            keys,
+            touched: std::mem::take(&mut self.touched),
+            task: Aborted(task),
+        });
+    }
+
+    /// Waits for the reading under way (forever when there is none), keeps
+    /// what it found and forgets the clusters it did not read. Returns the
+    /// clusters to judge again: those whose readings say something else
+    /// than before (what they say, not when: a reading's time alone is no
+    /// change), and those [`Rereader::touched`] named since the reading
+    /// before. Cancel-safe: dropped before its end, the reading goes on.
+    pub(crate) async fn finished(&mut self) -> BTreeSet<ClusterKey> {
+        let Some(under_way) = &mut self.under_way else {
+            return std::future::pending().await;
+        };
+        let joined = (&mut under_way.task.0).await;
+        let Some(UnderWay { keys, touched, .. }) = self.under_way.take() else {
+            return BTreeSet::new();
+        };
+        let fresh = match joined {
+            Ok(fresh) => fresh,
+            // The reading panicked: so does the view, as it did when the
+            // reading was awaited in its loop. (It is never cancelled: it
+            // is aborted only with its handle.)
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Vec::new(),
+        };
+        let mut changed = touched;
+        // Touched during the reading: now, and after the next one too.
+        changed.extend(self.touched.iter().cloned());
         self.kept.retain(|k, _| keys.contains(k));
         self.accounts.retain(|k, _| keys.contains(k));
         changed.retain(|k| keys.contains(k));
-        let deadline = deadline(&self.live);
-        for (key, mut view) in views {
-            view.readings.clear();
-            let only = Some((key.0.as_str(), key.1.as_str()));
-            let accounts = read_into_until(
-                &self.live,
-                &mut view,
-                only,
-                self.transport,
-                self.bounds,
-                deadline,
-            )
-            .await;
-            let mut readings = std::mem::take(&mut view.readings);
-            readings.sort_by(|a, b| a.pod().cmp(b.pod()));
+        for (key, readings, account) in fresh {
             if !self
                 .kept
                 .get(&key)
@@ -228,7 +296,7 @@ impl Rereader {
                 changed.insert(key.clone());
             }
             self.kept.insert(key.clone(), readings);
-            if let Some(account) = accounts.into_iter().next() {
+            if let Some(account) = account {
                 self.accounts.insert(key, account);
             }
         }

@@ -10,9 +10,10 @@
 //! changed ([`Kept::put`]). A scrape never waits for a server: it renders
 //! what was last judged.
 //!
-//! `status --watch --servers` reads on its own loop's clock instead
-//! ([`crate::source::servers::Rereader`]): it may wait for the servers,
-//! a scrape may not.
+//! `status --watch --servers` and `wait --servers` read on their own
+//! loop's clock instead ([`crate::source::servers::Rereader`]), on a task
+//! beside the loop as well: the loop hears the watch and the signals
+//! while a reading is under way.
 
 use super::super::judgements::Readings;
 use crate::render::metrics::ServersSummary;
