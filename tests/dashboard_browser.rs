@@ -240,10 +240,12 @@ async fn a_jammed_roll_in_a_real_browser() {
         .await
         .unwrap_or_default();
     assert!(summary.contains("cache-0-1 holds the permit"), "{summary}");
-    // A shard at risk, said on its own.
-    let asides = text(&client, "section.cluster .asides")
-        .await
-        .unwrap_or_default();
+    // A shard at risk, said on its own (the page fills its parts as the
+    // events arrive: wait for it, as for the states above).
+    let asides = until_text(&client, "section.cluster .asides", BOUND, |t| {
+        t.contains("has no Ready replica")
+    })
+    .await;
     assert!(asides.contains("has no Ready replica"), "{asides}");
     let link = until_text(&client, "#link", BOUND, |t| t == "live").await;
     assert_eq!(link, "live");
