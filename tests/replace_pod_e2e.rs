@@ -327,7 +327,11 @@ async fn replace_pod_on_the_ordered_ready_trap() {
     assert_eq!(ours[0]["related"]["uid"], uid, "{ours:?}");
     let message = ours[0]["note"].as_str().unwrap_or_default();
     assert!(
-        message.contains(&pod_name) && message.ends_with(": OrderedReady trap"),
+        // The reason given, then what the servers said (issue 41's record;
+        // this rig has no Secret, so: not read, and why).
+        message.contains(&pod_name)
+            && message.contains(": OrderedReady trap; the servers said: ")
+            && message.ends_with("servers not read (no read-only user)"),
         "{message}"
     );
     let recreated = eventually("the pod recreated", BOUND, || async {
