@@ -97,6 +97,25 @@ impl SaidDocument {
     }
 }
 
+impl SaidDocument {
+    /// A Primary refusal's or warning's facts.
+    fn primary(self, node: &str, source: Option<crate::report::RoleSource>) -> SaidDocument {
+        self.with("node", node).with("roleSource", source)
+    }
+
+    /// A NoSyncedReplica refusal's or warning's facts.
+    fn no_synced_replica(
+        self,
+        node: &str,
+        shard: u32,
+        replicas: &[crate::report::ReplicaLink],
+    ) -> SaidDocument {
+        self.with("node", node)
+            .with("shard", shard)
+            .with("replicas", replicas_facts(replicas))
+    }
+}
+
 /// The replicas of a shard with none synced, as the document lists them.
 fn replicas_facts(replicas: &[crate::report::ReplicaLink]) -> Value {
     Value::Array(
@@ -118,15 +137,12 @@ fn replicas_facts(replicas: &[crate::report::ReplicaLink]) -> Value {
 fn reason_document(r: &Refusal, protocol: crate::report::Protocol) -> SaidDocument {
     let said = SaidDocument::new(r.code(), refusal_in(r, protocol));
     match r {
-        Refusal::Primary { node, source, .. } => said.with("node", node).with("roleSource", source),
+        Refusal::Primary { node, source, .. } => said.primary(node, *source),
         Refusal::NoSyncedReplica {
             node,
             shard,
             replicas,
-        } => said
-            .with("node", node)
-            .with("shard", shard)
-            .with("replicas", replicas_facts(replicas)),
+        } => said.no_synced_replica(node, *shard, replicas),
         _ => said,
     }
 }
@@ -134,15 +150,12 @@ fn reason_document(r: &Refusal, protocol: crate::report::Protocol) -> SaidDocume
 fn warning_document(w: &Warning, protocol: crate::report::Protocol) -> SaidDocument {
     let said = SaidDocument::new(w.code(), warning_in(w, protocol));
     match w {
-        Warning::Primary { node, source, .. } => said.with("node", node).with("roleSource", source),
+        Warning::Primary { node, source, .. } => said.primary(node, *source),
         Warning::NoSyncedReplica {
             node,
             shard,
             replicas,
-        } => said
-            .with("node", node)
-            .with("shard", shard)
-            .with("replicas", replicas_facts(replicas)),
+        } => said.no_synced_replica(node, *shard, replicas),
         Warning::ReplicaLags {
             replica,
             primary,
