@@ -22,4 +22,6 @@ unset COLUMNS
 # skip them with one line (tests/harness/mod.rs, `skip_without`).
 export TESTBIN_REQUIRE=1
 
-cargo test --all-targets --features test-hooks,fixture "$@"
+# Every test binary runs even after one fails: a CI run then names every
+# failure at once, not only the first binary's.
+cargo test --no-fail-fast --all-targets --features test-hooks,fixture "$@"
