@@ -123,10 +123,11 @@ struct Served {
 #[derive(Default)]
 struct Table {
     next: u64,
-    connections: HashMap<u64, Connection>,
+    connections: HashMap<u64, Peer>,
 }
 
-struct Connection {
+/// A client connection being served (not the API server's: `source::watch::Connection`).
+struct Peer {
     /// When the connection was accepted or last had a request.
     asked: Arc<Mutex<Instant>>,
     task: AbortHandle,
@@ -195,7 +196,7 @@ impl Served {
         });
         table.connections.insert(
             id,
-            Connection {
+            Peer {
                 asked,
                 task: task.abort_handle(),
             },
