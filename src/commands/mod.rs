@@ -13,6 +13,7 @@ pub(crate) mod dashboard;
 pub(crate) mod explain;
 pub(crate) mod exporter;
 pub(crate) mod history;
+pub(crate) mod http;
 pub(crate) mod judgements;
 pub(crate) mod shared;
 pub(crate) mod status;

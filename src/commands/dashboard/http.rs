@@ -1,5 +1,5 @@
 //! The dashboard's paths, served through the exporter's connection
-//! handling (`exporter::http::serve_with`: hyper's HTTP/1 server, bounded
+//! handling (`commands::http::serve_with`: hyper's HTTP/1 server, bounded
 //! header time, write time, lifetime and connection count). Every path is
 //! read-only; only `GET` and `HEAD` are answered.
 //!
@@ -20,7 +20,7 @@
 //! the loopback address and read the page through it.
 
 use super::{Board, ContextBoard};
-use crate::commands::exporter::http::serve_with;
+use crate::commands::http::serve_with;
 use crate::render::dashboard::{
     CONTENT_SECURITY_POLICY, ClusterCard, ContextLine, HISTORY_BUSY, ICON, INDEX_HTML, KEEP_ALIVE,
     SCRIPT, STREAM_START, STYLE, cluster_event, contexts_event, gone_event,
