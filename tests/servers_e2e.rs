@@ -23,9 +23,10 @@ use harness::Subject;
 use harness::controlplane::eventually;
 use harness::operator::Step;
 use harness::plugin::{Plugin, run_in};
-use harness::valkey::{self, OPERATOR, Passwords, RealServer};
+use harness::valkey::{self, OPERATOR, Passwords};
 use harness::valkey_rig::{
-    BOUND, CLUSTER, Fake, assert_no_password, link_down, make_secret, pod_ips, rig, rig_readable,
+    BOUND, CLUSTER, Fake, assert_no_password, link_down, make_secret, pod_ips, rejoin_unsynced,
+    rig, rig_readable, write_roles,
 };
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams};
@@ -467,48 +468,8 @@ async fn the_front_primary_waits_for_its_replica_to_sync() {
     // (MEET, REPLICATE), with a primaryauth the primary refuses.
     servers.remove("rig-0-1").unwrap().kill();
     let ip = pod_ips(&client, &ns, 4).await["rig-0-1"].clone();
-    let wrong = Passwords {
-        replication: "not-the-password".into(),
-        ..pw.clone()
-    };
-    let _fresh = RealServer::start(&ip, &wrong).await;
     let primary = servers["rig-0-0"].ip.clone();
-    let op_call = |ip: String, args: Vec<String>| {
-        let pw = pw.operator.clone();
-        async move {
-            let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            valkey::call(&ip, OPERATOR, &pw, &a).await
-        }
-    };
-    op_call(
-        ip.clone(),
-        vec![
-            "CLUSTER".into(),
-            "MEET".into(),
-            primary.clone(),
-            "6379".into(),
-        ],
-    )
-    .await
-    .unwrap();
-    let id = op_call(primary.clone(), vec!["CLUSTER".into(), "MYID".into()])
-        .await
-        .unwrap();
-    eventually("the fresh server a replica of rig-0-0", BOUND, || {
-        let (ip, id) = (ip.clone(), id.clone());
-        let op_call = &op_call;
-        async move {
-            op_call(ip.clone(), vec!["CLUSTER".into(), "REPLICATE".into(), id])
-                .await
-                .map_err(|e| e.to_string())?;
-            let info = op_call(ip, vec!["INFO".into(), "replication".into()]).await?;
-            match valkey::info_field(&info, "role").as_deref() {
-                Some("slave") => Ok(()),
-                other => Err(format!("{other:?}")),
-            }
-        }
-    })
-    .await;
+    let _fresh = rejoin_unsynced(&ip, &primary, &pw).await;
 
     let ran = run_in(
         cp.kubeconfig(),
@@ -531,17 +492,7 @@ async fn the_front_primary_waits_for_its_replica_to_sync() {
     // what the operator does before rolling a primary, and where to look.
     // The roles as the real operator writes them (this rig's simulated
     // operator has no model of the servers to read them from).
-    for (node, role) in [
-        ("rig-0-0", "primary"),
-        ("rig-0-1", "replica"),
-        ("rig-1-0", "primary"),
-        ("rig-1-1", "replica"),
-    ] {
-        op.sim
-            .node(node)
-            .status_merge(json!({ "role": role }))
-            .await;
-    }
+    write_roles(&op).await;
     let ran = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
     let c = cluster(&ran.ok_json());
     assert_eq!(c["deferred"], Value::Null, "{c:#}");

@@ -20,11 +20,13 @@ mod harness;
 use std::collections::BTreeMap;
 
 use harness::Subject;
-use harness::controlplane::eventually;
 use harness::operator::Step;
 use harness::plugin::run_in;
-use harness::valkey::{self, OPERATOR, Passwords, RealServer};
-use harness::valkey_rig::{BOUND, CLUSTER, assert_no_password, pod_ips, rig_readable, until_link};
+use harness::valkey::{self, OPERATOR};
+use harness::valkey_rig::{
+    BOUND, CLUSTER, assert_no_password, pod_ips, rejoin_unsynced, rig_readable, until_link,
+    write_roles,
+};
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams};
 use serde_json::{Value, json};
@@ -105,17 +107,7 @@ async fn a_primary_without_a_synced_replica_is_not_granted_until_one_syncs() {
     let (op, ns, pw, mut servers, client) = rig_readable("steer-sync").await;
     let cp = harness::control_plane();
     // The roles as the real operator writes them.
-    for (node, role) in [
-        ("rig-0-0", "primary"),
-        ("rig-0-1", "replica"),
-        ("rig-1-0", "primary"),
-        ("rig-1-1", "replica"),
-    ] {
-        op.sim
-            .node(node)
-            .status_merge(json!({ "role": role }))
-            .await;
-    }
+    write_roles(&op).await;
     // A roll that has rolled shard 0's replica and stops before its
     // primary, the walk's front.
     op.stop_after_step(|s| *s == Step::NodeReady("rig-0-1".into()));
@@ -127,49 +119,8 @@ async fn a_primary_without_a_synced_replica_is_not_granted_until_one_syncs() {
     // refuses: its link stays down, its pod Ready.
     servers.remove("rig-0-1").unwrap().kill();
     let ip = pod_ips(&client, &ns, 4).await["rig-0-1"].clone();
-    let wrong = Passwords {
-        replication: "not-the-password".into(),
-        ..pw.clone()
-    };
-    let mut fresh = RealServer::start(&ip, &wrong).await;
     let primary = servers["rig-0-0"].ip.clone();
-    let call = |ip: String, args: Vec<String>| {
-        let pw = pw.operator.clone();
-        async move {
-            let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            valkey::call(&ip, OPERATOR, &pw, &a).await
-        }
-    };
-    call(
-        ip.clone(),
-        vec![
-            "CLUSTER".into(),
-            "MEET".into(),
-            primary.clone(),
-            "6379".into(),
-        ],
-    )
-    .await
-    .unwrap();
-    let id = call(primary.clone(), vec!["CLUSTER".into(), "MYID".into()])
-        .await
-        .unwrap();
-    eventually("the fresh server a replica of rig-0-0", BOUND, || {
-        let (ip, id) = (ip.clone(), id.clone());
-        let call = &call;
-        async move {
-            call(ip.clone(), vec!["CLUSTER".into(), "REPLICATE".into(), id])
-                .await
-                .map_err(|e| e.to_string())?;
-            let info = call(ip, vec!["INFO".into(), "replication".into()]).await?;
-            match valkey::info_field(&info, "role").as_deref() {
-                Some("slave") => Ok(()),
-                other => Err(format!("{other:?}")),
-            }
-        }
-    })
-    .await;
-    until_link(&ip, &pw, "down").await;
+    let mut fresh = rejoin_unsynced(&ip, &primary, &pw).await;
 
     let grant = [
         "grant",
@@ -340,17 +291,7 @@ async fn a_failover_valkey_made_decides_who_is_the_primary() {
     let _pods = PODS.read().await;
     let (op, ns, pw, mut servers, client) = rig_readable("steer-failover").await;
     let cp = harness::control_plane();
-    for (node, role) in [
-        ("rig-0-0", "primary"),
-        ("rig-0-1", "replica"),
-        ("rig-1-0", "primary"),
-        ("rig-1-1", "replica"),
-    ] {
-        op.sim
-            .node(node)
-            .status_merge(json!({ "role": role }))
-            .await;
-    }
+    write_roles(&op).await;
     // Shard 0's primary dies and its replica takes over, as Valkey would;
     // the old primary comes back and follows it. The API still says
     // rig-0-0 is the primary.

@@ -138,6 +138,62 @@ pub async fn link_down(servers: &mut BTreeMap<String, RealServer>, pw: &Password
     until_link(&server.ip, pw, "down").await;
 }
 
+/// Each node's status.role as the real operator writes it on a rig
+/// formed as [`rig`] forms it (`rig-S-0` the primary of shard S): this
+/// rig's simulated operator has no model of the servers to read them from.
+pub async fn write_roles(op: &Operator) {
+    for (node, role) in [
+        ("rig-0-0", "primary"),
+        ("rig-0-1", "replica"),
+        ("rig-1-0", "primary"),
+        ("rig-1-1", "replica"),
+    ] {
+        op.sim
+            .node(node)
+            .status_merge(json!({ "role": role }))
+            .await;
+    }
+}
+
+/// A rolled replica's new server at `ip` (its new pod's), joined to the
+/// shard of the server at `primary` as the operator joins one (CLUSTER
+/// MEET, then REPLICATE), with a primaryauth the primary refuses: it is a
+/// replica of `primary` whose link stays down (restart it with the right
+/// primaryauth to let it sync). Returns once its server says so.
+pub async fn rejoin_unsynced(ip: &str, primary: &str, pw: &Passwords) -> RealServer {
+    let wrong = Passwords {
+        replication: "not-the-password".into(),
+        ..pw.clone()
+    };
+    let fresh = RealServer::start(ip, &wrong).await;
+    let operator = pw.operator.as_str();
+    valkey::call(
+        ip,
+        OPERATOR,
+        operator,
+        &["CLUSTER", "MEET", primary, "6379"],
+    )
+    .await
+    .unwrap_or_else(|e| panic!("CLUSTER MEET from {ip}: {e}"));
+    let id = valkey::call(primary, OPERATOR, operator, &["CLUSTER", "MYID"])
+        .await
+        .unwrap_or_else(|e| panic!("CLUSTER MYID of {primary}: {e}"));
+    eventually(&format!("{ip} a replica of {primary}"), BOUND, || {
+        let (ip, id, pw) = (ip.to_string(), id.clone(), pw.operator.clone());
+        async move {
+            valkey::call(&ip, OPERATOR, &pw, &["CLUSTER", "REPLICATE", &id]).await?;
+            let info = valkey::call(&ip, OPERATOR, &pw, &["INFO", "replication"]).await?;
+            match valkey::info_field(&info, "role").as_deref() {
+                Some("slave") => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        }
+    })
+    .await;
+    until_link(ip, pw, "down").await;
+    fresh
+}
+
 /// Waits until the server at `ip` is a replica whose `master_link_status`
 /// is `link` (`up` or `down`).
 pub async fn until_link(ip: &str, pw: &Passwords, link: &str) {

@@ -12,17 +12,7 @@ use crate::report::{
 };
 use NodeState::*;
 
-const H: &str = "173bd616dd45fcc74514a7a6eeb2e0a3f87cdb998aaec35d40bc4794ab6558f2";
-
-fn p2(name: &str, shard: u32, index: u32) -> NodeBuilder {
-    let n = fixture::node(name)
-        .shard(shard, index)
-        .ready()
-        .pod_ready()
-        .sts_rolled_out()
-        .workload_revision(H);
-    if index == 0 { n.primary() } else { n.replica() }
-}
+use fixture::p2_node as p2;
 
 #[test]
 fn creation_is_unfinished_until_every_node_exists() {

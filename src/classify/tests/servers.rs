@@ -10,54 +10,18 @@ use crate::report::{
     Unfinished, WaitingFor,
 };
 use crate::snapshot::{LinkStatus, ServerReading, ServerRole};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
-
-const H: &str = "173bd616dd45fcc74514a7a6eeb2e0a3f87cdb998aaec35d40bc4794ab6558f2";
-
-fn p2(name: &str, shard: u32, index: u32) -> NodeBuilder {
-    let n = fixture::node(name)
-        .shard(shard, index)
-        .ready()
-        .pod_ready()
-        .sts_rolled_out()
-        .workload_revision(H);
-    if index == 0 { n.primary() } else { n.replica() }
-}
+use fixture::p2_node as p2;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 /// A Spec-driven roll of two shards at shard 0's primary: cache-0-1 has
 /// rolled, cache-0-0 is the front, its image behind.
 fn rolling() -> ClusterBuilder {
-    let behind = |n: NodeBuilder| n.image("valkey/valkey:9.0.0");
-    let now = |n: NodeBuilder| n.image("valkey/valkey:9.0.1");
-    cluster()
-        .image_edited("valkey/valkey:9.0.1", mins(-1))
-        .node(behind(p2("cache-0-0", 0, 0)))
-        .node(now(p2("cache-0-1", 0, 1)))
-        .node(behind(p2("cache-1-0", 1, 0)))
-        .node(behind(p2("cache-1-1", 1, 1)))
+    fixture::two_shards_at_a_primary(cluster())
 }
 
 /// What `node`'s server (pod `valkey-<node>-0`) answered at `at`.
 fn reading(node: &str, role: ServerRole, link: Option<LinkStatus>, at: Timestamp) -> ServerReading {
-    ServerReading {
-        metadata: ObjectMeta {
-            namespace: Some(NS.into()),
-            name: Some(format!("valkey-{node}-0")),
-            ..Default::default()
-        },
-        node: Some(node.into()),
-        observed_at: Time(at),
-        address: None,
-        node_id: None,
-        role: Some(role),
-        primary_address: None,
-        link,
-        syncing: (role == ServerRole::Replica).then_some(false),
-        flags: vec!["myself".into()],
-        cluster_state: Some("ok".into()),
-        error: None,
-        repl_offset: None,
-    }
+    fixture::server_reading(NS, node, role, link, at)
 }
 
 /// Every server answers as the API judges, but cache-0-1's link is down.

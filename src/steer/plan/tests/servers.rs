@@ -3,56 +3,19 @@
 //! so a plan and `status --servers` judge from the same facts.
 
 use super::*;
-use crate::fixture::{self, ClusterBuilder, NodeBuilder, mins, t};
+use crate::fixture::{self, ClusterBuilder, t};
 use crate::report::{RoleSource, ServerNote};
 use crate::snapshot::{LinkStatus, ServerReading, ServerRole};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 
-const H2: &str = "173bd616dd45fcc74514a7a6eeb2e0a3f87cdb998aaec35d40bc4794ab6558f2";
-
-fn p2(name: &str, shard: u32, index: u32) -> NodeBuilder {
-    let n = fixture::node(name)
-        .shard(shard, index)
-        .ready()
-        .pod_ready()
-        .sts_rolled_out()
-        .workload_revision(H2);
-    if index == 0 { n.primary() } else { n.replica() }
-}
-
-/// A Spec-driven roll of two shards at shard 0's primary: cache-0-1 has
-/// rolled, cache-0-0 is the walk's front, its image behind.
 fn rolling() -> ClusterBuilder {
-    let behind = |n: NodeBuilder| n.image("valkey/valkey:9.0.0");
-    let now = |n: NodeBuilder| n.image("valkey/valkey:9.0.1");
-    fixture::cluster(NS, "cache")
-        .ready_for_generation()
-        .image_edited("valkey/valkey:9.0.1", mins(-1))
-        .node(behind(p2("cache-0-0", 0, 0)))
-        .node(now(p2("cache-0-1", 0, 1)))
-        .node(behind(p2("cache-1-0", 1, 0)))
-        .node(behind(p2("cache-1-1", 1, 1)))
+    fixture::two_shards_at_a_primary(fixture::cluster(NS, "cache").ready_for_generation())
 }
 
+/// What `node`'s server answered a second ago, at replication `offset`.
 fn reading(node: &str, role: ServerRole, link: Option<LinkStatus>, offset: u64) -> ServerReading {
     ServerReading {
-        metadata: ObjectMeta {
-            namespace: Some(NS.into()),
-            name: Some(format!("valkey-{node}-0")),
-            ..Default::default()
-        },
-        node: Some(node.into()),
-        observed_at: Time(t(-1)),
-        address: None,
-        node_id: None,
-        role: Some(role),
-        primary_address: None,
-        link,
-        syncing: (role == ServerRole::Replica).then_some(false),
-        flags: vec!["myself".into()],
-        cluster_state: Some("ok".into()),
-        error: None,
         repl_offset: Some(offset),
+        ..fixture::server_reading(NS, node, role, link, t(-1))
     }
 }
 
