@@ -974,28 +974,36 @@ fn says_live(
 }
 
 /// The shard's primary by the best guess, when a status write (`node`
-/// said `role`) doubts the judged `primary`: the writer itself where it
-/// says `primary`; where the judged primary says `replica`, its one other
-/// node whose pod was not replaced since, else the one other node whose
-/// `status.role` says `primary`; else none (unknown).
+/// said `role` at `at`) doubts the judged `primary`: the writer itself
+/// where it says `primary`; where the judged primary says `replica`, its
+/// one other node whose pod is older than the write (a pod replaced
+/// before it may have been promoted since; one replaced after it is a
+/// fresh server), else the one of them whose `status.role` says
+/// `primary`; else none (unknown).
 fn best_guess(
     ctx: &RoleInput<'_, '_, '_>,
     shard: u32,
     primary: usize,
-    node: usize,
-    role: Role,
+    said: (usize, Role, Timestamp),
     r: &Replay,
 ) -> Option<usize> {
+    let (node, role, at) = said;
     if role == Role::Primary {
         return Some(node);
     }
-    let mut others = ctx
-        .in_shard(shard)
-        .filter(|&i| i != primary && !r.restarted[i]);
+    let older = |i: usize| {
+        !r.restarted[i]
+            || ctx.members[i]
+                .view
+                .pod
+                .and_then(|p| p.metadata.creation_timestamp.as_ref())
+                .is_some_and(|c| c.0 <= at)
+    };
+    let mut others = ctx.in_shard(shard).filter(|&i| i != primary && older(i));
     if let (Some(only), None) = (others.next(), others.next()) {
         return Some(only);
     }
-    status_claimant(ctx, shard).filter(|&c| c != primary && !r.restarted[c])
+    status_claimant(ctx, shard).filter(|&c| c != primary && older(c))
 }
 
 /// The one node of `shard` whose `status.role` says `primary`, if exactly
@@ -1337,19 +1345,19 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
                     judged_at,
                     why,
                 }) => {
-                    if restarted {
-                        return replica_inferred();
-                    }
                     // The best guess follows the newer status write (still
                     // unsure): a write that doubts the judged primary is
                     // the operator's newer reading of a server.
                     let (guess, source) = match *why {
-                        Doubt::Said { node, role, .. } => (
-                            best_guess(ctx, shard, *primary, node, role, &replay),
+                        Doubt::Said { node, role, at } => (
+                            best_guess(ctx, shard, *primary, (node, role, at), &replay),
                             RoleSource::Status,
                         ),
                         Doubt::Unannounced { .. } => (Some(*primary), *source),
                     };
+                    if restarted && guess != Some(i) {
+                        return replica_inferred();
+                    }
                     let role = match guess {
                         Some(g) if g == i => Some(Role::Primary),
                         Some(_) => Some(Role::Replica),

@@ -1214,6 +1214,32 @@ fn a_status_role_written_live_is_the_truth() {
             ],
         ),
         (
+            "c33988f's rule, the other node's pod replaced before the write: still the guess",
+            {
+                let mut c = rig(2, 1, vec![]);
+                c.with_node("cache-0-1", |n| n.replica().pod_created(mins(-10)));
+                c.with_node("cache-0-0", |n| n.replica().status_written(t(-30)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Primary), false),
+            ],
+        ),
+        (
+            "c33988f's rule, the other node's pod replaced after the write: a fresh server",
+            {
+                let mut c = rig(2, 1, vec![]);
+                c.with_node("cache-0-1", |n| n.replica().pod_created(t(-20)));
+                c.with_node("cache-0-0", |n| n.replica().status_written(t(-30)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
             "a status primary newer than the FailoverCompleted (#320)",
             {
                 let mut c = live(rig(
