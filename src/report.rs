@@ -364,6 +364,12 @@ pub struct ClusterReport {
     /// A scale asked for while a roll is in flight: the operator applies
     /// it only after the roll. Null when none waits.
     pub pending_scale: Option<PendingScale>,
+    /// The operator is seen writing `status.role` from the server as it
+    /// changes and dropping it while the pod is not Ready
+    /// (valkey-operator #320, v0.6.0 on; docs/roles.md, "Which operator
+    /// writes status.role"): a role written after the newest evidence is
+    /// the truth, not a stale copy. False: c33988f's reading.
+    pub status_role_live: bool,
     /// The ValkeyCluster's `status.state` and `status.reason`.
     pub state: Option<String>,
     pub state_reason: Option<String>,

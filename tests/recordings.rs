@@ -126,6 +126,10 @@ struct Moment<'a> {
     before_first_write: bool,
     /// The objects show a failover under way ([`api_shows_failover`]).
     api_failover: bool,
+    /// The recording's operator writes `status.role` live (valkey-operator
+    /// #320, its window.json notes say so): the report must say
+    /// `statusRoleLive` exactly then, read from the objects alone.
+    live_build: bool,
 }
 
 /// Roles judged in one scenario.
@@ -184,6 +188,17 @@ fn check(c: Option<&Value>, m: &Moment<'_>, roles: &mut RoleCount) -> Vec<String
             if converged { "" } else { "not " },
             c["verdict"],
             c["reason"]
+        ));
+    }
+    if c["statusRoleLive"].as_bool() != Some(m.live_build) {
+        fails.push(format!(
+            "statusRoleLive {}, but the operator {} status.role live",
+            c["statusRoleLive"],
+            if m.live_build {
+                "writes"
+            } else {
+                "does not write"
+            }
         ));
     }
     if m.before_first_write {
@@ -311,6 +326,12 @@ fn every_recorded_moment_reads_true() {
             .min()
             .expect("a recorded write")
             .to_string();
+        // The operator build: #320's, where the recording's notes name it.
+        let live_build = std::fs::read_to_string(dir.join("window.json"))
+            .ok()
+            .and_then(|w| serde_json::from_str::<Value>(&w).ok())
+            .and_then(|w| w["notes"].as_str().map(|n| n.contains("PR #320")))
+            .unwrap_or(false);
         let mut in_scenario = 0;
         let mut wrong_moments = 0;
         let mut roles = RoleCount::default();
@@ -323,6 +344,7 @@ fn every_recorded_moment_reads_true() {
                 truth,
                 before_first_write: now < first_write.as_str(),
                 api_failover: api_shows_failover(&list, now.parse().expect("now is a time")),
+                live_build,
             };
             let found = check(report.as_ref(), &moment, &mut roles);
             wrong_moments += usize::from(!found.is_empty());
@@ -391,6 +413,7 @@ fn sample() -> (Value, Value) {
     let node = |name: &str, role: &str, state: &str| json!({"name": name, "role": role, "roleSource": "event", "roleNote": null, "state": state});
     let report = json!({
         "verdict": "Jammed", "reason": "", "holders": ["rig-0-0"], "done": 1,
+        "statusRoleLive": false,
         "failover": {"shard": 2, "from": "rig-2-0", "to": "rig-2-1"},
         "nodes": [
             node("rig-0-0", "replica", "Stuck"),
@@ -411,6 +434,7 @@ fn the_checks_can_fail() {
         truth: &truth,
         before_first_write: false,
         api_failover: true,
+        live_build: false,
     };
     let fails = |report: &Value| check(Some(report), &moment, &mut RoleCount::default());
     assert_eq!(fails(&right), Vec::<String>::new());
@@ -435,6 +459,7 @@ fn the_checks_can_fail() {
         }),
         ("none is named", |r| r["failover"] = Value::Null),
         ("failover", |r| r["failover"]["from"] = json!("rig-0-1")),
+        ("statusRoleLive", |r| r["statusRoleLive"] = json!(true)),
     ];
     for (want, break_it) in cases {
         let mut report = right.clone();
@@ -453,6 +478,7 @@ fn the_checks_can_fail() {
         truth: &calm,
         before_first_write: false,
         api_failover: false,
+        live_build: false,
     };
     let got = check(Some(&right), &calm_moment, &mut RoleCount::default());
     assert!(
@@ -700,6 +726,107 @@ fn history_names_the_role_status_judges_where_status_role_differs() {
                 .any(|end| svg.contains(&format!(">{label}{end}")));
             if cell != "-" && !shown {
                 failures.push(format!("{at}: no label {label:?} in the picture"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Recorded moments where a node's `status.role` was written after the
+/// last failover event about its shard (u-image-320, the #320 build;
+/// docs/roles.md, "Which operator writes status.role" and "The best
+/// guess"): read as they are, the build is recognised from the objects
+/// and the newer status.role is the truth (definite); read with every
+/// node given `spec.persistence` (so that no sign tells the build: c33988f's
+/// reading), the best guess still follows the newer status.role, unsure.
+/// Each row's roles are its true ones (the recording's `roles`).
+#[test]
+fn a_status_role_written_after_the_last_failover_event() {
+    type Row = (
+        &'static str,
+        &'static str,
+        bool,
+        bool,
+        &'static [(&'static str, &'static str, bool)],
+    );
+    let rows: &[Row] = &[
+        // rig-2-0 wrote replica at 03:47:15 (Valkey failed shard 2 over at
+        // 14.96 with no event): rig-2-1 is the primary.
+        (
+            "u-image-320",
+            "writes/w-00154.json.gz",
+            false,
+            true,
+            &[("rig-2-0", "replica", true), ("rig-2-1", "primary", true)],
+        ),
+        (
+            "u-image-320",
+            "writes/w-00154.json.gz",
+            true,
+            false,
+            &[("rig-2-0", "replica", false), ("rig-2-1", "primary", false)],
+        ),
+        // A moment later rig-2-1 wrote primary, and rig-2-0 was advanced
+        // (its new spec not observed yet): c33988f's reading leaves the
+        // shard unknown there; the live one does not.
+        (
+            "u-image-320",
+            "writes/w-00156.json.gz",
+            false,
+            true,
+            &[("rig-2-0", "replica", true), ("rig-2-1", "primary", true)],
+        ),
+        // rig-0-1 wrote primary 3.5 s after the FailoverCompleted that
+        // named it: both agree.
+        (
+            "u-image-320",
+            "writes/w-00058.json.gz",
+            false,
+            true,
+            &[("rig-0-1", "primary", true), ("rig-1-0", "primary", true)],
+        ),
+    ];
+    let root = recorded::root();
+    let mut failures = Vec::new();
+    for (scenario, file, persistent, live, want) in rows {
+        let dir = root.join(scenario);
+        let expected: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("expected.json")).expect("read"))
+                .expect("expected.json is JSON");
+        let truth = &expected[*file];
+        let now = truth["now"].as_str().expect("now");
+        let mut list: Value =
+            serde_json::from_slice(&recorded::gunzip(&dir.join(file))).expect("a List");
+        if *persistent {
+            for item in list["items"].as_array_mut().expect("items") {
+                if item["kind"] == "ValkeyNode" {
+                    item["spec"]["persistence"] = json!({"size": "1Gi"});
+                }
+            }
+        }
+        let bytes = serde_json::to_vec(&list).expect("a List serializes");
+        let c = recorded::status(&bytes, now).expect("a cluster");
+        let at = format!("{scenario}/{file} (persistence {persistent})");
+        if c["statusRoleLive"] != *live {
+            failures.push(format!("{at}: statusRoleLive {}", c["statusRoleLive"]));
+        }
+        for (name, role, sure) in *want {
+            if truth["roles"][*name] != *role {
+                failures.push(format!(
+                    "{at}: the row says {name} is a {role}, its server does not"
+                ));
+            }
+            let n = c["nodes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|n| n["name"] == *name);
+            let got = n.map(|n| (n["role"].clone(), n["roleNote"].is_null()));
+            if got != Some((json!(role), *sure)) {
+                failures.push(format!(
+                    "{at}: {name} reads {got:?}, want {role} ({})",
+                    if *sure { "definite" } else { "unsure" }
+                ));
             }
         }
     }

@@ -356,6 +356,39 @@ fn check(c: &Value, truth: &Value, s: &Said, tally: &mut Tally) -> Vec<String> {
         )),
         None => {}
     }
+
+    // The walk, by the servers' roles (issue 41 item 5): in each shard the
+    // operator walks the other nodes first, then the primary it reads, so
+    // a primary by the servers that waits in the queue comes after every
+    // other node of its shard that waits, and is the front ("X is next")
+    // only when none of them waits.
+    let position = |n: &Value| n["queuePosition"].as_u64();
+    for (shard, primary) in &s.primaries {
+        if no_server.contains(primary) || claimed(primary) {
+            continue;
+        }
+        let others = s
+            .shards
+            .get(shard)
+            .into_iter()
+            .flatten()
+            .filter(|n| *n != primary);
+        let waiting: Vec<(&String, u64)> = others
+            .filter_map(|n| Some((n, position(nodes.get(n.as_str())?)?)))
+            .collect();
+        if let Some(p) = nodes.get(primary.as_str()).and_then(|n| position(n))
+            && let Some((after, at)) = waiting.iter().find(|(_, at)| *at > p)
+        {
+            fails.push(format!(
+                "{primary}, the primary by its server, is queued at {p} before {after} at {at}"
+            ));
+        }
+        if front == primary.as_str() && !waiting.is_empty() {
+            fails.push(format!(
+                "the front is {primary}, the primary by its server, while {waiting:?} wait"
+            ));
+        }
+    }
     fails
 }
 
@@ -461,10 +494,15 @@ fn sample_moment() -> (Value, Said, Value) {
         contested: BTreeSet::new(),
     };
     let node = |name: &str, role: &str, state: &str| json!({"name": name, "role": role, "roleSource": "server", "roleNote": null, "state": state});
+    let queued = |name: &str, at: u64| {
+        let mut n = node(name, "primary", "Waiting");
+        n["queuePosition"] = json!(at);
+        n
+    };
     let report = json!({
         "front": "rig-1-0",
         "nodes": [node("rig-0-0", "primary", "Converged"), node("rig-0-1", "replica", "Converged"),
-                  node("rig-1-1", "replica", "Converged"), node("rig-1-0", "primary", "Waiting")],
+                  node("rig-1-1", "replica", "Converged"), queued("rig-1-0", 1)],
         "risks": [{"kind": "NoSyncedReplica", "shard": 1, "primary": "rig-1-0",
                    "replicas": [{"node": "rig-1-1", "link": "down", "syncing": false}]}],
         "deferred": {"node": "rig-1-0", "shard": 1, "source": "servers",
@@ -478,7 +516,7 @@ fn the_checks_can_fail() {
     let (truth, s, good) = sample_moment();
     assert!(check(&good, &truth, &s, &mut Tally::default()).is_empty());
     type Break = fn(&mut Value);
-    let broken: [(&str, Break); 6] = [
+    let broken: [(&str, Break); 8] = [
         ("a role from the API", |r| {
             r["nodes"][0]["roleSource"] = json!("event")
         }),
@@ -490,6 +528,15 @@ fn the_checks_can_fail() {
         ("a wait missed", |r| r["deferred"] = Value::Null),
         ("a wait that names no replica", |r| {
             r["deferred"]["cause"] = json!("waits")
+        }),
+        ("the primary queued before its replica", |r| {
+            r["nodes"][2]["state"] = json!("Waiting");
+            r["nodes"][2]["queuePosition"] = json!(2);
+            r["nodes"][3]["queuePosition"] = json!(1);
+        }),
+        ("the primary at the front while its replica waits", |r| {
+            r["nodes"][2]["state"] = json!("Waiting");
+            r["nodes"][2]["queuePosition"] = json!(1);
         }),
     ];
     for (what, breaks) in broken {

@@ -186,6 +186,7 @@ fn classify_cluster(
         &mut roles,
     );
     let places = walk::place(nodes, name, &roles.nodes);
+    let status_role_live = roles.status_live;
     // Judged first, ordered after: the walk order depends on whether any
     // node asks, holds or is behind.
     let mut all: Vec<Judged<'_>> = views
@@ -352,6 +353,7 @@ fn classify_cluster(
         deferred,
         servers: servers.map(|s| s.read),
         pending_scale: scale::pending(cluster, &judged),
+        status_role_live,
         state: status.and_then(|s| s.state.clone()),
         state_reason: status.and_then(|s| s.reason.clone()),
         nodes: node_reports,

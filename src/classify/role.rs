@@ -89,6 +89,13 @@ impl JudgedRole {
     pub(crate) fn contradicted(&self) -> bool {
         matches!(self.note, Some(RoleNote::Contradicted(_)))
     }
+
+    /// Contradicted by a newer status write, whose best guess the role
+    /// follows: the walk goes by it (docs/roles.md, "The best guess").
+    pub(crate) fn guessed_from_status(&self) -> bool {
+        matches!(&self.note, Some(RoleNote::Contradicted(c))
+            if matches!(c.by, Contradiction::Status { .. }))
+    }
 }
 
 /// The roles of a cluster's nodes, in the order given, and the failover
@@ -97,6 +104,10 @@ impl JudgedRole {
 pub(crate) struct Roles {
     pub nodes: Vec<JudgedRole>,
     pub failover: Option<FailoverUnderWay>,
+    /// The operator writes `status.role` from the server as it changes
+    /// ([`role_follows_server`]): a role written after the evidence is
+    /// the truth, not a stale copy.
+    pub status_live: bool,
 }
 
 /// A node of the cluster as role judging sees it.
@@ -174,6 +185,9 @@ pub(crate) struct RoleInput<'e, 'v, 'a> {
     pub rolling_shard: Option<u32>,
     /// What the ValkeyCluster's spec edit and Ready condition mark.
     pub marks: ClusterMarks,
+    /// The operator writes `status.role` from the server as it changes
+    /// ([`role_follows_server`]).
+    pub status_live: bool,
     /// The members of each shard, looked up once (a cluster may have
     /// thousands of nodes).
     shards: BTreeMap<u32, Vec<usize>>,
@@ -318,6 +332,80 @@ fn role_written(view: &NodeObjects<'_>) -> Option<Timestamp> {
     crate::snapshot::field_written_times(&view.node.metadata, &["f:status", "f:role"]).max()
 }
 
+/// How long after its pod turned Ready a node's own Ready condition may
+/// turn True and still be the operator's first pass over the new server
+/// (in the recordings, within 20 ms; the pass follows the pod's watch).
+const FIRST_PASS_WITHIN: SignedDuration = SignedDuration::from_secs(2);
+
+/// The operator writes `status.role` from the server as it changes, and
+/// drops it while the pod is not Ready: valkey-operator #320 (v0.6.0 on),
+/// not c33988f (docs/roles.md, "Which operator writes status.role"). Told
+/// from what the API shows, either of:
+/// - a node with a status but no `status.role`, whose pod is not Ready
+///   (or gone), advanced since its creation (`metadata.generation` over
+///   1), while another node of the cluster has a role: #320 clears the
+///   role of a node whose pod is not Ready; c33988f sets it only on a
+///   ready pass and never clears it (a role it never read is absent
+///   everywhere: the servers did not answer);
+/// - a node whose `status.role` says `replica` in the status write that
+///   turned its Ready condition True as its fresh pod turned Ready (the
+///   same second; the pod's own Ready at most [`FIRST_PASS_WITHIN`]
+///   before), without persistence: the server is a fresh one, an empty
+///   master until the operator REPLICATEs it, which c33988f reads as
+///   `primary` (INFO replication) and #320 as `replica` (it owns no
+///   slots).
+pub(crate) fn role_follows_server(members: &[Member<'_, '_>]) -> bool {
+    let any_role = members.iter().any(|m| m.view.status_role().is_some());
+    members
+        .iter()
+        .any(|m| (any_role && role_dropped(m.view)) || replica_on_first_pass(m.view))
+}
+
+/// A role-less status on an advanced node whose pod is not Ready.
+fn role_dropped(view: &NodeObjects<'_>) -> bool {
+    view.node.status.is_some()
+        && view.role().is_none()
+        && view.node.metadata.generation.is_some_and(|g| g > 1)
+        && view.pod_ready() != Some(true)
+}
+
+/// `replica` written on the operator's first ready pass over a fresh
+/// server.
+fn replica_on_first_pass(view: &NodeObjects<'_>) -> bool {
+    if view.status_role() != Some(Role::Replica)
+        || !view.node_ready()
+        || view.node.spec.persistence.is_some()
+    {
+        return false;
+    }
+    let ready_since = view
+        .node
+        .condition(keys::COND_READY)
+        .filter(|c| c.is_true())
+        .and_then(|c| c.last_transition_time.as_ref())
+        .map(|t| t.0);
+    let pod_created = view
+        .pod
+        .and_then(|p| p.metadata.creation_timestamp.as_ref())
+        .map(|t| t.0);
+    match (
+        ready_since,
+        role_written(view),
+        view.pod_ready_since(),
+        pod_created,
+    ) {
+        (Some(ready), Some(written), Some(pod_ready), Some(created)) => {
+            let after_pod = ready.duration_since(pod_ready);
+            written == ready
+                && created <= pod_ready
+                && after_pod >= SignedDuration::ZERO
+                && after_pod <= FIRST_PASS_WITHIN
+                && pod_ready.duration_since(created) <= NEW_POD_READY_WITHIN
+        }
+        _ => false,
+    }
+}
+
 /// The shard a ReplicaCreated note names ("Created replica for primary ID
 /// (shard N)").
 fn replica_created_shard(note: &str) -> Option<u32> {
@@ -383,6 +471,7 @@ impl<'e, 'v, 'a> RoleInput<'e, 'v, 'a> {
             replicas,
             rolling_shard,
             marks,
+            status_live: role_follows_server(members),
             shards,
             by_address,
         }
@@ -792,6 +881,9 @@ fn says(ctx: &RoleInput<'_, '_, '_>, node: usize, role: Role, at: Timestamp, r: 
     let Some(shard) = ctx.shard_of(node) else {
         return;
     };
+    if ctx.status_live {
+        return says_live(ctx, shard, node, role, at, r);
+    }
     match r.beliefs.get(&shard) {
         Some(&Belief::Primary {
             node: p,
@@ -820,6 +912,98 @@ fn says(ctx: &RoleInput<'_, '_, '_>, node: usize, role: Role, at: Timestamp, r: 
         Some(Belief::Doubted { .. }) => settle(ctx, shard, at, r),
         _ => {}
     }
+}
+
+/// A status write of an operator that writes the role from the server as
+/// it changes (#320: from slot ownership, within seconds of a failover,
+/// dropped while the pod is not Ready): what it says is the server's role
+/// at `at`, so it settles the shard as an event would. `primary` makes
+/// `node` the shard's primary; `replica` from the node judged primary
+/// (or doubted, or held back) fails the shard over away from it, to its
+/// one other node, else to one of them; a candidate saying `replica` is
+/// ruled out.
+fn says_live(
+    ctx: &RoleInput<'_, '_, '_>,
+    shard: u32,
+    node: usize,
+    role: Role,
+    at: Timestamp,
+    r: &mut Replay,
+) {
+    match role {
+        Role::Primary => {
+            for i in ctx.in_shard(shard) {
+                r.restarted[i] = false;
+            }
+            r.beliefs.insert(
+                shard,
+                Belief::Primary {
+                    node,
+                    source: RoleSource::Status,
+                    at,
+                    ip: None,
+                    walk: false,
+                },
+            );
+        }
+        Role::Replica => match r.beliefs.get_mut(&shard) {
+            Some(
+                Belief::Primary { node: p, .. }
+                | Belief::Doubted { primary: p, .. }
+                | Belief::Unapplied { primary: p, .. },
+            ) if *p == node => failed_over(ctx, shard, Some(node), at, false, r),
+            Some(Belief::OneOf { candidates, .. }) => {
+                candidates.retain(|&c| c != node);
+                if let [only] = candidates.as_slice() {
+                    let only = *only;
+                    r.beliefs.insert(
+                        shard,
+                        Belief::Primary {
+                            node: only,
+                            source: RoleSource::Inferred,
+                            at,
+                            ip: None,
+                            walk: false,
+                        },
+                    );
+                }
+            }
+            _ => {}
+        },
+    }
+}
+
+/// The shard's primary by the best guess, when a status write (`node`
+/// said `role` at `at`) doubts the judged `primary`: the writer itself
+/// where it says `primary`; where the judged primary says `replica`, its
+/// one other node whose pod is older than the write (a pod replaced
+/// before it may have been promoted since; one replaced after it is a
+/// fresh server), else the one of them whose `status.role` says
+/// `primary`; else none (unknown).
+fn best_guess(
+    ctx: &RoleInput<'_, '_, '_>,
+    shard: u32,
+    primary: usize,
+    said: (usize, Role, Timestamp),
+    r: &Replay,
+) -> Option<usize> {
+    let (node, role, at) = said;
+    if role == Role::Primary {
+        return Some(node);
+    }
+    let older = |i: usize| {
+        !r.restarted[i]
+            || ctx.members[i]
+                .view
+                .pod
+                .and_then(|p| p.metadata.creation_timestamp.as_ref())
+                .is_some_and(|c| c.0 <= at)
+    };
+    let mut others = ctx.in_shard(shard).filter(|&i| i != primary && older(i));
+    if let (Some(only), None) = (others.next(), others.next()) {
+        return Some(only);
+    }
+    status_claimant(ctx, shard).filter(|&c| c != primary && older(c))
 }
 
 /// The one node of `shard` whose `status.role` says `primary`, if exactly
@@ -1161,13 +1345,24 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
                     judged_at,
                     why,
                 }) => {
-                    if restarted {
+                    // The best guess follows the newer status write (still
+                    // unsure): a write that doubts the judged primary is
+                    // the operator's newer reading of a server.
+                    let (guess, source) = match *why {
+                        Doubt::Said { node, role, at } => (
+                            best_guess(ctx, shard, *primary, (node, role, at), &replay),
+                            RoleSource::Status,
+                        ),
+                        Doubt::Unannounced { .. } => (Some(*primary), *source),
+                    };
+                    if restarted && guess != Some(i) {
                         return replica_inferred();
                     }
-                    let role = if *primary == i {
-                        Role::Primary
-                    } else {
-                        Role::Replica
+                    let role = match guess {
+                        Some(g) if g == i => Some(Role::Primary),
+                        Some(_) => Some(Role::Replica),
+                        None if *primary == i => Some(Role::Replica),
+                        None => None,
                     };
                     let contradicted = RoleContradicted {
                         primary: name(*primary),
@@ -1182,8 +1377,8 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
                         },
                     };
                     JudgedRole {
-                        role: Some(role),
-                        source: Some(*source),
+                        role,
+                        source: role.map(|_| source),
                         note: Some(RoleNote::Contradicted(Box::new(contradicted))),
                     }
                 }
@@ -1299,7 +1494,11 @@ pub(crate) fn judge(ctx: &RoleInput<'_, '_, '_>, clock: &Clock) -> Roles {
             }
         }
     }
-    Roles { nodes, failover }
+    Roles {
+        nodes,
+        failover,
+        status_live: ctx.status_live,
+    }
 }
 
 fn replica_inferred() -> JudgedRole {

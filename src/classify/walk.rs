@@ -44,7 +44,8 @@ fn is_ready_primary(node: &ValkeyNode, role: Option<&JudgedRole>) -> bool {
 /// primary: the one node of the shard whose judged role (`roles`, in the
 /// same order) is `primary` and whose `status.ready` is true; none when
 /// there is no such node or more than one, or when newer evidence
-/// contradicts the shard's judged primary.
+/// contradicts the shard's judged primary, but for a newer status write,
+/// whose best guess the roles follow (still unsure).
 pub(crate) fn place<'a>(
     nodes: &[&'a ValkeyNode],
     cluster: &str,
@@ -70,7 +71,10 @@ pub(crate) fn place<'a>(
         let Some(shard) = places[i].shard else {
             continue;
         };
-        if roles.get(i).is_some_and(JudgedRole::contradicted) {
+        if roles
+            .get(i)
+            .is_some_and(|r| r.contradicted() && !r.guessed_from_status())
+        {
             doubted.insert(shard);
         }
         if is_ready_primary(n, roles.get(i)) {

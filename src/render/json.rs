@@ -273,6 +273,9 @@ mod tests {
             want.insert(format!(".clusters[].{added}"));
         }
         want.insert(".clusters[].nodes[].server".to_string());
+        // Issue 41 item 5: the operator writes status.role live (#320;
+        // docs/roles.md, "Which operator writes status.role").
+        want.insert(".clusters[].statusRoleLive".to_string());
         let missing: Vec<_> = want.difference(&got).collect();
         let extra: Vec<_> = got.difference(&want).collect();
         assert!(

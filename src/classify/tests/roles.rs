@@ -151,8 +151,9 @@ fn roles_table() {
                 c
             },
             &[
-                ("cache-0-0", Some(Replica), false),
-                ("cache-0-1", Some(Primary), false),
+                // The best guess follows the newer status write.
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
             ],
         ),
         (
@@ -571,8 +572,10 @@ fn newer_evidence_doubts_a_judged_primary() {
                 c
             },
             &[
-                ("cache-0-0", Some(Primary), false),
-                ("cache-0-1", Some(Replica), false),
+                // The best guess follows the newer status write: its one
+                // other node is the primary.
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Primary), false),
             ],
         ),
         (
@@ -615,8 +618,8 @@ fn newer_evidence_doubts_a_judged_primary() {
                 c
             },
             &[
-                ("cache-0-0", Some(Replica), false),
-                ("cache-0-1", Some(Primary), false),
+                ("cache-0-0", Some(Primary), false),
+                ("cache-0-1", Some(Replica), false),
             ],
         ),
         (
@@ -627,8 +630,8 @@ fn newer_evidence_doubts_a_judged_primary() {
                 c
             },
             &[
-                ("cache-0-0", Some(Primary), false),
-                ("cache-0-1", Some(Replica), false),
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Primary), false),
             ],
         ),
         (
@@ -673,8 +676,8 @@ fn newer_evidence_doubts_a_judged_primary() {
                 c
             },
             &[
-                ("cache-0-0", Some(Primary), false),
-                ("cache-0-1", Some(Replica), false),
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Primary), false),
                 ("cache-1-0", Some(Primary), true),
             ],
         ),
@@ -1032,4 +1035,281 @@ fn a_sync_after_the_cluster_was_found_healthy_is_not_the_creations() {
     let mut same = created();
     same.push_event(crate::fixture::event_cluster_ready(NS, CL, t(-5)));
     assert_eq!(notes(same), [false, false]);
+}
+
+/// A node of `rig` as the later operator (#320) leaves it after rolling
+/// it: its fresh pod created at `at` - 10 s, Ready at `at`, and the status
+/// write that turned it ready at `at` saying `replica` (it owns no slots).
+fn rolled_by_320(n: NodeBuilder, at: jiff::Timestamp) -> NodeBuilder {
+    let sec = jiff::SignedDuration::from_secs;
+    n.replica()
+        .pod_created(at - sec(10))
+        .pod_ready_since(at)
+        .ready_since(at)
+        .status_written(at)
+}
+
+#[test]
+fn which_operator_writes_status_role() {
+    let sec = jiff::SignedDuration::from_secs;
+    let at = mins(-5);
+    let rows: Vec<(&str, ClusterBuilder, bool)> = vec![
+        (
+            "at rest, every role written long ago",
+            rig(1, 1, vec![]),
+            false,
+        ),
+        (
+            "an advanced node whose pod is not Ready has no role, another has one (#320)",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| {
+                    n.no_role()
+                        .generation(2, 2)
+                        .not_ready(t(-3))
+                        .pod_not_ready(t(-3))
+                });
+                c
+            },
+            true,
+        ),
+        (
+            "the same, its pod gone",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| {
+                    n.no_role().generation(2, 2).not_ready(t(-3)).pod_gone()
+                });
+                c
+            },
+            true,
+        ),
+        (
+            "a node not read yet at its creation (generation 1): both operators",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| {
+                    n.no_role().not_ready(t(-3)).pod_not_ready(t(-3))
+                });
+                c
+            },
+            false,
+        ),
+        (
+            "no node has a role (the servers never answered)",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-0", NodeBuilder::no_role);
+                c.with_node("cache-0-1", |n| {
+                    n.no_role()
+                        .generation(2, 2)
+                        .not_ready(t(-3))
+                        .pod_not_ready(t(-3))
+                });
+                c
+            },
+            false,
+        ),
+        (
+            "an advanced node whose pod is not Ready keeps its role (c33988f)",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| {
+                    n.replica()
+                        .generation(2, 2)
+                        .not_ready(t(-3))
+                        .pod_not_ready(t(-3))
+                });
+                c
+            },
+            false,
+        ),
+        (
+            "replica written on the first ready pass over a fresh pod (#320)",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| rolled_by_320(n, at));
+                c
+            },
+            true,
+        ),
+        (
+            "primary written on that pass: c33988f reads the empty master",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| rolled_by_320(n, at).primary());
+                c
+            },
+            false,
+        ),
+        (
+            "replica on that pass, but the server keeps its data (persistence)",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| rolled_by_320(n, at).persistent());
+                c
+            },
+            false,
+        ),
+        (
+            "replica written after the Ready turn: c33988f's periodic re-read",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| {
+                    rolled_by_320(n, at).status_written(at + sec(40))
+                });
+                c
+            },
+            false,
+        ),
+        (
+            "the node turned Ready long after its pod (not the first pass over a fresh server)",
+            {
+                let mut c = rig(1, 1, vec![]);
+                c.with_node("cache-0-1", |n| {
+                    rolled_by_320(n, at).pod_ready_since(at - sec(5))
+                });
+                c
+            },
+            false,
+        ),
+    ];
+    for (row, c, want) in rows {
+        let r = judge(&c.snapshot(), t(0));
+        assert_eq!(r.status_role_live, want, "{row}");
+    }
+}
+
+#[test]
+fn a_status_role_written_live_is_the_truth() {
+    let now = t(0);
+    // Shard 1 shows the later operator: its replica was rolled by it.
+    let live = |mut c: ClusterBuilder| {
+        c.with_node("cache-1-1", |n| rolled_by_320(n, mins(-30)));
+        c
+    };
+    let rows: Vec<(&str, ClusterBuilder, Want)> = vec![
+        (
+            "a failover with no event: the old primary writes replica (#320)",
+            {
+                let mut c = live(rig(2, 1, vec![]));
+                c.with_node("cache-0-0", |n| n.replica().status_written(t(-30)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "the same read by c33988f's rule: a best guess, unsure",
+            {
+                let mut c = rig(2, 1, vec![]);
+                c.with_node("cache-0-0", |n| n.replica().status_written(t(-30)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Primary), false),
+            ],
+        ),
+        (
+            "c33988f's rule, the other node's pod replaced before the write: still the guess",
+            {
+                let mut c = rig(2, 1, vec![]);
+                c.with_node("cache-0-1", |n| n.replica().pod_created(mins(-10)));
+                c.with_node("cache-0-0", |n| n.replica().status_written(t(-30)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Primary), false),
+            ],
+        ),
+        (
+            "c33988f's rule, the other node's pod replaced after the write: a fresh server",
+            {
+                let mut c = rig(2, 1, vec![]);
+                c.with_node("cache-0-1", |n| n.replica().pod_created(t(-20)));
+                c.with_node("cache-0-0", |n| n.replica().status_written(t(-30)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), false),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "a status primary newer than the FailoverCompleted (#320)",
+            {
+                let mut c = live(rig(
+                    2,
+                    1,
+                    vec![event_failover_completed(NS, CL, &ip(0, 1), mins(-10))],
+                ));
+                c.with_node("cache-0-0", |n| n.status_written(mins(-5)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Primary), true),
+                ("cache-0-1", Some(Replica), true),
+            ],
+        ),
+        (
+            "a FailoverCompleted newer than the status write: the event wins (#320)",
+            {
+                let mut c = live(rig(
+                    2,
+                    1,
+                    vec![event_failover_completed(NS, CL, &ip(0, 1), mins(-5))],
+                ));
+                c.with_node("cache-0-0", |n| n.status_written(mins(-10)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+        (
+            "its primary advanced a moment ago, its status replica since the failover \
+             with no event: the other node is the primary (#320)",
+            {
+                let mut c = live(rig(2, 1, vec![]));
+                c.with_node("cache-0-0", |n| {
+                    n.replica().status_written(t(-2)).spec_updated()
+                });
+                c.with_node("cache-0-1", |n| n.status_written(t(-2)));
+                c
+            },
+            &[
+                ("cache-0-0", Some(Replica), true),
+                ("cache-0-1", Some(Primary), true),
+            ],
+        ),
+    ];
+    for (row, c, want) in rows {
+        let r = judge(&c.snapshot(), now);
+        roles_are(row, &r, want);
+    }
+}
+
+#[test]
+fn the_walk_follows_the_best_guess() {
+    // Shard 0 is being rolled (its nodes behind the cluster's image);
+    // cache-0-0 was judged primary at the creation, but its own status
+    // says replica, written since: the guess is cache-0-1, so cache-0-0
+    // goes first and cache-0-1, the primary by the guess, last.
+    let mut c = rig(1, 1, vec![]).image(NEW);
+    c.with_node("cache-0-0", |n| n.replica().status_written(t(-30)));
+    let r = judge(&c.snapshot(), t(0));
+    let order: Vec<&str> = r.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(order, ["cache-0-0", "cache-0-1"], "{r:#?}");
+    assert_eq!(r.front.as_deref(), Some("cache-0-0"), "{}", r.reason);
+    // Doubted with no guess beyond the judged primary (a sync nobody
+    // announced): no walk primary, node index descending.
+    let c = rig(1, 1, vec![]).image(NEW).replicas_syncing(t(-4));
+    let r = judge(&c.snapshot(), t(0));
+    let order: Vec<&str> = r.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(order, ["cache-0-1", "cache-0-0"]);
 }
