@@ -147,6 +147,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut servers = super::shared::LiveServers::new(&live, args.servers);
+    let mut connection = ConnectionView::Live;
     let exit = loop {
         // The servers are read beside the loop (the tick wakes it when a
         // reading is due): the watch and the timeout are heard while one
@@ -156,7 +157,12 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             update = watch.next() => match update? {
                 Update::Objects(s) => snapshot = Some(s),
                 Update::Connection(c) => {
-                    eprint(&ConnectionView::from(c).log_line(Instant::now()));
+                    let was_stale = connection.stale_since().is_some();
+                    connection = connection.then(c, jiff::Timestamp::now());
+                    eprint(&connection.log_line(Instant::now()));
+                    if let (false, Some(as_of)) = (was_stale, connection.as_of(jiff::Timestamp::now())) {
+                        eprint(&crate::render::watch::wait_stale(&as_of));
+                    }
                 }
             },
             (clusters, lines) = super::shared::servers_read(&mut servers) => {
@@ -204,6 +210,12 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         if last_progress.as_ref() != Some(&key) {
             eprint(&progress_lines(&report, naming, last_progress.as_ref()));
             last_progress = Some(key);
+        }
+        // Nothing is decided on a stale view (the connection lost): what
+        // it shows may have changed since (docs/usage.md, "When the
+        // connection is lost").
+        if connection.stale_since().is_some() {
+            continue;
         }
         let decision = decide(&report, args.no_fail_fast);
         last_report = Some(report);
@@ -298,6 +310,7 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let mut judgements: Vec<Judgements<ClusterReport>> =
         (0..names.len()).map(|_| Judgements::default()).collect();
     let mut changes: Vec<crate::snapshot::Changed> = vec![Default::default(); names.len()];
+    let mut connections: Vec<ConnectionView> = vec![ConnectionView::Live; names.len()];
     let mut last_report = None;
     let mut last_progress = None;
     let mut tick = tokio::time::interval(TICK);
@@ -312,8 +325,16 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
                 match update {
                     Ok(Update::Objects(s)) => snapshots[at] = Some(s),
                     Ok(Update::Connection(c)) => {
-                        let line = ConnectionView::from(c).log_line(Instant::now());
+                        let was_stale = connections[at].stale_since().is_some();
+                        connections[at] = connections[at].then(c, jiff::Timestamp::now());
+                        let line = connections[at].log_line(Instant::now());
                         eprint(&in_context(names[at].given(), &line));
+                        if let (false, Some(as_of)) =
+                            (was_stale, connections[at].as_of(jiff::Timestamp::now()))
+                        {
+                            let line = crate::render::watch::wait_stale(&as_of);
+                            eprint(&in_context(names[at].given(), &line));
+                        }
                     }
                     Err(err) => {
                         eprint(&context_unread(names[at].given(), &err));
@@ -363,6 +384,14 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         if last_progress.as_ref() != Some(&key) {
             eprint(&progress_lines(&report, naming, last_progress.as_ref()));
             last_progress = Some(key);
+        }
+        // Nothing is decided while a context read is stale.
+        if connections
+            .iter()
+            .zip(&unread)
+            .any(|(c, &u)| !u && c.stale_since().is_some())
+        {
+            continue;
         }
         let decision = decide(&report, args.no_fail_fast);
         last_report = Some(report);
