@@ -50,6 +50,17 @@ pub(crate) fn decide(report: &Report, no_fail_fast: bool) -> Next {
     Next::Continue
 }
 
+/// [`decide`] on a view that may be stale (its connection lost): nothing
+/// is decided on a stale view, neither success nor attention, since what
+/// it shows may have changed since (docs/usage.md, "When the connection
+/// is lost"); the wait goes on until it is live again or times out.
+pub(crate) fn decide_now(report: &Report, stale: bool, no_fail_fast: bool) -> Next {
+    if stale {
+        return Next::Continue;
+    }
+    decide(report, no_fail_fast)
+}
+
 /// What a progress line says, without what only ticks (the holders' hold
 /// times): a new key is a new line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,13 +222,11 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             eprint(&progress_lines(&report, naming, last_progress.as_ref()));
             last_progress = Some(key);
         }
-        // Nothing is decided on a stale view (the connection lost): what
-        // it shows may have changed since (docs/usage.md, "When the
-        // connection is lost").
-        if connection.stale_since().is_some() {
-            continue;
-        }
-        let decision = decide(&report, args.no_fail_fast);
+        let decision = decide_now(
+            &report,
+            connection.stale_since().is_some(),
+            args.no_fail_fast,
+        );
         last_report = Some(report);
         if let Next::Exit(exit) = decision {
             break exit;
@@ -386,14 +395,11 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             last_progress = Some(key);
         }
         // Nothing is decided while a context read is stale.
-        if connections
+        let stale = connections
             .iter()
             .zip(&unread)
-            .any(|(c, &u)| !u && c.stale_since().is_some())
-        {
-            continue;
-        }
-        let decision = decide(&report, args.no_fail_fast);
+            .any(|(c, &u)| !u && c.stale_since().is_some());
+        let decision = decide_now(&report, stale, args.no_fail_fast);
         last_report = Some(report);
         match decision {
             Next::Exit(Exit::Done) if unread.iter().any(|&u| u) => {
@@ -445,6 +451,30 @@ mod tests {
                 .enumerate()
                 .map(|(i, v)| cluster(&format!("c{i}"), *v))
                 .collect(),
+        }
+    }
+
+    /// Issue 43 item 3: a view whose connection is lost decides nothing,
+    /// whatever its verdicts; live, the same report decides as before.
+    #[test]
+    fn a_stale_view_decides_nothing() {
+        use Next::{Continue, Exit as Stop};
+        use Verdict::*;
+        // (verdicts, stale, --no-fail-fast, decision)
+        let cases: &[(&[Verdict], bool, bool, Next)] = &[
+            (&[Converged], false, false, Stop(Exit::Done)),
+            (&[Converged], true, false, Continue),
+            (&[Jammed], false, false, Stop(Exit::NeedsAttention)),
+            (&[Jammed], true, false, Continue),
+            (&[Converged, Converged], true, true, Continue),
+            (&[Rolling], true, false, Continue),
+        ];
+        for (verdicts, stale, no_fail_fast, want) in cases {
+            assert_eq!(
+                decide_now(&report(verdicts), *stale, *no_fail_fast),
+                *want,
+                "{verdicts:?} stale={stale}"
+            );
         }
     }
 
