@@ -267,10 +267,10 @@ async fn follow(
             continue;
         };
         let changed = watch.take_changed();
-        if let Some(s) = &mut servers {
-            if let Err(e) = s.begin(current, &changed) {
-                return e;
-            }
+        if let Some(s) = &mut servers
+            && let Err(e) = s.begin(current, &changed)
+        {
+            return e;
         }
         let readings = servers
             .as_ref()
