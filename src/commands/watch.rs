@@ -442,9 +442,14 @@ impl<'a> Output<'a> {
                 self.redraw(connection)
             }
             Mode::Log { last } => {
-                // Printed again when it goes stale (its headlines say as of
-                // when) and when it is live again; not as its age ticks.
-                let key = (report.timeless(), as_of.is_some());
+                // A table is printed again when it goes stale (its
+                // headlines say as of when) and when it is live again; not
+                // as its age ticks. A document is the same either way.
+                let tells_staleness = matches!(
+                    self.ctx.global.output,
+                    OutputFormat::Table | OutputFormat::Wide
+                );
+                let key = (report.timeless(), tells_staleness && as_of.is_some());
                 if last.as_ref() == Some(&key) {
                     return Ok(());
                 }
