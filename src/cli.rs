@@ -468,6 +468,11 @@ pub struct DashboardArgs {
     /// The address to serve the page on (anything but loopback: the page has no login)
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9809")]
     pub listen: std::net::SocketAddr,
+    /// Also read the Valkey servers (every 5s), as the read-only user
+    /// _exporter: through the API server's port-forward (the default), or
+    /// straight to the pod IPs (direct, in the cluster)
+    #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, require_equals = true, default_missing_value = "port-forward")]
+    pub servers: Option<ServersArg>,
 }
 
 #[derive(Debug, Clone, Args)]

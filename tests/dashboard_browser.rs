@@ -32,6 +32,15 @@ const BOUND: Duration = Duration::from_secs(120);
 /// How soon the page must show a change of the roll.
 const LIVE: Duration = Duration::from_secs(2);
 
+/// How soon after the API server goes away every card must say as of
+/// when it is (docs/usage.md, "When the connection is lost": a view is
+/// stale from the watch's first failed request; this allows for that
+/// request, the second the page is judged at, and the event's way).
+const STALE_WITHIN: Duration = Duration::from_secs(10);
+
+/// One test at a time: one stops the API server of this binary.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// chromium and chromedriver: `CHROMIUM`/`CHROMEDRIVER`, else Debian's.
 fn browser() -> Result<(PathBuf, PathBuf), String> {
     let find = |var: &str, default: &str| {
@@ -219,6 +228,7 @@ async fn screenshot(client: &Client, name: &str) -> PathBuf {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_jammed_roll_in_a_real_browser() {
     harness::skip_without(browser());
+    let _one = ONE_AT_A_TIME.lock().await;
     let (chromium, chromedriver) = browser().expect("chromium and chromedriver");
     let s = harness::server();
     let (sim, h) = roll::jammed("dash-browser").await;
@@ -443,6 +453,159 @@ async fn a_jammed_roll_in_a_real_browser() {
             assert!(url.starts_with(&home), "the page asked for {url}");
         }
     }
+
+    client.close().await.expect("close the session");
+    drop(driver);
+    let mut dash = dash;
+    dash.plugin.interrupt();
+    let status = dash.plugin.exit(BOUND).await;
+    assert_eq!(status.code(), Some(0), "{}", dash.plugin.transcript());
+}
+
+/// The verdict's colour, its section's classes and its as-of words, as the
+/// browser has them.
+async fn verdict_look(client: &Client) -> Value {
+    client
+        .execute(
+            "const s = document.querySelector('section.cluster'); \
+             if (!s) return null; \
+             const v = s.querySelector('h2 .verdict'); \
+             const a = s.querySelector('h2 .as-of'); \
+             return { classes: s.className, verdict: v.textContent, \
+                      color: getComputedStyle(v).color, \
+                      border: getComputedStyle(s).borderLeftColor, \
+                      asOf: a ? a.textContent : null, \
+                      line: document.querySelector('#contexts li').textContent };",
+            vec![],
+        )
+        .await
+        .expect("read the page")
+}
+
+/// Waits (at most `bound`) until the page's look pleases `pred`.
+async fn until_look(client: &Client, bound: Duration, pred: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + bound;
+    loop {
+        let look = verdict_look(client).await;
+        if pred(&look) {
+            return look;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not as wanted within {bound:?}: {look:#}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The success colour of the style sheet (`--good`, #5fd38d).
+const GOOD: &str = "rgb(95, 211, 141)";
+
+/// Issue 43 item 3: with the API server gone the context's line said
+/// "connection lost, retrying in 41s" while the card below still said
+/// CONVERGED in green, with no time of the reading. Now, within
+/// [`STALE_WITHIN`] of the loss, the card is dimmed, its verdict is kept
+/// only "as of HH:MM:SS (Ns ago)", in no success colour; when the server
+/// is back the same page (the same dashboard process) is live again and
+/// shows a roll begun after the restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_connection_dims_every_card_and_says_as_of_when() {
+    harness::skip_without(browser());
+    let (chromium, chromedriver) = browser().expect("chromium and chromedriver");
+    let _one = ONE_AT_A_TIME.lock().await;
+    let s = harness::server();
+    let sim = harness::sim::Sim::fresh("dash-stale", &harness::sim::Layout::default()).await;
+    let ns = sim.ns.clone();
+    let dash = Dashboard::start(&s.kubeconfig_in(&ns), &ns, &[], BOUND).await;
+    let driver = Driver::start(&chromedriver).await;
+    let client = driver.session(&chromium).await;
+    client.set_window_size(1280, 800).await.expect("1280x800");
+    client.goto(&dash.url()).await.expect("open the page");
+
+    let live = until_look(&client, BOUND, |l| {
+        l["verdict"] == "CONVERGED" && l["color"] == GOOD
+    })
+    .await;
+    assert_eq!(live["asOf"], Value::Null, "{live:#}");
+    assert!(
+        !live["classes"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("stale")
+    );
+
+    s.stop();
+    let lost = Instant::now();
+    let stale = until_look(&client, STALE_WITHIN, |l| {
+        l["asOf"].as_str().is_some_and(|a| a.starts_with("as of "))
+    })
+    .await;
+    let took = lost.elapsed();
+    eprintln!("the page said as of {took:?} after the API server stopped: {stale:#}");
+    assert!(
+        stale["classes"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("stale"),
+        "{stale:#}"
+    );
+    assert_eq!(stale["verdict"], "CONVERGED", "the last verdict is kept");
+    assert_ne!(stale["color"], GOOD, "no success colour: {stale:#}");
+    assert_ne!(stale["border"], GOOD, "no success colour: {stale:#}");
+    let line = stale["line"].as_str().unwrap_or_default();
+    assert!(line.contains("connection lost"), "{line}");
+    // Its age goes on: HH:MM:SS (Ns ago), said again as it grows.
+    let first = stale["asOf"].as_str().unwrap_or_default().to_string();
+    let older = until_look(&client, STALE_WITHIN, |l| {
+        l["asOf"]
+            .as_str()
+            .is_some_and(|a| a != first && a.starts_with("as of "))
+    })
+    .await;
+    assert!(
+        older["asOf"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with(" ago)"),
+        "{older:#}"
+    );
+    screenshot(&client, "dashboard-stale-1280x800.png").await;
+    client.set_window_size(390, 844).await.expect("390x844");
+    let wide = client
+        .execute(
+            "return [document.documentElement.scrollWidth, window.innerWidth];",
+            vec![],
+        )
+        .await
+        .expect("read");
+    assert!(
+        wide[0].as_u64() <= wide[1].as_u64(),
+        "wider than the window: {wide}"
+    );
+    screenshot(&client, "dashboard-stale-390x844.png").await;
+
+    // Back: the same page is live again, in colour, and follows a roll
+    // begun after the restart.
+    s.start();
+    let back = until_look(&client, BOUND, |l| {
+        l["asOf"].is_null() && l["color"] == GOOD
+    })
+    .await;
+    assert!(
+        !back["classes"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("stale"),
+        "{back:#}"
+    );
+    let h = harness::sim::hash("dash-stale");
+    sim.ask(&["cache-0-1", "cache-0-0"], &h).await;
+    until_look(&client, BOUND, |l| {
+        l["verdict"] != "CONVERGED" && l["asOf"].is_null()
+    })
+    .await;
+    client.set_window_size(1280, 800).await.expect("1280x800");
+    screenshot(&client, "dashboard-back-1280x800.png").await;
 
     client.close().await.expect("close the session");
     drop(driver);

@@ -270,3 +270,144 @@ async fn a_missing_valkeynodes_crd_is_named() {
         );
     }
 }
+
+/// How soon after the API server goes away a live view must say as of when
+/// it is (docs/usage.md, "When the connection is lost": stale from the
+/// watch's first failed request; this allows for that request and the
+/// second a view is judged at).
+const STALE_WITHIN: Duration = Duration::from_secs(10);
+
+/// A roll under way: both nodes of the default layout ask for a hash.
+async fn mid_roll(hint: &str) -> (Sim, String) {
+    let sim = Sim::fresh(hint, &layout()).await;
+    let h = sim::hash(hint);
+    sim.ask(&["cache-0-1", "cache-0-0"], &h).await;
+    (sim, h)
+}
+
+/// The roll asked for is withdrawn: the cluster is at rest (Converged).
+async fn withdraw(sim: &Sim) {
+    for name in ["cache-0-1", "cache-0-0"] {
+        let n = sim.node(name);
+        n.remove_desired().await;
+        n.clear_drift().await;
+    }
+}
+
+/// Issue 43 item 3: `status --watch` off a terminal kept its last report
+/// as if read now while its connection was lost. Within [`STALE_WITHIN`]
+/// of the stop, the report is printed again with each headline's verdict
+/// kept only "as of HH:MM:SS (Ns ago)"; after the restart the same process
+/// prints it live again and follows a change made after it.
+#[tokio::test]
+async fn status_watch_says_as_of_while_the_server_is_gone() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let s = harness::server();
+    let (sim, _) = mid_roll("stale-watch").await;
+    let mut watch = harness::plugin::Plugin::spawn(
+        &s.kubeconfig_in(&sim.ns),
+        &sim.ns,
+        &["--request-timeout=5s", "status", "--watch"],
+        BOUND,
+    );
+    watch
+        .until("the roll waiting, live", |p| {
+            p.stdout.iter().any(|l| l.contains("WAITING"))
+        })
+        .await;
+    s.stop();
+    let lost = Instant::now();
+    watch
+        .until("a headline as of its reading", |p| {
+            p.stdout.iter().any(|l| l.contains("WAITING as of "))
+        })
+        .await;
+    let took = lost.elapsed();
+    eprintln!("status --watch said as of {took:?} after the stop");
+    s.start();
+    assert!(took < STALE_WITHIN, "{took:?}\n{}", watch.transcript());
+    let line = watch
+        .stdout
+        .iter()
+        .find(|l| l.contains("WAITING as of "))
+        .cloned()
+        .unwrap_or_default();
+    assert!(line.contains(" ago)"), "{line}");
+    assert!(
+        watch.stderr.iter().any(|l| l.contains("connection lost")),
+        "{}",
+        watch.transcript()
+    );
+    // Back: live again (a headline without as of), and a change made after
+    // the restart is shown.
+    let stale_at = watch.stdout.len();
+    watch
+        .until("the view live again", |p| {
+            p.stdout[stale_at..]
+                .iter()
+                .any(|l| l.contains("WAITING") && !l.contains(" as of "))
+        })
+        .await;
+    withdraw(&sim).await;
+    watch
+        .until("the roll withdrawn", |p| {
+            p.stdout[stale_at..].iter().any(|l| l.contains("CONVERGED"))
+        })
+        .await;
+    assert!(
+        !watch.stdout[stale_at..]
+            .iter()
+            .any(|l| l.contains("CONVERGED as of")),
+        "{}",
+        watch.transcript()
+    );
+    watch.interrupt();
+    let status = watch.exit(BOUND).await;
+    assert_eq!(status.code(), Some(0), "{}", watch.transcript());
+}
+
+/// Issue 43 item 3: `wait` decides nothing on a stale view. With the
+/// server stopped mid-roll it says within [`STALE_WITHIN`] that its view
+/// is as of when, and goes on waiting (no exit) while the server is gone;
+/// after the restart the same process sees the roll end and exits 0.
+#[tokio::test]
+async fn wait_does_not_decide_while_the_server_is_gone() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let s = harness::server();
+    let (sim, _) = mid_roll("stale-wait").await;
+    let mut wait = harness::plugin::Plugin::spawn(
+        &s.kubeconfig_in(&sim.ns),
+        &sim.ns,
+        &["--request-timeout=5s", "wait", "--timeout=5m"],
+        BOUND,
+    );
+    wait.until("a progress line", |p| !p.stderr.is_empty())
+        .await;
+    s.stop();
+    let lost = Instant::now();
+    wait.until_stderr("the view said stale", |l| {
+        l.starts_with("the view is as of ") && l.contains(" ago)")
+    })
+    .await;
+    let took = lost.elapsed();
+    eprintln!("wait said as of {took:?} after the stop");
+    // Still waiting a while later, the server still gone.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let running = wait.exited().is_none();
+    s.start();
+    assert!(took < STALE_WITHIN, "{took:?}\n{}", wait.transcript());
+    assert!(running, "wait ended while blind\n{}", wait.transcript());
+    let back = Instant::now();
+    withdraw(&sim).await;
+    // The watch tries again on its backoff (up to 30 s between tries).
+    let status = wait.exit(BOUND * 2).await;
+    eprintln!("wait exited {:?} after the restart", back.elapsed());
+    assert_eq!(status.code(), Some(0), "{}", wait.transcript());
+    assert!(
+        wait.stderr
+            .iter()
+            .any(|l| l.contains("connection restored")),
+        "{}",
+        wait.transcript()
+    );
+}

@@ -212,12 +212,23 @@ async fn the_watch_survives_the_api_server_restarting_and_says_so_on_stderr() {
             l.starts_with("connection lost, retrying")
         })
         .await;
+    // The report again, its verdict kept only as of the loss (issue 43
+    // item 3: nothing old shown as now).
+    watch
+        .until("the report as of the loss", |p| {
+            table_reports(p) == 2 && p.stdout.iter().any(|l| l.contains("CONVERGED as of "))
+        })
+        .await;
     assert!(watch.exited().is_none(), "{}", watch.transcript());
     s.start();
     watch
         .until_stderr("word of the restored connection", |l| {
             l.starts_with("connection restored")
         })
+        .await;
+    // Live again: the report once more, as now.
+    watch
+        .until("the report live again", |p| table_reports(p) == 3)
         .await;
 
     // The view is live again: a change after the restart is shown.
@@ -227,7 +238,7 @@ async fn the_watch_survives_the_api_server_restarting_and_says_so_on_stderr() {
     sim.node_at(0, 1).annotate_desired(&h).await;
     watch
         .until("a report of a change after the restart", |p| {
-            table_reports(p) == 2 && p.stdout.iter().any(|l| l.contains(&headline("WAITING")))
+            table_reports(p) == 4 && p.stdout.iter().any(|l| l.contains(&headline("WAITING")))
         })
         .await;
     watch.interrupt();

@@ -106,6 +106,16 @@ impl Readings for &Rereader {
     }
 }
 
+/// A copy of some clusters' newest readings ([`Rereader::readings_of`]).
+impl Readings for BTreeMap<ClusterKey, Vec<crate::snapshot::ServerReading>> {
+    fn add_to(&self, key: &ClusterKey, view: &mut Snapshot) {
+        if let Some(readings) = self.get(key) {
+            view.readings.extend(readings.iter().cloned());
+            view.normalize();
+        }
+    }
+}
+
 impl<C: Clusters, R: Readings> Clusters for WithReadings<C, R> {
     fn cluster_keys(&self) -> BTreeSet<ClusterKey> {
         self.objects.cluster_keys()

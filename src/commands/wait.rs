@@ -50,6 +50,17 @@ pub(crate) fn decide(report: &Report, no_fail_fast: bool) -> Next {
     Next::Continue
 }
 
+/// [`decide`] on a view that may be stale (its connection lost): nothing
+/// is decided on a stale view, neither success nor attention, since what
+/// it shows may have changed since (docs/usage.md, "When the connection
+/// is lost"); the wait goes on until it is live again or times out.
+pub(crate) fn decide_now(report: &Report, stale: bool, no_fail_fast: bool) -> Next {
+    if stale {
+        return Next::Continue;
+    }
+    decide(report, no_fail_fast)
+}
+
 /// What a progress line says, without what only ticks (the holders' hold
 /// times): a new key is a new line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,6 +158,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut servers = super::shared::LiveServers::new(&live, args.servers);
+    let mut connection = ConnectionView::Live;
     let exit = loop {
         // The servers are read beside the loop (the tick wakes it when a
         // reading is due): the watch and the timeout are heard while one
@@ -156,7 +168,12 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             update = watch.next() => match update? {
                 Update::Objects(s) => snapshot = Some(s),
                 Update::Connection(c) => {
-                    eprint(&ConnectionView::from(c).log_line(Instant::now()));
+                    let was_stale = connection.stale_since().is_some();
+                    connection = connection.then(c, jiff::Timestamp::now());
+                    eprint(&connection.log_line(Instant::now()));
+                    if let (false, Some(as_of)) = (was_stale, connection.as_of(jiff::Timestamp::now())) {
+                        eprint(&crate::render::watch::wait_stale(&as_of));
+                    }
                 }
             },
             (clusters, lines) = super::shared::servers_read(&mut servers) => {
@@ -205,7 +222,11 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             eprint(&progress_lines(&report, naming, last_progress.as_ref()));
             last_progress = Some(key);
         }
-        let decision = decide(&report, args.no_fail_fast);
+        let decision = decide_now(
+            &report,
+            connection.stale_since().is_some(),
+            args.no_fail_fast,
+        );
         last_report = Some(report);
         if let Next::Exit(exit) = decision {
             break exit;
@@ -298,6 +319,7 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let mut judgements: Vec<Judgements<ClusterReport>> =
         (0..names.len()).map(|_| Judgements::default()).collect();
     let mut changes: Vec<crate::snapshot::Changed> = vec![Default::default(); names.len()];
+    let mut connections: Vec<ConnectionView> = vec![ConnectionView::Live; names.len()];
     let mut last_report = None;
     let mut last_progress = None;
     let mut tick = tokio::time::interval(TICK);
@@ -312,8 +334,16 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
                 match update {
                     Ok(Update::Objects(s)) => snapshots[at] = Some(s),
                     Ok(Update::Connection(c)) => {
-                        let line = ConnectionView::from(c).log_line(Instant::now());
+                        let was_stale = connections[at].stale_since().is_some();
+                        connections[at] = connections[at].then(c, jiff::Timestamp::now());
+                        let line = connections[at].log_line(Instant::now());
                         eprint(&in_context(names[at].given(), &line));
+                        if let (false, Some(as_of)) =
+                            (was_stale, connections[at].as_of(jiff::Timestamp::now()))
+                        {
+                            let line = crate::render::watch::wait_stale(&as_of);
+                            eprint(&in_context(names[at].given(), &line));
+                        }
                     }
                     Err(err) => {
                         eprint(&context_unread(names[at].given(), &err));
@@ -364,7 +394,12 @@ async fn run_contexts(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
             eprint(&progress_lines(&report, naming, last_progress.as_ref()));
             last_progress = Some(key);
         }
-        let decision = decide(&report, args.no_fail_fast);
+        // Nothing is decided while a context read is stale.
+        let stale = connections
+            .iter()
+            .zip(&unread)
+            .any(|(c, &u)| !u && c.stale_since().is_some());
+        let decision = decide_now(&report, stale, args.no_fail_fast);
         last_report = Some(report);
         match decision {
             Next::Exit(Exit::Done) if unread.iter().any(|&u| u) => {
@@ -416,6 +451,30 @@ mod tests {
                 .enumerate()
                 .map(|(i, v)| cluster(&format!("c{i}"), *v))
                 .collect(),
+        }
+    }
+
+    /// Issue 43 item 3: a view whose connection is lost decides nothing,
+    /// whatever its verdicts; live, the same report decides as before.
+    #[test]
+    fn a_stale_view_decides_nothing() {
+        use Next::{Continue, Exit as Stop};
+        use Verdict::*;
+        // (verdicts, stale, --no-fail-fast, decision)
+        let cases: &[(&[Verdict], bool, bool, Next)] = &[
+            (&[Converged], false, false, Stop(Exit::Done)),
+            (&[Converged], true, false, Continue),
+            (&[Jammed], false, false, Stop(Exit::NeedsAttention)),
+            (&[Jammed], true, false, Continue),
+            (&[Converged, Converged], true, true, Continue),
+            (&[Rolling], true, false, Continue),
+        ];
+        for (verdicts, stale, no_fail_fast, want) in cases {
+            assert_eq!(
+                decide_now(&report(verdicts), *stale, *no_fail_fast),
+                *want,
+                "{verdicts:?} stale={stale}"
+            );
         }
     }
 

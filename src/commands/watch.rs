@@ -70,7 +70,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
             update = watch.next() => match update? {
                 Update::Objects(s) => snapshot = Some(s),
                 Update::Connection(c) => {
-                    connection = ConnectionView::from(c);
+                    connection = connection.then(c, Timestamp::now());
                     out.connection(&connection)?;
                 }
             },
@@ -187,35 +187,85 @@ pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Live, Wat
 /// The report as `status` renders it (`-o table|wide|json|yaml`); an empty
 /// table says so, since a live view has nowhere else to say it.
 pub(crate) fn render(report: &Report, ctx: &Ctx, scope: &Scope) -> Result<String> {
+    render_as_of(report, ctx, scope, None)
+}
+
+/// [`render`], each table headline's verdict kept only `as_of` a past
+/// reading when the view is stale (and nothing coloured).
+fn render_as_of(report: &Report, ctx: &Ctx, scope: &Scope, as_of: Option<&str>) -> Result<String> {
     match ctx.global.output {
         OutputFormat::Table | OutputFormat::Wide if report.clusters.is_empty() => {
             Ok(no_clusters_message(scope.namespace.as_deref()))
+        }
+        format @ (OutputFormat::Table | OutputFormat::Wide) if as_of.is_some() => {
+            Ok(crate::render::table::status_screen_as_of(
+                report,
+                crate::render::table::TableOptions {
+                    wide: format == OutputFormat::Wide,
+                    color: ctx.color,
+                },
+                ctx.screen(),
+                as_of,
+            ))
         }
         _ => render_report(report, ctx),
     }
 }
 
 /// The connection state as shown; `Lost` keeps the moment of the next try
-/// so the countdown runs between updates.
+/// so the countdown runs between updates, and since when the view is
+/// blind (the time its reading is "as of").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum ConnectionView {
     Live,
-    Lost { retry_at: Instant, error: String },
+    Lost {
+        retry_at: Instant,
+        error: String,
+        /// When the watch first said the connection was lost (kept over
+        /// the failed tries that follow): the view is as of then.
+        since: Timestamp,
+    },
 }
 
 impl From<Connection> for ConnectionView {
     fn from(c: Connection) -> Self {
+        ConnectionView::Live.then(c, Timestamp::now())
+    }
+}
+
+impl ConnectionView {
+    /// The state after the watch said `c` at `now`: a loss that goes on
+    /// keeps the moment it began.
+    pub(crate) fn then(&self, c: Connection, now: Timestamp) -> ConnectionView {
         match c {
             Connection::Live => ConnectionView::Live,
             Connection::Lost { retry_in, error } => ConnectionView::Lost {
                 retry_at: Instant::now() + retry_in,
                 error,
+                since: match self {
+                    ConnectionView::Lost { since, .. } => *since,
+                    ConnectionView::Live => now,
+                },
             },
         }
     }
-}
 
-impl ConnectionView {
+    /// The time the view's reading is as of when it is stale (the
+    /// connection lost, docs/usage.md "When the connection is lost"), else
+    /// `None`: a live watch hears every change as it comes.
+    pub(crate) fn stale_since(&self) -> Option<Timestamp> {
+        match self {
+            ConnectionView::Live => None,
+            ConnectionView::Lost { since, .. } => Some(*since),
+        }
+    }
+
+    /// "as of 10:16:11 (12s ago)" when stale at `now`.
+    pub(crate) fn as_of(&self, now: Timestamp) -> Option<String> {
+        self.stale_since()
+            .map(|since| crate::render::watch::as_of(since, now))
+    }
+
     /// How long until the next try (`None` when live); never negative.
     fn retry_in(&self, now: Instant) -> Option<Duration> {
         match self {
@@ -299,9 +349,10 @@ struct Output<'a> {
 
 enum Mode {
     AltScreen(AltScreen),
-    /// The [`Report::timeless`] of the report last printed.
+    /// The [`Report::timeless`] of the report last printed, and whether
+    /// it was printed stale.
     Log {
-        last: Option<Report>,
+        last: Option<(Report, bool)>,
     },
 }
 
@@ -377,22 +428,33 @@ impl<'a> Output<'a> {
         now: Timestamp,
         connection: &ConnectionView,
     ) -> Result<()> {
+        let as_of = connection.as_of(now);
         match &mut self.mode {
             Mode::AltScreen(term) => {
-                let body = render(report, self.ctx, &self.scope)?;
+                let body = render_as_of(report, self.ctx, &self.scope, as_of.as_deref())?;
                 if term.body.as_ref() != Some(&body) {
+                    // A stale frame's age ticks; it is no update.
+                    if as_of.is_none() {
+                        term.updated = now;
+                    }
                     term.body = Some(body);
-                    term.updated = now;
                 }
                 self.redraw(connection)
             }
             Mode::Log { last } => {
-                let key = report.timeless();
+                // A table is printed again when it goes stale (its
+                // headlines say as of when) and when it is live again; not
+                // as its age ticks. A document is the same either way.
+                let tells_staleness = matches!(
+                    self.ctx.global.output,
+                    OutputFormat::Table | OutputFormat::Wide
+                );
+                let key = (report.timeless(), tells_staleness && as_of.is_some());
                 if last.as_ref() == Some(&key) {
                     return Ok(());
                 }
                 *last = Some(key);
-                let text = log_entry(report, self.ctx, &self.scope, now)?;
+                let text = log_entry(report, self.ctx, &self.scope, now, as_of.as_deref())?;
                 write_stdout(&text)
             }
         }
@@ -460,11 +522,13 @@ impl<'a> Output<'a> {
 /// One report off a terminal: a timestamp line, then the report. JSON is
 /// one document per line (JSON Lines, no timestamp line) so that a reader
 /// of the stream can parse each one.
-pub(crate) fn log_entry(
+/// A stale view's table headlines say `as_of` when.
+fn log_entry(
     report: &Report,
     ctx: &Ctx,
     scope: &Scope,
     now: Timestamp,
+    as_of: Option<&str>,
 ) -> Result<String> {
     let stamp = timestamp(now);
     Ok(match ctx.global.output {
@@ -476,7 +540,10 @@ pub(crate) fn log_entry(
         OutputFormat::Yaml => format!("--- # {stamp}\n{}", render(report, ctx, scope)?),
         OutputFormat::Name => render(report, ctx, scope)?,
         OutputFormat::Table | OutputFormat::Wide | OutputFormat::Svg => {
-            format!("--- {stamp}\n{}\n", render(report, ctx, scope)?)
+            format!(
+                "--- {stamp}\n{}\n",
+                render_as_of(report, ctx, scope, as_of)?
+            )
         }
     })
 }
@@ -746,6 +813,7 @@ mod tests {
         let lost = |after: Duration| ConnectionView::Lost {
             retry_at: now + after,
             error: "connection refused".into(),
+            since: Timestamp::UNIX_EPOCH,
         };
         assert_eq!(ConnectionView::Live.retry_in(now), None);
         assert_eq!(
@@ -761,6 +829,30 @@ mod tests {
             lost(Duration::from_secs(1)).log_line(now),
             "connection lost, retrying in 1s: connection refused\n"
         );
+    }
+
+    /// A loss that goes on (each failed try says Lost again) keeps the
+    /// moment it began: the view is as of then, not of the last try.
+    #[test]
+    fn a_loss_keeps_when_it_began_until_the_view_is_live() {
+        let t = |s: i64| Timestamp::from_second(s).expect("a time");
+        let lost = || Connection::Lost {
+            retry_in: Duration::from_secs(4),
+            error: "connection refused".into(),
+        };
+        let view = ConnectionView::Live;
+        assert_eq!(view.stale_since(), None);
+        let view = view.then(lost(), t(100));
+        assert_eq!(view.stale_since(), Some(t(100)));
+        let view = view.then(lost(), t(130));
+        assert_eq!(view.stale_since(), Some(t(100)), "still as of the loss");
+        let words = view.as_of(t(112)).expect("stale");
+        assert!(words.ends_with("(12s ago)"), "{words}");
+        let view = view.then(Connection::Live, t(140));
+        assert_eq!(view.stale_since(), None);
+        assert_eq!(view.as_of(t(140)), None);
+        let view = view.then(lost(), t(150));
+        assert_eq!(view.stale_since(), Some(t(150)), "a new loss");
     }
 
     use crate::commands::shared::check_in_view;

@@ -27,16 +27,40 @@ pub fn status_table(report: &Report, opts: TableOptions) -> String {
 /// [`status_table`] fitted to `screen` (its width, and without headers
 /// when it says so: then the rows alone, as kubectl's `--no-headers`).
 pub(crate) fn status_screen(report: &Report, opts: TableOptions, screen: Screen) -> String {
+    status_screen_as_of(report, opts, screen, None)
+}
+
+/// [`status_screen`] of a reading that is no longer current (a live view
+/// whose connection is lost): each headline keeps its verdict only as
+/// `CONVERGED as of 10:16:11 (12s ago)` (`as_of` is the time part, from
+/// [`super::watch::as_of`]), and nothing is coloured, so no success
+/// colour is shown for what may have changed since.
+pub(crate) fn status_screen_as_of(
+    report: &Report,
+    opts: TableOptions,
+    screen: Screen,
+    as_of: Option<&str>,
+) -> String {
+    let opts = TableOptions {
+        color: opts.color && as_of.is_none(),
+        ..opts
+    };
     report
         .clusters
         .iter()
-        .map(|cluster| cluster_block(cluster, opts, screen))
+        .map(|cluster| cluster_block(cluster, opts, screen, as_of))
         .collect::<Vec<_>>()
         .join(if screen.no_headers { "" } else { "\n" })
 }
 
-/// One cluster: headline, blank line, node table.
-pub(crate) fn cluster_block(cluster: &ClusterReport, opts: TableOptions, screen: Screen) -> String {
+/// One cluster: headline (its verdict `as_of` a past reading when given),
+/// blank line, node table.
+fn cluster_block(
+    cluster: &ClusterReport,
+    opts: TableOptions,
+    screen: Screen,
+    as_of: Option<&str>,
+) -> String {
     if screen.no_headers {
         let table = node_table(cluster, opts, screen.width);
         return table
@@ -44,7 +68,7 @@ pub(crate) fn cluster_block(cluster: &ClusterReport, opts: TableOptions, screen:
             .map(|(_, rows)| rows.to_string())
             .unwrap_or_default();
     }
-    let mut out = headline_fit(cluster, opts.color, screen.width);
+    let mut out = headline_as_of("", cluster, opts.color, screen.width, as_of);
     out.push('\n');
     if cluster.nodes.is_empty() {
         out.push_str("No ValkeyNodes found for this cluster.\n");
@@ -57,6 +81,7 @@ pub(crate) fn cluster_block(cluster: &ClusterReport, opts: TableOptions, screen:
 /// The headline wrapped at words to `width`: what follows the location
 /// goes on under the verdict word (or, after a long location, four
 /// columns in).
+#[cfg(test)]
 pub(crate) fn headline_fit(cluster: &ClusterReport, color: bool, width: Option<usize>) -> String {
     headline_after("", cluster, color, width)
 }
@@ -69,9 +94,24 @@ pub(crate) fn headline_after(
     color: bool,
     width: Option<usize>,
 ) -> String {
+    headline_as_of(lead, cluster, color, width, None)
+}
+
+/// [`headline_after`], the verdict kept only `as of` a past reading when
+/// `as_of` is given (then in no tone).
+fn headline_as_of(
+    lead: &str,
+    cluster: &ClusterReport,
+    color: bool,
+    width: Option<usize>,
+    as_of: Option<&str>,
+) -> String {
     let location = clean(&format!("{}/{}", cluster.namespace, cluster.name));
     let verdict = cluster.verdict.to_string().to_uppercase();
-    let word = paint(&verdict, cluster.verdict.tone(), true, color);
+    let word = match as_of {
+        Some(when) => paint(&format!("{verdict} {when}"), Tone::Quiet, true, color),
+        None => paint(&verdict, cluster.verdict.tone(), true, color),
+    };
     let mut indent = columns(&location) + 2;
     if let Some(w) = width {
         indent += columns(lead);
@@ -577,6 +617,36 @@ mod tests {
             "cluster Reconciling/UpdatingNodes",
         ] {
             assert!(second.contains(want), "{want:?} missing from {second:?}");
+        }
+    }
+
+    /// Issue 43 item 3: a view whose connection was lost showed CONVERGED
+    /// in green, as if read now. Stale, each verdict is kept only as of
+    /// its reading, and nothing is coloured (no success colour).
+    #[test]
+    fn a_stale_view_keeps_its_verdicts_only_as_of_their_reading() {
+        let mut converged = sample::bare_cluster("cache", Verdict::Converged, vec![]);
+        converged.namespace = "prod".into();
+        let mut jammed = converged.clone();
+        jammed.name = "store".into();
+        jammed.verdict = Verdict::Jammed;
+        let report = Report {
+            clusters: vec![converged, jammed],
+        };
+        let opts = TableOptions {
+            wide: false,
+            color: true,
+        };
+        let live = status_screen_as_of(&report, opts, Screen::default(), None);
+        assert!(live.contains("\u{1b}["), "coloured when live: {live:?}");
+        let when = "as of 10:16:11 (12s ago)";
+        let stale = status_screen_as_of(&report, opts, Screen::default(), Some(when));
+        assert!(!stale.contains('\u{1b}'), "no colour when stale: {stale:?}");
+        for verdict in ["CONVERGED", "JAMMED"] {
+            assert!(
+                stale.contains(&format!("{verdict} {when}")),
+                "{verdict}: {stale}"
+            );
         }
     }
 

@@ -3,6 +3,7 @@
 //! terminal when the connection is lost or back. `commands::watch` keeps
 //! the facts (when the next try is); what is said is here.
 
+use crate::units::human;
 use jiff::Timestamp;
 use std::time::Duration;
 
@@ -31,6 +32,22 @@ pub(crate) fn connection_log_line(lost: Option<(Duration, &str)>) -> String {
             format!("{}: {error}\n", connection_words(Some(retry_in)))
         }
     }
+}
+
+/// A reading no longer current, by its time and age: "as of 10:16:11
+/// (12s ago)" (local time, whole seconds, never negative). Said on each
+/// verdict of a view whose connection is lost (`status --watch`'s
+/// headlines, the dashboard's cards, `wait`'s line), beside nothing that
+/// says the roll is well.
+pub(crate) fn as_of(read_at: Timestamp, now: Timestamp) -> String {
+    let local = read_at.to_zoned(jiff::tz::TimeZone::system());
+    let ago = u64::try_from(read_at.duration_until(now).as_secs()).unwrap_or(0);
+    format!("as of {} ({} ago)", local.strftime("%H:%M:%S"), human(ago))
+}
+
+/// `wait`'s line while its view is stale: it does not decide on it.
+pub(crate) fn wait_stale(as_of: &str) -> String {
+    format!("the view is {as_of}: the connection is lost; not deciding until it is back\n")
 }
 
 /// The last line of a terminal frame.
@@ -64,6 +81,29 @@ mod tests {
             connection_log_line(None),
             "connection restored; the view is live again\n"
         );
+    }
+
+    #[test]
+    fn as_of_says_the_time_and_the_age() {
+        let t = |s: i64| Timestamp::from_second(s).expect("a time");
+        // (read at, now, the age said)
+        let cases: &[(i64, i64, &str)] = &[
+            (1_000, 1_000, "(0s ago)"),
+            (1_000, 1_012, "(12s ago)"),
+            (1_000, 1_090, "(1m30s ago)"),
+            // A clock that went back says no negative age.
+            (1_000, 990, "(0s ago)"),
+        ];
+        for (read, now, want) in cases {
+            let words = as_of(t(*read), t(*now));
+            assert!(words.starts_with("as of "), "{words}");
+            assert!(words.ends_with(want), "{words}: {want}");
+            // HH:MM:SS
+            assert_eq!(
+                words["as of ".len()..].split(' ').next().map(str::len),
+                Some(8)
+            );
+        }
     }
 
     #[test]

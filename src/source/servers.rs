@@ -311,6 +311,17 @@ impl Rereader {
         }
     }
 
+    /// A copy of the newest readings of the clusters of `keys`, for a
+    /// judgement made off the loop's task (the dashboard's).
+    pub(crate) fn readings_of(
+        &self,
+        keys: &BTreeSet<ClusterKey>,
+    ) -> BTreeMap<ClusterKey, Vec<ServerReading>> {
+        keys.iter()
+            .filter_map(|k| Some((k.clone(), self.kept.get(k)?.clone())))
+            .collect()
+    }
+
     /// What the last reading of each cluster gave, beside its readings
     /// (for the line of servers not read).
     pub(crate) fn accounts(&self) -> Vec<ClusterServers> {

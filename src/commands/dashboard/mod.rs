@@ -107,6 +107,8 @@ pub(crate) async fn run(ctx: &Ctx, args: &DashboardArgs) -> Result<Outcome> {
                     connection: reading(),
                     trouble: false,
                     empty: None,
+                    as_of: None,
+                    servers: None,
                 },
                 cards: BTreeMap::new(),
                 views: BTreeMap::new(),
@@ -131,6 +133,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &DashboardArgs) -> Result<Outcome> {
             at,
             several,
             args.cluster.clone(),
+            args.servers,
             Arc::clone(&tx),
         )));
     }
@@ -155,18 +158,33 @@ async fn keep_context(
     at: usize,
     several: bool,
     cluster: Option<String>,
+    servers: Option<crate::cli::ServersArg>,
     board: Arc<channel::Sender<Board>>,
 ) {
     let mut retry = Duration::from_secs(1);
     loop {
         let error = match super::watch::start(&ctx, cluster.as_deref()).await {
-            Ok((_live, watch, scope)) => {
+            Ok((live, watch, scope)) => {
+                // Its servers read beside its watch, as status --watch
+                // reads them (the same re-reader).
+                let servers = super::shared::LiveServers::new(&live, servers);
                 let label = several.then(|| name.label());
                 let empty = match cluster.as_deref() {
                     Some(name) => notice::named_cluster_missing(name, scope.namespace.as_deref()),
                     None => notice::no_clusters_message(scope.namespace.as_deref()),
                 };
-                let e = follow(&ctx, watch, at, label, empty.trim_end(), &board).await;
+                let e = follow(
+                    &ctx,
+                    Followed {
+                        watch,
+                        servers,
+                        at,
+                        context: label,
+                    },
+                    empty.trim_end(),
+                    &board,
+                )
+                .await;
                 retry = Duration::from_secs(1);
                 e
             }
@@ -180,6 +198,8 @@ async fn keep_context(
             c.line.connection = text;
             c.line.trouble = true;
             c.line.empty = None;
+            c.line.as_of = None;
+            c.line.servers = None;
             c.cards.clear();
             c.views.clear();
             true
@@ -189,43 +209,84 @@ async fn keep_context(
     }
 }
 
-/// Judges one context as its watch goes, as `status --watch` on a
-/// terminal does, and puts what changed on the board; returns why the
-/// watch ended.
-async fn follow(
-    ctx: &Ctx,
-    mut watch: Watch,
+/// One context's watch as the dashboard follows it: its servers read
+/// beside it when asked, its place on the board and its label.
+struct Followed {
+    watch: Watch,
+    servers: Option<super::shared::LiveServers>,
     at: usize,
     context: Option<String>,
+}
+
+/// Judges one context as its watch goes, as `status --watch` on a
+/// terminal does (its servers read beside the watch by the same
+/// re-reader, when asked), and puts what changed on the board; returns why
+/// the watch ended. While the connection is lost the context's line says
+/// as of when its cards are (the page dims them).
+async fn follow(
+    ctx: &Ctx,
+    followed: Followed,
     empty: &str,
     board: &channel::Sender<Board>,
 ) -> Error {
+    let Followed {
+        mut watch,
+        mut servers,
+        at,
+        context,
+    } = followed;
     let threshold = ctx.global.stall_threshold;
     let mut objects: Option<InView> = None;
     let mut judgements: Judgements<Judged> = Judgements::default();
     let mut connection = ConnectionView::Live;
+    let mut said = None;
     let mut wake = Instant::now() + TICK;
     loop {
+        let reread = servers
+            .as_ref()
+            .filter(|_| objects.is_some())
+            .and_then(|s| s.due());
+        let mut again = std::collections::BTreeSet::new();
         tokio::select! {
             update = watch.next() => match update {
                 Ok(Update::Objects(o)) => objects = Some(o),
-                Ok(Update::Connection(c)) => connection = ConnectionView::from(c),
+                Ok(Update::Connection(c)) => connection = connection.then(c, Timestamp::now()),
                 Err(e) => return e,
             },
+            (clusters, lines) = super::shared::servers_read(&mut servers) => {
+                again = clusters;
+                if let Some(lines) = lines {
+                    said = (!lines.is_empty()).then_some(lines);
+                }
+            }
             () = tokio::time::sleep_until(wake) => {}
+            () = tokio::time::sleep_until(reread.unwrap_or(wake)), if reread.is_some() => {}
         }
         wake = Instant::now() + TICK;
         let Some(current) = &objects else {
             continue;
         };
         let changed = watch.take_changed();
+        if let Some(s) = &mut servers
+            && let Err(e) = s.begin(current, &changed)
+        {
+            return e;
+        }
+        let readings = servers
+            .as_ref()
+            .map(|s| s.reader().readings_of(&current.cluster_keys()));
         let current = current.clone();
         let context = context.clone();
         let judging = tokio::task::spawn_blocking(move || {
             let now = Timestamp::now();
+            let objects = super::judgements::WithReadings {
+                objects: current,
+                readings,
+                changed: again,
+            };
             let failed = judge(
                 &mut judgements,
-                current,
+                objects,
                 &changed,
                 now,
                 threshold,
@@ -249,6 +310,8 @@ async fn follow(
         }
         let words = connection.words(Instant::now());
         let trouble = connection != ConnectionView::Live;
+        let as_of = connection.as_of(Timestamp::now());
+        let servers_said = said.clone();
         change(board, |b| {
             let Some(c) = b.contexts.get_mut(at) else {
                 return false;
@@ -259,6 +322,8 @@ async fn follow(
                 connection: words,
                 trouble,
                 empty: cards.is_empty().then(|| empty.to_string()),
+                as_of,
+                servers: servers_said,
             };
             let mut modified = line != c.line;
             c.line = line;
@@ -296,7 +361,7 @@ struct Judged {
 /// cannot be read is the error.
 fn judge(
     judgements: &mut Judgements<Judged>,
-    objects: InView,
+    objects: impl super::judgements::Clusters,
     changed: &crate::snapshot::Changed,
     now: Timestamp,
     threshold: Duration,

@@ -9,6 +9,7 @@
   const explains = new Map(); // key -> Map(node -> explain's text)
   const sections = new Map(); // key -> <section>
   let open = null; // { key, node, button }
+  let asOf = []; // by context's place: "as of …" while its connection is lost, else null
 
   const $ = (id) => document.getElementById(id);
 
@@ -22,12 +23,34 @@
   function renderContexts(lines) {
     const ul = $("contexts");
     ul.replaceChildren();
+    asOf = lines.map((c) => c.asOf || null);
     for (const c of lines) {
       const li = el("li", c.trouble ? "trouble" : "");
       li.append(el("span", "ctx-name", c.name), document.createTextNode(": "), el("span", "", c.connection));
+      if (c.asOf) li.append(document.createTextNode(" · "), el("span", "as-of", c.asOf));
+      if (c.servers) li.append(el("span", "servers", c.servers));
       if (c.empty) li.append(el("span", "empty", c.empty));
       ul.append(li);
     }
+    for (const [key, section] of sections) markStale(key, section);
+  }
+
+  // A card of a context whose connection is lost keeps its verdict only as
+  // of the reading's time (the server's words), dimmed, in no success colour.
+  function markStale(key, section) {
+    const when = asOf[Number(key.split("/")[0])] || null;
+    section.classList.toggle("stale", when !== null);
+    const verdict = section.querySelector("h2 .verdict");
+    let span = section.querySelector("h2 .as-of");
+    if (when === null) {
+      if (span) span.remove();
+      return;
+    }
+    if (!span) {
+      span = el("span", "as-of");
+      verdict.after(span);
+    }
+    span.textContent = when;
   }
 
   function nodeButton(key, n) {
@@ -118,6 +141,7 @@
       const fresh = section.querySelector("details.history");
       fresh.replaceWith(old_details);
     }
+    markStale(key, section);
     if (old) old.replaceWith(section);
     else $("clusters").insertBefore(section, after && after.isConnected ? after : null);
     sections.set(key, section);

@@ -267,6 +267,12 @@ pub(crate) struct ContextLine {
     pub trouble: bool,
     /// Said where no cluster is shown: none found, or not read yet.
     pub empty: Option<String>,
+    /// While the connection is lost: "as of 10:16:11 (12s ago)", the time
+    /// of the reading its cards show (the page dims them, says this beside
+    /// each verdict and shows no success colour).
+    pub as_of: Option<String>,
+    /// With `--servers`: the lines about servers not read, if any.
+    pub servers: Option<String>,
 }
 
 /// The name a context goes by on the page.
@@ -295,6 +301,8 @@ pub(crate) fn contexts_event(lines: &[ContextLine]) -> Result<String> {
             connection: clean(&l.connection),
             trouble: l.trouble,
             empty: l.empty.as_deref().map(clean),
+            as_of: l.as_of.as_deref().map(clean),
+            servers: l.servers.as_deref().map(clean_lines),
         })
         .collect();
     Ok(sse("contexts", &to_json_line(&cleaned)?))
@@ -571,6 +579,8 @@ mod tests {
             connection: unreadable(&hostile("forbidden: User \"x\""), 4),
             trouble: true,
             empty: Some(hostile("no ValkeyCluster in")),
+            as_of: Some(hostile("as of")),
+            servers: Some(hostile("warning: the servers of cluster")),
         }];
         let event = contexts_event(&lines).expect("event");
         let data = event
