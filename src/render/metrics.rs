@@ -203,6 +203,8 @@ pub(crate) fn unread_reason(f: &crate::snapshot::Failure) -> &'static str {
         Failure::BadReply => "bad_reply",
         Failure::ClosedEarly => "closed_early",
         Failure::Tls => "tls",
+        Failure::TlsRefused(_) => "tls_refused",
+        Failure::CaUnread(_) => "ca_unread",
     }
 }
 
