@@ -197,7 +197,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__bundle)
-            opts="-n -A -o -f -v -h --output-file --format --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --output-file --format --servers --servers-ca --servers-ca-configmap --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -213,6 +213,14 @@ _kubectl__valkey__roll() {
                     ;;
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -483,7 +491,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__explain)
-            opts="-n -A -o -f -v -h --operator-namespace --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --operator-namespace --servers --servers-ca --servers-ca-configmap --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -495,6 +503,14 @@ _kubectl__valkey__roll() {
                     ;;
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -581,7 +597,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__exporter)
-            opts="-n -A -o -f -v -h --listen --servers --servers-interval --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --listen --servers --servers-ca --servers-ca-configmap --servers-interval --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -593,6 +609,14 @@ _kubectl__valkey__roll() {
                     ;;
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --servers-interval)
@@ -683,7 +707,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__force)
-            opts="-y -n -A -o -f -v -h --reason --takeover --revision --any --unsafe-shard --dry-run --yes --protocol --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --reason --takeover --revision --any --unsafe-shard --dry-run --yes --protocol --servers --servers-ca --servers-ca-configmap --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -711,6 +735,14 @@ _kubectl__valkey__roll() {
                     ;;
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -797,7 +829,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__grant)
-            opts="-y -n -A -o -f -v -h --revision --any --allow-primary --reason --dry-run --yes --protocol --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --revision --any --allow-primary --reason --dry-run --yes --protocol --servers --servers-ca --servers-ca-configmap --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -821,6 +853,14 @@ _kubectl__valkey__roll() {
                     ;;
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -1207,7 +1247,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__replace__subcmd__pod)
-            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --servers --servers-ca --servers-ca-configmap --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1227,6 +1267,14 @@ _kubectl__valkey__roll() {
                     ;;
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -1313,7 +1361,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__revoke)
-            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-y -n -A -o -f -v -h --reason --dry-run --yes --protocol --servers --servers-ca --servers-ca-configmap --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1333,6 +1381,14 @@ _kubectl__valkey__roll() {
                     ;;
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -1419,7 +1475,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__status)
-            opts="-w -n -A -o -f -v -h --watch --exit-code --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-w -n -A -o -f -v -h --watch --exit-code --servers --servers-ca --servers-ca-configmap --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1427,6 +1483,14 @@ _kubectl__valkey__roll() {
             case "${prev}" in
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -1603,7 +1667,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__wait)
-            opts="-n -A -o -f -v -h --timeout --no-fail-fast --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --timeout --no-fail-fast --servers --servers-ca --servers-ca-configmap --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1615,6 +1679,14 @@ _kubectl__valkey__roll() {
                     ;;
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
