@@ -159,6 +159,30 @@ async fn tls_servers_are_read_with_the_ca_and_refused_for_their_reason() {
         assert_no_password(&pw, "the output", &ran.both());
     }
 
+    // The other commands that read servers take the same flags: wait
+    // (its re-reader) and a steering command's plan, each reading all
+    // four; without the CA each says which flag would.
+    for args in [
+        // (the rig never converges here: its nodes lack spec.tls, so wait
+        // ends at its timeout, having read the servers.)
+        &["wait", CLUSTER, "--servers=direct", "--timeout", "10s"][..],
+        &["grant", "rig-0-1", "--dry-run=client", "-y", "--servers=direct"],
+    ] {
+        let with_ca = [args, &["--servers-ca", &ca]].concat();
+        let ran = run_in(cp.kubeconfig(), &ns, &with_ca).await;
+        assert!(
+            !ran.both().contains("not read") && !ran.both().contains("--servers-ca"),
+            "{args:?}: {}",
+            ran.both()
+        );
+        let ran = run_in(cp.kubeconfig(), &ns, args).await;
+        assert!(
+            ran.both().contains("--servers-ca"),
+            "{args:?} with no CA: {}",
+            ran.both()
+        );
+    }
+
     // A certificate that does not verify: that server is `tls refused`
     // with why, the others are read; nothing falls back to plain text
     // (the fronts pass plain RESP through: a fall back would read them).
