@@ -166,7 +166,13 @@ async fn tls_servers_are_read_with_the_ca_and_refused_for_their_reason() {
         // (the rig never converges here: its nodes lack spec.tls, so wait
         // ends at its timeout, having read the servers.)
         &["wait", CLUSTER, "--servers=direct", "--timeout", "10s"][..],
-        &["grant", "rig-0-1", "--dry-run=client", "-y", "--servers=direct"],
+        &[
+            "grant",
+            "rig-0-1",
+            "--dry-run=client",
+            "-y",
+            "--servers=direct",
+        ],
     ] {
         let with_ca = [args, &["--servers-ca", &ca]].concat();
         let ran = run_in(cp.kubeconfig(), &ns, &with_ca).await;
@@ -304,6 +310,7 @@ async fn hostile_peers(ns: &str, ca: &str, mut fronts: BTreeMap<String, TlsFront
     )
     .await;
     let took = started.elapsed();
+    eprintln!("--request-timeout 2s with a trickling handshake: {took:?}");
     serving.abort();
     assert!(took < Duration::from_secs(10), "took {took:?}");
     assert!(ran.stderr.contains("timed out"), "{}", ran.stderr);
@@ -327,6 +334,7 @@ async fn status(ns: &str, ca: &str) -> harness::plugin::Ran {
     )
     .await;
     let took = started.elapsed();
+    eprintln!("status --servers-ca with one hostile peer: {took:?}");
     assert!(
         took < Duration::from_secs(15),
         "took {took:?}: {}",
