@@ -65,6 +65,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_needs_command" -f
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l servers -d 'Also read the Valkey servers (with --watch: every 5s), as the read-only user _exporter: through the API server\'s port-forward (the default), or straight to the pod IPs (direct, in the cluster)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand status" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -95,6 +97,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l servers -d 'Read the cluster\'s Valkey servers (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand explain" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -129,6 +133,8 @@ P2\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l servers -d 'Read the servers of the node\'s cluster before planning (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off: decided from the API alone, and the plan says so)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand grant" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -165,6 +171,8 @@ P2\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l servers -d 'Read the servers of the node\'s cluster before planning (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off: decided from the API alone, and the plan says so)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand revoke" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -201,6 +209,8 @@ P2\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l servers -d 'Read the servers of the node\'s cluster before planning (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off: decided from the API alone, and the plan says so)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand force" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -237,6 +247,8 @@ P2\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l servers -d 'Read the servers of the node\'s cluster before planning (as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off: decided from the API alone, and the plan says so)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand replace-pod" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -266,6 +278,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l servers -d 'Also read the Valkey servers (every 5s), as the read-only user _exporter: through the API server\'s port-forward (the default), or straight to the pod IPs (direct, in the cluster)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand wait" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -321,6 +335,8 @@ json\t''"
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l servers -d 'Keep what the clusters\' Valkey servers say (read as the read-only user _exporter): through the API server\'s port-forward, straight to the pod IPs (direct), or not at all (off)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand bundle" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r
@@ -349,6 +365,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l servers -d 'Also read the Valkey servers, as the read-only user _exporter, and export the shards at risk: straight to the pod IPs (direct, the default, for the exporter in the cluster), or through the API server\'s port-forward' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l servers-interval -d 'The pause between two readings of every cluster\'s servers' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand exporter" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r

@@ -258,6 +258,62 @@ pub struct StatusArgs {
     /// default), or straight to the pod IPs (direct, in the cluster)
     #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, require_equals = true, default_missing_value = "port-forward")]
     pub servers: Option<ServersArg>,
+    #[command(flatten)]
+    pub servers_ca: ServersCaArgs,
+}
+
+/// The CA that verifies the servers of a cluster with
+/// `spec.networking.tls` (docs/servers.md, "TLS"): without one such
+/// servers are not read. Never their certificate Secret, which holds
+/// their private key.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ServersCaArgs {
+    /// For clusters with TLS: a PEM file of the CA that signed the
+    /// servers' certificates (never read from their certificate Secret,
+    /// which holds their private key)
+    #[arg(long, value_name = "FILE", conflicts_with = "servers_ca_configmap")]
+    pub servers_ca: Option<PathBuf>,
+    /// For clusters with TLS: the same CA from a ConfigMap's key (default
+    /// key ca.crt), read with one GET of that ConfigMap
+    #[arg(long, value_name = "NAMESPACE/NAME[:KEY]", value_parser = parse_configmap_ref)]
+    pub servers_ca_configmap: Option<ConfigMapRef>,
+}
+
+/// `--servers-ca-configmap`: a ConfigMap and one of its keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigMapRef {
+    pub namespace: String,
+    pub name: String,
+    pub key: String,
+}
+
+/// `NAMESPACE/NAME[:KEY]`, the key `ca.crt` when not named.
+pub(crate) fn parse_configmap_ref(s: &str) -> Result<ConfigMapRef, String> {
+    let wrong = || format!("{s:?} is not NAMESPACE/NAME[:KEY]");
+    let (namespace, rest) = s.split_once('/').ok_or_else(wrong)?;
+    let (name, key) = match rest.split_once(':') {
+        Some((name, key)) => (name, key),
+        None => (rest, "ca.crt"),
+    };
+    let dns = |v: &str| {
+        !v.is_empty()
+            && v.len() <= 253
+            && v.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+    };
+    let key_ok = !key.is_empty()
+        && key.len() <= 253
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');
+    if !dns(namespace) || !dns(name) || !key_ok {
+        return Err(wrong());
+    }
+    Ok(ConfigMapRef {
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+        key: key.to_string(),
+    })
 }
 
 /// How `--servers` reaches the Valkey servers.
@@ -289,6 +345,8 @@ pub struct ExplainArgs {
     /// pod IPs (direct), or not at all (off)
     #[arg(long, value_enum, value_name = "HOW", default_value_t = ServersArg::PortForward, require_equals = true)]
     pub servers: ServersArg,
+    #[command(flatten)]
+    pub servers_ca: ServersCaArgs,
 }
 
 /// Flags every steering command takes.
@@ -309,6 +367,8 @@ pub struct SteerArgs {
     /// the API alone, and the plan says so)
     #[arg(long, value_enum, value_name = "HOW", default_value_t = ServersArg::PortForward, require_equals = true)]
     pub servers: ServersArg,
+    #[command(flatten)]
+    pub servers_ca: ServersCaArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -412,6 +472,8 @@ pub struct WaitArgs {
     /// straight to the pod IPs (direct, in the cluster)
     #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, require_equals = true, default_missing_value = "port-forward")]
     pub servers: Option<ServersArg>,
+    #[command(flatten)]
+    pub servers_ca: ServersCaArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -437,6 +499,8 @@ pub struct BundleArgs {
     /// the pod IPs (direct), or not at all (off)
     #[arg(long, value_enum, value_name = "HOW", default_value_t = ServersArg::PortForward, require_equals = true)]
     pub servers: ServersArg,
+    #[command(flatten)]
+    pub servers_ca: ServersCaArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -456,6 +520,8 @@ pub struct ExporterArgs {
     /// server's port-forward
     #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, require_equals = true, default_missing_value = "direct")]
     pub servers: Option<ServersArg>,
+    #[command(flatten)]
+    pub servers_ca: ServersCaArgs,
     /// The pause between two readings of every cluster's servers
     #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_servers_interval)]
     pub servers_interval: Duration,
@@ -473,6 +539,8 @@ pub struct DashboardArgs {
     /// straight to the pod IPs (direct, in the cluster)
     #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, require_equals = true, default_missing_value = "port-forward")]
     pub servers: Option<ServersArg>,
+    #[command(flatten)]
+    pub servers_ca: ServersCaArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -849,6 +917,58 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// `--servers-ca-configmap NAMESPACE/NAME[:KEY]`, the key `ca.crt`
+    /// when not named; and the two CA flags on every command that reads
+    /// servers, one or the other.
+    #[test]
+    fn a_ca_configmap_is_namespace_name_and_key() {
+        let cm = |ns: &str, name: &str, key: &str| ConfigMapRef {
+            namespace: ns.into(),
+            name: name.into(),
+            key: key.into(),
+        };
+        let cases = [
+            ("prod/valkey-ca", Some(cm("prod", "valkey-ca", "ca.crt"))),
+            (
+                "prod/valkey-ca:bundle.pem",
+                Some(cm("prod", "valkey-ca", "bundle.pem")),
+            ),
+            ("valkey-ca", None),
+            ("/valkey-ca", None),
+            ("prod/", None),
+            ("prod/valkey-ca:", None),
+            ("prod/Valkey_CA", None),
+            ("prod/a/b", None),
+            ("prod/ca:k\u{1b}[31m", None),
+        ];
+        for (given, want) in cases {
+            assert_eq!(parse_configmap_ref(given).ok(), want, "{given:?}");
+        }
+        for args in [
+            &["status", "--servers", "--servers-ca", "ca.pem"][..],
+            &["explain", "c", "--servers-ca-configmap", "ns/ca"],
+            &["wait", "--servers", "--servers-ca", "ca.pem"],
+            &["bundle", "--servers-ca", "ca.pem"],
+            &["exporter", "--servers", "--servers-ca", "/etc/ca/ca.crt"],
+            &["grant", "n", "--servers-ca", "ca.pem"],
+            &["force", "n", "--reason", "r", "--servers-ca", "ca.pem"],
+            &["revoke", "n", "--servers-ca", "ca.pem"],
+            &["replace-pod", "n", "--servers-ca", "ca.pem"],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}");
+        }
+        assert!(
+            parse(&[
+                "status",
+                "--servers-ca",
+                "a",
+                "--servers-ca-configmap",
+                "ns/ca"
+            ])
+            .is_err()
+        );
     }
 
     #[test]

@@ -865,9 +865,53 @@ pub(crate) enum Failure {
     BadReply,
     /// The server closed the connection before it answered.
     ClosedEarly,
-    /// The cluster's servers speak TLS only (`spec.networking.tls`), which
-    /// the plugin does not dial yet: none is read.
+    /// The cluster's servers speak TLS only (`spec.networking.tls`) and no
+    /// CA was given to verify them (`--servers-ca`, `--servers-ca-configmap`):
+    /// none is dialled.
     Tls,
+    /// The server's TLS handshake failed: it was not verified by the CA
+    /// given, or did not speak TLS. Nothing falls back to plain text.
+    TlsRefused(TlsRefusal),
+    /// The CA given for a TLS cluster could not be had: none of its servers
+    /// is dialled.
+    CaUnread(CaTrouble),
+}
+
+/// Why a TLS handshake with a server failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TlsRefusal {
+    /// Its certificate is not signed by the CA given.
+    UnknownIssuer,
+    /// Its certificate is not for `valkey-<cluster>.<namespace>.svc.cluster.local`.
+    WrongName,
+    /// Its certificate is expired (or not valid yet).
+    Expired,
+    /// What came back was not TLS (a plain-text server on the port).
+    NotTls,
+    /// Any other handshake failure (an alert, a malformed or oversized
+    /// handshake message).
+    Other,
+}
+
+impl TlsRefusal {
+    pub(crate) const ALL: [TlsRefusal; 5] = [
+        TlsRefusal::UnknownIssuer,
+        TlsRefusal::WrongName,
+        TlsRefusal::Expired,
+        TlsRefusal::NotTls,
+        TlsRefusal::Other,
+    ];
+}
+
+/// Why the CA given for a TLS cluster could not be had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CaTrouble {
+    /// Reading the ConfigMap was refused.
+    Forbidden,
+    /// No such file, ConfigMap or key, or the API server was not reached.
+    Missing,
+    /// No PEM certificate in it (or more than the bound of bytes).
+    NotPem,
 }
 
 impl Failure {
@@ -884,7 +928,48 @@ impl Failure {
             Failure::BadReply => "bad reply",
             Failure::ClosedEarly => "closed early",
             Failure::Tls => "tls",
+            Failure::TlsRefused(why) => match why {
+                TlsRefusal::UnknownIssuer => "tls refused: unknown issuer",
+                TlsRefusal::WrongName => "tls refused: wrong name",
+                TlsRefusal::Expired => "tls refused: expired",
+                TlsRefusal::NotTls => "tls refused: not tls",
+                TlsRefusal::Other => "tls refused",
+            },
+            Failure::CaUnread(why) => match why {
+                CaTrouble::Forbidden => "ca unread: forbidden",
+                CaTrouble::Missing => "ca unread: missing",
+                CaTrouble::NotPem => "ca unread: not pem",
+            },
         }
+    }
+
+    /// Every failure, for reading a code back ([`Failure::of_code`]).
+    pub(crate) fn all() -> Vec<Failure> {
+        let mut all = vec![
+            Failure::Forbidden,
+            Failure::NoReadOnlyUser,
+            Failure::AuthRefused,
+            Failure::Unreachable,
+            Failure::TimedOut,
+            Failure::TooLarge,
+            Failure::BadReply,
+            Failure::ClosedEarly,
+            Failure::Tls,
+        ];
+        all.extend(TlsRefusal::ALL.map(Failure::TlsRefused));
+        all.extend(
+            [CaTrouble::Forbidden, CaTrouble::Missing, CaTrouble::NotPem].map(Failure::CaUnread),
+        );
+        all
+    }
+
+    /// The failure whose [`Failure::code`] is `code`; an unknown code is a
+    /// bad reply.
+    pub(crate) fn of_code(code: Option<&str>) -> Failure {
+        Failure::all()
+            .into_iter()
+            .find(|f| Some(f.code()) == code)
+            .unwrap_or(Failure::BadReply)
     }
 }
 

@@ -142,8 +142,10 @@ fn each_alert_names_cluster_and_node_and_links_a_runbook_that_starts_with_the_co
 }
 
 /// The optional rules of `exporter --servers`: get on the system-passwords
-/// Secrets by name (and nothing else of Secrets), create on
-/// pods/portforward; bound to the exporter's ServiceAccount.
+/// Secrets by name (and nothing else of Secrets: never a TLS certificate
+/// Secret, which holds the servers' private key), get and create on
+/// pods/portforward (a WebSocket GET), get on the CA's ConfigMap by name;
+/// bound to the exporter's ServiceAccount.
 #[test]
 fn the_exporter_may_read_the_servers_by_optional_rules_of_their_own() {
     let docs = yaml_docs("deploy/rbac.yaml");
@@ -154,7 +156,7 @@ fn the_exporter_may_read_the_servers_by_optional_rules_of_their_own() {
         })
         .expect("the servers' ClusterRole");
     let rules = role["rules"].as_array().expect("rules");
-    assert_eq!(rules.len(), 2, "{role}");
+    assert_eq!(rules.len(), 3, "{role}");
     let secrets = &rules[0];
     assert_eq!(secrets["resources"], serde_json::json!(["secrets"]));
     assert_eq!(secrets["verbs"], serde_json::json!(["get"]));
@@ -171,8 +173,16 @@ fn the_exporter_may_read_the_servers_by_optional_rules_of_their_own() {
         rules[1]["resources"],
         serde_json::json!(["pods/portforward"])
     );
-    assert_eq!(rules[1]["verbs"], serde_json::json!(["create"]));
+    assert_eq!(rules[1]["verbs"], serde_json::json!(["get", "create"]));
     assert!(rules[1].get("resourceNames").is_none());
+    assert_eq!(rules[2]["resources"], serde_json::json!(["configmaps"]));
+    assert_eq!(rules[2]["verbs"], serde_json::json!(["get"]));
+    assert!(
+        rules[2]["resourceNames"]
+            .as_array()
+            .is_some_and(|n| !n.is_empty()),
+        "the CA's ConfigMap by name: {role}"
+    );
     let binding = docs
         .iter()
         .find(|d| {
@@ -188,6 +198,15 @@ fn the_exporter_may_read_the_servers_by_optional_rules_of_their_own() {
             .any(|l| l.trim_start().starts_with('#') && l.contains("\"--servers\"")),
         "deploy/exporter.yaml does not say --servers"
     );
+    // And how to give it the CA of TLS clusters, mounted or by ConfigMap.
+    for flag in ["\"--servers-ca\"", "\"--servers-ca-configmap\""] {
+        assert!(
+            exporter
+                .lines()
+                .any(|l| l.trim_start().starts_with('#') && l.contains(flag)),
+            "deploy/exporter.yaml does not say {flag}"
+        );
+    }
 }
 
 #[test]

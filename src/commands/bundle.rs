@@ -195,11 +195,11 @@ pub(crate) async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
     objects.push((Kind::Events, pod_events));
     // What the servers say, kept for the hand-over (by default, as
     // `explain` reads them): the readings join the snapshot's.
-    let servers = match super::shared::transport(args.servers) {
+    let servers = match super::shared::reach(args.servers, &args.servers_ca) {
         None => String::new(),
-        Some(transport) => {
+        Some(reach) => {
             let accounts =
-                servers::read_into(&live, &mut snapshot, None, transport, servers::BOUNDS).await;
+                servers::read_into(&live, &mut snapshot, None, &reach, servers::BOUNDS).await;
             crate::render::notice::servers_unread(&accounts)
         }
     };

@@ -39,8 +39,13 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Outcome> {
             _ => None,
         };
         if let Some((ns, cluster)) = cluster {
-            servers =
-                super::shared::read_servers(&mut loaded, Some((&ns, &cluster)), args.servers).await;
+            servers = super::shared::read_servers(
+                &mut loaded,
+                Some((&ns, &cluster)),
+                args.servers,
+                &args.servers_ca,
+            )
+            .await;
         }
     }
     let partial = notice::view_warnings(&loaded.unread, &loaded.duplicates)

@@ -182,15 +182,30 @@ pub(crate) async fn in_view(
     }
 }
 
-/// How `--servers` reaches the servers; None: they are not read.
-pub(crate) fn transport(how: crate::cli::ServersArg) -> Option<crate::source::servers::Transport> {
+/// How `--servers` reaches the servers, with the CA of `--servers-ca` or
+/// `--servers-ca-configmap` for a TLS cluster; None: they are not read.
+pub(crate) fn reach(
+    how: crate::cli::ServersArg,
+    ca: &crate::cli::ServersCaArgs,
+) -> Option<crate::source::servers::Reach> {
     use crate::cli::ServersArg;
-    use crate::source::servers::Transport;
-    match how {
-        ServersArg::Off => None,
-        ServersArg::PortForward => Some(Transport::PortForward),
-        ServersArg::Direct => Some(Transport::Direct),
-    }
+    use crate::source::servers::{Reach, Transport};
+    use crate::source::trust::CaFrom;
+    let transport = match how {
+        ServersArg::Off => return None,
+        ServersArg::PortForward => Transport::PortForward,
+        ServersArg::Direct => Transport::Direct,
+    };
+    let ca = match (&ca.servers_ca, &ca.servers_ca_configmap) {
+        (Some(file), _) => Some(CaFrom::File(file.clone())),
+        (None, Some(map)) => Some(CaFrom::ConfigMap {
+            namespace: map.namespace.clone(),
+            name: map.name.clone(),
+            key: map.key.clone(),
+        }),
+        (None, None) => None,
+    };
+    Some(Reach { transport, ca })
 }
 
 /// Reads the servers of the clusters in `loaded` (of `only`, when given)
@@ -200,16 +215,17 @@ pub(crate) async fn read_servers(
     loaded: &mut crate::source::Loaded,
     only: Option<(&str, &str)>,
     how: crate::cli::ServersArg,
+    ca: &crate::cli::ServersCaArgs,
 ) -> String {
     use crate::source::servers;
-    let Some(transport) = transport(how) else {
+    let Some(reach) = reach(how, ca) else {
         return String::new();
     };
     let Some(live) = &loaded.live else {
         return String::new();
     };
     let accounts =
-        servers::read_into(live, &mut loaded.snapshot, only, transport, servers::BOUNDS).await;
+        servers::read_into(live, &mut loaded.snapshot, only, &reach, servers::BOUNDS).await;
     crate::render::notice::servers_unread(&accounts)
 }
 
@@ -238,9 +254,13 @@ pub(crate) type ServersRead = (
 
 impl LiveServers {
     /// The re-reader `how` asks for; none for `off` or no `--servers`.
-    pub(crate) fn new(live: &Live, how: Option<crate::cli::ServersArg>) -> Option<LiveServers> {
+    pub(crate) fn new(
+        live: &Live,
+        how: Option<crate::cli::ServersArg>,
+        ca: &crate::cli::ServersCaArgs,
+    ) -> Option<LiveServers> {
         Some(LiveServers {
-            reader: crate::source::servers::Rereader::new(live, transport(how?)?),
+            reader: crate::source::servers::Rereader::new(live, reach(how?, ca)?),
             due: tokio::time::Instant::now(),
             said: String::new(),
             read: false,

@@ -27,7 +27,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         Some(how) => {
             let ns = loaded.namespace.clone();
             let only = ns.as_deref().zip(args.cluster.as_deref());
-            super::shared::read_servers(&mut loaded, only, how).await
+            super::shared::read_servers(&mut loaded, only, how, &args.servers_ca).await
         }
         None => String::new(),
     };

@@ -104,8 +104,8 @@ async fn run(
 ) -> Result<Outcome> {
     let mut loaded = source::load(&ctx.target(), None).await?;
     let namespace = namespace_of(&loaded.snapshot, loaded.namespace.as_deref(), node)?;
-    let transport = super::shared::transport(flags.servers);
-    let servers = match (&loaded.live, transport) {
+    let transport = super::shared::reach(flags.servers, &flags.servers_ca);
+    let servers = match (&loaded.live, transport.clone()) {
         (None, _) => ServersAsked::File,
         (Some(_), None) => ServersAsked::Off,
         (Some(live), Some(how)) => {
@@ -115,7 +115,7 @@ async fn run(
                 &mut loaded.snapshot,
                 &namespace,
                 cluster.as_deref(),
-                how,
+                &how,
             )
             .await
         }

@@ -157,7 +157,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let mut last_progress = None;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    let mut servers = super::shared::LiveServers::new(&live, args.servers);
+    let mut servers = super::shared::LiveServers::new(&live, args.servers, &args.servers_ca);
     let mut connection = ConnectionView::Live;
     let exit = loop {
         // The servers are read beside the loop (the tick wakes it when a

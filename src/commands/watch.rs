@@ -54,7 +54,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let stop = stop_requested();
     tokio::pin!(stop);
     let mut checked = false;
-    let mut servers = super::shared::LiveServers::new(&live, args.servers);
+    let mut servers = super::shared::LiveServers::new(&live, args.servers, &args.servers_ca);
     loop {
         // The servers are read with the objects in view: not before them.
         // A reading runs beside the loop: the watch, the clock and the

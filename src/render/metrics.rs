@@ -203,6 +203,8 @@ pub(crate) fn unread_reason(f: &crate::snapshot::Failure) -> &'static str {
         Failure::BadReply => "bad_reply",
         Failure::ClosedEarly => "closed_early",
         Failure::Tls => "tls",
+        Failure::TlsRefused(_) => "tls_refused",
+        Failure::CaUnread(_) => "ca_unread",
     }
 }
 
@@ -759,6 +761,30 @@ impl Collector for Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each failure's `reason` label is a label (lower case and `_`), and
+    /// a TLS server refused is `tls_refused` whatever the refusal (issue
+    /// 44), apart from a TLS cluster with no CA (`tls`) and a CA that
+    /// cannot be had (`ca_unread`).
+    #[test]
+    fn each_unread_reason_is_a_label() {
+        use crate::snapshot::{CaTrouble, Failure, TlsRefusal};
+        for f in Failure::all() {
+            let label = unread_reason(&f);
+            assert!(
+                !label.is_empty() && label.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+                "{f:?}: {label}"
+            );
+        }
+        for why in TlsRefusal::ALL {
+            assert_eq!(unread_reason(&Failure::TlsRefused(why)), "tls_refused");
+        }
+        assert_eq!(unread_reason(&Failure::Tls), "tls");
+        assert_eq!(
+            unread_reason(&Failure::CaUnread(CaTrouble::Forbidden)),
+            "ca_unread"
+        );
+    }
 
     #[test]
     fn a_kind_down_says_why_or_that_it_is_not_listed_yet() {

@@ -169,7 +169,7 @@ pub(crate) fn servers_unread(accounts: &[crate::snapshot::ClusterServers]) -> St
 
 /// Why none of `cluster`'s servers could be read.
 pub(crate) fn cluster_unread(cluster: &str, f: &crate::snapshot::Failure) -> String {
-    use crate::snapshot::{EXPORTER_USER, Failure, secret_name};
+    use crate::snapshot::{CaTrouble, EXPORTER_USER, Failure, secret_name};
     let secret = secret_name(cluster);
     match f {
         Failure::Forbidden => {
@@ -178,14 +178,22 @@ pub(crate) fn cluster_unread(cluster: &str, f: &crate::snapshot::Failure) -> Str
         Failure::NoReadOnlyUser => format!(
             "no read-only user (Secret {secret} or its key {EXPORTER_USER} is missing; spec.exporter.enabled makes it)"
         ),
-        Failure::Tls => "they speak TLS only (spec.networking.tls), and the operator's CA is in their certificate Secret beside their private key, which the plugin does not read".to_string(),
+        Failure::Tls => "they speak TLS only (spec.networking.tls) and no CA was given to verify them: --servers-ca FILE or --servers-ca-configmap NAMESPACE/NAME[:KEY] (the plugin never reads their certificate Secret, which holds their private key)".to_string(),
+        Failure::CaUnread(why) => {
+            let why = match why {
+                CaTrouble::Forbidden => "reading its ConfigMap is forbidden (RBAC: get on that one ConfigMap)",
+                CaTrouble::Missing => "no such file, ConfigMap or key",
+                CaTrouble::NotPem => "it holds no PEM certificate",
+            };
+            format!("they speak TLS only (spec.networking.tls), and the CA given could not be read: {why}")
+        }
         Failure::TimedOut => "--request-timeout was up before they were reached".to_string(),
         _ => format!("Secret {secret} could not be read"),
     }
 }
 
 fn server_failure(f: &crate::snapshot::Failure) -> &'static str {
-    use crate::snapshot::Failure;
+    use crate::snapshot::{Failure, TlsRefusal};
     match f {
         Failure::Forbidden => "forbidden",
         Failure::NoReadOnlyUser => "has no read-only user",
@@ -196,6 +204,14 @@ fn server_failure(f: &crate::snapshot::Failure) -> &'static str {
         Failure::BadReply => "answered garbage",
         Failure::ClosedEarly => "closed the connection early",
         Failure::Tls => "speaks TLS",
+        Failure::TlsRefused(why) => match why {
+            TlsRefusal::UnknownIssuer => "tls refused: unknown issuer",
+            TlsRefusal::WrongName => "tls refused: wrong name",
+            TlsRefusal::Expired => "tls refused: expired",
+            TlsRefusal::NotTls => "tls refused: the server did not speak TLS",
+            TlsRefusal::Other => "tls refused: the handshake failed",
+        },
+        Failure::CaUnread(_) => "has no CA to verify it",
     }
 }
 
@@ -211,9 +227,14 @@ mod tests {
         let cases = [
             (
                 Failure::Tls,
-                "they speak TLS only (spec.networking.tls), and the operator's CA is in \
-                 their certificate Secret beside their private key, which the plugin does \
-                 not read",
+                "they speak TLS only (spec.networking.tls) and no CA was given to verify \
+                 them: --servers-ca FILE or --servers-ca-configmap NAMESPACE/NAME[:KEY] (the \
+                 plugin never reads their certificate Secret, which holds their private key)",
+            ),
+            (
+                Failure::CaUnread(crate::snapshot::CaTrouble::Forbidden),
+                "they speak TLS only (spec.networking.tls), and the CA given could not be \
+                 read: reading its ConfigMap is forbidden (RBAC: get on that one ConfigMap)",
             ),
             (
                 Failure::NoReadOnlyUser,
@@ -246,6 +267,43 @@ mod tests {
                 ),
                 "{failure:?}"
             );
+        }
+    }
+
+    /// A server whose TLS handshake failed is named with why (issue 44).
+    #[test]
+    fn a_tls_refusal_names_its_reason() {
+        use crate::snapshot::{ClusterServers, Failure, TlsRefusal};
+        let cases = [
+            (TlsRefusal::UnknownIssuer, "tls refused: unknown issuer"),
+            (TlsRefusal::WrongName, "tls refused: wrong name"),
+            (TlsRefusal::Expired, "tls refused: expired"),
+            (
+                TlsRefusal::NotTls,
+                "tls refused: the server did not speak TLS",
+            ),
+            (TlsRefusal::Other, "tls refused: the handshake failed"),
+        ];
+        for (why, said) in cases {
+            let text = servers_unread(&[ClusterServers {
+                namespace: "prod".into(),
+                cluster: "cache".into(),
+                trouble: None,
+                read: 3,
+                failed: vec![("valkey-cache-0-0-0".into(), Failure::TlsRefused(why))],
+            }]);
+            assert_eq!(
+                text,
+                format!(
+                    "warning: 1 of 4 servers of cluster cache not read (valkey-cache-0-0-0 \
+                     {said}); their nodes are judged from the API\n"
+                ),
+                "{why:?}"
+            );
+            // The reading's code reads back as the same failure.
+            let code = Failure::TlsRefused(why).code();
+            assert_eq!(Failure::of_code(Some(code)), Failure::TlsRefused(why));
+            assert!(code.starts_with("tls refused"), "{code}");
         }
     }
 

@@ -15,6 +15,7 @@ mod resp;
 pub(crate) mod select;
 pub(crate) mod servers;
 pub mod slim;
+pub(crate) mod trust;
 pub(crate) mod watch;
 
 use crate::error::{Error, Result};

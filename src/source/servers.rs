@@ -36,6 +36,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::live::Live;
 use super::resp::Shape;
+use super::trust::{self, CaFrom};
 use crate::snapshot::{ClusterKey, LinkStatus, ServerReading, ServerRole, Snapshot, keys};
 pub(crate) use crate::snapshot::{
     ClusterServers, EXPORTER_USER, Failure, VALKEY_PORT, secret_name,
@@ -48,6 +49,23 @@ pub(crate) enum Transport {
     PortForward,
     /// `status.podIP:6379`, where the plugin runs in the cluster.
     Direct,
+}
+
+/// How the plugin reaches the servers, and the CA that verifies those of
+/// a TLS cluster (none given: a TLS cluster is not read).
+#[derive(Clone, Debug)]
+pub(crate) struct Reach {
+    pub transport: Transport,
+    pub ca: Option<CaFrom>,
+}
+
+/// What a TLS cluster's servers are dialled with: the client
+/// configuration of the CA given, and the name each server's certificate
+/// must carry ([`trust::server_name`]).
+#[derive(Clone)]
+struct Tls {
+    config: std::sync::Arc<rustls::ClientConfig>,
+    name: rustls_pki_types::ServerName<'static>,
 }
 
 /// The limits of reading the servers. The reading as a whole is bounded
@@ -90,11 +108,11 @@ pub(crate) async fn read_into(
     live: &Live,
     snapshot: &mut Snapshot,
     only: Option<(&str, &str)>,
-    transport: Transport,
+    reach: &Reach,
     bounds: Bounds,
 ) -> Vec<ClusterServers> {
     let deadline = deadline(live);
-    read_into_until(live, snapshot, only, transport, bounds, deadline).await
+    read_into_until(live, snapshot, only, reach, bounds, deadline).await
 }
 
 /// When a reading of the servers that begins now must end: after
@@ -109,7 +127,7 @@ async fn read_into_until(
     live: &Live,
     snapshot: &mut Snapshot,
     only: Option<(&str, &str)>,
-    transport: Transport,
+    reach: &Reach,
     bounds: Bounds,
     deadline: Option<tokio::time::Instant>,
 ) -> Vec<ClusterServers> {
@@ -120,22 +138,59 @@ async fn read_into_until(
         .filter(|(ns, name)| only.is_none_or(|(ons, on)| ns == ons && name == on))
         .collect();
     let mut accounts = Vec::new();
+    // The CA, read once for every TLS cluster of this reading, and only
+    // when one is read.
+    let mut ca: Option<Result<std::sync::Arc<rustls::ClientConfig>, Failure>> = None;
     for (ns, name) in clusters {
         let targets = targets_of(snapshot, &ns, &name);
-        if uses_tls(snapshot, &ns, &name) {
-            // Plain RESP to a TLS port is no reading: say so, dial nothing;
-            // the API's judgement stands, as for any cluster not read.
-            accounts.push(ClusterServers {
-                namespace: ns,
-                cluster: name,
-                trouble: Some(Failure::Tls),
-                read: 0,
-                failed: Vec::new(),
-            });
-            continue;
-        }
-        let (readings, account) =
-            read_cluster(live, &ns, &name, targets, transport, bounds, deadline).await;
+        let tls = match uses_tls(snapshot, &ns, &name) {
+            false => None,
+            true => {
+                // Plain RESP to a TLS port is no reading, and nothing is
+                // dialled unverified: without a CA, say so and dial
+                // nothing; the API's judgement stands, as for any cluster
+                // not read.
+                let config = match (&reach.ca, &ca) {
+                    (None, _) => Err(Failure::Tls),
+                    (Some(_), Some(had)) => had.clone(),
+                    (Some(from), None) => {
+                        let had = match until(deadline, trust::load(live, from)).await {
+                            Some(loaded) => loaded.map_err(Failure::CaUnread),
+                            None => Err(Failure::TimedOut),
+                        };
+                        ca = Some(had.clone());
+                        had
+                    }
+                };
+                let tls = config.and_then(|config| {
+                    let name = trust::server_name(&ns, &name).ok_or(Failure::Tls)?;
+                    Ok(Tls { config, name })
+                });
+                match tls {
+                    Ok(tls) => Some(tls),
+                    Err(trouble) => {
+                        accounts.push(ClusterServers {
+                            namespace: ns,
+                            cluster: name,
+                            trouble: Some(trouble),
+                            read: 0,
+                            failed: Vec::new(),
+                        });
+                        continue;
+                    }
+                }
+            }
+        };
+        let (readings, account) = read_cluster(
+            live,
+            &ns,
+            &name,
+            targets,
+            (reach.transport, tls.as_ref()),
+            bounds,
+            deadline,
+        )
+        .await;
         snapshot.readings.extend(readings);
         accounts.push(account);
     }
@@ -171,7 +226,7 @@ pub(crate) const REREAD: Duration = Duration::from_secs(5);
 /// view before judging it.
 pub(crate) struct Rereader {
     live: Live,
-    transport: Transport,
+    reach: Reach,
     bounds: Bounds,
     kept: BTreeMap<ClusterKey, Vec<ServerReading>>,
     accounts: BTreeMap<ClusterKey, ClusterServers>,
@@ -202,10 +257,10 @@ impl<T> Drop for Aborted<T> {
 }
 
 impl Rereader {
-    pub(crate) fn new(live: &Live, transport: Transport) -> Rereader {
+    pub(crate) fn new(live: &Live, reach: Reach) -> Rereader {
         Rereader {
             live: live.clone(),
-            transport,
+            reach,
             bounds: BOUNDS,
             kept: BTreeMap::new(),
             accounts: BTreeMap::new(),
@@ -237,7 +292,7 @@ impl Rereader {
             return;
         }
         let keys: BTreeSet<ClusterKey> = views.iter().map(|(k, _)| k.clone()).collect();
-        let (live, transport, bounds) = (self.live.clone(), self.transport, self.bounds);
+        let (live, reach, bounds) = (self.live.clone(), self.reach.clone(), self.bounds);
         let task = tokio::spawn(async move {
             let deadline = deadline(&live);
             let mut fresh = Vec::new();
@@ -245,7 +300,7 @@ impl Rereader {
                 view.readings.clear();
                 let only = Some((key.0.as_str(), key.1.as_str()));
                 let accounts =
-                    read_into_until(&live, &mut view, only, transport, bounds, deadline).await;
+                    read_into_until(&live, &mut view, only, &reach, bounds, deadline).await;
                 let mut readings = std::mem::take(&mut view.readings);
                 readings.sort_by(|a, b| a.pod().cmp(b.pod()));
                 fresh.push((key, readings, accounts.into_iter().next()));
@@ -385,7 +440,7 @@ async fn read_cluster(
     ns: &str,
     cluster: &str,
     targets: Vec<Target>,
-    transport: Transport,
+    (transport, tls): (Transport, Option<&Tls>),
     bounds: Bounds,
     deadline: Option<tokio::time::Instant>,
 ) -> (Vec<ServerReading>, ClusterServers) {
@@ -414,7 +469,7 @@ async fn read_cluster(
     };
     let password = &password;
     let readings = read_all(targets, bounds, deadline, |t| async move {
-        read_server(live, ns, &t, password, transport, bounds).await
+        read_server(live, ns, &t, password, (transport, tls), bounds).await
     })
     .await
     .into_iter()
@@ -493,20 +548,7 @@ where
 }
 
 fn failure_of(code: Option<&str>) -> Failure {
-    [
-        Failure::Forbidden,
-        Failure::NoReadOnlyUser,
-        Failure::AuthRefused,
-        Failure::Unreachable,
-        Failure::TimedOut,
-        Failure::TooLarge,
-        Failure::BadReply,
-        Failure::ClosedEarly,
-        Failure::Tls,
-    ]
-    .into_iter()
-    .find(|f| Some(f.code()) == code)
-    .unwrap_or(Failure::BadReply)
+    Failure::of_code(code)
 }
 
 /// The `_exporter` password, from the cluster's system-passwords Secret.
@@ -573,7 +615,7 @@ async fn read_server(
     ns: &str,
     t: &Target,
     password: &SecretString,
-    transport: Transport,
+    (transport, tls): (Transport, Option<&Tls>),
     bounds: Bounds,
 ) -> Result<ServerReading, Failure> {
     match transport {
@@ -583,7 +625,10 @@ async fn read_server(
             let stream = tokio::net::TcpStream::connect((ip, VALKEY_PORT))
                 .await
                 .map_err(|_| Failure::Unreachable)?;
-            converse(stream, ns, t, password, bounds).await
+            match tls {
+                None => converse(stream, ns, t, password, bounds).await,
+                Some(tls) => converse(handshake(tls, stream).await?, ns, t, password, bounds).await,
+            }
         }
         Transport::PortForward => {
             let api: kube::Api<Pod> = kube::Api::namespaced(live.client.clone(), ns);
@@ -605,11 +650,31 @@ async fn read_server(
             let Some(conn) = stream.0.as_mut() else {
                 return Err(Failure::Unreachable);
             };
-            converse(conn, ns, t, password, bounds).await
+            match tls {
+                None => converse(conn, ns, t, password, bounds).await,
+                Some(tls) => converse(handshake(tls, conn).await?, ns, t, password, bounds).await,
+            }
             // `forward` is dropped here, or with this future when a bound
             // cuts it: its task and WebSocket end either way.
         }
     }
+}
+
+/// The TLS handshake with a server of a TLS cluster, verified by the CA
+/// given and the operator's server name; its failure is the server's
+/// reading (`tls refused` and why), never a fall back to plain text. Its
+/// time is the server's own bound ([`Bounds::per_server`]).
+async fn handshake<S>(tls: &Tls, stream: S) -> Result<tokio_rustls::client::TlsStream<S>, Failure>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    tokio_rustls::TlsConnector::from(tls.config.clone())
+        .connect(tls.name.clone(), stream)
+        .await
+        .map_err(|e| match trust::refusal(&e) {
+            Some(why) => Failure::TlsRefused(why),
+            None => Failure::ClosedEarly,
+        })
 }
 
 /// kube's port-forward, whose task (and with it the WebSocket to the API

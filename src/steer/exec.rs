@@ -11,7 +11,7 @@ use crate::error::{Error, Exit, Result, Unsent};
 use crate::report::{Protocol, Report};
 use crate::snapshot::{Snapshot, ValkeyNode, keys};
 use crate::source::live::{self, Live};
-use crate::source::servers::{self, Transport};
+use crate::source::servers::{self, Reach};
 use crate::steer::Steered;
 use crate::steer::hooks::{self, Point};
 use crate::steer::lease;
@@ -63,7 +63,7 @@ pub(crate) struct Options {
     pub now: Option<Timestamp>,
     /// How to reach the servers, read again under the Lease; None:
     /// `--servers=off` (or a file).
-    pub servers: Option<Transport>,
+    pub servers: Option<Reach>,
 }
 
 /// Reads the servers of `cluster` in `namespace` into `snapshot`, as
@@ -74,7 +74,7 @@ pub(crate) async fn read_servers(
     snapshot: &mut Snapshot,
     namespace: &str,
     cluster: Option<&str>,
-    how: Transport,
+    how: &Reach,
 ) -> ServersAsked {
     let Some(cluster) = cluster else {
         // A node of no cluster: nothing to read, and its plan is refused
@@ -296,7 +296,7 @@ async fn reread(live: &Live, plan: &Plan, request: &Request, opts: &Options) -> 
     let cluster = (!plan.cluster.is_empty()).then_some(plan.cluster.as_str());
     let mut snapshot = live::read(live, Some(&plan.namespace), cluster).await?;
     let mut request = request.clone();
-    if let Some(how) = opts.servers {
+    if let Some(how) = &opts.servers {
         request.servers = read_servers(live, &mut snapshot, &plan.namespace, cluster, how).await;
     }
     let report = judge(&snapshot, opts.now(), opts.stall_threshold, &request);

@@ -103,6 +103,28 @@ impl Ca {
         self.sign(params)
     }
 
+    /// A server's certificate for `names` (DNS names), valid from
+    /// `not_before` until `not_after` (whole days, UTC).
+    pub fn server_valid(
+        &self,
+        names: &[&str],
+        not_before: (i32, u8, u8),
+        not_after: (i32, u8, u8),
+    ) -> Pair {
+        let mut params =
+            CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                .expect("server params");
+        params.distinguished_name.push(DnType::CommonName, names[0]);
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        params.not_before = rcgen::date_time_ymd(not_before.0, not_before.1, not_before.2);
+        params.not_after = rcgen::date_time_ymd(not_after.0, not_after.1, not_after.2);
+        self.sign(params)
+    }
+
     pub fn client(&self, cn: &str, groups: &[&str]) -> Pair {
         assert!(
             groups.len() <= 2,

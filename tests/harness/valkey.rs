@@ -352,14 +352,32 @@ impl RealServer {
     /// Starts a server at `ip` (in 127.0.1.0/24) and waits until it answers
     /// PING as `_operator`.
     pub async fn start(ip: &str, pw: &Passwords) -> RealServer {
+        RealServer::start_on(ip, pw, PORT).await
+    }
+
+    /// A server at `ip`:`port` that tells the cluster it is at `ip`:6379
+    /// (its bus at `port` + 10000): behind a front on 6379 that forwards to
+    /// it (valkey_rig.rs's `TlsFront`), which must be serving already.
+    pub async fn start_behind(ip: &str, pw: &Passwords, port: u16) -> RealServer {
+        RealServer::start_on(ip, pw, port).await
+    }
+
+    async fn start_on(ip: &str, pw: &Passwords, port: u16) -> RealServer {
         assert!(
             ip.starts_with(super::controlplane::POD_IP_PREFIX),
             "a test server binds a pod IP in 127.0.1.0/24, not {ip}"
         );
         let dir = super::procs::make_workdir();
         std::fs::write(dir.join("users.acl"), acl_file(pw)).expect("write users.acl");
+        let announce = match port {
+            PORT => String::new(),
+            _ => format!(
+                "cluster-announce-port {PORT}\ncluster-announce-bus-port {}\n",
+                u32::from(port) + 10000
+            ),
+        };
         let conf = format!(
-            "bind {ip}\nport {PORT}\ncluster-enabled yes\ncluster-config-file {d}/nodes.conf\n\
+            "{announce}bind {ip}\nport {port}\ncluster-enabled yes\ncluster-config-file {d}/nodes.conf\n\
              dir {d}\naclfile {d}/users.acl\ncluster-announce-ip {ip}\n\
              cluster-node-timeout 2000\nsave \"\"\nappendonly no\n\
              primaryuser {REPLICATION}\nprimaryauth {}\nloglevel notice\n",

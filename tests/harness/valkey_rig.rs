@@ -231,6 +231,9 @@ pub enum Fake {
     /// (`*1\r\n` each: 200 KB, under the reply's byte bound), which a
     /// decoder that recurses per level cannot survive.
     Deep,
+    /// Answers a TLS ClientHello with a handshake record that trickles,
+    /// one byte every 200 ms (for a minute at most).
+    Trickle,
 }
 
 impl Fake {
@@ -245,6 +248,17 @@ impl Fake {
                 let mut buf = vec![0u8; 4096];
                 match self {
                     Fake::Close => {}
+                    Fake::Trickle => {
+                        let _ = conn.read(&mut buf).await;
+                        let mut record = vec![0x16, 0x03, 0x03, 0x40, 0x00, 0x02];
+                        record.resize(300, 0);
+                        for b in record {
+                            if conn.write_all(&[b]).await.is_err() {
+                                break;
+                            }
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                        }
+                    }
                     Fake::Hang => while matches!(conn.read(&mut buf).await, Ok(n) if n > 0) {},
                     Fake::Garbage => {
                         let _ = conn.read(&mut buf).await;
@@ -276,4 +290,208 @@ impl Fake {
             });
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// TLS (issue 44)
+//
+// The operator's servers with `spec.networking.tls` speak TLS only on 6379
+// (c33988f, internal/controller/config.go). The test servers are built
+// without TLS, so a front the harness owns terminates it: [`TlsFront`]
+// listens on the pod's IP at 6379, does the TLS handshake with the
+// certificate the test gives it (tokio-rustls, server side), and forwards
+// the plain bytes to the real valkey-server on the same IP at another port.
+// The servers' own traffic (the replication of a replica, and MEET on the
+// bus port) is plain RESP, which the front passes through untouched: the
+// first byte of a TLS connection is a handshake record (0x16), never one
+// of RESP's. The plugin, reading a TLS cluster, only ever sends a
+// handshake; a test that gives it a CA that does not verify the front
+// proves it does not fall back to plain text.
+
+/// The port of the real server behind a [`TlsFront`].
+pub const BEHIND: u16 = 7379;
+
+/// A server configuration presenting `chain` (PEM, the leaf first) with
+/// `key_pem`.
+pub fn tls_config(chain_pem: &str, key_pem: &str) -> std::sync::Arc<rustls::ServerConfig> {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(chain_pem.as_bytes())
+        .collect::<Result<_, _>>()
+        .expect("chain PEM");
+    let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).expect("key PEM");
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("protocol versions")
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .expect("server certificate");
+    std::sync::Arc::new(config)
+}
+
+/// The TLS front of one pod's server: see the section's documentation.
+/// Its listeners close when it is dropped.
+pub struct TlsFront {
+    pub ip: String,
+    config: std::sync::Arc<std::sync::RwLock<std::sync::Arc<rustls::ServerConfig>>>,
+    handshakes: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl TlsFront {
+    /// Listens at `ip`:6379 (TLS, or the servers' plain traffic) and at
+    /// `ip`:16379 (the bus, plain), forwarding to `ip`:[`BEHIND`] and
+    /// its bus.
+    pub async fn start(ip: &str, config: std::sync::Arc<rustls::ServerConfig>) -> TlsFront {
+        let config = std::sync::Arc::new(std::sync::RwLock::new(config));
+        let front = bind_retrying(ip, valkey::PORT).await;
+        let bus = bind_retrying(ip, valkey::PORT + 10000).await;
+        let (ip_owned, held) = (ip.to_string(), config.clone());
+        let handshakes = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = handshakes.clone();
+        let serving = tokio::spawn(async move {
+            loop {
+                let Ok((conn, _)) = front.accept().await else {
+                    return;
+                };
+                let (ip, held, counted) = (ip_owned.clone(), held.clone(), counted.clone());
+                tokio::spawn(async move {
+                    let mut first = [0u8; 1];
+                    if !matches!(conn.peek(&mut first).await, Ok(1)) {
+                        return;
+                    }
+                    let Ok(mut back) = tokio::net::TcpStream::connect((ip.as_str(), BEHIND)).await
+                    else {
+                        return;
+                    };
+                    if first[0] == 0x16 {
+                        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let config = match held.read() {
+                            Ok(c) => c.clone(),
+                            Err(_) => return,
+                        };
+                        let Ok(mut tls) =
+                            tokio_rustls::TlsAcceptor::from(config).accept(conn).await
+                        else {
+                            return;
+                        };
+                        let _ = tokio::io::copy_bidirectional(&mut tls, &mut back).await;
+                    } else {
+                        let mut conn = conn;
+                        let _ = tokio::io::copy_bidirectional(&mut conn, &mut back).await;
+                    }
+                });
+            }
+        });
+        let ip_owned = ip.to_string();
+        let bussing = tokio::spawn(async move {
+            loop {
+                let Ok((mut conn, _)) = bus.accept().await else {
+                    return;
+                };
+                let ip = ip_owned.clone();
+                tokio::spawn(async move {
+                    let Ok(mut back) =
+                        tokio::net::TcpStream::connect((ip.as_str(), BEHIND + 10000)).await
+                    else {
+                        return;
+                    };
+                    let _ = tokio::io::copy_bidirectional(&mut conn, &mut back).await;
+                });
+            }
+        });
+        TlsFront {
+            ip: ip.to_string(),
+            config,
+            handshakes,
+            tasks: vec![serving, bussing],
+        }
+    }
+
+    /// The TLS handshakes begun with it so far.
+    pub fn handshakes(&self) -> usize {
+        self.handshakes.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Presents another certificate from the next connection on.
+    pub fn present(&self, config: std::sync::Arc<rustls::ServerConfig>) {
+        if let Ok(mut held) = self.config.write() {
+            *held = config;
+        }
+    }
+}
+
+impl Drop for TlsFront {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+/// Binds `ip`:`port`, again for a few seconds while an old listener's
+/// task is still letting go of it.
+pub async fn bind_retrying(ip: &str, port: u16) -> tokio::net::TcpListener {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match tokio::net::TcpListener::bind((ip, port)).await {
+            Ok(l) => return l,
+            Err(e) if std::time::Instant::now() > deadline => panic!("bind {ip}:{port}: {e}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// [`rig`] whose servers speak TLS only on 6379 ([`TlsFront`] each, all
+/// presenting a placeholder certificate until the test presents its own), with its ValkeyCluster's `spec.networking.tls`
+/// set and the Secret of its passwords in place; returns the fronts by
+/// node name beside the servers.
+pub async fn rig_tls(
+    hint: &str,
+) -> (
+    Operator,
+    String,
+    Passwords,
+    BTreeMap<String, RealServer>,
+    BTreeMap<String, TlsFront>,
+    kube::Client,
+) {
+    let cp = super::control_plane();
+    let ns = cp.fresh_namespace(hint);
+    let client = cp.client().await;
+    let op = Operator::start(client.clone(), &ns, CLUSTER);
+    op.create_cluster(IMAGE, 2, 1).await;
+    op.settled(4, IMAGE, BOUND).await;
+    op.sim
+        .edit_cluster_spec(json!({"networking": {"tls": {"certificates": {"server": {"secretName": format!("{CLUSTER}-tls")}}}}}))
+        .await;
+    let ips = pod_ips(&client, &ns, 4).await;
+    let pw = Passwords::for_cluster(&format!("{ns}/{CLUSTER}"));
+    let mut servers = BTreeMap::new();
+    let mut fronts = BTreeMap::new();
+    // Until the test presents its own (it knows the namespace, and so the
+    // server name, only now): a certificate of no use to the plugin.
+    let placeholder =
+        super::pki::Ca::new().server_valid(&["placeholder"], (2025, 1, 1), (2099, 1, 1));
+    let config = tls_config(&placeholder.cert_pem, &placeholder.key_pem);
+    for (node, ip) in &ips {
+        fronts.insert(node.clone(), TlsFront::start(ip, config.clone()).await);
+        servers.insert(
+            node.clone(),
+            RealServer::start_behind(ip, &pw, BEHIND).await,
+        );
+        valkey::forward_pod(&client, &ns, &format!("valkey-{node}-0"), ip).await;
+    }
+    let shards: Vec<Vec<String>> = (0..2)
+        .map(|s| {
+            vec![
+                ips[&format!("{CLUSTER}-{s}-0")].clone(),
+                ips[&format!("{CLUSTER}-{s}-1")].clone(),
+            ]
+        })
+        .collect();
+    valkey::form_cluster(&shards, &pw).await;
+    make_secret(&client, &ns, &pw).await;
+    (op, ns, pw, servers, fronts, client)
 }

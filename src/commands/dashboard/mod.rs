@@ -132,8 +132,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &DashboardArgs) -> Result<Outcome> {
             name,
             at,
             several,
-            args.cluster.clone(),
-            args.servers,
+            args.clone(),
             Arc::clone(&tx),
         )));
     }
@@ -157,17 +156,18 @@ async fn keep_context(
     name: ContextName,
     at: usize,
     several: bool,
-    cluster: Option<String>,
-    servers: Option<crate::cli::ServersArg>,
+    args: DashboardArgs,
     board: Arc<channel::Sender<Board>>,
 ) {
+    let cluster = args.cluster;
     let mut retry = Duration::from_secs(1);
     loop {
         let error = match super::watch::start(&ctx, cluster.as_deref()).await {
             Ok((live, watch, scope)) => {
                 // Its servers read beside its watch, as status --watch
                 // reads them (the same re-reader).
-                let servers = super::shared::LiveServers::new(&live, servers);
+                let servers =
+                    super::shared::LiveServers::new(&live, args.servers, &args.servers_ca);
                 let label = several.then(|| name.label());
                 let empty = match cluster.as_deref() {
                     Some(name) => notice::named_cluster_missing(name, scope.namespace.as_deref()),

@@ -36,7 +36,7 @@ use crate::render::metrics::{
 use crate::snapshot::Changed;
 use crate::source::live;
 use crate::source::select::Kind;
-use crate::source::servers::Transport;
+use crate::source::servers::Reach;
 use crate::source::watch::{InView, Scope, Update, Watch};
 use jiff::Timestamp;
 use std::collections::BTreeSet;
@@ -106,7 +106,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
     let contexts: Vec<Option<&str>> = names.iter().map(ContextName::given).collect();
     let reading = args
         .servers
-        .and_then(super::shared::transport)
+        .and_then(|how| super::shared::reach(how, &args.servers_ca))
         .map(|t| (t, args.servers_interval));
     log(&serving(
         listener.local_addr().unwrap_or(args.listen),
@@ -121,7 +121,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
             name,
             at,
             Arc::clone(&shared),
-            reading,
+            reading.clone(),
         )));
     }
     http::serve(listener, shared, super::watch::stop_requested()).await;
@@ -173,7 +173,7 @@ async fn keep_context(
     name: ContextName,
     at: usize,
     shared: Arc<Shared>,
-    reading: Option<(Transport, Duration)>,
+    reading: Option<(Reach, Duration)>,
 ) {
     let mut retry = Duration::from_secs(1);
     let mut said = None;
@@ -187,7 +187,7 @@ async fn keep_context(
                 };
                 match Watch::start_tolerant(&live, &scope) {
                     Ok(watch) => {
-                        let reader = reading.map(|(transport, interval)| Reader {
+                        let reader = reading.clone().map(|(transport, interval)| Reader {
                             live: live.clone(),
                             transport,
                             interval,
@@ -224,7 +224,7 @@ fn fail(shared: &Shared, at: usize, name: &ContextName, e: &Error, said: &mut Op
 /// How a context's servers are read.
 struct Reader {
     live: live::Live,
-    transport: Transport,
+    transport: Reach,
     interval: Duration,
 }
 
@@ -286,7 +286,7 @@ async fn watch_context(
             _reading = Some(AbortOnDrop(tokio::spawn(servers::keep_reading(
                 r.live,
                 view,
-                r.transport,
+                r.transport.clone(),
                 r.interval,
                 tx,
             ))));

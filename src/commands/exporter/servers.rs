@@ -19,7 +19,7 @@ use super::super::judgements::Readings;
 use crate::render::metrics::ServersSummary;
 use crate::snapshot::{Changed, ClusterKey, ServerReading, Snapshot};
 use crate::source::live::Live;
-use crate::source::servers::{self, Transport};
+use crate::source::servers::{self, Reach};
 use crate::source::watch::InView;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -52,14 +52,14 @@ pub(crate) struct Reading {
 pub(crate) async fn keep_reading(
     live: Live,
     view: InView,
-    transport: Transport,
+    transport: Reach,
     interval: Duration,
     news: mpsc::Sender<News>,
 ) {
     loop {
         let mut read = BTreeSet::new();
         for key in view.cluster_keys() {
-            let Some(reading) = read_one(&live, &view, &key, transport).await else {
+            let Some(reading) = read_one(&live, &view, &key, &transport).await else {
                 continue;
             };
             read.insert(key);
@@ -81,7 +81,7 @@ async fn read_one(
     live: &Live,
     view: &InView,
     key: &ClusterKey,
-    transport: Transport,
+    transport: &Reach,
 ) -> Option<Reading> {
     // Read off the async workers, as a judgement is: a cluster of 10,000
     // nodes takes some 100 ms to read from the stores.
