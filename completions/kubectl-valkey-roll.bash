@@ -397,7 +397,7 @@ _kubectl__valkey__roll() {
             return 0
             ;;
         kubectl__valkey__roll__subcmd__dashboard)
-            opts="-n -A -o -f -v -h --listen --servers --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
+            opts="-n -A -o -f -v -h --listen --servers --servers-ca --servers-ca-configmap --namespace --all-namespaces --context --all-contexts --cluster --user --kubeconfig --as --as-group --request-timeout --output --stall-threshold --no-color --from-file --filename --now --width --no-headers --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -409,6 +409,14 @@ _kubectl__valkey__roll() {
                     ;;
                 --servers)
                     COMPREPLY=($(compgen -W "off port-forward direct" -- "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --servers-ca-configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)

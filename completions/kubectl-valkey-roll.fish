@@ -396,6 +396,8 @@ complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand 
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand dashboard" -l servers -d 'Also read the Valkey servers (every 5s), as the read-only user _exporter: through the API server\'s port-forward (the default), or straight to the pod IPs (direct, in the cluster)' -r -f -a "off\t'Do not read them'
 port-forward\t'The API server\'s port-forward to each pod\'s port 6379'
 direct\t'Each pod\'s IP, port 6379 (where the plugin runs in the cluster)'"
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand dashboard" -l servers-ca -d 'For clusters with TLS: a PEM file of the CA that signed the servers\' certificates (never read from their certificate Secret, which holds their private key)' -r -F
+complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand dashboard" -l servers-ca-configmap -d 'For clusters with TLS: the same CA from a ConfigMap\'s key (default key ca.crt), read with one GET of that ConfigMap' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand dashboard" -s n -l namespace -d 'Namespace (live: default the kubeconfig context\'s, else `default`; with -f: every namespace in the file unless given)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand dashboard" -l context -d 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)' -r
 complete -c kubectl-valkey-roll -n "__fish_kubectl_valkey_roll_using_subcommand dashboard" -l cluster -d 'The kubeconfig cluster entry to use (kubectl\'s --cluster; a ValkeyCluster is named by the positional CLUSTER)' -r

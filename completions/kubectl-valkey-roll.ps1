@@ -420,6 +420,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-valkey-roll' -ScriptBlo
         'kubectl-valkey-roll;dashboard' {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address to serve the page on (anything but loopback: the page has no login)')
             [CompletionResult]::new('--servers', '--servers', [CompletionResultType]::ParameterName, 'Also read the Valkey servers (every 5s), as the read-only user _exporter: through the API server''s port-forward (the default), or straight to the pod IPs (direct, in the cluster)')
+            [CompletionResult]::new('--servers-ca', '--servers-ca', [CompletionResultType]::ParameterName, 'For clusters with TLS: a PEM file of the CA that signed the servers'' certificates (never read from their certificate Secret, which holds their private key)')
+            [CompletionResult]::new('--servers-ca-configmap', '--servers-ca-configmap', [CompletionResultType]::ParameterName, 'For clusters with TLS: the same CA from a ConfigMap''s key (default key ca.crt), read with one GET of that ConfigMap')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (live: default the kubeconfig context''s, else `default`; with -f: every namespace in the file unless given)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; status, wait, exporter and dashboard take several (repeat the flag)')
