@@ -1085,6 +1085,13 @@ where
                     Err(e) => Err(e),
                 }
                 .map_err(failed)?;
+                // Parsed, a page of small values takes many times its text
+                // (`[{},{},...]` some thirty): past the budget it is not.
+                if whole_weight(&body) > PAGE_BUDGET {
+                    return Err(failed(kube::Error::ReadEvents(std::io::Error::other(
+                        super::requests::Cut::TooLarge,
+                    ))));
+                }
                 let mut value: Value = serde_json::from_slice(&body).map_err(|e| Error::Api {
                     verb: "list".into(),
                     resource: resource.clone(),
@@ -1181,7 +1188,10 @@ where
             chunk: Vec::new(),
             at: 0,
         };
-        super::slim::read_page::<K>(std::io::BufReader::with_capacity(64 * 1024, chunks))
+        super::slim::read_page_within::<K>(
+            std::io::BufReader::with_capacity(64 * 1024, chunks),
+            PAGE_BUDGET,
+        )
     });
     let pump = async move {
         loop {
@@ -1199,12 +1209,65 @@ where
     };
     let (pumped, parsed) = tokio::join!(pump, parse);
     pumped.map_err(|e| StreamFailure::Kube(kube::Error::ReadEvents(e)))?;
-    parsed.map_err(|e| {
-        StreamFailure::Task(Error::Task {
-            what: "the LIST page reader failed",
-            source: crate::error::TaskFailure::Join(e),
-        })
-    })
+    parsed
+        .map_err(|e| {
+            StreamFailure::Task(Error::Task {
+                what: "the LIST page reader failed",
+                source: crate::error::TaskFailure::Join(e),
+            })
+        })?
+        .map_err(|super::slim::OverBudget| too_large())
+}
+
+/// The answer's size error, as the client's body gives it.
+fn too_large() -> StreamFailure {
+    StreamFailure::Kube(kube::Error::ReadEvents(std::io::Error::other(
+        super::requests::Cut::TooLarge,
+    )))
+}
+
+/// The most one LIST page may hold as it is read, whichever way: its
+/// objects kept and the text being read ([`super::slim::read_page_within`]),
+/// or its text and the JSON value it is parsed into ([`whole_weight`]). The
+/// answer's own cap ([`super::requests::MAX_ANSWER_BYTES`]): so six LISTs
+/// at once hold at most six times that (docs/snapshots.md).
+const PAGE_BUDGET: usize = super::requests::MAX_ANSWER_BYTES as usize;
+
+/// What a page's text and the JSON value parsed from it hold at most: the
+/// text; for each value in it (every `[`, `,` and `:` outside a string
+/// starts one, and so does the page) a value's room in its array grown by
+/// doubling (32 bytes, twice) and the smallest block the allocator gives a
+/// string (32); and for each object (`{`) the leaf of its
+/// B-tree map, 632 bytes, which an object of one key takes whole. Held by
+/// `whole_weight_is_above_what_a_parsed_page_holds` (the allocator's count).
+fn whole_weight(text: &[u8]) -> usize {
+    const PER_VALUE: usize = 96;
+    const PER_OBJECT: usize = 640;
+    let mut values = 1usize;
+    let mut objects = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' => objects += 1,
+                b'[' | b',' | b':' => values += 1,
+                _ => {}
+            }
+        }
+    }
+    text.len()
+        .saturating_add(values.saturating_mul(PER_VALUE))
+        .saturating_add(objects.saturating_mul(PER_OBJECT))
 }
 
 /// An answer's body, read into one buffer as it streams in. kube's
@@ -1224,6 +1287,14 @@ async fn read_body(
         let bytes = stream.fill_buf().await.map_err(kube::Error::ReadEvents)?;
         if bytes.is_empty() {
             return Ok(body);
+        }
+        // Grown by doubling, but never past the cap and this chunk: a
+        // buffer of 64 MiB and more held up to twice that (issue 42).
+        let need = body.len() + bytes.len();
+        if need > body.capacity() {
+            let cap = super::requests::MAX_ANSWER_BYTES as usize;
+            let room = body.capacity().saturating_mul(2).clamp(need, cap.max(need));
+            body.reserve_exact(room - body.len());
         }
         body.extend_from_slice(bytes);
         let n = bytes.len();
@@ -1447,6 +1518,62 @@ fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
 mod tests {
     use super::*;
     use crate::cli::Cli;
+
+    /// A list of `n` copies of `item`, as an API server writes one.
+    fn page_of(item: &str, n: usize) -> Vec<u8> {
+        let items = vec![item; n].join(",");
+        format!(r#"{{"kind":"List","apiVersion":"v1","metadata":{{}},"items":[{items}]}}"#)
+            .into_bytes()
+    }
+
+    /// The weight a page is refused by before it is parsed is above what
+    /// parsing it takes (the allocator's count), for the shapes that take
+    /// the most for their text and for real objects; and a page of 500
+    /// real pods weighs well within the budget.
+    #[test]
+    fn whole_weight_is_above_what_a_parsed_page_holds() {
+        let pod = serde_json::to_string(&crate::fixture::json::item(
+            &crate::fixture::fleet_of("prod", 1, 1).pods[0],
+            "v1",
+            "Pod",
+        ))
+        .expect("JSON");
+        let node = serde_json::to_string(&crate::fixture::json::item(
+            &crate::fixture::fleet_of("prod", 1, 1).nodes[0],
+            "valkey.io/v1alpha1",
+            "ValkeyNode",
+        ))
+        .expect("JSON");
+        let deep = format!("{}0{}", r#"{"a":"#.repeat(100), "}".repeat(100));
+        let cases: [(&str, Vec<u8>); 9] = [
+            ("empty objects", page_of("{}", 100_000)),
+            ("objects of one key", page_of(r#"{"a":0}"#, 100_000)),
+            ("objects of one key, nested", page_of(&deep, 1_000)),
+            ("numbers", page_of("0", 200_000)),
+            ("strings of one letter", page_of(r#""a""#, 200_000)),
+            ("empty lists", page_of("[]", 100_000)),
+            (
+                "named objects",
+                page_of(r#"{"metadata":{"name":"a"}}"#, 50_000),
+            ),
+            ("pods", page_of(&pod, 500)),
+            ("nodes", page_of(&node, 500)),
+        ];
+        for (name, text) in cases {
+            let (parsed, peak) =
+                crate::counting::peak_of(|| serde_json::from_slice::<Value>(&text).is_ok());
+            assert!(parsed, "{name}");
+            let weight = whole_weight(&text);
+            assert!(
+                text.len() + peak <= weight,
+                "{name}: {} bytes of text took {peak} parsed, weighed {weight}",
+                text.len()
+            );
+            if matches!(name, "pods" | "nodes") {
+                assert!(weight * 4 < PAGE_BUDGET, "{name}: {weight}");
+            }
+        }
+    }
     use clap::Parser;
     use kube::core::Status;
     use std::ffi::OsString;
