@@ -727,21 +727,25 @@ pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Resu
     let default_namespace = config.default_namespace.clone();
     let mut watch_config = config.clone();
     watch_config.read_timeout = None;
-    let build = |config: Config| {
+    let build = |config: Config, slim_lists: bool| {
         kube::client::ClientBuilder::try_from(config)
             .map(|b| {
                 b.with_layer(&requests::Logged {
                     server: server.clone(),
                     timeout: request_timeout,
                     bearer: bearer_cell.clone(),
+                    slim_lists,
                 })
                 .build()
             })
             .map_err(|e| map_error(e, "connect", "", None, &server, Some(&credentials)))
     };
     Ok(Live {
-        client: build(config)?,
-        watch_client: build(watch_config)?,
+        client: build(config, false)?,
+        // The watch's LISTs slimmed as they arrive: kube's watcher reads
+        // each page whole, and a server that ignores `limit` answers the
+        // whole kind in one page (issue 42).
+        watch_client: build(watch_config, true)?,
         default_namespace,
         kube_user,
         server: server.trim_end_matches('/').to_string(),
@@ -1144,10 +1148,20 @@ impl StreamFailure {
 /// A page's body as a blocking reader, fed chunk by chunk from the answer
 /// as it arrives (a channel of a few chunks: memory holds those, not the
 /// page).
-struct Chunks {
+pub(super) struct Chunks {
     rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
     chunk: Vec<u8>,
     at: usize,
+}
+
+impl Chunks {
+    pub(super) fn new(rx: tokio::sync::mpsc::Receiver<Vec<u8>>) -> Chunks {
+        Chunks {
+            rx,
+            chunk: Vec::new(),
+            at: 0,
+        }
+    }
 }
 
 impl std::io::Read for Chunks {

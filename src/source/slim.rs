@@ -724,6 +724,138 @@ pub(crate) fn read_page_within<K: Direct>(
     }
 }
 
+/// A ValkeyNode as JSON, its metadata slimmed as the watch stores it
+/// ([`node_stored`]); a metadata that does not read is left as it is (the
+/// watcher refuses it).
+fn node_value(object: &mut serde_json::Value) {
+    if let Some(meta) = object.get_mut("metadata")
+        && let Ok(mut read) = ObjectMeta::deserialize(&*meta)
+    {
+        node_stored(&mut read);
+        if let Ok(slim) = serde_json::to_value(read) {
+            *meta = slim;
+        }
+    }
+}
+
+/// A LIST answer of `kind` (`Pod`, `StatefulSet`, `Deployment`, `Event`,
+/// `ValkeyNode`) written on as it arrives, each item slimmed as the watch
+/// stores it ([`value`], [`node_stored`]): the exporter's watch lists through this (issue 42), so
+/// that kube's watcher, which reads a page whole and parses it into JSON
+/// values, holds a page of slim objects, not the server's. One item is
+/// held at a time; `out` gets the text in pieces of some 64 KiB and
+/// answers false to stop. Anything but a list's shape is written on as it
+/// came (from where it stopped being one), for the watcher to refuse as
+/// before.
+pub(crate) fn slim_list(kind: &str, body: impl std::io::BufRead, out: impl FnMut(Vec<u8>) -> bool) {
+    const PIECE: usize = 64 * 1024;
+    struct Out<F> {
+        text: Vec<u8>,
+        out: F,
+        open: bool,
+    }
+    impl<F: FnMut(Vec<u8>) -> bool> Out<F> {
+        fn write(&mut self, bytes: &[u8]) {
+            self.text.extend_from_slice(bytes);
+            if self.text.len() >= PIECE {
+                self.flush();
+            }
+        }
+        fn flush(&mut self) {
+            if self.open && !self.text.is_empty() {
+                self.open = (self.out)(std::mem::take(&mut self.text));
+            }
+        }
+    }
+    let mut out = Out {
+        text: Vec::new(),
+        out,
+        open: true,
+    };
+    let mut values = Values {
+        body,
+        value: Vec::new(),
+        room: usize::MAX,
+        over: false,
+    };
+    // After a member: a `,` written on, and whether another follows.
+    fn next<R: std::io::BufRead, F: FnMut(Vec<u8>) -> bool>(
+        values: &mut Values<R>,
+        out: &mut Out<F>,
+        close: u8,
+    ) -> Option<bool> {
+        match values.peek()? {
+            b',' => {
+                values.body.consume(1);
+                out.write(b",");
+                Some(values.peek()? != close)
+            }
+            b if b == close => Some(false),
+            _ => None,
+        }
+    }
+    // The list's shape, each item slimmed; `None` where it is not that.
+    let mut read = || -> Option<()> {
+        values.expect(b'{')?;
+        out.write(b"{");
+        let mut more = values.peek()? != b'}';
+        while more && out.open {
+            let key = values.next_value()?;
+            let items = serde_json::from_slice::<String>(key).is_ok_and(|k| k == "items");
+            out.write(key);
+            values.value.clear();
+            values.expect(b':')?;
+            out.write(b":");
+            if items && values.peek()? == b'[' {
+                values.expect(b'[')?;
+                out.write(b"[");
+                let mut more_items = values.peek()? != b']';
+                while more_items && out.open {
+                    let item = values.next_value()?;
+                    match serde_json::from_slice::<serde_json::Value>(item) {
+                        Ok(mut object) => {
+                            if kind == "ValkeyNode" {
+                                node_value(&mut object);
+                            }
+                            value(kind, &mut object);
+                            out.write(&serde_json::to_vec(&object).ok()?);
+                        }
+                        Err(_) => out.write(item),
+                    }
+                    values.value.clear();
+                    more_items = next(&mut values, &mut out, b']')?;
+                }
+                values.expect(b']')?;
+                out.write(b"]");
+            } else {
+                let value = values.next_value()?;
+                out.write(value);
+                values.value.clear();
+            }
+            more = next(&mut values, &mut out, b'}')?;
+        }
+        values.expect(b'}')?;
+        out.write(b"}");
+        Some(())
+    };
+    let _ = read();
+    // What is left, as it came: a value cut short, anything after the
+    // list (the watcher refuses either, as it did).
+    out.write(&std::mem::take(&mut values.value));
+    while out.open {
+        let Ok(buf) = values.body.fill_buf() else {
+            break;
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let n = buf.len();
+        out.write(buf);
+        values.body.consume(n);
+    }
+    out.flush();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1269,6 +1401,54 @@ mod tests {
                     Ok(Some(_))
                 ));
             }
+        }
+    }
+
+    /// What [`slim_list`] writes of `body`, read `piece` bytes at a time.
+    fn slimmed(kind: &str, body: &[u8], piece: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        slim_list(kind, Trickle(body, piece), |p| {
+            out.extend_from_slice(&p);
+            true
+        });
+        out
+    }
+
+    /// Issue 42: the exporter's LISTs slimmed as they arrive are the list
+    /// with each item slimmed as the watch stores it, however the answer
+    /// is split; what is not a list's shape goes on as it came.
+    #[test]
+    fn a_list_slimmed_as_it_arrives_is_the_list_of_slimmed_items() {
+        for (kind, _, page) in pages() {
+            let mut page = page;
+            page["metadata"] = json!({"resourceVersion": "7", "continue": "x"});
+            let body = serde_json::to_vec(&page).expect("JSON");
+            let mut want = page.clone();
+            for item in want["items"].as_array_mut().expect("items") {
+                if kind == "ValkeyNode" {
+                    node_value(item);
+                }
+                value(kind, item);
+            }
+            for piece in [1, 7, 4096] {
+                let out = slimmed(kind, &body, piece);
+                let got: Value =
+                    serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{kind}, {piece}: {e}"));
+                assert_eq!(got, want, "{kind}, {piece} bytes a read");
+                assert!(out.len() <= body.len(), "{kind}");
+            }
+        }
+        let cases: [&[u8]; 6] = [
+            b"",
+            b"not JSON",
+            br#"{"items":[{"metadata":{"name":"a"}},"#,
+            br#"{"items":[{"a":1}]} trailing"#,
+            br#"{"items":{"a":1}}"#,
+            br#"[1,2,3]"#,
+        ];
+        for body in cases {
+            let text = String::from_utf8_lossy(body);
+            assert_eq!(slimmed("Pod", body, 3), body, "{text}");
         }
     }
 
