@@ -1145,44 +1145,6 @@ impl StreamFailure {
     }
 }
 
-/// A page's body as a blocking reader, fed chunk by chunk from the answer
-/// as it arrives (a channel of a few chunks: memory holds those, not the
-/// page).
-pub(super) struct Chunks {
-    rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
-    chunk: Vec<u8>,
-    at: usize,
-}
-
-impl Chunks {
-    pub(super) fn new(rx: tokio::sync::mpsc::Receiver<Vec<u8>>) -> Chunks {
-        Chunks {
-            rx,
-            chunk: Vec::new(),
-            at: 0,
-        }
-    }
-}
-
-impl std::io::Read for Chunks {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.chunk.len() {
-            match self.rx.blocking_recv() {
-                Some(chunk) => {
-                    self.chunk = chunk;
-                    self.at = 0;
-                }
-                // The answer ended (or failed: the caller has the error).
-                None => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.chunk.len() - self.at);
-        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
 /// One LIST page of `K` read straight from the answer as it streams in
 /// ([`super::slim::read_page`], on a blocking thread beside the one that
 /// receives it), so that a page of several MB is never held whole: the
@@ -1197,11 +1159,7 @@ where
     use futures::AsyncBufReadExt;
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
     let parse = tokio::task::spawn_blocking(move || {
-        let chunks = Chunks {
-            rx,
-            chunk: Vec::new(),
-            at: 0,
-        };
+        let chunks = super::slim::Chunks::new(rx);
         super::slim::read_page_within::<K>(
             std::io::BufReader::with_capacity(64 * 1024, chunks),
             PAGE_BUDGET,

@@ -375,7 +375,7 @@ where
     let (chunks, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
     let writer = out.clone();
     let reader = tokio::task::spawn_blocking(move || {
-        let chunks = super::live::Chunks::new(rx);
+        let chunks = super::slim::Chunks::new(rx);
         super::slim::slim_list(
             kind,
             std::io::BufReader::with_capacity(64 * 1024, chunks),

@@ -724,6 +724,44 @@ pub(crate) fn read_page_within<K: Direct>(
     }
 }
 
+/// A page's body as a blocking reader, fed chunk by chunk from the answer
+/// as it arrives (a channel of a few chunks: memory holds those, not the
+/// page).
+pub(crate) struct Chunks {
+    rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl Chunks {
+    pub(crate) fn new(rx: tokio::sync::mpsc::Receiver<Vec<u8>>) -> Chunks {
+        Chunks {
+            rx,
+            chunk: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl std::io::Read for Chunks {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.rx.blocking_recv() {
+                Some(chunk) => {
+                    self.chunk = chunk;
+                    self.at = 0;
+                }
+                // The answer ended (or failed: the caller has the error).
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 /// A ValkeyNode as JSON, its metadata slimmed as the watch stores it
 /// ([`node_stored`]); a metadata that does not read is left as it is (the
 /// watcher refuses it).
