@@ -1091,7 +1091,7 @@ where
                 .map_err(failed)?;
                 // Parsed, a page of small values takes many times its text
                 // (`[{},{},...]` some thirty): past the budget it is not.
-                if whole_weight(&body) > PAGE_BUDGET {
+                if whole_weight(&body) > WHOLE_BUDGET {
                     return Err(failed(kube::Error::ReadEvents(std::io::Error::other(
                         super::requests::Cut::TooLarge,
                     ))));
@@ -1198,12 +1198,19 @@ fn too_large() -> StreamFailure {
     )))
 }
 
-/// The most one LIST page may hold as it is read, whichever way: its
-/// objects kept and the text being read ([`super::slim::read_page_within`]),
-/// or its text and the JSON value it is parsed into ([`whole_weight`]). The
+/// The most one LIST page may hold as it is read directly: its objects
+/// kept and the text being read ([`super::slim::read_page_within`]). The
 /// answer's own cap ([`super::requests::MAX_ANSWER_BYTES`]): so six LISTs
-/// at once hold at most six times that (docs/snapshots.md).
+/// at once hold at most six times that (docs/usage.md).
 const PAGE_BUDGET: usize = super::requests::MAX_ANSWER_BYTES as usize;
+
+/// The most one LIST page read the whole way (`bundle`, or a page the
+/// direct reading gives up) may weigh, its text and the JSON value it is
+/// parsed into ([`whole_weight`]): twice the cap. A page of 500 pods as the
+/// operator builds them (10 KB of JSON each, from shared/recordings)
+/// weighs 82 MiB and takes 51 MB parsed: within the cap it would be
+/// refused, which `bundle` of a cluster of that size must never be.
+const WHOLE_BUDGET: usize = 2 * PAGE_BUDGET;
 
 /// What a page's text and the JSON value parsed from it hold at most: the
 /// text; for each value in it (every `[`, `,` and `:` outside a string
