@@ -727,21 +727,25 @@ pub(crate) async fn connect_with(access: &Access, source: &ConfigSource) -> Resu
     let default_namespace = config.default_namespace.clone();
     let mut watch_config = config.clone();
     watch_config.read_timeout = None;
-    let build = |config: Config| {
+    let build = |config: Config, slim_lists: bool| {
         kube::client::ClientBuilder::try_from(config)
             .map(|b| {
                 b.with_layer(&requests::Logged {
                     server: server.clone(),
                     timeout: request_timeout,
                     bearer: bearer_cell.clone(),
+                    slim_lists,
                 })
                 .build()
             })
             .map_err(|e| map_error(e, "connect", "", None, &server, Some(&credentials)))
     };
     Ok(Live {
-        client: build(config)?,
-        watch_client: build(watch_config)?,
+        client: build(config, false)?,
+        // The watch's LISTs slimmed as they arrive: kube's watcher reads
+        // each page whole, and a server that ignores `limit` answers the
+        // whole kind in one page (issue 42).
+        watch_client: build(watch_config, true)?,
         default_namespace,
         kube_user,
         server: server.trim_end_matches('/').to_string(),
@@ -1085,6 +1089,13 @@ where
                     Err(e) => Err(e),
                 }
                 .map_err(failed)?;
+                // Parsed, a page of small values takes many times its text
+                // (`[{},{},...]` some thirty): past the budget it is not.
+                if whole_weight(&body) > WHOLE_BUDGET {
+                    return Err(failed(kube::Error::ReadEvents(std::io::Error::other(
+                        super::requests::Cut::TooLarge,
+                    ))));
+                }
                 let mut value: Value = serde_json::from_slice(&body).map_err(|e| Error::Api {
                     verb: "list".into(),
                     resource: resource.clone(),
@@ -1134,34 +1145,6 @@ impl StreamFailure {
     }
 }
 
-/// A page's body as a blocking reader, fed chunk by chunk from the answer
-/// as it arrives (a channel of a few chunks: memory holds those, not the
-/// page).
-struct Chunks {
-    rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
-    chunk: Vec<u8>,
-    at: usize,
-}
-
-impl std::io::Read for Chunks {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.chunk.len() {
-            match self.rx.blocking_recv() {
-                Some(chunk) => {
-                    self.chunk = chunk;
-                    self.at = 0;
-                }
-                // The answer ended (or failed: the caller has the error).
-                None => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.chunk.len() - self.at);
-        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
 /// One LIST page of `K` read straight from the answer as it streams in
 /// ([`super::slim::read_page`], on a blocking thread beside the one that
 /// receives it), so that a page of several MB is never held whole: the
@@ -1176,12 +1159,11 @@ where
     use futures::AsyncBufReadExt;
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
     let parse = tokio::task::spawn_blocking(move || {
-        let chunks = Chunks {
-            rx,
-            chunk: Vec::new(),
-            at: 0,
-        };
-        super::slim::read_page::<K>(std::io::BufReader::with_capacity(64 * 1024, chunks))
+        let chunks = super::slim::Chunks::new(rx);
+        super::slim::read_page_within::<K>(
+            std::io::BufReader::with_capacity(64 * 1024, chunks),
+            PAGE_BUDGET,
+        )
     });
     let pump = async move {
         loop {
@@ -1199,12 +1181,72 @@ where
     };
     let (pumped, parsed) = tokio::join!(pump, parse);
     pumped.map_err(|e| StreamFailure::Kube(kube::Error::ReadEvents(e)))?;
-    parsed.map_err(|e| {
-        StreamFailure::Task(Error::Task {
-            what: "the LIST page reader failed",
-            source: crate::error::TaskFailure::Join(e),
-        })
-    })
+    parsed
+        .map_err(|e| {
+            StreamFailure::Task(Error::Task {
+                what: "the LIST page reader failed",
+                source: crate::error::TaskFailure::Join(e),
+            })
+        })?
+        .map_err(|super::slim::OverBudget| too_large())
+}
+
+/// The answer's size error, as the client's body gives it.
+fn too_large() -> StreamFailure {
+    StreamFailure::Kube(kube::Error::ReadEvents(std::io::Error::other(
+        super::requests::Cut::TooLarge,
+    )))
+}
+
+/// The most one LIST page may hold as it is read directly: its objects
+/// kept and the text being read ([`super::slim::read_page_within`]). The
+/// answer's own cap ([`super::requests::MAX_ANSWER_BYTES`]): so six LISTs
+/// at once hold at most six times that (docs/usage.md).
+const PAGE_BUDGET: usize = super::requests::MAX_ANSWER_BYTES as usize;
+
+/// The most one LIST page read the whole way (`bundle`, or a page the
+/// direct reading gives up) may weigh, its text and the JSON value it is
+/// parsed into ([`whole_weight`]): twice the cap. A page of 500 pods as the
+/// operator builds them (10 KB of JSON each, from shared/recordings)
+/// weighs 82 MiB and takes 51 MB parsed: within the cap it would be
+/// refused, which `bundle` of a cluster of that size must never be.
+const WHOLE_BUDGET: usize = 2 * PAGE_BUDGET;
+
+/// What a page's text and the JSON value parsed from it hold at most: the
+/// text; for each value in it (every `[`, `,` and `:` outside a string
+/// starts one, and so does the page) a value's room in its array grown by
+/// doubling (32 bytes, twice) and the smallest block the allocator gives a
+/// string (32); and for each object (`{`) the leaf of its
+/// B-tree map, 632 bytes, which an object of one key takes whole. Held by
+/// `whole_weight_is_above_what_a_parsed_page_holds` (the allocator's count).
+fn whole_weight(text: &[u8]) -> usize {
+    const PER_VALUE: usize = 96;
+    const PER_OBJECT: usize = 640;
+    let mut values = 1usize;
+    let mut objects = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' => objects += 1,
+                b'[' | b',' | b':' => values += 1,
+                _ => {}
+            }
+        }
+    }
+    text.len()
+        .saturating_add(values.saturating_mul(PER_VALUE))
+        .saturating_add(objects.saturating_mul(PER_OBJECT))
 }
 
 /// An answer's body, read into one buffer as it streams in. kube's
@@ -1224,6 +1266,14 @@ async fn read_body(
         let bytes = stream.fill_buf().await.map_err(kube::Error::ReadEvents)?;
         if bytes.is_empty() {
             return Ok(body);
+        }
+        // Grown by doubling, but never past the cap and this chunk: a
+        // buffer of 64 MiB and more held up to twice that (issue 42).
+        let need = body.len() + bytes.len();
+        if need > body.capacity() {
+            let cap = super::requests::MAX_ANSWER_BYTES as usize;
+            let room = body.capacity().saturating_mul(2).clamp(need, cap.max(need));
+            body.reserve_exact(room - body.len());
         }
         body.extend_from_slice(bytes);
         let n = bytes.len();
@@ -1447,6 +1497,62 @@ fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
 mod tests {
     use super::*;
     use crate::cli::Cli;
+
+    /// A list of `n` copies of `item`, as an API server writes one.
+    fn page_of(item: &str, n: usize) -> Vec<u8> {
+        let items = vec![item; n].join(",");
+        format!(r#"{{"kind":"List","apiVersion":"v1","metadata":{{}},"items":[{items}]}}"#)
+            .into_bytes()
+    }
+
+    /// The weight a page is refused by before it is parsed is above what
+    /// parsing it takes (the allocator's count), for the shapes that take
+    /// the most for their text and for real objects; and a page of 500
+    /// real pods weighs well within the budget.
+    #[test]
+    fn whole_weight_is_above_what_a_parsed_page_holds() {
+        let pod = serde_json::to_string(&crate::fixture::json::item(
+            &crate::fixture::fleet_of("prod", 1, 1).pods[0],
+            "v1",
+            "Pod",
+        ))
+        .expect("JSON");
+        let node = serde_json::to_string(&crate::fixture::json::item(
+            &crate::fixture::fleet_of("prod", 1, 1).nodes[0],
+            "valkey.io/v1alpha1",
+            "ValkeyNode",
+        ))
+        .expect("JSON");
+        let deep = format!("{}0{}", r#"{"a":"#.repeat(100), "}".repeat(100));
+        let cases: [(&str, Vec<u8>); 9] = [
+            ("empty objects", page_of("{}", 100_000)),
+            ("objects of one key", page_of(r#"{"a":0}"#, 100_000)),
+            ("objects of one key, nested", page_of(&deep, 1_000)),
+            ("numbers", page_of("0", 200_000)),
+            ("strings of one letter", page_of(r#""a""#, 200_000)),
+            ("empty lists", page_of("[]", 100_000)),
+            (
+                "named objects",
+                page_of(r#"{"metadata":{"name":"a"}}"#, 50_000),
+            ),
+            ("pods", page_of(&pod, 500)),
+            ("nodes", page_of(&node, 500)),
+        ];
+        for (name, text) in cases {
+            let (parsed, peak) =
+                crate::counting::peak_of(|| serde_json::from_slice::<Value>(&text).is_ok());
+            assert!(parsed, "{name}");
+            let weight = whole_weight(&text);
+            assert!(
+                text.len() + peak <= weight,
+                "{name}: {} bytes of text took {peak} parsed, weighed {weight}",
+                text.len()
+            );
+            if matches!(name, "pods" | "nodes") {
+                assert!(weight * 4 < PAGE_BUDGET, "{name}: {weight}");
+            }
+        }
+    }
     use clap::Parser;
     use kube::core::Status;
     use std::ffi::OsString;

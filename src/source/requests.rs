@@ -84,11 +84,14 @@ pub(crate) fn cut_in<'e>(err: &'e (dyn std::error::Error + 'static)) -> Option<&
 /// (`None`: no limit).
 /// `bearer`: the `Authorization` header of a credential plugin's token
 /// (`live`'s, renewed there), set on each request.
+/// `slim_lists`: each LIST answer of pods, workloads or events is
+/// slimmed as it arrives ([`super::slim::slim_list`]; the watch's client).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Logged {
     pub server: String,
     pub timeout: Option<Duration>,
     pub bearer: Option<Bearer>,
+    pub slim_lists: bool,
 }
 
 /// A credential plugin's current `Authorization` header.
@@ -103,6 +106,7 @@ impl<S> tower_layer::Layer<S> for Logged {
             server: self.server.trim_end_matches('/').to_string(),
             timeout: self.timeout,
             bearer: self.bearer.clone(),
+            slim_lists: self.slim_lists,
         }
     }
 }
@@ -113,6 +117,20 @@ pub(crate) struct LoggedService<S> {
     server: String,
     timeout: Option<Duration>,
     bearer: Option<Bearer>,
+    slim_lists: bool,
+}
+
+/// The kind a LIST's path names, of those [`super::slim::slim_list`] slims:
+/// its last segment (`/api/v1/namespaces/ns/pods`).
+fn slimmed_kind(path: &str) -> Option<&'static str> {
+    match path.rsplit('/').next()? {
+        "pods" => Some("Pod"),
+        "statefulsets" => Some("StatefulSet"),
+        "deployments" => Some("Deployment"),
+        "events" => Some("Event"),
+        "valkeynodes" => Some("ValkeyNode"),
+        _ => None,
+    }
 }
 
 /// A watch request (`watch=true` or `watch=1` in its query): its answer is
@@ -132,11 +150,11 @@ where
     S::Future: Send + 'static,
     S::Error: std::fmt::Display + From<Cut> + Send + 'static,
     B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: From<Cut>,
+    B::Error: From<Cut> + Send + 'static,
 {
-    type Response = Response<Counted<B>>;
+    type Response = Response<Answer<B>>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Response<Counted<B>>, S::Error>>;
+    type Future = BoxFuture<Result<Response<Answer<B>>, S::Error>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
@@ -156,6 +174,9 @@ where
             None => format!("{}{uri}", self.server),
         };
         let watch = is_watch(uri);
+        let slimmed = (self.slim_lists && !watch && request.method() == http::Method::GET)
+            .then(|| slimmed_kind(uri.path()))
+            .flatten();
         let start = Instant::now();
         let limit = self.timeout.filter(|_| !watch);
         let deadline = limit.map(|limit| tokio::time::Instant::now() + limit);
@@ -203,16 +224,23 @@ where
                 ),
             }
             result.map(|r| {
-                r.map(|body| Counted {
-                    body,
-                    bytes: 0,
-                    verb,
-                    url,
-                    said: false,
-                    watch,
-                    since_line: 0,
-                    deadline: deadline.map(|d| Box::pin(tokio::time::sleep_until(d))),
-                    limit: limit.unwrap_or_default(),
+                let ok = r.status().is_success();
+                r.map(|body| {
+                    let counted = Counted {
+                        body,
+                        bytes: 0,
+                        verb,
+                        url,
+                        said: false,
+                        watch,
+                        since_line: 0,
+                        deadline: deadline.map(|d| Box::pin(tokio::time::sleep_until(d))),
+                        limit: limit.unwrap_or_default(),
+                    };
+                    match slimmed.filter(|_| ok) {
+                        Some(kind) => Answer::Slimmed(slim(counted, kind)),
+                        None => Answer::Plain(counted),
+                    }
                 })
             })
         })
@@ -302,4 +330,81 @@ where
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
     }
+}
+
+/// A response body: as it came, or a LIST slimmed as it arrives.
+pub(crate) enum Answer<B: HttpBody> {
+    Plain(Counted<B>),
+    Slimmed(tokio::sync::mpsc::Receiver<Result<Bytes, B::Error>>),
+}
+
+impl<B> HttpBody for Answer<B>
+where
+    B: HttpBody<Data = Bytes> + Unpin,
+    B::Error: From<Cut>,
+{
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+        match self.get_mut() {
+            Answer::Plain(body) => Pin::new(body).poll_frame(cx),
+            Answer::Slimmed(rx) => rx
+                .poll_recv(cx)
+                .map(|piece| piece.map(|p| p.map(Frame::data))),
+        }
+    }
+}
+
+/// `body`, a LIST of `kind`, slimmed as it arrives
+/// ([`super::slim::slim_list`], on a blocking thread fed chunk by chunk):
+/// what comes out is a few pieces of the slimmed text at a time, then the
+/// body's error if it failed (the answer too large, too slow).
+fn slim<B>(
+    mut body: Counted<B>,
+    kind: &'static str,
+) -> tokio::sync::mpsc::Receiver<Result<Bytes, B::Error>>
+where
+    B: HttpBody<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: From<Cut> + Send + 'static,
+{
+    let (out, slimmed) = tokio::sync::mpsc::channel(4);
+    let (chunks, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
+    let writer = out.clone();
+    let reader = tokio::task::spawn_blocking(move || {
+        let chunks = super::slim::Chunks::new(rx);
+        super::slim::slim_list(
+            kind,
+            std::io::BufReader::with_capacity(64 * 1024, chunks),
+            |piece| writer.blocking_send(Ok(Bytes::from(piece))).is_ok(),
+        );
+    });
+    tokio::spawn(async move {
+        loop {
+            let frame = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
+            match frame {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data()
+                        && chunks.send(data.to_vec()).await.is_err()
+                    {
+                        break;
+                    }
+                }
+                Some(Err(e)) => {
+                    // The reader's pieces first, then the error.
+                    drop(chunks);
+                    let _ = reader.await;
+                    let _ = out.send(Err(e)).await;
+                    return;
+                }
+                None => break,
+            }
+        }
+        drop(chunks);
+        let _ = reader.await;
+    });
+    slimmed
 }
