@@ -39,6 +39,7 @@ pub mod error;
 // their links resolve in it.
 #[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
+pub(crate) mod live;
 pub(crate) mod names;
 pub mod render;
 pub mod report;

@@ -6,10 +6,12 @@
 //! checks two things:
 //!
 //! - the rules of the layers: the classifier imports nothing from the
-//!   presentation, argument, command, reading or steering layers; the
+//!   presentation, argument, command, reading, live or steering layers; the
 //!   planner nothing from presentation, arguments or commands; the reading
-//!   layer nothing from arguments, commands, presentation or steering;
-//!   the presentation nothing from the reading layer; the plain data of
+//!   layer nothing from arguments, commands, presentation, steering or
+//!   the live layer; the live layer nothing from arguments, commands or
+//!   presentation; the presentation nothing from the reading or live
+//!   layers; the plain data of
 //!   the snapshot nothing from any other layer, the report included;
 //! - no cycle among the children of any one module: the top-level modules
 //!   (the children of the crate), and `source::live` with `source::watch`,
@@ -28,22 +30,32 @@ type Module = Vec<String>;
 const FORBIDDEN: &[(&str, &[&str])] = &[
     (
         "classify",
-        &["render", "cli", "app", "commands", "source", "steer"],
+        &[
+            "render", "cli", "app", "commands", "source", "steer", "live",
+        ],
     ),
-    ("steer::plan", &["render", "cli", "app", "commands"]),
-    ("source", &["app", "cli", "commands", "render", "steer"]),
+    ("steer::plan", &["render", "cli", "app", "commands", "live"]),
+    (
+        "source",
+        &["app", "cli", "commands", "render", "steer", "live"],
+    ),
+    // The live layer keeps contexts live for the commands: it reads
+    // through source/ and judges; it neither words nor parses arguments.
+    ("live", &["app", "cli", "commands", "render"]),
     (
         "snapshot",
         &[
-            "render", "cli", "app", "commands", "source", "steer", "classify", "report",
+            "render", "cli", "app", "commands", "source", "steer", "classify", "report", "live",
         ],
     ),
     // Render meets what the reading layer found only as plain data in
     // snapshot/ (what a view left out, the Lease's name).
-    ("render", &["source"]),
+    ("render", &["source", "live"]),
     (
         "report",
-        &["render", "cli", "app", "commands", "source", "steer"],
+        &[
+            "render", "cli", "app", "commands", "source", "steer", "live",
+        ],
     ),
 ];
 
@@ -96,6 +108,51 @@ fn only_source_and_steer_ask_the_api_server() {
         wrong.is_empty(),
         "kube's Api outside source/ and steer/:\n{}",
         wrong.join("\n")
+    );
+}
+
+/// Issue 43 item 1: one place starts a context's watch and one loop
+/// retries a context (src/live); the commands take from it. The reading
+/// layer's own watchers (source/watch.rs, each kind's back-off) are below
+/// it and not counted.
+#[test]
+fn one_place_starts_a_watch_and_retries_a_context() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    collect(&src, &mut files);
+    let markers = [
+        "Watch::start(",
+        "Watch::start_tolerant(",
+        "DefaultBackoff",
+        "MAX_RETRY",
+        "sleep(retry",
+    ];
+    let mut found: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for f in files.iter().filter(|f| !f.starts_with(src.join("source"))) {
+        let text = production_code(&std::fs::read_to_string(f).expect("readable source"));
+        for m in markers {
+            if text.contains(m) {
+                let at = f.strip_prefix(&src).unwrap_or(f).display().to_string();
+                found.entry(at).or_default().push(m);
+            }
+        }
+    }
+    let places: Vec<&String> = found.keys().collect();
+    assert_eq!(
+        places,
+        vec!["live/mod.rs"],
+        "a watch started or a context retried elsewhere: {found:?}"
+    );
+    // And the check sees what it looks for: the start of each kind of
+    // watch, the back-off and its sleep, there.
+    assert_eq!(
+        found["live/mod.rs"],
+        [
+            "Watch::start(",
+            "Watch::start_tolerant(",
+            "DefaultBackoff",
+            "sleep(retry"
+        ],
     );
 }
 

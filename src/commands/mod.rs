@@ -14,7 +14,6 @@ pub(crate) mod explain;
 pub(crate) mod exporter;
 pub(crate) mod history;
 pub(crate) mod http;
-pub(crate) mod judgements;
 pub(crate) mod shared;
 pub(crate) mod status;
 pub(crate) mod steer;

@@ -11,12 +11,12 @@
 //! goes), one only when the progress changes. The outcome carries the final
 //! report on stdout for `-o json|yaml`, and why it stopped on stderr.
 
-use super::judgements::Judgements;
 use super::shared::in_view;
 use super::watch::{ConnectionView, TICK, start};
 use crate::cli::{OutputFormat, WaitArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
+use crate::live::judgements::Judgements;
 use crate::render::json::{to_json, to_yaml};
 use crate::render::notice::{context_unread, in_context};
 use crate::render::wait::{Naming, contexts_unread, final_words, progress_line};
@@ -202,7 +202,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         // Only the clusters whose objects changed, or whose verdict time
         // alone changes by now, are judged again.
         judgements.update(
-            super::judgements::WithReadings {
+            crate::live::judgements::WithReadings {
                 objects: snapshot.clone(),
                 readings: servers.as_ref().map(|s| s.reader()),
                 changed: again,

@@ -20,16 +20,16 @@
 //!   it changes visibly ([`Report::timeless`]); ticking durations alone are
 //!   no change. The connection state goes to stderr.
 
-use super::judgements::Judgements;
 use super::shared::{in_view, render_report};
 use crate::cli::{OutputFormat, StatusArgs};
 use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
+use crate::live::judgements::Judgements;
 use crate::render::notice::no_clusters_message;
 use crate::render::watch::{LISTING, connection_log_line, connection_words, status_line};
 use crate::report::{ClusterReport, Report, Verdict};
+use crate::source::Live;
 use crate::source::watch::{Connection, Scope, Update, Watch};
-use crate::source::{Live, live, live_namespace};
 use crate::units::timestamp;
 use crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use jiff::Timestamp;
@@ -99,7 +99,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         // durations tick (not Converged); the others keep their judgement.
         let screen = out.ticks();
         judgements.update(
-            super::judgements::WithReadings {
+            crate::live::judgements::WithReadings {
                 objects: snapshot.clone(),
                 readings: servers.as_ref().map(|s| s.reader()),
                 changed: again,
@@ -169,19 +169,20 @@ pub(crate) async fn stop_requested() {
     }
 }
 
-/// Connects and starts the watch of what `status`/`wait` would read.
+/// Connects and starts the watch of what `status`/`wait` would read
+/// ([`crate::live::start`]).
 pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Live, Watch, Scope)> {
-    let live = live::connect(&ctx.access()).await?;
-    let scope = Scope {
-        namespace: live_namespace(
-            ctx.global.namespace.as_deref(),
-            ctx.global.all_namespaces,
-            &live.default_namespace,
-        ),
-        cluster: cluster.map(str::to_string),
+    let in_view = crate::live::InView::AsAsked {
+        namespace: ctx.global.namespace.as_deref(),
+        all_namespaces: ctx.global.all_namespaces,
     };
-    let watch = Watch::start(&live, &scope)?;
-    Ok((live, watch, scope))
+    crate::live::start(
+        &ctx.access(),
+        in_view,
+        cluster,
+        crate::live::Tolerance::Strict,
+    )
+    .await
 }
 
 /// The report as `status` renders it (`-o table|wide|json|yaml`); an empty

@@ -95,7 +95,7 @@ pub(crate) struct Judged {
 
 impl Judged {
     /// The summary of `report`, judged `at` (the exporter keeps each
-    /// cluster's summary as it judges it, `commands::judgements`).
+    /// cluster's summary as it judges it, `live::judgements`).
     #[cfg(test)]
     pub(crate) fn of(report: &crate::report::Report, at: Timestamp) -> Judged {
         Judged {

@@ -4,7 +4,7 @@
 //!
 //! Each context is watched and judged as `status --watch` does on a
 //! terminal, by the same code: the watch of `commands::watch::start`, the
-//! kept judgements of `commands::judgements` (the clusters whose objects
+//! kept judgements of `live::judgements` (the clusters whose objects
 //! changed, those whose verdict time alone changes, and those in flight
 //! once a second for their ticking hold times: [`tick_for`]). Each judged cluster is
 //! rendered once into a card (render::dashboard: the `-o json` entry, the
@@ -13,7 +13,8 @@
 //! nothing of the cluster: there is no second reading, and no steering.
 //!
 //! A context that cannot be read (at the start, or its watch ends) is said
-//! on the page and tried again, backing off to [`MAX_RETRY`]; the others
+//! on the page and tried again, after the live layer's back-off
+//! ([`crate::live::keep`]); the others
 //! go on. It stops on SIGTERM or Ctrl-C (exit 0). Only the address to
 //! listen on and the kubeconfig's contexts are errors.
 
@@ -21,11 +22,11 @@ mod http;
 
 use super::Ctx;
 use super::contexts::{self, ContextName};
-use super::judgements::Judgements;
 use super::watch::{ConnectionView, TICK, stop_requested};
 use crate::classify::NodeTimelines;
 use crate::cli::DashboardArgs;
 use crate::error::{Error, Outcome, Result};
+use crate::live::judgements::Judgements;
 use crate::render::dashboard::{ClusterCard, ContextLine, card, context_name, reading, unreadable};
 use crate::render::notice;
 use crate::report::Verdict;
@@ -38,9 +39,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch as channel;
 use tokio::time::Instant;
-
-/// The longest wait between two tries to read a context.
-const MAX_RETRY: Duration = Duration::from_secs(60);
 
 /// Nodes whose ticking durations are sent each second, at most: a cluster
 /// in flight is judged again for its durations alone every second up to
@@ -127,14 +125,14 @@ pub(crate) async fn run(ctx: &Ctx, args: &DashboardArgs) -> Result<Outcome> {
             global: ctx.global.for_context(name.0.as_deref()),
             ..ctx.clone()
         };
-        tasks.push(tokio::spawn(keep_context(
-            one,
+        tasks.push(tokio::spawn(crate::live::keep(Context {
+            ctx: one,
             name,
             at,
             several,
-            args.clone(),
-            Arc::clone(&tx),
-        )));
+            args: args.clone(),
+            board: Arc::clone(&tx),
+        })));
     }
     http::serve(listener, rx, stop_requested()).await;
     for task in &tasks {
@@ -148,51 +146,51 @@ pub(crate) async fn run(ctx: &Ctx, args: &DashboardArgs) -> Result<Outcome> {
     Ok(Outcome::ok(String::new()))
 }
 
-/// Keeps one context on the board for as long as the page is served:
-/// watches it, and when it cannot (or its watch ends), says why and tries
-/// again.
-async fn keep_context(
+/// One context on the board, kept for as long as the page is served
+/// ([`crate::live::keep`]): watched, and when it cannot be (or its watch
+/// ends), why is said and it is tried again after the back-off.
+struct Context {
     ctx: Ctx,
     name: ContextName,
     at: usize,
     several: bool,
     args: DashboardArgs,
     board: Arc<channel::Sender<Board>>,
-) {
-    let cluster = args.cluster;
-    let mut retry = Duration::from_secs(1);
-    loop {
-        let error = match super::watch::start(&ctx, cluster.as_deref()).await {
-            Ok((live, watch, scope)) => {
-                // Its servers read beside its watch, as status --watch
-                // reads them (the same re-reader).
-                let servers =
-                    super::shared::LiveServers::new(&live, args.servers, &args.servers_ca);
-                let label = several.then(|| name.label());
-                let empty = match cluster.as_deref() {
-                    Some(name) => notice::named_cluster_missing(name, scope.namespace.as_deref()),
-                    None => notice::no_clusters_message(scope.namespace.as_deref()),
-                };
-                let e = follow(
-                    &ctx,
-                    Followed {
-                        watch,
-                        servers,
-                        at,
-                        context: label,
-                    },
-                    empty.trim_end(),
-                    &board,
-                )
-                .await;
-                retry = Duration::from_secs(1);
-                e
-            }
-            Err(e) => e,
+}
+
+impl crate::live::Kept for Context {
+    type Started = (crate::source::Live, Watch, crate::source::watch::Scope);
+
+    async fn start(&mut self) -> Result<Self::Started> {
+        super::watch::start(&self.ctx, self.args.cluster.as_deref()).await
+    }
+
+    async fn follow(&mut self, (live, watch, scope): Self::Started) -> Option<Error> {
+        // Its servers read beside its watch, as status --watch reads them
+        // (the same re-reader).
+        let servers =
+            super::shared::LiveServers::new(&live, self.args.servers, &self.args.servers_ca);
+        let label = self.several.then(|| self.name.label());
+        let empty = match self.args.cluster.as_deref() {
+            Some(name) => notice::named_cluster_missing(name, scope.namespace.as_deref()),
+            None => notice::no_clusters_message(scope.namespace.as_deref()),
         };
-        let text = unreadable(&error.to_string(), retry.as_secs());
-        change(&board, |b| {
-            let Some(c) = b.contexts.get_mut(at) else {
+        let followed = Followed {
+            watch,
+            servers,
+            at: self.at,
+            context: label,
+        };
+        Some(follow(&self.ctx, followed, empty.trim_end(), &self.board).await)
+    }
+
+    fn down(&mut self, why: Option<&Error>, retry_in: Duration) {
+        let why = why.map_or_else(String::new, ToString::to_string);
+        // Whole seconds, rounded up: "retrying in 0s" would be untrue.
+        let secs = u64::try_from(retry_in.as_millis().div_ceil(1000)).unwrap_or(u64::MAX);
+        let text = unreadable(&why, secs);
+        change(&self.board, |b| {
+            let Some(c) = b.contexts.get_mut(self.at) else {
                 return false;
             };
             c.line.connection = text;
@@ -204,8 +202,6 @@ async fn keep_context(
             c.views.clear();
             true
         });
-        tokio::time::sleep(retry).await;
-        retry = (retry * 2).min(MAX_RETRY);
     }
 }
 
@@ -279,7 +275,7 @@ async fn follow(
         let context = context.clone();
         let judging = tokio::task::spawn_blocking(move || {
             let now = Timestamp::now();
-            let objects = super::judgements::WithReadings {
+            let objects = crate::live::judgements::WithReadings {
                 objects: current,
                 readings,
                 changed: again,
@@ -361,7 +357,7 @@ struct Judged {
 /// cannot be read is the error.
 fn judge(
     judgements: &mut Judgements<Judged>,
-    objects: impl super::judgements::Clusters,
+    objects: impl crate::live::judgements::Clusters,
     changed: &crate::snapshot::Changed,
     now: Timestamp,
     threshold: Duration,

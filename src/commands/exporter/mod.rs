@@ -8,7 +8,7 @@
 //! and when time alone can change a verdict
 //! ([`crate::report::Report::next_change`]), at least every [`MAX_WAIT`];
 //! each cluster judged is read from the watch's stores alone
-//! ([`super::judgements`]). Only a summary of each judged cluster is kept,
+//! ([`crate::live::judgements`]). Only a summary of each judged cluster is kept,
 //! with each kind's health, in [`Shared`] (a cluster's view and report are
 //! dropped once judged: at 10,000 nodes each is tens of MiB); a scrape
 //! renders them ([`crate::render::metrics`]) and never reads the API
@@ -26,9 +26,9 @@ pub(crate) mod servers;
 
 use super::Ctx;
 use super::contexts::{self, ContextName};
-use super::judgements::{Judgements, WithReadings};
 use crate::cli::{ExporterArgs, GlobalArgs};
 use crate::error::{Error, Outcome, Result};
+use crate::live::judgements::{Judgements, WithReadings};
 use crate::render::metrics::{
     ClusterSummary, ContextView, ErrorKind, Judged, KindView, kind_down, readiness_news, serving,
     watches_restarted,
@@ -37,7 +37,7 @@ use crate::snapshot::Changed;
 use crate::source::live;
 use crate::source::select::Kind;
 use crate::source::servers::Reach;
-use crate::source::watch::{InView, Scope, Update, Watch};
+use crate::source::watch::{InView, Update, Watch};
 use jiff::Timestamp;
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -58,9 +58,6 @@ pub(crate) const MIN_GAP: Duration = Duration::from_secs(1);
 
 /// How often an unreadable view is looked at again.
 const BAD_DATA_RETRY: Duration = Duration::from_secs(5);
-
-/// The longest wait between two tries to use a context's kubeconfig entry.
-const MAX_RETRY: Duration = Duration::from_secs(60);
 
 /// What every context's task last saw, read by each scrape.
 #[derive(Debug, Default)]
@@ -116,13 +113,14 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
     let mut tasks = Vec::with_capacity(names.len());
     for (at, name) in names.into_iter().enumerate() {
         let global = ctx.global.for_context(name.0.as_deref());
-        tasks.push(tokio::spawn(keep_context(
+        tasks.push(tokio::spawn(crate::live::keep(Context {
             global,
             name,
             at,
-            Arc::clone(&shared),
-            reading.clone(),
-        )));
+            shared: Arc::clone(&shared),
+            reading: reading.clone(),
+            said: None,
+        })));
     }
     http::serve(listener, shared, super::watch::stop_requested()).await;
     for task in &tasks {
@@ -164,45 +162,57 @@ pub(crate) fn error_kind(error: &Error) -> ErrorKind {
     }
 }
 
-/// Keeps one context's view for as long as the exporter runs: connects (a
-/// kubeconfig entry that cannot be used is tried again, backing off to
-/// [`MAX_RETRY`]), then watches and judges; with `reading`, reads the
-/// servers that way, pausing that long between rounds ([`servers`]).
-async fn keep_context(
+/// One context's view, kept for as long as the exporter runs
+/// ([`crate::live::keep`]: a kubeconfig entry that cannot be used, or a
+/// watch that ends, is tried again after the back-off): watched and
+/// judged; with `reading`, its servers read that way, pausing that long
+/// between rounds ([`servers`]).
+struct Context {
     global: GlobalArgs,
     name: ContextName,
     at: usize,
     shared: Arc<Shared>,
     reading: Option<(Reach, Duration)>,
-) {
-    let mut retry = Duration::from_secs(1);
-    let mut said = None;
-    loop {
-        match live::connect(&crate::commands::access(&global)).await {
-            Ok(live) => {
-                let scope = Scope {
-                    // `-n`, else every namespace (not the kubeconfig's).
-                    namespace: global.namespace.clone(),
-                    cluster: None,
-                };
-                match Watch::start_tolerant(&live, &scope) {
-                    Ok(watch) => {
-                        let reader = reading.clone().map(|(transport, interval)| Reader {
-                            live: live.clone(),
-                            transport,
-                            interval,
-                        });
-                        watch_context(watch, &global, &name, at, &shared, reader).await;
-                        // Every watcher stopped (it never should): start over.
-                        log(&watches_restarted(name.given()));
-                    }
-                    Err(e) => fail(&shared, at, &name, &e, &mut said),
-                }
-            }
-            Err(e) => fail(&shared, at, &name, &e, &mut said),
+    /// The last error said on stderr (each is said once).
+    said: Option<String>,
+}
+
+impl crate::live::Kept for Context {
+    type Started = (live::Live, Watch);
+
+    async fn start(&mut self) -> Result<Self::Started> {
+        // `-n`, else every namespace (not the kubeconfig's).
+        let in_view = crate::live::InView::NamespaceOrAll(self.global.namespace.as_deref());
+        let access = crate::commands::access(&self.global);
+        let (live, watch, _) =
+            crate::live::start(&access, in_view, None, crate::live::Tolerance::Tolerant).await?;
+        Ok((live, watch))
+    }
+
+    async fn follow(&mut self, (live, watch): Self::Started) -> Option<Error> {
+        let reader = self.reading.clone().map(|(transport, interval)| Reader {
+            live,
+            transport,
+            interval,
+        });
+        watch_context(
+            watch,
+            &self.global,
+            &self.name,
+            self.at,
+            &self.shared,
+            reader,
+        )
+        .await;
+        None
+    }
+
+    fn down(&mut self, why: Option<&Error>, _retry_in: Duration) {
+        match why {
+            Some(e) => fail(&self.shared, self.at, &self.name, e, &mut self.said),
+            // Every watcher stopped (it never should): start over.
+            None => log(&watches_restarted(self.name.given())),
         }
-        tokio::time::sleep(retry).await;
-        retry = (retry * 2).min(MAX_RETRY);
     }
 }
 

@@ -15,7 +15,7 @@
 //! beside the loop as well: the loop hears the watch and the signals
 //! while a reading is under way.
 
-use super::super::judgements::Readings;
+use crate::live::judgements::Readings;
 use crate::render::metrics::ServersSummary;
 use crate::snapshot::{Changed, ClusterKey, ServerReading, Snapshot};
 use crate::source::live::Live;
@@ -254,7 +254,7 @@ mod tests {
     /// that cluster; the others keep their judgement (without readings).
     #[test]
     fn a_cluster_whose_reading_changed_is_judged_again_with_it_alone() {
-        use super::super::super::judgements::{Judgements, WithReadings};
+        use crate::live::judgements::{Judgements, WithReadings};
         use crate::report::ClusterReport;
         use crate::source::watch::fake::Fake;
         let threshold = Duration::from_secs(600);
