@@ -12,7 +12,7 @@
 //! report on stdout for `-o json|yaml`, and why it stopped on stderr.
 
 use super::shared::in_view;
-use super::watch::{ConnectionView, TICK, start};
+use super::watch::{ConnectionView, ConnectionWords, TICK, start};
 use crate::cli::{OutputFormat, WaitArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};

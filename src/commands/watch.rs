@@ -25,11 +25,12 @@ use crate::cli::{OutputFormat, StatusArgs};
 use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
 use crate::live::judgements::Judgements;
+pub(crate) use crate::live::{ConnectionView, stop_requested};
 use crate::render::notice::no_clusters_message;
 use crate::render::watch::{LISTING, connection_log_line, connection_words, status_line};
 use crate::report::{ClusterReport, Report, Verdict};
 use crate::source::Live;
-use crate::source::watch::{Connection, Scope, Update, Watch};
+use crate::source::watch::{Scope, Update, Watch};
 use crate::units::timestamp;
 use crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use jiff::Timestamp;
@@ -147,28 +148,6 @@ pub(crate) fn next_wake(report: &Report, now: Timestamp, ticking: bool) -> Durat
         .min(MAX_WAIT)
 }
 
-/// Resolves when Ctrl-C (SIGINT) or SIGTERM asks the view to end: both leave
-/// through the same door, so the terminal is restored and the exit is 0. A
-/// signal that cannot be listened for is simply not listened for; the view
-/// must not end because of it.
-pub(crate) async fn stop_requested() {
-    let sigterm = async {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            if let Ok(mut terminate) = signal(SignalKind::terminate()) {
-                terminate.recv().await;
-                return;
-            }
-        }
-        std::future::pending::<()>().await
-    };
-    tokio::select! {
-        Ok(()) = tokio::signal::ctrl_c() => {}
-        () = sigterm => {}
-    }
-}
-
 /// Connects and starts the watch of what `status`/`wait` would read
 /// ([`crate::live::start`]).
 pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Live, Watch, Scope)> {
@@ -213,75 +192,28 @@ fn render_as_of(report: &Report, ctx: &Ctx, scope: &Scope, as_of: Option<&str>) 
     }
 }
 
-/// The connection state as shown; `Lost` keeps the moment of the next try
-/// so the countdown runs between updates, and since when the view is
-/// blind (the time its reading is "as of").
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum ConnectionView {
-    Live,
-    Lost {
-        retry_at: Instant,
-        error: String,
-        /// When the watch first said the connection was lost (kept over
-        /// the failed tries that follow): the view is as of then.
-        since: Timestamp,
-    },
-}
-
-impl From<Connection> for ConnectionView {
-    fn from(c: Connection) -> Self {
-        ConnectionView::Live.then(c, Timestamp::now())
-    }
-}
-
-impl ConnectionView {
-    /// The state after the watch said `c` at `now`: a loss that goes on
-    /// keeps the moment it began.
-    pub(crate) fn then(&self, c: Connection, now: Timestamp) -> ConnectionView {
-        match c {
-            Connection::Live => ConnectionView::Live,
-            Connection::Lost { retry_in, error } => ConnectionView::Lost {
-                retry_at: Instant::now() + retry_in,
-                error,
-                since: match self {
-                    ConnectionView::Lost { since, .. } => *since,
-                    ConnectionView::Live => now,
-                },
-            },
-        }
-    }
-
-    /// The time the view's reading is as of when it is stale (the
-    /// connection lost, docs/usage.md "When the connection is lost"), else
-    /// `None`: a live watch hears every change as it comes.
-    pub(crate) fn stale_since(&self) -> Option<Timestamp> {
-        match self {
-            ConnectionView::Live => None,
-            ConnectionView::Lost { since, .. } => Some(*since),
-        }
-    }
-
+/// How a context's connection is said (the words are render's; the state
+/// is the live layer's [`ConnectionView`]).
+pub(crate) trait ConnectionWords {
     /// "as of 10:16:11 (12s ago)" when stale at `now`.
-    pub(crate) fn as_of(&self, now: Timestamp) -> Option<String> {
+    fn as_of(&self, now: Timestamp) -> Option<String>;
+    /// "live", or "connection lost, retrying in 4s".
+    fn words(&self, now: Instant) -> String;
+    /// The stderr line off a terminal.
+    fn log_line(&self, now: Instant) -> String;
+}
+
+impl ConnectionWords for ConnectionView {
+    fn as_of(&self, now: Timestamp) -> Option<String> {
         self.stale_since()
             .map(|since| crate::render::watch::as_of(since, now))
     }
 
-    /// How long until the next try (`None` when live); never negative.
-    fn retry_in(&self, now: Instant) -> Option<Duration> {
-        match self {
-            ConnectionView::Live => None,
-            ConnectionView::Lost { retry_at, .. } => Some(retry_at.saturating_duration_since(now)),
-        }
-    }
-
-    /// "live", or "connection lost, retrying in 4s".
-    pub(crate) fn words(&self, now: Instant) -> String {
+    fn words(&self, now: Instant) -> String {
         connection_words(self.retry_in(now))
     }
 
-    /// The stderr line off a terminal.
-    pub(crate) fn log_line(&self, now: Instant) -> String {
+    fn log_line(&self, now: Instant) -> String {
         let lost = match (self, self.retry_in(now)) {
             (ConnectionView::Lost { error, .. }, Some(retry_in)) => {
                 Some((retry_in, error.as_str()))
@@ -809,51 +741,22 @@ mod tests {
     }
 
     #[test]
-    fn connection_view_knows_when_the_next_try_is() {
+    fn a_lost_connection_is_said_with_its_next_try_and_its_time() {
         let now = Instant::now();
-        let lost = |after: Duration| ConnectionView::Lost {
-            retry_at: now + after,
+        let lost = ConnectionView::Lost {
+            retry_at: now + Duration::from_secs(1),
             error: "connection refused".into(),
-            since: Timestamp::UNIX_EPOCH,
+            since: Timestamp::from_second(100).expect("a time"),
         };
-        assert_eq!(ConnectionView::Live.retry_in(now), None);
         assert_eq!(
-            lost(Duration::from_millis(3200)).retry_in(now),
-            Some(Duration::from_millis(3200))
-        );
-        // A try already due is due now, not overdue.
-        assert_eq!(
-            lost(Duration::ZERO).retry_in(now + Duration::from_secs(5)),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(
-            lost(Duration::from_secs(1)).log_line(now),
+            lost.log_line(now),
             "connection lost, retrying in 1s: connection refused\n"
         );
-    }
-
-    /// A loss that goes on (each failed try says Lost again) keeps the
-    /// moment it began: the view is as of then, not of the last try.
-    #[test]
-    fn a_loss_keeps_when_it_began_until_the_view_is_live() {
-        let t = |s: i64| Timestamp::from_second(s).expect("a time");
-        let lost = || Connection::Lost {
-            retry_in: Duration::from_secs(4),
-            error: "connection refused".into(),
-        };
-        let view = ConnectionView::Live;
-        assert_eq!(view.stale_since(), None);
-        let view = view.then(lost(), t(100));
-        assert_eq!(view.stale_since(), Some(t(100)));
-        let view = view.then(lost(), t(130));
-        assert_eq!(view.stale_since(), Some(t(100)), "still as of the loss");
-        let words = view.as_of(t(112)).expect("stale");
-        assert!(words.ends_with("(12s ago)"), "{words}");
-        let view = view.then(Connection::Live, t(140));
-        assert_eq!(view.stale_since(), None);
-        assert_eq!(view.as_of(t(140)), None);
-        let view = view.then(lost(), t(150));
-        assert_eq!(view.stale_since(), Some(t(150)), "a new loss");
+        let as_of = lost
+            .as_of(Timestamp::from_second(112).expect("a time"))
+            .expect("stale");
+        assert!(as_of.ends_with("(12s ago)"), "{as_of}");
+        assert_eq!(ConnectionView::Live.as_of(Timestamp::UNIX_EPOCH), None);
     }
 
     use crate::commands::shared::check_in_view;

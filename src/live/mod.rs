@@ -10,21 +10,25 @@
 //!   ends, told why, started again after kube-runtime's back-off
 //!   ([`DefaultBackoff`]: 0.8 s doubling to 30 s, with jitter, reset once
 //!   a start succeeds);
-//! - [`judgements`]: each cluster's judgement, kept between changes.
+//! - [`ConnectionView`]: a context's connection, live or lost since when
+//!   (what a stale view is "as of");
+//! - [`judgements`]: each cluster's judgement, kept between changes;
+//! - [`stop_requested`]: Ctrl-C or SIGTERM, the one door out of each.
 //!
 //! The servers' re-reads are still two schedules (`source::servers::
 //! Rereader` for `status --watch`, `wait` and the dashboard; the
-//! exporter's `keep_reading`), and each command still keeps its own
-//! connection state (`commands::watch::ConnectionView`): see
-//! CONTRIBUTING.md, "The layers".
+//! exporter's `keep_reading`): see CONTRIBUTING.md, "The layers".
 //!
 //! Direction: commands -> live -> source; render never imports it
 //! (tests/layers.rs).
 
+mod connection;
 pub(crate) mod judgements;
 
+pub(crate) use connection::ConnectionView;
+
 use crate::error::{Error, Result};
-use crate::source::live::{self as connection, Live};
+use crate::source::live::{Live, connect};
 use crate::source::watch::{Scope, Watch};
 use crate::source::{Access, live_namespace};
 use kube::runtime::utils::Backoff;
@@ -64,7 +68,7 @@ pub(crate) async fn start(
     cluster: Option<&str>,
     tolerance: Tolerance,
 ) -> Result<(Live, Watch, Scope)> {
-    let live = connection::connect(access).await?;
+    let live = connect(access).await?;
     let namespace = match in_view {
         InView::AsAsked {
             namespace,
@@ -120,3 +124,25 @@ pub(crate) async fn keep<K: Kept>(mut context: K) {
 
 /// DefaultBackoff's longest wait.
 const LONGEST_RETRY: Duration = Duration::from_secs(30);
+
+/// Resolves when Ctrl-C (SIGINT) or SIGTERM asks the view to end: both leave
+/// through the same door, so the terminal is restored and the exit is 0. A
+/// signal that cannot be listened for is simply not listened for; the view
+/// must not end because of it.
+pub(crate) async fn stop_requested() {
+    let sigterm = async {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+                terminate.recv().await;
+                return;
+            }
+        }
+        std::future::pending::<()>().await
+    };
+    tokio::select! {
+        Ok(()) = tokio::signal::ctrl_c() => {}
+        () = sigterm => {}
+    }
+}

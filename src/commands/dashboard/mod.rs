@@ -22,7 +22,7 @@ mod http;
 
 use super::Ctx;
 use super::contexts::{self, ContextName};
-use super::watch::{ConnectionView, TICK, stop_requested};
+use super::watch::{ConnectionView, ConnectionWords, TICK, stop_requested};
 use crate::classify::NodeTimelines;
 use crate::cli::DashboardArgs;
 use crate::error::{Error, Outcome, Result};
