@@ -304,6 +304,27 @@ enum Belief {
     },
 }
 
+impl Belief {
+    /// A candidate of a failover whose new primary is unknown is ruled out
+    /// (it is a replica) at `at`: the one left, if one is, is the primary
+    /// (inferred). Any other belief is as it was.
+    fn rule_out(&mut self, node: usize, at: Timestamp) {
+        let Belief::OneOf { candidates, .. } = self else {
+            return;
+        };
+        candidates.retain(|&c| c != node);
+        if let [only] = candidates.as_slice() {
+            *self = Belief::Primary {
+                node: *only,
+                source: RoleSource::Inferred,
+                at,
+                ip: None,
+                walk: false,
+            };
+        }
+    }
+}
+
 /// What contradicted a judged primary.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Doubt {
@@ -952,22 +973,7 @@ fn says_live(
                 | Belief::Doubted { primary: p, .. }
                 | Belief::Unapplied { primary: p, .. },
             ) if *p == node => failed_over(ctx, shard, Some(node), at, false, r),
-            Some(Belief::OneOf { candidates, .. }) => {
-                candidates.retain(|&c| c != node);
-                if let [only] = candidates.as_slice() {
-                    let only = *only;
-                    r.beliefs.insert(
-                        shard,
-                        Belief::Primary {
-                            node: only,
-                            source: RoleSource::Inferred,
-                            at,
-                            ip: None,
-                            walk: false,
-                        },
-                    );
-                }
-            }
+            Some(belief @ Belief::OneOf { .. }) => belief.rule_out(node, at),
             _ => {}
         },
     }
@@ -1101,22 +1107,7 @@ fn replay(ctx: &RoleInput<'_, '_, '_>, facts: &[(Timestamp, Fact)]) -> Replay {
                     None if status_claimant(ctx, shard) == Some(node) => {
                         failed_over(ctx, shard, Some(node), at, false, &mut r);
                     }
-                    Some(Belief::OneOf { candidates, .. }) => {
-                        candidates.retain(|&c| c != node);
-                        if let [only] = candidates.as_slice() {
-                            let only = *only;
-                            r.beliefs.insert(
-                                shard,
-                                Belief::Primary {
-                                    node: only,
-                                    source: RoleSource::Inferred,
-                                    at,
-                                    ip: None,
-                                    walk: false,
-                                },
-                            );
-                        }
-                    }
+                    Some(belief @ Belief::OneOf { .. }) => belief.rule_out(node, at),
                     _ => {}
                 }
             }
