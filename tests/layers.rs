@@ -156,6 +156,48 @@ fn one_place_starts_a_watch_and_retries_a_context() {
     );
 }
 
+/// The servers are read again on one schedule (issue 43): only the live
+/// layer's re-reader reads them in a loop, and the four live commands read
+/// them through it alone (a one-shot reading, `servers::read_into`, is
+/// for status, explain, bundle and the steering commands).
+#[test]
+fn one_place_reads_the_servers_again() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    collect(&src, &mut files);
+    let live_commands = [
+        "commands/watch.rs",
+        "commands/wait.rs",
+        "commands/dashboard/",
+        "commands/exporter/",
+    ];
+    let mut rereads = Vec::new();
+    let mut by_hand = Vec::new();
+    for f in &files {
+        let at = f.strip_prefix(&src).unwrap_or(f).display().to_string();
+        let text = production_code(&std::fs::read_to_string(f).expect("readable source"));
+        if text.contains("read_cluster_into(") && !at.starts_with("source/") {
+            rereads.push(at.clone());
+        }
+        if live_commands.iter().any(|c| at.starts_with(c))
+            && ["read_into(", "read_cluster_into("]
+                .iter()
+                .any(|m| text.contains(m))
+        {
+            by_hand.push(at);
+        }
+    }
+    assert_eq!(
+        rereads,
+        ["live/servers.rs"],
+        "the servers re-read elsewhere"
+    );
+    assert!(
+        by_hand.is_empty(),
+        "a live command reads the servers itself: {by_hand:?}"
+    );
+}
+
 #[test]
 fn no_two_sibling_modules_import_each_other() {
     let edges = edges_of_src();

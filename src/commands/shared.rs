@@ -5,6 +5,7 @@
 use crate::cli::OutputFormat;
 use crate::commands::Ctx;
 use crate::error::{Error, Result};
+use crate::live::servers::Rereader;
 use crate::render::json::{to_json, to_yaml};
 use crate::render::table::{TableOptions, status_screen};
 use crate::report::Report;
@@ -229,101 +230,41 @@ pub(crate) async fn read_servers(
     crate::render::notice::servers_unread(&accounts)
 }
 
-/// `--servers` of a live view (`status --watch`, `wait`): the re-reader,
-/// when it next reads, and the lines last said about servers not read.
-///
-/// The servers are read beside the view's loop, not in it (issue 42): the
-/// loop [`LiveServers::begin`]s a reading once due, and waits for
-/// [`LiveServers::finished`] in its `select!` beside the watch, the clock
-/// and the signals, judging what comes first.
-pub(crate) struct LiveServers {
-    reader: crate::source::servers::Rereader,
-    due: tokio::time::Instant,
-    said: String,
-    /// A reading has ended: what the servers say is known.
-    read: bool,
+/// The servers' re-reader of a person's live view (`status --watch`,
+/// `wait`, the dashboard) as `how` asks for it, reading every
+/// [`crate::live::servers::REREAD`]; none for `off` or no `--servers`.
+pub(crate) fn rereader(
+    live: &Live,
+    how: Option<crate::cli::ServersArg>,
+    ca: &crate::cli::ServersCaArgs,
+) -> Option<Rereader> {
+    Some(Rereader::new(
+        live,
+        reach(how?, ca)?,
+        crate::live::servers::REREAD,
+    ))
 }
 
 /// What a reading of the servers ended with: the clusters to judge again
 /// for what their servers said, and the lines about servers not read when
-/// they differ from the last ones said (an empty text: all read now).
+/// they differ from the last ones said (`said`; an empty text: all read
+/// now).
 pub(crate) type ServersRead = (
     std::collections::BTreeSet<crate::snapshot::ClusterKey>,
     Option<String>,
 );
 
-impl LiveServers {
-    /// The re-reader `how` asks for; none for `off` or no `--servers`.
-    pub(crate) fn new(
-        live: &Live,
-        how: Option<crate::cli::ServersArg>,
-        ca: &crate::cli::ServersCaArgs,
-    ) -> Option<LiveServers> {
-        Some(LiveServers {
-            reader: crate::source::servers::Rereader::new(live, reach(how?, ca)?),
-            due: tokio::time::Instant::now(),
-            said: String::new(),
-            read: false,
-        })
-    }
-
-    /// When the servers are read next; none while a reading is under way.
-    pub(crate) fn due(&self) -> Option<tokio::time::Instant> {
-        (!self.reader.under_way()).then_some(self.due)
-    }
-
-    pub(crate) fn reader(&self) -> &crate::source::servers::Rereader {
-        &self.reader
-    }
-
-    /// The first reading has ended: a decision made now has heard the
-    /// servers (`wait` makes none before; a view shows the API's
-    /// judgement meanwhile).
-    pub(crate) fn has_read(&self) -> bool {
-        self.read
-    }
-
-    /// With the objects in view and what changed in them: notes the
-    /// clusters whose objects changed, and begins reading the servers
-    /// again once due and none is under way.
-    pub(crate) fn begin(
-        &mut self,
-        objects: &crate::source::watch::InView,
-        changed: &crate::snapshot::Changed,
-    ) -> Result<()> {
-        self.reader.touched(objects.changed_clusters(changed));
-        if self.reader.under_way() || tokio::time::Instant::now() < self.due {
-            return Ok(());
-        }
-        let mut views = Vec::new();
-        objects.each_view(&objects.cluster_keys(), |key, view| {
-            views.push((key, view));
-        })?;
-        self.reader.start(views);
-        Ok(())
-    }
-
-    /// Waits for the reading under way to end (forever when none is);
-    /// the next one is due [`crate::source::servers::REREAD`] after.
-    /// Cancel-safe, for a `select!`.
-    pub(crate) async fn finished(&mut self) -> ServersRead {
-        let again = self.reader.finished().await;
-        self.read = true;
-        self.due = tokio::time::Instant::now() + crate::source::servers::REREAD;
-        let lines = crate::render::notice::servers_unread(&self.reader.accounts());
-        let news = (lines != self.said).then(|| lines.clone());
-        self.said = lines;
-        (again, news)
-    }
-}
-
 /// Waits for `servers`' reading under way, if any; forever otherwise (for
-/// a `select!` arm of a view with or without `--servers`).
-pub(crate) async fn servers_read(servers: &mut Option<LiveServers>) -> ServersRead {
-    match servers {
-        Some(s) => s.finished().await,
-        None => std::future::pending().await,
-    }
+/// a `select!` arm of a view with or without `--servers`). Cancel-safe.
+pub(crate) async fn servers_read(servers: &mut Option<Rereader>, said: &mut String) -> ServersRead {
+    let Some(s) = servers else {
+        return std::future::pending().await;
+    };
+    let again = s.finished().await;
+    let lines = crate::render::notice::servers_unread(&s.accounts());
+    let news = (lines != *said).then(|| lines.clone());
+    *said = lines;
+    (again, news)
 }
 
 #[cfg(test)]

@@ -157,7 +157,8 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
     let mut last_progress = None;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    let mut servers = super::shared::LiveServers::new(&live, args.servers, &args.servers_ca);
+    let mut servers = super::shared::rereader(&live, args.servers, &args.servers_ca);
+    let mut said = String::new();
     let mut connection = ConnectionView::Live;
     let exit = loop {
         // The servers are read beside the loop (the tick wakes it when a
@@ -176,7 +177,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
                     }
                 }
             },
-            (clusters, lines) = super::shared::servers_read(&mut servers) => {
+            (clusters, lines) = super::shared::servers_read(&mut servers, &mut said) => {
                 // The clusters whose readings changed are judged again too.
                 again = clusters;
                 if let Some(lines) = lines {
@@ -190,7 +191,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         let changed = watch.take_changed();
         // The servers, read again every REREAD once the last reading ended.
         if let Some(s) = &mut servers {
-            s.begin(snapshot, &changed)?;
+            s.begin(snapshot, &changed);
             // Nothing is decided before the servers were heard once: the
             // API alone may say Stalled of a primary held back for its
             // replica to sync. Every cluster is judged then (none was
@@ -204,7 +205,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &WaitArgs) -> Result<Outcome> {
         judgements.update(
             crate::live::judgements::WithReadings {
                 objects: snapshot.clone(),
-                readings: servers.as_ref().map(|s| s.reader()),
+                readings: servers.as_ref(),
                 changed: again,
             },
             &changed,

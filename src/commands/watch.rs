@@ -55,7 +55,8 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
     let stop = stop_requested();
     tokio::pin!(stop);
     let mut checked = false;
-    let mut servers = super::shared::LiveServers::new(&live, args.servers, &args.servers_ca);
+    let mut servers = super::shared::rereader(&live, args.servers, &args.servers_ca);
+    let mut said = String::new();
     loop {
         // The servers are read with the objects in view: not before them.
         // A reading runs beside the loop: the watch, the clock and the
@@ -75,7 +76,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
                     out.connection(&connection)?;
                 }
             },
-            (clusters, lines) = super::shared::servers_read(&mut servers) => {
+            (clusters, lines) = super::shared::servers_read(&mut servers, &mut said) => {
                 // The clusters whose readings changed are judged again too.
                 again = clusters;
                 if let Some(lines) = lines {
@@ -92,7 +93,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         let changed = watch.take_changed();
         // The servers, read again every REREAD once the last reading ended.
         if let Some(s) = &mut servers {
-            s.begin(snapshot, &changed)?;
+            s.begin(snapshot, &changed);
         }
         let now = ctx.now();
         // Judged again: the clusters whose objects changed, those whose
@@ -102,7 +103,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &StatusArgs) -> Result<Outcome> {
         judgements.update(
             crate::live::judgements::WithReadings {
                 objects: snapshot.clone(),
-                readings: servers.as_ref().map(|s| s.reader()),
+                readings: servers.as_ref(),
                 changed: again,
             },
             &changed,

@@ -13,7 +13,6 @@ use crate::classify::classify;
 use crate::error::Result;
 use crate::report::ClusterReport;
 use crate::snapshot::{Changed, ClusterKey, Snapshot};
-use crate::source::servers::Rereader;
 use crate::source::watch::InView;
 use jiff::Timestamp;
 use std::collections::{BTreeMap, BTreeSet};
@@ -83,9 +82,9 @@ impl Clusters for InView {
 }
 
 /// Objects in view with what their servers said: each view gets its
-/// cluster's newest readings ([`Rereader::add_to`]) before it is judged,
+/// cluster's newest readings ([`Readings::add_to`]) before it is judged,
 /// and the clusters whose readings changed (`changed`, from
-/// [`Rereader::read`]) are judged again like those whose objects did.
+/// [`Rereader::finished`](super::servers::Rereader::finished)) are judged again like those whose objects did.
 /// Without a re-reader it is the objects alone.
 pub(crate) struct WithReadings<C, R> {
     pub objects: C,
@@ -94,26 +93,11 @@ pub(crate) struct WithReadings<C, R> {
 }
 
 /// Where each cluster's newest readings are kept: the watch's and wait's
-/// [`Rereader`], the exporter's own (it reads on a task of its own).
+/// [`Rereader`](super::servers::Rereader) itself, or a copy of its handles to judge with off the
+/// loop's task ([`Rereader::shared`](super::servers::Rereader::shared)).
 pub(crate) trait Readings {
     /// Adds cluster `key`'s newest readings to its view.
     fn add_to(&self, key: &ClusterKey, view: &mut Snapshot);
-}
-
-impl Readings for &Rereader {
-    fn add_to(&self, key: &ClusterKey, view: &mut Snapshot) {
-        Rereader::add_to(self, key, view);
-    }
-}
-
-/// A copy of some clusters' newest readings ([`Rereader::readings_of`]).
-impl Readings for BTreeMap<ClusterKey, Vec<crate::snapshot::ServerReading>> {
-    fn add_to(&self, key: &ClusterKey, view: &mut Snapshot) {
-        if let Some(readings) = self.get(key) {
-            view.readings.extend(readings.iter().cloned());
-            view.normalize();
-        }
-    }
 }
 
 impl<C: Clusters, R: Readings> Clusters for WithReadings<C, R> {
@@ -311,7 +295,7 @@ mod tests {
             .update(
                 WithReadings {
                     objects: fleet.clone(),
-                    readings: None::<&Rereader>,
+                    readings: None::<&crate::live::servers::Rereader>,
                     changed: [four].into(),
                 },
                 &Changed::default(),
@@ -326,7 +310,7 @@ mod tests {
             .update(
                 WithReadings {
                     objects: fleet,
-                    readings: None::<&Rereader>,
+                    readings: None::<&crate::live::servers::Rereader>,
                     changed: BTreeSet::new(),
                 },
                 &Changed::default(),

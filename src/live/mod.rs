@@ -13,17 +13,16 @@
 //! - [`ConnectionView`]: a context's connection, live or lost since when
 //!   (what a stale view is "as of");
 //! - [`judgements`]: each cluster's judgement, kept between changes;
+//! - [`servers`]: the Valkey servers read again on one schedule
+//!   ([`servers::Rereader`]), for whichever of the four asked for them;
 //! - [`stop_requested`]: Ctrl-C or SIGTERM, the one door out of each.
-//!
-//! The servers' re-reads are still two schedules (`source::servers::
-//! Rereader` for `status --watch`, `wait` and the dashboard; the
-//! exporter's `keep_reading`): see CONTRIBUTING.md, "The layers".
 //!
 //! Direction: commands -> live -> source; render never imports it
 //! (tests/layers.rs).
 
 mod connection;
 pub(crate) mod judgements;
+pub(crate) mod servers;
 
 pub(crate) use connection::ConnectionView;
 

@@ -21,7 +21,6 @@
 //! the AUTH frame, whose buffer is zeroed once written; it is in no
 //! reading, error or log.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -112,7 +111,76 @@ pub(crate) async fn read_into(
     bounds: Bounds,
 ) -> Vec<ClusterServers> {
     let deadline = deadline(live);
-    read_into_until(live, snapshot, only, reach, bounds, deadline).await
+    read_into_until(
+        live,
+        snapshot,
+        only,
+        reach,
+        bounds,
+        deadline,
+        &CaKept::default(),
+    )
+    .await
+}
+
+/// Reads the servers of the one cluster `key` of `snapshot` (a view of
+/// it) and adds the readings to it, with the CA `ca` keeps: a reading
+/// again and again (the live layer's re-reads) loads the CA once every
+/// [`CA_KEPT`], not at each. Its own `--request-timeout`, as
+/// [`read_into`]'s. `None` when `snapshot` holds no such cluster.
+pub(crate) async fn read_cluster_into(
+    live: &Live,
+    snapshot: &mut Snapshot,
+    key: &ClusterKey,
+    reach: &Reach,
+    bounds: Bounds,
+    ca: &CaKept,
+) -> Option<ClusterServers> {
+    let only = Some((key.0.as_str(), key.1.as_str()));
+    read_into_until(live, snapshot, only, reach, bounds, deadline(live), ca)
+        .await
+        .into_iter()
+        .next()
+}
+
+/// How long a CA loaded for re-reads is used before it is read again (a
+/// CA rotated in its ConfigMap is seen within this); a CA that could not
+/// be loaded is tried again at the next reading.
+pub(crate) const CA_KEPT: Duration = Duration::from_secs(300);
+
+/// The CA's client configuration as last loaded, and when; shared by the
+/// clones of one re-reader's readings.
+#[derive(Clone, Default)]
+pub(crate) struct CaKept(std::sync::Arc<std::sync::Mutex<Option<LoadedCa>>>);
+
+/// A CA's client configuration and when it was loaded.
+type LoadedCa = (tokio::time::Instant, std::sync::Arc<rustls::ClientConfig>);
+
+impl CaKept {
+    /// The CA of `from`: the one kept when loaded less than [`CA_KEPT`]
+    /// ago, else loaded now (and kept when it loads).
+    async fn get(
+        &self,
+        live: &Live,
+        from: &CaFrom,
+        deadline: Option<tokio::time::Instant>,
+    ) -> Result<std::sync::Arc<rustls::ClientConfig>, Failure> {
+        let now = tokio::time::Instant::now();
+        if let Ok(kept) = self.0.lock()
+            && let Some((at, config)) = kept.as_ref()
+            && now < *at + CA_KEPT
+        {
+            return Ok(config.clone());
+        }
+        let loaded = match until(deadline, trust::load(live, from)).await {
+            Some(loaded) => loaded.map_err(Failure::CaUnread)?,
+            None => return Err(Failure::TimedOut),
+        };
+        if let Ok(mut kept) = self.0.lock() {
+            *kept = Some((now, loaded.clone()));
+        }
+        Ok(loaded)
+    }
 }
 
 /// When a reading of the servers that begins now must end: after
@@ -130,6 +198,7 @@ async fn read_into_until(
     reach: &Reach,
     bounds: Bounds,
     deadline: Option<tokio::time::Instant>,
+    kept: &CaKept,
 ) -> Vec<ClusterServers> {
     let clusters: Vec<(String, String)> = snapshot
         .clusters
@@ -138,8 +207,8 @@ async fn read_into_until(
         .filter(|(ns, name)| only.is_none_or(|(ons, on)| ns == ons && name == on))
         .collect();
     let mut accounts = Vec::new();
-    // The CA, read once for every TLS cluster of this reading, and only
-    // when one is read.
+    // The CA, read once for every TLS cluster of this reading (or kept
+    // from an earlier one), and only when one is read.
     let mut ca: Option<Result<std::sync::Arc<rustls::ClientConfig>, Failure>> = None;
     for (ns, name) in clusters {
         let targets = targets_of(snapshot, &ns, &name);
@@ -154,10 +223,7 @@ async fn read_into_until(
                     (None, _) => Err(Failure::Tls),
                     (Some(_), Some(had)) => had.clone(),
                     (Some(from), None) => {
-                        let had = match until(deadline, trust::load(live, from)).await {
-                            Some(loaded) => loaded.map_err(Failure::CaUnread),
-                            None => Err(Failure::TimedOut),
-                        };
+                        let had = kept.get(live, from, deadline).await;
                         ca = Some(had.clone());
                         had
                     }
@@ -196,192 +262,6 @@ async fn read_into_until(
     }
     snapshot.normalize();
     accounts
-}
-
-/// How often [`Rereader`] reads the servers again: `status --watch
-/// --servers` and `wait --servers` (docs/servers.md). The servers change
-/// with no API write (a replica's link going down, a failover the
-/// operator did not make), and the operator holds a primary back for
-/// some 8-10 s per shard while its replica syncs: 5 s shows such a wait
-/// while it lasts, at one Secret GET and one connection per server each
-/// time.
-pub(crate) const REREAD: Duration = Duration::from_secs(5);
-
-/// The servers of a live view, read again every [`REREAD`] (its caller
-/// keeps the clock): it keeps each cluster's newest readings and says
-/// which clusters' readings changed, so only those are judged again. Each
-/// reading is bounded as [`read_into`]'s ([`BOUNDS`], and one
-/// `--request-timeout` for the clusters of one reading together); clusters
-/// are read one after another.
-///
-/// A reading runs on a task of its own (issue 42): the live view's loop
-/// waits for it beside its watch and its signals, so a change in the API
-/// is judged, and Ctrl-C or SIGTERM heard, while the servers are read.
-/// The task is aborted when the re-reader is dropped.
-///
-/// Use: [`Rereader::start`] with each cluster's view when the interval is
-/// up, [`Rereader::finished`] in the loop's `select!` (it waits for the
-/// reading under way, if any), [`Rereader::touched`] with the clusters
-/// whose API objects changed in between, and [`Rereader::add_to`] on each
-/// view before judging it.
-pub(crate) struct Rereader {
-    live: Live,
-    reach: Reach,
-    bounds: Bounds,
-    kept: BTreeMap<ClusterKey, Vec<ServerReading>>,
-    accounts: BTreeMap<ClusterKey, ClusterServers>,
-    touched: BTreeSet<ClusterKey>,
-    under_way: Option<UnderWay>,
-}
-
-/// A reading of the servers on its task: the clusters it reads, those
-/// touched before it began, and the task, aborted when dropped.
-struct UnderWay {
-    keys: BTreeSet<ClusterKey>,
-    touched: BTreeSet<ClusterKey>,
-    task: Aborted<Vec<Fresh>>,
-}
-
-/// One cluster's servers as a reading found them: its readings (by pod)
-/// and its account.
-type Fresh = (ClusterKey, Vec<ServerReading>, Option<ClusterServers>);
-
-/// A task aborted when dropped: a reading no one waits for any more ends
-/// with its connections (a port-forward's too: [`Forward`]).
-struct Aborted<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Drop for Aborted<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-impl Rereader {
-    pub(crate) fn new(live: &Live, reach: Reach) -> Rereader {
-        Rereader {
-            live: live.clone(),
-            reach,
-            bounds: BOUNDS,
-            kept: BTreeMap::new(),
-            accounts: BTreeMap::new(),
-            touched: BTreeSet::new(),
-            under_way: None,
-        }
-    }
-
-    /// Clusters whose API objects changed since their servers were last
-    /// read: they are judged again after the next reading too, since
-    /// whether a reading counts depends on the API's evidence being older
-    /// (docs/servers.md, "Which reading counts"). A cluster touched while a
-    /// reading is under way is judged again when it ends and after the
-    /// one after it.
-    pub(crate) fn touched(&mut self, clusters: impl IntoIterator<Item = ClusterKey>) {
-        self.touched.extend(clusters);
-    }
-
-    /// A reading is under way: [`Rereader::finished`] will end.
-    pub(crate) fn under_way(&self) -> bool {
-        self.under_way.is_some()
-    }
-
-    /// Begins reading the servers of each cluster of `views` (each
-    /// cluster's own objects) on a task of its own; nothing when a reading
-    /// is already under way.
-    pub(crate) fn start(&mut self, views: Vec<(ClusterKey, Snapshot)>) {
-        if self.under_way.is_some() {
-            return;
-        }
-        let keys: BTreeSet<ClusterKey> = views.iter().map(|(k, _)| k.clone()).collect();
-        let (live, reach, bounds) = (self.live.clone(), self.reach.clone(), self.bounds);
-        let task = tokio::spawn(async move {
-            let deadline = deadline(&live);
-            let mut fresh = Vec::new();
-            for (key, mut view) in views {
-                view.readings.clear();
-                let only = Some((key.0.as_str(), key.1.as_str()));
-                let accounts =
-                    read_into_until(&live, &mut view, only, &reach, bounds, deadline).await;
-                let mut readings = std::mem::take(&mut view.readings);
-                readings.sort_by(|a, b| a.pod().cmp(b.pod()));
-                fresh.push((key, readings, accounts.into_iter().next()));
-            }
-            fresh
-        });
-        self.under_way = Some(UnderWay {
-            keys,
-            touched: std::mem::take(&mut self.touched),
-            task: Aborted(task),
-        });
-    }
-
-    /// Waits for the reading under way (forever when there is none), keeps
-    /// what it found and forgets the clusters it did not read. Returns the
-    /// clusters to judge again: those whose readings say something else
-    /// than before (what they say, not when: a reading's time alone is no
-    /// change), and those [`Rereader::touched`] named since the reading
-    /// before. Cancel-safe: dropped before its end, the reading goes on.
-    pub(crate) async fn finished(&mut self) -> BTreeSet<ClusterKey> {
-        let Some(under_way) = &mut self.under_way else {
-            return std::future::pending().await;
-        };
-        let joined = (&mut under_way.task.0).await;
-        let Some(UnderWay { keys, touched, .. }) = self.under_way.take() else {
-            return BTreeSet::new();
-        };
-        let fresh = match joined {
-            Ok(fresh) => fresh,
-            // The reading panicked: so does the view, as it did when the
-            // reading was awaited in its loop. (It is never cancelled: it
-            // is aborted only with its handle.)
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(_) => Vec::new(),
-        };
-        let mut changed = touched;
-        // Touched during the reading: now, and after the next one too.
-        changed.extend(self.touched.iter().cloned());
-        self.kept.retain(|k, _| keys.contains(k));
-        self.accounts.retain(|k, _| keys.contains(k));
-        changed.retain(|k| keys.contains(k));
-        for (key, readings, account) in fresh {
-            if !self
-                .kept
-                .get(&key)
-                .is_some_and(|b| ServerReading::all_say_the_same(b, &readings))
-            {
-                changed.insert(key.clone());
-            }
-            self.kept.insert(key.clone(), readings);
-            if let Some(account) = account {
-                self.accounts.insert(key, account);
-            }
-        }
-        changed
-    }
-
-    /// Adds cluster `key`'s newest readings to its view.
-    pub(crate) fn add_to(&self, key: &ClusterKey, view: &mut Snapshot) {
-        if let Some(readings) = self.kept.get(key) {
-            view.readings.extend(readings.iter().cloned());
-            view.normalize();
-        }
-    }
-
-    /// A copy of the newest readings of the clusters of `keys`, for a
-    /// judgement made off the loop's task (the dashboard's).
-    pub(crate) fn readings_of(
-        &self,
-        keys: &BTreeSet<ClusterKey>,
-    ) -> BTreeMap<ClusterKey, Vec<ServerReading>> {
-        keys.iter()
-            .filter_map(|k| Some((k.clone(), self.kept.get(k)?.clone())))
-            .collect()
-    }
-
-    /// What the last reading of each cluster gave, beside its readings
-    /// (for the line of servers not read).
-    pub(crate) fn accounts(&self) -> Vec<ClusterServers> {
-        self.accounts.values().cloned().collect()
-    }
 }
 
 /// The cluster's servers speak TLS only: `spec.networking.tls` (the

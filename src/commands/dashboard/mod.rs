@@ -168,8 +168,7 @@ impl crate::live::Kept for Context {
     async fn follow(&mut self, (live, watch, scope): Self::Started) -> Option<Error> {
         // Its servers read beside its watch, as status --watch reads them
         // (the same re-reader).
-        let servers =
-            super::shared::LiveServers::new(&live, self.args.servers, &self.args.servers_ca);
+        let servers = super::shared::rereader(&live, self.args.servers, &self.args.servers_ca);
         let label = self.several.then(|| self.name.label());
         let empty = match self.args.cluster.as_deref() {
             Some(name) => notice::named_cluster_missing(name, scope.namespace.as_deref()),
@@ -209,7 +208,7 @@ impl crate::live::Kept for Context {
 /// beside it when asked, its place on the board and its label.
 struct Followed {
     watch: Watch,
-    servers: Option<super::shared::LiveServers>,
+    servers: Option<crate::live::servers::Rereader>,
     at: usize,
     context: Option<String>,
 }
@@ -236,6 +235,7 @@ async fn follow(
     let mut judgements: Judgements<Judged> = Judgements::default();
     let mut connection = ConnectionView::Live;
     let mut said = None;
+    let mut said_last = String::new();
     let mut wake = Instant::now() + TICK;
     loop {
         let reread = servers
@@ -249,7 +249,7 @@ async fn follow(
                 Ok(Update::Connection(c)) => connection = connection.then(c, Timestamp::now()),
                 Err(e) => return e,
             },
-            (clusters, lines) = super::shared::servers_read(&mut servers) => {
+            (clusters, lines) = super::shared::servers_read(&mut servers, &mut said_last) => {
                 again = clusters;
                 if let Some(lines) = lines {
                     said = (!lines.is_empty()).then_some(lines);
@@ -263,14 +263,10 @@ async fn follow(
             continue;
         };
         let changed = watch.take_changed();
-        if let Some(s) = &mut servers
-            && let Err(e) = s.begin(current, &changed)
-        {
-            return e;
+        if let Some(s) = &mut servers {
+            s.begin(current, &changed);
         }
-        let readings = servers
-            .as_ref()
-            .map(|s| s.reader().readings_of(&current.cluster_keys()));
+        let readings = servers.as_ref().map(|s| s.shared());
         let current = current.clone();
         let context = context.clone();
         let judging = tokio::task::spawn_blocking(move || {

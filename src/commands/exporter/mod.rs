@@ -22,16 +22,16 @@
 //! error: the address to listen on, and the kubeconfig's contexts.
 
 pub(crate) mod http;
-pub(crate) mod servers;
 
 use super::Ctx;
 use super::contexts::{self, ContextName};
 use crate::cli::{ExporterArgs, GlobalArgs};
 use crate::error::{Error, Outcome, Result};
 use crate::live::judgements::{Judgements, WithReadings};
+use crate::live::servers::Rereader;
 use crate::render::metrics::{
-    ClusterSummary, ContextView, ErrorKind, Judged, KindView, kind_down, readiness_news, serving,
-    watches_restarted,
+    ClusterSummary, ContextView, ErrorKind, Judged, KindView, ServersSummary, kind_down,
+    readiness_news, serving, watches_restarted,
 };
 use crate::snapshot::Changed;
 use crate::source::live;
@@ -190,11 +190,10 @@ impl crate::live::Kept for Context {
     }
 
     async fn follow(&mut self, (live, watch): Self::Started) -> Option<Error> {
-        let reader = self.reading.clone().map(|(transport, interval)| Reader {
-            live,
-            transport,
-            interval,
-        });
+        let reader = self
+            .reading
+            .clone()
+            .map(|(reach, every)| Rereader::new(&live, reach, every));
         watch_context(
             watch,
             &self.global,
@@ -231,42 +230,55 @@ fn fail(shared: &Shared, at: usize, name: &ContextName, e: &Error, said: &mut Op
     }
 }
 
-/// How a context's servers are read.
-struct Reader {
-    live: live::Live,
-    transport: Reach,
-    interval: Duration,
-}
-
-/// A task that ends when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// The next news of the servers; never, when they are not read.
-async fn servers_news(
-    news: &mut Option<tokio::sync::mpsc::Receiver<servers::News>>,
-) -> Option<servers::News> {
-    match news.as_mut() {
-        Some(rx) => rx.recv().await,
+/// Waits for the servers' reading under way, if any; forever otherwise.
+/// Cancel-safe.
+async fn servers_read(servers: &mut Option<Rereader>) -> BTreeSet<crate::snapshot::ClusterKey> {
+    match servers {
+        Some(s) => s.finished().await,
         None => std::future::pending().await,
     }
 }
 
+/// Says on stderr, for each cluster whose servers were just read, the
+/// lines about those not read when they changed (`said`: the last said).
+fn say_unread(
+    name: &ContextName,
+    servers: &Rereader,
+    said: &mut std::collections::BTreeMap<crate::snapshot::ClusterKey, String>,
+) {
+    let accounts = servers.accounts();
+    said.retain(|(ns, c), _| {
+        accounts
+            .iter()
+            .any(|a| &a.namespace == ns && &a.cluster == c)
+    });
+    for account in accounts {
+        let words = crate::render::notice::servers_unread(std::slice::from_ref(&account));
+        let key = (account.namespace, account.cluster);
+        if said.get(&key).map_or(words.is_empty(), |w| *w == words) {
+            continue;
+        }
+        log(&crate::render::metrics::servers_news(
+            name.given(),
+            &key.0,
+            &key.1,
+            &words,
+        ));
+        said.insert(key, words);
+    }
+}
+
 /// Watches and judges one context until every watcher has stopped; with
-/// `reader`, its servers are read on a clock by a task of their own, and
-/// a cluster is judged again when what they say of it changes.
+/// `servers`, its servers are read again on their clock (the live layer's
+/// [`Rereader`], beside the watch), and a cluster is judged again when
+/// what they say of it changes.
 async fn watch_context(
     mut watch: Watch,
     global: &GlobalArgs,
     name: &ContextName,
     at: usize,
     shared: &Shared,
-    reader: Option<Reader>,
+    servers: Option<Rereader>,
 ) {
     let threshold = global.stall_threshold;
     let mut judgements: Judgements<ClusterSummary> = Judgements::default();
@@ -275,33 +287,15 @@ async fn watch_context(
     let mut due = true;
     let mut wake = Instant::now() + MAX_WAIT;
     let mut said: Option<Vec<String>> = None;
-    // The servers: their task (started with the watch's first whole
-    // listing), its news, the last reading of each cluster, the clusters
-    // whose reading changed since they were last judged, and what the log
-    // last said of each cluster's servers not read.
-    let mut reader = reader;
-    let mut _reading: Option<AbortOnDrop> = None;
-    let mut news: Option<tokio::sync::mpsc::Receiver<servers::News>> = None;
-    let mut kept = servers::Kept::default();
-    let mut read_changed: std::collections::BTreeSet<crate::snapshot::ClusterKey> =
-        Default::default();
-    let mut unread_said: std::collections::BTreeMap<crate::snapshot::ClusterKey, String> =
-        Default::default();
+    // The servers: the clusters whose reading changed since they were last
+    // judged, and what the log last said of each cluster's servers not
+    // read.
+    let mut servers = servers;
+    let mut read_changed: BTreeSet<crate::snapshot::ClusterKey> = BTreeSet::new();
+    let mut unread_said = std::collections::BTreeMap::new();
     loop {
         let mut errors = Vec::new();
-        if let Some(view) = reader.is_some().then(|| watch.in_view()).flatten()
-            && let Some(r) = reader.take()
-        {
-            let (tx, rx) = tokio::sync::mpsc::channel(16);
-            _reading = Some(AbortOnDrop(tokio::spawn(servers::keep_reading(
-                r.live,
-                view,
-                r.transport.clone(),
-                r.interval,
-                tx,
-            ))));
-            news = Some(rx);
-        }
+        let reread = servers.as_ref().and_then(Rereader::due);
         tokio::select! {
             update = watch.next() => match update {
                 Ok(Update::Objects(_)) => due = true,
@@ -312,34 +306,23 @@ async fn watch_context(
                 Err(e) => errors.push(error_kind(&e)),
             },
             () = tokio::time::sleep_until(wake) => due = true,
-            Some(n) = servers_news(&mut news) => match n {
-                servers::News::Read(r) => {
-                    let key = r.key.clone();
-                    let words = r.unread_words.clone();
-                    if kept.put(r) {
-                        read_changed.insert(key.clone());
-                        due = true;
-                    }
-                    let before = unread_said.get(&key).cloned().unwrap_or_default();
-                    if words != before {
-                        log(&crate::render::metrics::servers_news(
-                            name.given(),
-                            &key.0,
-                            &key.1,
-                            &words,
-                        ));
-                        unread_said.insert(key, words);
-                    }
+            again = servers_read(&mut servers) => {
+                if !again.is_empty() {
+                    read_changed.extend(again);
+                    due = true;
                 }
-                servers::News::Round(read) => {
-                    let gone = kept.keep_only(&read);
-                    unread_said.retain(|k, _| read.contains(k));
-                    if !gone.is_empty() {
-                        read_changed.extend(gone);
-                        due = true;
-                    }
+                if let Some(s) = &servers {
+                    say_unread(name, s, &mut unread_said);
                 }
-            },
+            }
+            () = tokio::time::sleep_until(reread.unwrap_or(wake)), if reread.is_some() => {}
+        }
+        // The servers read again once due, with the objects in view.
+        if let Some(s) = &mut servers
+            && s.due().is_some_and(|at| at <= Instant::now())
+            && let Some(view) = watch.in_view()
+        {
+            s.begin(&view, &Changed::default());
         }
         // Unreadable while an object in view breaks the schema.
         let bad_data = watch.unreadable();
@@ -384,11 +367,13 @@ async fn watch_context(
                         // servers said something new, or whose verdict
                         // time alone changes by now, are judged.
                         let mut changed = watch.take_changed();
-                        kept.objects_changed(&current, &changed);
+                        if let Some(s) = &mut servers {
+                            s.begin(&current, &changed);
+                        }
                         changed.clusters.append(&mut read_changed);
                         let objects = WithReadings {
                             objects: current,
-                            readings: Some(kept.shared()),
+                            readings: servers.as_ref().map(Rereader::shared),
                             changed: BTreeSet::new(),
                         };
                         let at;
@@ -480,7 +465,7 @@ const MAX_HEAPS: libc::c_int = 2;
 /// that could not be read.
 async fn judge(
     mut judgements: Judgements<ClusterSummary>,
-    objects: WithReadings<InView, servers::Shared>,
+    objects: WithReadings<InView, crate::live::servers::Shared>,
     changed: Changed,
     threshold: Duration,
 ) -> (Judgements<ClusterSummary>, Timestamp, Option<Error>) {
@@ -492,7 +477,7 @@ async fn judge(
             servers: kept
                 .as_ref()
                 .and_then(|k| k.get(&(r.namespace.clone(), r.name.clone())))
-                .map(|k| k.summary.clone()),
+                .map(|k| ServersSummary::of(&k.account, k.pods)),
             ..ClusterSummary::of(&r)
         };
     let judging = tokio::task::spawn_blocking(move || {
