@@ -13,6 +13,12 @@
 //!   by its server, is not refused for its role; `--servers=off` decides
 //!   from the API alone and says so (ServersUnread), as does a reader
 //!   who may not read the Secret;
+//! - P1 (the same rig as a P1 operator leaves it, valkey_rig::rig_p1):
+//!   shard 0's primary asks to roll and its only replica's link is down;
+//!   `force PRIMARY --reason` is refused NoSyncedReplica naming the
+//!   replica, as is `--unsafe-shard 1` (the wrong shard), and nothing is
+//!   written; `--unsafe-shard 0` writes the permit, and its Event and
+//!   annotation carry the servers' line;
 //! - the password is in no plan, Event, annotation or log.
 
 mod harness;
@@ -22,10 +28,11 @@ use std::collections::BTreeMap;
 use harness::Subject;
 use harness::operator::Step;
 use harness::plugin::run_in;
+use harness::sim::{ANN_ALLOW, hash};
 use harness::valkey::{self, OPERATOR};
 use harness::valkey_rig::{
-    BOUND, CLUSTER, assert_no_password, pod_ips, rejoin_unsynced, rig_readable, until_link,
-    write_roles,
+    BOUND, CLUSTER, assert_no_password, link_down, pod_ips, rejoin_unsynced, rig_p1, rig_readable,
+    until_link, write_roles,
 };
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams};
@@ -57,9 +64,25 @@ fn said<'a>(doc: &'a Value, key: &str, code: &str) -> Option<&'a Value> {
         .find(|r| r["code"] == code)
 }
 
-/// Every ValkeyNode's and pod's resourceVersion in `ns`.
+/// The ValkeyCluster's, every ValkeyNode's and pod's resourceVersion in
+/// `ns`.
 async fn versions(client: &kube::Client, ns: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
+    let clusters: Api<kube::api::DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        ns,
+        &kube::api::ApiResource::from_gvk(&kube::api::GroupVersionKind::gvk(
+            "valkey.io",
+            "v1alpha1",
+            "ValkeyCluster",
+        )),
+    );
+    for c in clusters.list(&ListParams::default()).await.unwrap().items {
+        out.insert(
+            format!("cluster/{}", c.metadata.name.unwrap_or_default()),
+            c.metadata.resource_version.unwrap_or_default(),
+        );
+    }
     let nodes: Api<kube::api::DynamicObject> = Api::namespaced_with(
         client.clone(),
         ns,
@@ -83,6 +106,17 @@ async fn versions(client: &kube::Client, ns: &str) -> BTreeMap<String, String> {
         );
     }
     out
+}
+
+/// How many Events `ns` holds.
+async fn event_count(client: &kube::Client, ns: &str) -> usize {
+    let events: Api<Event> = Api::namespaced(client.clone(), ns);
+    events
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .len()
 }
 
 async fn manual_events(client: &kube::Client, ns: &str) -> Vec<Event> {
@@ -399,4 +433,166 @@ async fn a_failover_valkey_made_decides_who_is_the_primary() {
     );
     assert_no_password(&pw, "the plans", &ran.both());
     op.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn p1_force_of_a_primary_without_a_synced_replica_needs_its_shard_typed_out() {
+    let _pods = PODS.read().await;
+    let (sim, ns, pw, mut servers, client) = rig_p1("steer-force").await;
+    let cp = harness::control_plane();
+    // Shard 0's only replica cannot sync (a wrong primaryauth); its
+    // primary asks to roll, as a P1 node controller asks.
+    link_down(&mut servers, &pw, "rig-0-1").await;
+    let h = hash("rig-0-0/p1-force");
+    sim.ask(&["rig-0-0"], &h).await;
+
+    let force = |more: &[&'static str]| {
+        let mut args = vec![
+            "force",
+            "rig-0-0",
+            "--reason",
+            "by hand",
+            "--yes",
+            "--servers=direct",
+            "-o",
+            "json",
+        ];
+        args.extend_from_slice(more);
+        args
+    };
+    let refused = |ran: &harness::plugin::Ran, shard: &Value| {
+        assert_eq!(ran.code, 4, "{}", ran.both());
+        let doc: Value = serde_json::from_str(&ran.stdout).unwrap_or(Value::Null);
+        assert_eq!(doc["decision"], "refused", "{}", ran.both());
+        let refusal = said(&doc, "reasons", "NoSyncedReplica")
+            .unwrap_or_else(|| panic!("no NoSyncedReplica: {doc:#}"));
+        assert_eq!(
+            (
+                &refusal["node"],
+                &refusal["shard"],
+                &refusal["replicas"][0]["node"],
+                &refusal["replicas"][0]["link"]
+            ),
+            (&json!("rig-0-0"), shard, &json!("rig-0-1"), &json!("down")),
+            "{doc:#}"
+        );
+        assert!(
+            refusal["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("rig-0-1 link down")
+                    && t.contains("only force --reason TEXT --unsafe-shard 0 does")),
+            "{doc:#}"
+        );
+        assert!(
+            doc["patches"].as_array().is_none_or(Vec::is_empty),
+            "{doc:#}"
+        );
+    };
+
+    // Without --unsafe-shard, and with the wrong shard: refused, nothing
+    // written.
+    let before = versions(&client, &ns).await;
+    let events_before = event_count(&client, &ns).await;
+    let ran = run_in(cp.kubeconfig(), &ns, &force(&[])).await;
+    refused(&ran, &json!(0));
+    assert_no_password(&pw, "a refused force", &ran.both());
+    let wrong = run_in(cp.kubeconfig(), &ns, &force(&["--unsafe-shard", "1"])).await;
+    refused(&wrong, &json!(0));
+    assert_no_password(&pw, "a refused force", &wrong.both());
+    // The right one asks first, saying what may be lost: off a terminal
+    // without --yes, its plan is refused with the question it would ask.
+    let dry = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &[
+            "force",
+            "rig-0-0",
+            "--reason",
+            "by hand",
+            "--unsafe-shard",
+            "0",
+            "--servers=direct",
+            "--dry-run=client",
+        ],
+    )
+    .await;
+    assert_eq!(dry.code, 4, "{}", dry.both());
+    let flat = dry.both().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("It would ask: This forces the permit")
+            && flat.contains("shard 0 has no synced replica (rig-0-1 link down")
+            && flat.contains("is lost if its data does not come back with it"),
+        "{}",
+        dry.both()
+    );
+    assert_eq!(
+        versions(&client, &ns).await,
+        before,
+        "a refused force wrote"
+    );
+    assert_eq!(event_count(&client, &ns).await, events_before);
+    assert!(manual_events(&client, &ns).await.is_empty());
+    assert!(sim.permit_holders().await.is_empty());
+
+    // The shard typed out: the permit is written, and its Event and
+    // annotation carry the servers' line.
+    let ran = run_in(cp.kubeconfig(), &ns, &force(&["--unsafe-shard", "0"])).await;
+    assert_eq!(ran.code, 0, "{}", ran.both());
+    let doc: Value = serde_json::from_str(&ran.stdout).unwrap_or(Value::Null);
+    assert_eq!(doc["decision"], "written", "{}", ran.both());
+    assert!(
+        codes(&doc, "warnings").contains(&"NoSyncedReplica".to_string()),
+        "{doc:#}"
+    );
+    let node = sim.node("rig-0-0").get().await;
+    let annotation = |key: &str| {
+        node.metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(key))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(annotation(ANN_ALLOW), h);
+    assert_eq!(sim.permit_holders().await, ["rig-0-0"]);
+    let line = annotation("valkey-roll.io/servers");
+    // The replica's gap, if its server gave one, is what it was then.
+    let gap = line.strip_prefix("shard 0: rig-0-0 primary; rig-0-1 replica link down");
+    assert!(
+        gap.is_some_and(|g| g.is_empty()
+            || g.strip_prefix(" lag ")
+                .and_then(|b| b.strip_suffix(" B"))
+                .is_some_and(|b| b.parse::<u64>().is_ok())),
+        "{line:?}"
+    );
+    let events = manual_events(&client, &ns).await;
+    let forced: Vec<(Option<&str>, Option<&str>, &str)> = events
+        .iter()
+        .map(|e| {
+            (
+                e.reason.as_deref(),
+                e.type_.as_deref(),
+                e.message.as_deref().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(forced.len(), 1, "{events:?}");
+    let (reason, kind, note) = forced[0];
+    assert_eq!(
+        (reason, kind),
+        (Some("ManualRollPermitForced"), Some("Warning")),
+        "{events:?}"
+    );
+    assert!(
+        note.ends_with(&format!("; the servers said: {line}")),
+        "{note:?}"
+    );
+    assert_no_password(
+        &pw,
+        "the forced plan, its Event and annotations",
+        &format!(
+            "{}{}{note}{:?}",
+            ran.stdout, ran.stderr, node.metadata.annotations
+        ),
+    );
 }

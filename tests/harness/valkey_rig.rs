@@ -9,6 +9,8 @@
 //!
 //! ```ignore
 //! let (op, ns, pw, mut servers) = valkey_rig::rig("my-test").await;
+//! // The same cluster as a P1 operator leaves it, written by a Sim:
+//! let (sim, ns, pw, mut servers, client) = valkey_rig::rig_p1("my-p1").await;
 //! valkey_rig::make_secret(&client, &ns, &pw).await;
 //! valkey_rig::until_link(&servers["rig-1-1"].ip, &pw, "down").await;
 //! ```
@@ -18,6 +20,7 @@ use std::time::Duration;
 
 use super::controlplane::eventually;
 use super::operator::Operator;
+use super::sim::Sim;
 use super::valkey::{self, OPERATOR, Passwords, RealServer};
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::api::{Api, ListParams, PostParams};
@@ -117,6 +120,52 @@ pub async fn rig_readable(
     let client = super::control_plane().client().await;
     make_secret(&client, &ns, &pw).await;
     (op, ns, pw, servers, client)
+}
+
+/// [`rig_readable`] as a P1 operator leaves it at rest: the roles
+/// written ([`write_roles`]), the simulated operator (a P2 one) stopped,
+/// and every ValkeyNode's `spec.workloadRevision` taken off (a P1
+/// operator writes none; one Update each, then the new generation
+/// observed in its status), so that the nodes say nothing
+/// of their protocol until one asks to roll as a P1 node controller asks
+/// ([`Sim::ask`]: the desired annotation, then WorkloadDrift). The
+/// StatefulSets, pods and their IPs stay the real controllers' and kwok's;
+/// the returned [`Sim`] writes the P1 steps.
+pub async fn rig_p1(
+    hint: &str,
+) -> (
+    Sim,
+    String,
+    Passwords,
+    BTreeMap<String, RealServer>,
+    kube::Client,
+) {
+    let (op, ns, pw, servers, client) = rig_readable(hint).await;
+    write_roles(&op).await;
+    op.stop().await;
+    let sim = Sim::new(client.clone(), &ns, CLUSTER);
+    for node in servers.keys() {
+        let n = sim.node(node);
+        n.update(|o| {
+            if let Some(spec) = o["spec"].as_object_mut() {
+                spec.remove("workloadRevision");
+            }
+        })
+        .await;
+        // The node controller observes the new generation: its status and
+        // every condition of it (one write).
+        n.update_status(|obj, st| {
+            let g = obj["metadata"]["generation"].clone();
+            st.insert("observedGeneration".into(), g.clone());
+            if let Some(conds) = st.get_mut("conditions").and_then(|c| c.as_array_mut()) {
+                for c in conds {
+                    c["observedGeneration"] = g.clone();
+                }
+            }
+        })
+        .await;
+    }
+    (sim, ns, pw, servers, client)
 }
 
 /// Fails when any of the cluster's passwords is in `text`.
