@@ -447,6 +447,53 @@ async fn the_ca_comes_from_a_configmap_and_the_key_secret_is_never_read() {
             "{how}: {doc:#}"
         );
     }
+    // A live view reads the servers again every 5 s, and the CA once: its
+    // ConfigMap is asked for once while the password Secret is at each
+    // reading (the CA is kept 5 minutes, docs/servers.md).
+    let count = |log: &str, what: &str| {
+        log.lines()
+            .filter(|l| l.contains(what) && l.contains("GET"))
+            .count()
+    };
+    let secret = format!("secrets/internal-{CLUSTER}-system-passwords");
+    let mut watch = harness::plugin::Plugin::spawn(
+        &tess,
+        &ns,
+        &[
+            "status",
+            CLUSTER,
+            "--watch",
+            "--servers=direct",
+            "--servers-ca-configmap",
+            &cm,
+            "-o",
+            "json",
+            "-v",
+            "6",
+        ],
+        Duration::from_secs(90),
+    );
+    watch
+        .until("three readings of the servers", |p| {
+            count(&p.stderr.join("\n"), &secret) >= 3
+        })
+        .await;
+    watch.interrupt();
+    watch.exit(Duration::from_secs(10)).await;
+    let log = watch.stderr.join("\n");
+    assert_eq!(
+        count(&log, "configmaps/valkey-ca"),
+        1,
+        "the CA read once over {} readings:\n{log}",
+        count(&log, &secret)
+    );
+    assert!(!log.contains(&format!("secrets/{CLUSTER}-tls")));
+    assert_no_password(
+        &pw,
+        "the watch",
+        &format!("{}{log}", watch.stdout.join("\n")),
+    );
+
     // A ConfigMap the user may not read: the one line says so.
     let ran = run_in(
         &tess,
