@@ -75,7 +75,62 @@ fn no_production_module_imports_a_layer_above_it() {
             }
         }
     }
+    if std::env::var_os("LAYERS_GRAPH").is_some() {
+        println!("{}", graph(&edges));
+    }
     assert!(wrong.is_empty(), "upward imports:\n{}", wrong.join("\n"));
+}
+
+/// The layer of a module, top (0) to bottom, for the picture
+/// `LAYERS_GRAPH=1 cargo test --test layers -- --nocapture` prints: the
+/// modules of the layers and of `commands`, what each imports, and the
+/// imports that run back up a layer (`^`).
+fn rank(m: &[String]) -> Option<usize> {
+    Some(match m.first()?.as_str() {
+        "app" | "main" => 0,
+        // The arguments, parsed: what the commands take.
+        "commands" | "cli" => 1,
+        "live" => 2,
+        "render" => 3,
+        "steer" | "source" => 4,
+        "classify" => 5,
+        "report" | "snapshot" => 6,
+        _ => return None,
+    })
+}
+
+fn graph(edges: &BTreeMap<Module, BTreeSet<Module>>) -> String {
+    // A module of the picture: the top-level one, or commands' child.
+    let node = |m: &Module| -> Option<String> {
+        rank(m)?;
+        Some(match (m[0].as_str(), m.get(1)) {
+            ("commands", Some(c)) => format!("commands::{c}"),
+            _ => m[0].clone(),
+        })
+    };
+    let mut lines: BTreeMap<(usize, String), BTreeMap<String, bool>> = BTreeMap::new();
+    for (from, tos) in edges {
+        let (Some(a), Some(ra)) = (node(from), rank(from)) else {
+            continue;
+        };
+        for to in tos {
+            let (Some(b), Some(rb)) = (node(to), rank(to)) else {
+                continue;
+            };
+            if a != b {
+                lines.entry((ra, a.clone())).or_default().insert(b, rb < ra);
+            }
+        }
+    }
+    let mut out = String::new();
+    for ((_, from), tos) in lines {
+        let tos: Vec<String> = tos
+            .into_iter()
+            .map(|(to, up)| if up { format!("^{to}") } else { to })
+            .collect();
+        out.push_str(&format!("{from} -> {}\n", tos.join(" ")));
+    }
+    out
 }
 
 /// The API server is asked through the reading layer (and the steering
