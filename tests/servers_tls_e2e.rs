@@ -16,9 +16,15 @@
 //!   any front;
 //! - hostile TLS peers (a chain of 10,000 certificates, a handshake that
 //!   trickles, a plain-text server on the TLS port) are each bounded and
-//!   named, the other servers read.
+//!   named, the other servers read;
+//! - `exporter --servers --servers-ca`: the same on its scrapes
+//!   (`valkey_roll_servers_unread{reason="tls_refused"}`), every server
+//!   read again once the certificates verify, with no restart; without a
+//!   CA, `reason="tls"`.
 
 mod harness;
+#[path = "exporter/scrape.rs"]
+mod scrape;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -248,9 +254,91 @@ async fn tls_servers_are_read_with_the_ca_and_refused_for_their_reason() {
         );
     }
 
+    // The exporter reads them the same way on its clock, and again once
+    // the certificates verify.
+    exporter_over_tls(&ns, &ca, &fronts, &c).await;
+
     // The hostile peers, one server each, in rig-1-1's place.
     hostile_peers(&ns, &ca, fronts, &c).await;
     op.stop().await;
+}
+
+/// `exporter --servers` over TLS: three servers of four refused (their
+/// certificates as the caller left them: expired, wrong name, unknown
+/// issuer) are `tls_refused` on a scrape; once all four present the right
+/// certificate, a later round reads them all. Without a CA: `tls`, four.
+async fn exporter_over_tls(ns: &str, ca: &str, fronts: &BTreeMap<String, TlsFront>, c: &Certs) {
+    let cp = harness::control_plane();
+    let args: Vec<String> = [
+        "--kubeconfig",
+        &cp.kubeconfig().display().to_string(),
+        "-n",
+        ns,
+    ]
+    .map(String::from)
+    .to_vec();
+    let labels = [("namespace", ns), ("cluster", CLUSTER)];
+    let refused = [labels[0], labels[1], ("reason", "tls_refused")];
+    let plain = [labels[0], labels[1], ("reason", "tls")];
+    let bound = Duration::from_secs(60);
+    let exporter = scrape::Exporter::start_with(
+        &args,
+        &["--servers", "--servers-ca", ca, "--servers-interval", "1s"],
+        bound,
+    )
+    .await;
+    let m = scrape::until("three servers refused", bound, || async {
+        let m = exporter.metrics().await;
+        match m.value("valkey_roll_servers_unread", &refused) {
+            Some(3.0) => Ok(m),
+            _ => Err(m.text),
+        }
+    })
+    .await;
+    assert_eq!(
+        m.value("valkey_roll_servers_read", &labels),
+        Some(1.0),
+        "{}",
+        m.text
+    );
+    // Three reasons of one label are one series: valid exposition.
+    let (ok, words) = scrape::promtool_check(&harness::promtool(), &m.text);
+    assert!(ok, "promtool check metrics:\n{words}\n{}", m.text);
+    for f in fronts.values() {
+        f.present(config(&c.right));
+    }
+    let m = scrape::until("all four read again", bound, || async {
+        let m = exporter.metrics().await;
+        match m.value("valkey_roll_servers_read", &labels) {
+            Some(4.0) => Ok(m),
+            _ => Err(m.text),
+        }
+    })
+    .await;
+    assert!(
+        m.samples("valkey_roll_servers_unread", &labels).is_empty(),
+        "{}",
+        m.text
+    );
+    drop(exporter);
+
+    let no_ca =
+        scrape::Exporter::start_with(&args, &["--servers", "--servers-interval", "1s"], bound)
+            .await;
+    let m = scrape::until("four not read: TLS without a CA", bound, || async {
+        let m = no_ca.metrics().await;
+        match m.value("valkey_roll_servers_unread", &plain) {
+            Some(4.0) => Ok(m),
+            _ => Err(m.text),
+        }
+    })
+    .await;
+    assert_eq!(
+        m.value("valkey_roll_servers_read", &labels),
+        Some(0.0),
+        "{}",
+        m.text
+    );
 }
 
 /// A chain of 10,000 certificates, a handshake that trickles, and a

@@ -145,11 +145,13 @@ pub(crate) struct ShardRisk {
 }
 
 /// The servers of a cluster as last read: how many answered, and how many
-/// did not, by why (each reason once, only those with a server).
+/// did not, by the `reason` label of why (each label once, only those with
+/// a server: several failures share one, as `tls_refused` does each
+/// certificate's reason).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ServersSummary {
     pub read: usize,
-    pub unread: Vec<(crate::snapshot::Failure, usize)>,
+    pub unread: Vec<(&'static str, usize)>,
 }
 
 impl ServersSummary {
@@ -157,24 +159,19 @@ impl ServersSummary {
     /// read (all of them unread when the cluster could not be read at all:
     /// its Secret, TLS).
     pub(crate) fn of(account: &crate::snapshot::ClusterServers, pods: usize) -> ServersSummary {
-        let mut unread: Vec<(crate::snapshot::Failure, usize)> = Vec::new();
-        let mut add = |f: crate::snapshot::Failure, n: usize| {
-            if n == 0 {
-                return;
-            }
-            match unread.iter_mut().find(|(k, _)| *k == f) {
-                Some((_, m)) => *m += n,
-                None => unread.push((f, n)),
-            }
-        };
+        let mut unread: std::collections::BTreeMap<&'static str, usize> = Default::default();
         match &account.trouble {
-            Some(f) => add(f.clone(), pods),
-            None => account.failed.iter().for_each(|(_, f)| add(f.clone(), 1)),
+            Some(f) => *unread.entry(unread_reason(f)).or_default() += pods,
+            None => {
+                for (_, f) in &account.failed {
+                    *unread.entry(unread_reason(f)).or_default() += 1;
+                }
+            }
         }
-        unread.sort_by_key(|(f, _)| unread_reason(f));
+        unread.retain(|_, n| *n > 0);
         ServersSummary {
             read: account.read,
-            unread,
+            unread: unread.into_iter().collect(),
         }
     }
 }
@@ -661,8 +658,7 @@ impl Metrics {
                     if let Some(s) = &r.servers {
                         servers_read.push(base.clone(), s.read as f64);
                         for (why, n) in &s.unread {
-                            servers_unread
-                                .push(with("reason", unread_reason(why).to_string()), *n as f64);
+                            servers_unread.push(with("reason", why.to_string()), *n as f64);
                         }
                     }
                 }
@@ -926,7 +922,7 @@ mod tests {
     #[test]
     fn shards_at_risk_and_servers_not_read() {
         use crate::report::{Risk, RiskKind};
-        use crate::snapshot::{ClusterServers, Failure};
+        use crate::snapshot::{ClusterServers, Failure, TlsRefusal};
         let risk = |kind, shard, primary: Option<&str>| Risk {
             kind,
             shard,
@@ -953,6 +949,10 @@ mod tests {
                 ("p1".into(), Failure::TimedOut),
                 ("p2".into(), Failure::AuthRefused),
                 ("p3".into(), Failure::TimedOut),
+                // Two reasons of one label: one series (a scrape with a
+                // series twice is not valid exposition).
+                ("p4".into(), Failure::TlsRefused(TlsRefusal::Expired)),
+                ("p5".into(), Failure::TlsRefused(TlsRefusal::WrongName)),
             ],
         };
         if let Some(j) = view.judged.as_mut() {
@@ -975,12 +975,13 @@ mod tests {
             format!(r#"valkey_roll_servers_read{{{c}}} 4"#),
             format!(r#"valkey_roll_servers_unread{{{c},reason="auth_refused"}} 1"#),
             format!(r#"valkey_roll_servers_unread{{{c},reason="timed_out"}} 2"#),
+            format!(r#"valkey_roll_servers_unread{{{c},reason="tls_refused"}} 2"#),
         ] {
             assert!(has(&text, &want), "missing {want}\n{text}");
         }
         let count = |prefix: &str| count(&text, prefix);
         assert_eq!(count("valkey_roll_shard_at_risk{"), 3, "{text}");
-        assert_eq!(count("valkey_roll_servers_unread{"), 2, "{text}");
+        assert_eq!(count("valkey_roll_servers_unread{"), 3, "{text}");
 
         // A cluster whose Secret cannot be read: every server unread, for
         // that reason.
@@ -994,7 +995,7 @@ mod tests {
             ServersSummary::of(&none, 7),
             ServersSummary {
                 read: 0,
-                unread: vec![(Failure::NoReadOnlyUser, 7)]
+                unread: vec![("no_read_only_user", 7)]
             }
         );
         // No risk, servers not read: no series of either (a family with
