@@ -240,7 +240,8 @@ mod tests {
     fn servers_not_read_in_the_verdicts_words() {
         use crate::report::{ServersRead, Verdict};
         // (read, unread or not asked, what the verdict says)
-        let cases: &[(Option<(usize, usize)>, Option<&str>)] = &[
+        type Case = (Option<(usize, usize)>, Option<&'static str>);
+        let cases: &[Case] = &[
             (None, None),
             (Some((4, 0)), None),
             (Some((0, 0)), None),

@@ -476,7 +476,8 @@ mod tests {
     #[test]
     fn a_card_says_servers_not_read_on_its_verdict() {
         // (servers read and not, the words beside the verdict, the tone)
-        let cases: &[(Option<(usize, usize)>, Option<&str>, &str)] = &[
+        type Case = (Option<(usize, usize)>, Option<&'static str>, &'static str);
+        let cases: &[Case] = &[
             (None, None, "good"),
             (Some((2, 0)), None, "good"),
             (Some((1, 1)), Some("servers: 1 of 2 not read"), "quiet"),
