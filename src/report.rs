@@ -554,6 +554,23 @@ pub struct ServersRead {
     pub observed_at: Option<Timestamp>,
 }
 
+impl ServersRead {
+    /// Some of the cluster's servers were asked and not read: what the
+    /// view says of them is the API's word alone (docs/servers.md, "Not
+    /// read, on the verdict").
+    pub(crate) fn some_unread(&self) -> bool {
+        self.unread > 0
+    }
+}
+
+impl ClusterReport {
+    /// How many of its servers were asked and not read, when some were
+    /// (`None` when they were not asked or all were read).
+    pub(crate) fn servers_unread(&self) -> Option<&ServersRead> {
+        self.servers.as_ref().filter(|s| s.some_unread())
+    }
+}
+
 /// A node's server as its counted reading says it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

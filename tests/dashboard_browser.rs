@@ -462,8 +462,8 @@ async fn a_jammed_roll_in_a_real_browser() {
     assert_eq!(status.code(), Some(0), "{}", dash.plugin.transcript());
 }
 
-/// The verdict's colour, its section's classes and its as-of words, as the
-/// browser has them.
+/// The verdict's colour, its section's classes and its as-of words, and
+/// the page's header, as the browser has them.
 async fn verdict_look(client: &Client) -> Value {
     client
         .execute(
@@ -475,6 +475,8 @@ async fn verdict_look(client: &Client) -> Value {
                       color: getComputedStyle(v).color, \
                       border: getComputedStyle(s).borderLeftColor, \
                       asOf: a ? a.textContent : null, \
+                      header: document.querySelector('#link').textContent, \
+                      headerClass: document.querySelector('#link').className, \
                       line: document.querySelector('#contexts li').textContent };",
             vec![],
         )
@@ -533,6 +535,11 @@ async fn a_lost_connection_dims_every_card_and_says_as_of_when() {
             .unwrap_or_default()
             .contains("stale")
     );
+    assert_eq!(live["header"], "live", "{live:#}");
+    screenshot(&client, "dashboard-live-1280x800.png").await;
+    client.set_window_size(390, 844).await.expect("390x844");
+    screenshot(&client, "dashboard-live-390x844.png").await;
+    client.set_window_size(1280, 800).await.expect("1280x800");
 
     s.stop();
     let lost = Instant::now();
@@ -554,6 +561,15 @@ async fn a_lost_connection_dims_every_card_and_says_as_of_when() {
     assert_ne!(stale["border"], GOOD, "no success colour: {stale:#}");
     let line = stale["line"].as_str().unwrap_or_default();
     assert!(line.contains("connection lost"), "{line}");
+    // The header said "live" while the cards were stale: it says which
+    // context is stale and since when (the same event as the cards' as-of).
+    let header = stale["header"].as_str().unwrap_or_default();
+    assert_ne!(header, "live", "{stale:#}");
+    assert!(
+        header.starts_with("live · 1 context stale since "),
+        "{stale:#}"
+    );
+    assert_eq!(stale["headerClass"], "link stale", "{stale:#}");
     // Its age goes on: HH:MM:SS (Ns ago), said again as it grows.
     let first = stale["asOf"].as_str().unwrap_or_default().to_string();
     let older = until_look(&client, STALE_WITHIN, |l| {
@@ -591,6 +607,8 @@ async fn a_lost_connection_dims_every_card_and_says_as_of_when() {
         l["asOf"].is_null() && l["color"] == GOOD
     })
     .await;
+    assert_eq!(back["header"], "live", "{back:#}");
+    assert_eq!(back["headerClass"], "link", "{back:#}");
     assert!(
         !back["classes"]
             .as_str()

@@ -195,11 +195,15 @@ async fn a_hostile_context_name_and_403_message_are_shown_by_their_code() {
     let mut events = dash.events().await;
     let line = events
         .until("the context cannot be read", BOUND, |e| {
-            e.kind == "contexts" && e.data[0]["trouble"] == true
+            e.kind == "contexts" && e.data["contexts"][0]["trouble"] == true
         })
         .await;
-    let name = line.data[0]["name"].as_str().unwrap_or_default();
-    let connection = line.data[0]["connection"].as_str().unwrap_or_default();
+    let name = line.data["contexts"][0]["name"]
+        .as_str()
+        .unwrap_or_default();
+    let connection = line.data["contexts"][0]["connection"]
+        .as_str()
+        .unwrap_or_default();
     eprintln!("the context's line: {name:?}: {connection:?}");
     for text in [name, connection] {
         assert!(

@@ -8,7 +8,9 @@
 //!   "server"` in the card's status entry), no shard at risk;
 //! - shard 1's replica restarts with a wrong `primaryauth`, its link stays
 //!   down, with no API write: the card says, among its asides, that shard
-//!   1 has no synced replica, naming its primary and the replica.
+//!   1 has no synced replica, naming its primary and the replica;
+//! - shard 0's replica's server dies: the card's verdict says
+//!   `servers: 1 of 4 not read`, in no success colour.
 
 mod harness;
 #[path = "dashboard/page.rs"]
@@ -53,6 +55,9 @@ async fn the_page_shows_what_the_servers_say() {
         .await;
     let card = rig_card(&settled).cloned().unwrap_or_default();
     assert_eq!(card["headline"]["verdict"], "CONVERGED", "{card:#}");
+    // Every server read: nothing said of them on the verdict.
+    assert_eq!(card["headline"]["servers"], Value::Null, "{card:#}");
+    assert_eq!(card["headline"]["tone"], "good", "{card:#}");
     assert!(
         !asides(&card)
             .iter()
@@ -81,6 +86,23 @@ async fn the_page_shows_what_the_servers_say() {
     assert!(said.contains("rig-1-1"), "the replica: {said}");
     // Nothing of the passwords anywhere the page was sent.
     harness::valkey_rig::assert_no_password(&pw, "the events", &risky.raw);
+
+    // Shard 0's replica's server dies: the card says on its verdict that
+    // one of the four was not read, in no success colour (issue 43 item 3).
+    if let Some(s) = servers.get_mut("rig-0-1") {
+        s.kill();
+    }
+    let unread = events
+        .until("a server not read, on the verdict", BOUND, |e| {
+            rig_card(e).is_some_and(|c| c["headline"]["servers"] == "servers: 1 of 4 not read")
+        })
+        .await;
+    let card = rig_card(&unread).cloned().unwrap_or_default();
+    eprintln!(
+        "the card's verdict: {} · {} ({})",
+        card["headline"]["verdict"], card["headline"]["servers"], card["headline"]["tone"]
+    );
+    assert_ne!(card["headline"]["tone"], "good", "{card:#}");
 
     let mut dash = dash;
     dash.plugin.interrupt();

@@ -12,7 +12,9 @@
 //!   back as a replica;
 //! - no Secret, a wrong password, and a server that is not there: each a
 //!   line on stderr, the API's judgement standing, and the password in no
-//!   output, nor in `-v 8`'s log.
+//!   output, nor in `-v 8`'s log; servers asked and not read are said on
+//!   the verdict (`CONVERGED · servers: none of 4 read`), and `wait
+//!   --servers` does not succeed on it.
 
 mod harness;
 
@@ -312,6 +314,41 @@ async fn servers_not_read_are_one_line_each_and_no_password_shows() {
         "the output",
         &format!("{}{}", ran.stdout, ran.stderr),
     );
+    // Said on the verdict too (issue 43 item 3): the headline, and wait,
+    // which does not succeed on a cluster whose servers were asked and not
+    // read (it was Converged by the API: exit 0 before), and says why.
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["status", CLUSTER, "--servers=direct"],
+    )
+    .await;
+    let headline = ran.stdout.lines().next().unwrap_or_default();
+    assert!(
+        headline.contains("CONVERGED · servers: none of 4 read"),
+        "{}",
+        ran.both()
+    );
+    let ran = run_in(
+        cp.kubeconfig(),
+        &ns,
+        &["wait", CLUSTER, "--servers=direct", "--timeout", "6s"],
+    )
+    .await;
+    eprintln!("wait with no server read:\n{}", ran.both());
+    assert_eq!(ran.code, 5, "{}", ran.both());
+    assert!(
+        ran.stderr
+            .contains("Converged · servers: none of 4 read; waiting until they are read")
+            && ran
+                .stderr
+                .contains("is Converged by the API alone; servers: none of 4 read"),
+        "{}",
+        ran.both()
+    );
+    // Without --servers the same cluster is done at once.
+    let ran = run_in(cp.kubeconfig(), &ns, &["wait", CLUSTER, "--timeout", "30s"]).await;
+    assert_eq!(ran.code, 0, "{}", ran.both());
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
     secrets
         .delete(

@@ -34,7 +34,10 @@ pub(crate) enum Next {
 
 /// The decision for one report: attention first (a jam is news even when
 /// another cluster is done), then Converged, else keep waiting. A report
-/// without clusters is never Converged.
+/// without clusters is never Converged, nor is a cluster some of whose
+/// servers were asked (`--servers`) and not read: the servers' word was
+/// asked for, and it is unknown (docs/servers.md, "Not read, on the
+/// verdict").
 pub(crate) fn decide(report: &Report, no_fail_fast: bool) -> Next {
     if !no_fail_fast && super::shared::needs_attention(report) {
         return Next::Exit(Exit::NeedsAttention);
@@ -43,7 +46,7 @@ pub(crate) fn decide(report: &Report, no_fail_fast: bool) -> Next {
         && report
             .clusters
             .iter()
-            .all(|c| c.verdict == Verdict::Converged)
+            .all(|c| c.verdict == Verdict::Converged && c.servers_unread().is_none())
     {
         return Next::Exit(Exit::Done);
     }
@@ -75,6 +78,8 @@ struct ClusterProgress {
     /// Each holder and its state.
     holders: Vec<(String, NodeState)>,
     front: Option<String>,
+    /// Servers asked and not read, and of how many (said on the line).
+    servers_unread: Option<(usize, usize)>,
 }
 
 pub(crate) fn progress_key(report: &Report) -> ProgressKey {
@@ -94,6 +99,7 @@ pub(crate) fn progress_key(report: &Report) -> ProgressKey {
                     .map(|n| (n.name.clone(), n.state))
                     .collect(),
                 front: c.front.clone(),
+                servers_unread: c.servers_unread().map(|s| (s.unread, s.read + s.unread)),
             })
             .collect(),
     )
@@ -479,6 +485,53 @@ mod tests {
         }
     }
 
+    /// Issue 43 item 3: `wait --servers` does not succeed on a cluster
+    /// some of whose servers were not read; attention is decided as
+    /// without them (the API's word stands for the nodes not read).
+    #[test]
+    fn servers_not_read_are_not_converged() {
+        use Next::{Continue, Exit as Stop};
+        use Verdict::*;
+        // (each cluster's verdict and servers read/not read, decision)
+        type Case = (&'static [(Verdict, Option<(usize, usize)>)], Next);
+        let cases: &[Case] = &[
+            (&[(Converged, None)], Stop(Exit::Done)),
+            (&[(Converged, Some((6, 0)))], Stop(Exit::Done)),
+            (&[(Converged, Some((5, 1)))], Continue),
+            (&[(Converged, Some((0, 6)))], Continue),
+            (
+                &[(Converged, Some((6, 0))), (Converged, Some((5, 1)))],
+                Continue,
+            ),
+            (&[(Jammed, Some((5, 1)))], Stop(Exit::NeedsAttention)),
+            (
+                &[(Converged, Some((5, 1))), (Stalled, None)],
+                Stop(Exit::NeedsAttention),
+            ),
+            (&[(Rolling, Some((5, 1)))], Continue),
+        ];
+        for (clusters, want) in cases {
+            let report = Report {
+                clusters: clusters
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (v, servers))| {
+                        let mut c = cluster(&format!("c{i}"), *v);
+                        c.servers = servers.map(|(read, unread)| crate::report::ServersRead {
+                            read,
+                            unread,
+                            observed_at: None,
+                        });
+                        c
+                    })
+                    .collect(),
+            };
+            assert_eq!(decide(&report, false), *want, "{clusters:?}");
+            // Stale, nothing is decided either way.
+            assert_eq!(decide_now(&report, true, false), Continue, "{clusters:?}");
+        }
+    }
+
     #[test]
     fn decision_table() {
         use Next::{Continue, Exit as Stop};
@@ -569,6 +622,19 @@ mod tests {
             (
                 "one more rolled",
                 rolling("cache-1-1", NodeState::Rolling, 120, 5),
+                true,
+            ),
+            (
+                "a server not read",
+                {
+                    let mut r = rolling("cache-1-1", NodeState::Rolling, 120, 4);
+                    r.clusters[0].servers = Some(crate::report::ServersRead {
+                        read: 5,
+                        unread: 1,
+                        observed_at: None,
+                    });
+                    r
+                },
                 true,
             ),
         ];

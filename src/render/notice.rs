@@ -129,6 +129,20 @@ pub(crate) fn partial_warning(unread: &[Unread]) -> String {
         .collect()
 }
 
+/// Said on the verdict of a cluster whose servers were asked and not all
+/// read, the same words in every view (status and `status --watch`'s
+/// headline, the dashboard's card, `wait`'s line; docs/servers.md, "Not
+/// read, on the verdict"): `servers: 1 of 4 not read`, or `servers: none
+/// of 4 read`. `None` when every server asked was read, or none was asked.
+pub(crate) fn servers_on_verdict(cluster: &crate::report::ClusterReport) -> Option<String> {
+    let s = cluster.servers_unread()?;
+    let of = s.read + s.unread;
+    Some(match s.read {
+        0 => format!("servers: none of {of} read"),
+        _ => format!("servers: {} of {of} not read", s.unread),
+    })
+}
+
 /// The warnings of servers not read (docs/servers.md): one line per
 /// cluster, naming why; the nodes they leave are judged from the API, as
 /// without `--servers`. Empty when every server asked was read.
@@ -218,6 +232,33 @@ fn server_failure(f: &crate::snapshot::Failure) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 43 item 3: servers asked and not read are said on the verdict,
+    /// in these words wherever it is shown; all read, or none asked, says
+    /// nothing.
+    #[test]
+    fn servers_not_read_in_the_verdicts_words() {
+        use crate::report::{ServersRead, Verdict};
+        // (read, unread or not asked, what the verdict says)
+        type Case = (Option<(usize, usize)>, Option<&'static str>);
+        let cases: &[Case] = &[
+            (None, None),
+            (Some((4, 0)), None),
+            (Some((0, 0)), None),
+            (Some((3, 1)), Some("servers: 1 of 4 not read")),
+            (Some((1, 5)), Some("servers: 5 of 6 not read")),
+            (Some((0, 4)), Some("servers: none of 4 read")),
+        ];
+        for (servers, want) in cases {
+            let mut c = crate::fixture::sample::waited_cluster("c0", Verdict::Converged);
+            c.servers = servers.map(|(read, unread)| ServersRead {
+                read,
+                unread,
+                observed_at: None,
+            });
+            assert_eq!(servers_on_verdict(&c).as_deref(), *want, "{servers:?}");
+        }
+    }
 
     /// A cluster none of whose servers is read says why in one line, and
     /// what stands instead.

@@ -108,10 +108,15 @@ fn headline_as_of(
 ) -> String {
     let location = clean(&format!("{}/{}", cluster.namespace, cluster.name));
     let verdict = cluster.verdict.to_string().to_uppercase();
-    let word = match as_of {
+    let mut word = match as_of {
         Some(when) => paint(&format!("{verdict} {when}"), Tone::Quiet, true, color),
-        None => paint(&verdict, cluster.verdict.tone(), true, color),
+        None => paint(&verdict, verdict_tone(cluster), true, color),
     };
+    // Servers asked and not read: said on the verdict itself.
+    if let Some(unread) = super::notice::servers_on_verdict(cluster) {
+        word.push_str(" · ");
+        word.push_str(&paint(&unread, Tone::Warn, false, color));
+    }
     let mut indent = columns(&location) + 2;
     if let Some(w) = width {
         indent += columns(lead);
@@ -135,6 +140,16 @@ fn headline_as_of(
     };
     out.push_str(&parts(&costs(cluster), " · ", width, &indent));
     out
+}
+
+/// The verdict's tone as every view shows it: a verdict some of whose
+/// servers were asked and not read shows no success colour (what they
+/// would have said is unknown), else the verdict's own.
+pub(crate) fn verdict_tone(cluster: &ClusterReport) -> Tone {
+    match cluster.verdict.tone() {
+        Tone::Good if cluster.servers_unread().is_some() => Tone::Quiet,
+        tone => tone,
+    }
 }
 
 /// What happens, in one line: the holder(s) and why, else the classifier's
@@ -647,6 +662,81 @@ mod tests {
                 stale.contains(&format!("{verdict} {when}")),
                 "{verdict}: {stale}"
             );
+        }
+    }
+
+    /// Issue 43 item 3: servers asked and not read are said on the verdict
+    /// itself, the headline still fitted to 80 columns, and a Converged
+    /// verdict shows no success colour then; all read says nothing new.
+    #[test]
+    fn servers_not_read_are_said_on_the_verdict() {
+        use crate::report::ServersRead;
+        let read = |read, unread| {
+            Some(ServersRead {
+                read,
+                unread,
+                observed_at: None,
+            })
+        };
+        // (case, servers read and not, as of, the headline at 80 columns)
+        type Case = (
+            &'static str,
+            Option<ServersRead>,
+            Option<&'static str>,
+            &'static str,
+        );
+        let cases: &[Case] = &[
+            (
+                "converged, all read",
+                read(2, 0),
+                None,
+                concat!(
+                    "prod/sessions  CONVERGED  all 2 nodes rolled and healthy\n",
+                    "               2/2 rolled · P2 · stall threshold 10m · cluster Ready\n",
+                ),
+            ),
+            (
+                "converged, one not read",
+                read(1, 1),
+                None,
+                concat!(
+                    "prod/sessions  CONVERGED · servers: 1 of 2 not read  all 2 nodes rolled and\n",
+                    "               healthy\n",
+                    "               2/2 rolled · P2 · stall threshold 10m · cluster Ready\n",
+                ),
+            ),
+            (
+                "converged, none read",
+                read(0, 2),
+                None,
+                concat!(
+                    "prod/sessions  CONVERGED · servers: none of 2 read  all 2 nodes rolled and\n",
+                    "               healthy\n",
+                    "               2/2 rolled · P2 · stall threshold 10m · cluster Ready\n",
+                ),
+            ),
+            (
+                "stale too",
+                read(1, 1),
+                Some("as of 10:16:11 (12s ago)"),
+                concat!(
+                    "prod/sessions  CONVERGED as of 10:16:11 (12s ago) · servers: 1 of 2 not read\n",
+                    "               all 2 nodes rolled and healthy\n",
+                    "               2/2 rolled · P2 · stall threshold 10m · cluster Ready\n",
+                ),
+            ),
+        ];
+        for (name, servers, as_of, want) in cases {
+            let mut c = sample::converged().clusters.remove(0);
+            c.servers = servers.clone();
+            let head = headline_as_of("", &c, false, Some(80), *as_of);
+            assert_eq!(head, *want, "{name}");
+            for line in head.lines() {
+                assert!(columns(line) <= 80, "{name}: {line:?} is wider than 80");
+            }
+            let coloured = headline_as_of("", &c, true, Some(80), None);
+            let green = coloured.contains("\u{1b}[32m");
+            assert_eq!(green, c.servers_unread().is_none(), "{name}: {coloured:?}");
         }
     }
 

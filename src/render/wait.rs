@@ -63,6 +63,15 @@ pub(crate) fn progress_line(c: &ClusterReport, naming: Naming) -> String {
             },
         },
     };
+    // Servers asked and not read: said on the verdict; a Converged
+    // cluster is not done until they are (docs/servers.md).
+    let what = match (super::notice::servers_on_verdict(c), c.verdict) {
+        (Some(unread), Verdict::Converged) => {
+            format!("{what} · {unread}; waiting until they are read")
+        }
+        (Some(unread), _) => format!("{what} · {unread}"),
+        (None, _) => what,
+    };
     format!("{}{done}/{} rolled; {what}\n", naming.prefix(c), c.total)
 }
 
@@ -87,6 +96,11 @@ pub(crate) fn final_words(
                 c.verdict,
                 ClusterSaid(&c.reason, c.protocol)
             )),
+            Exit::TimedOut => {
+                if let Some(unread) = super::notice::servers_on_verdict(c) {
+                    out.push_str(&format!("{name} is Converged by the API alone; {unread}\n"));
+                }
+            }
             _ => {}
         }
     }
@@ -131,6 +145,18 @@ mod tests {
             node("cache-0-0", NodeState::Waiting, None),
             node(holder, state, Some(held)),
         ];
+        c
+    }
+
+    /// A cluster of six whose servers were asked: `read` of them read.
+    fn unread_servers(verdict: Verdict, read: usize, unread: usize) -> ClusterReport {
+        let mut c = cluster("c0", verdict);
+        c.done = Some(6);
+        c.servers = Some(crate::report::ServersRead {
+            read,
+            unread,
+            observed_at: None,
+        });
         c
     }
 
@@ -183,6 +209,30 @@ mod tests {
             ),
             ("done", done, Naming::None, "6/6 rolled; Converged\n"),
             (
+                "done by the API, a server not read",
+                unread_servers(Verdict::Converged, 5, 1),
+                Naming::None,
+                "6/6 rolled; Converged · servers: 1 of 6 not read; waiting until they are read\n",
+            ),
+            (
+                "done by the API, no server read",
+                unread_servers(Verdict::Converged, 0, 6),
+                Naming::Name,
+                "c0: 6/6 rolled; Converged · servers: none of 6 read; waiting until they are read\n",
+            ),
+            (
+                "done, every server read",
+                unread_servers(Verdict::Converged, 6, 0),
+                Naming::None,
+                "6/6 rolled; Converged\n",
+            ),
+            (
+                "waiting, a server not read",
+                unread_servers(Verdict::Waiting, 5, 1),
+                Naming::None,
+                "6/6 rolled; Waiting; the ValkeyCluster reports it is not done · servers: 1 of 6 not read\n",
+            ),
+            (
                 "stale Ready",
                 stale,
                 Naming::None,
@@ -218,6 +268,17 @@ mod tests {
             "timed out after 3s\nprod/c0 is still Rolling: rolling\n"
         );
         assert_eq!(final_words(&r, Exit::Done, None), "");
+        // Timed out while Converged by the API, a server not read.
+        let r = Report {
+            clusters: vec![
+                unread_servers(Verdict::Converged, 5, 1),
+                unread_servers(Verdict::Converged, 6, 0),
+            ],
+        };
+        assert_eq!(
+            final_words(&r, Exit::TimedOut, Some(std::time::Duration::from_secs(3))),
+            "timed out after 3s\nprod/c0 is Converged by the API alone; servers: 1 of 6 not read\n"
+        );
         assert_eq!(
             timed_out_before_reading(None),
             "timed out, before the clusters could be read\n"

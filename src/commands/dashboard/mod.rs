@@ -107,6 +107,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &DashboardArgs) -> Result<Outcome> {
                     empty: None,
                     as_of: None,
                     servers: None,
+                    stale_since: None,
                 },
                 cards: BTreeMap::new(),
                 views: BTreeMap::new(),
@@ -196,6 +197,7 @@ impl crate::live::Kept for Context {
             c.line.trouble = true;
             c.line.empty = None;
             c.line.as_of = None;
+            c.line.stale_since = None;
             c.line.servers = None;
             c.cards.clear();
             c.views.clear();
@@ -303,6 +305,7 @@ async fn follow(
         let words = connection.words(Instant::now());
         let trouble = connection != ConnectionView::Live;
         let as_of = connection.as_of(Timestamp::now());
+        let stale_since = connection.stale_since();
         let servers_said = said.clone();
         change(board, |b| {
             let Some(c) = b.contexts.get_mut(at) else {
@@ -316,6 +319,7 @@ async fn follow(
                 empty: cards.is_empty().then(|| empty.to_string()),
                 as_of,
                 servers: servers_said,
+                stale_since,
             };
             let mut modified = line != c.line;
             c.line = line;

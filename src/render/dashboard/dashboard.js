@@ -20,7 +20,13 @@
     return e;
   }
 
-  function renderContexts(lines) {
+  // The `contexts` event: the header's words (live, or which contexts are
+  // stale since when) and each context's line.
+  function renderContexts(data) {
+    const link = $("link");
+    link.textContent = data.header;
+    link.className = data.stale ? "link stale" : "link";
+    const lines = data.contexts;
     const ul = $("contexts");
     ul.replaceChildren();
     asOf = lines.map((c) => c.asOf || null);
@@ -87,6 +93,8 @@
     s.setAttribute("aria-label", h.location);
     const title = el("h2");
     title.append(el("span", "location", h.location), el("span", "verdict " + h.tone, h.verdict));
+    // Servers asked and not read, said on the verdict (the server's words).
+    if (h.servers) title.append(el("span", "servers-unread", h.servers));
     if (h.context !== null && h.context !== undefined) {
       title.append(el("span", "ctx", h.context));
     }
@@ -212,7 +220,8 @@
   function connect() {
     const link = $("link");
     const source = new EventSource("/events");
-    source.addEventListener("open", () => { link.textContent = "live"; link.className = "link"; });
+    // Open, the stream's first event (the contexts) says what the header is.
+    source.addEventListener("open", () => { link.textContent = "connected"; link.className = "link"; });
     source.addEventListener("error", () => { link.textContent = "reconnecting…"; link.className = "link down"; });
     source.addEventListener("reset", onReset);
     source.addEventListener("contexts", (e) => renderContexts(JSON.parse(e.data)));

@@ -19,7 +19,7 @@ use super::explain::explain_node;
 use super::fit::Screen;
 use super::json::to_json_line;
 use super::style::{clean, clean_lines};
-use super::table::{costs, summary};
+use super::table::{costs, summary, verdict_tone};
 use crate::error::Result;
 use crate::report::{ClusterReport, NodeReport, TimelineEntry, Tone, Verdict};
 use crate::snapshot::ValkeyNode;
@@ -80,6 +80,11 @@ struct Headline {
     context: Option<String>,
     /// The verdict as the headline says it (`JAMMED`).
     verdict: String,
+    /// Said beside the verdict when some of the cluster's servers were
+    /// asked and not read (`servers: 1 of 4 not read`), as the headline
+    /// says it; null otherwise.
+    servers: Option<String>,
+    /// The verdict's tone: no success colour while servers are not read.
     tone: &'static str,
     /// The headline's first line after the verdict.
     summary: String,
@@ -191,7 +196,8 @@ pub(crate) fn card(
             location: location(cluster),
             context: cluster.context.as_deref().map(clean),
             verdict: cluster.verdict.to_string().to_uppercase(),
-            tone: tone_class(cluster.verdict.tone()),
+            servers: super::notice::servers_on_verdict(cluster),
+            tone: tone_class(verdict_tone(cluster)),
             summary: summary(cluster),
             // The asides lead the headline's second line; the page lists
             // them on their own.
@@ -239,7 +245,8 @@ fn unwritten(key: &str, cluster: &ClusterReport, error: &crate::error::Error) ->
             "location": location(cluster),
             "context": cluster.context.as_deref().map(clean),
             "verdict": cluster.verdict.to_string().to_uppercase(),
-            "tone": tone_class(cluster.verdict.tone()),
+            "servers": super::notice::servers_on_verdict(cluster),
+            "tone": tone_class(verdict_tone(cluster)),
             "summary": clean(&format!("this cluster cannot be shown: {error}")),
             "parts": [],
             "asides": [],
@@ -273,6 +280,41 @@ pub(crate) struct ContextLine {
     pub as_of: Option<String>,
     /// With `--servers`: the lines about servers not read, if any.
     pub servers: Option<String>,
+    /// While the connection is lost: since when (the page's header says
+    /// so, [`header`]). Not sent as such.
+    #[serde(skip)]
+    pub stale_since: Option<Timestamp>,
+}
+
+/// The page's header, said of every context together: `live` while each
+/// is, else how many are stale and since when (the earliest loss, local
+/// time): `live · 1 context stale since 10:16:11`. The page itself is
+/// live (its stream is open) while a context's cards are as of a past
+/// reading; the header says both.
+pub(crate) fn header(lines: &[ContextLine]) -> String {
+    let stale: Vec<Timestamp> = lines.iter().filter_map(|l| l.stale_since).collect();
+    let Some(first) = stale.iter().min() else {
+        return "live".to_string();
+    };
+    let local = first.to_zoned(jiff::tz::TimeZone::system());
+    format!(
+        "live · {} stale since {}",
+        match stale.len() {
+            1 => "1 context".to_string(),
+            n => format!("{n} contexts"),
+        },
+        local.strftime("%H:%M:%S")
+    )
+}
+
+/// The `contexts` event's data: the page's header ([`header`]), whether
+/// it is trouble (a context stale), and every context's line.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ContextsEvent<'a> {
+    header: String,
+    stale: bool,
+    contexts: &'a [ContextLine],
 }
 
 /// The name a context goes by on the page.
@@ -290,9 +332,9 @@ pub(crate) fn unreadable(error: &str, retry_secs: u64) -> String {
     format!("cannot read: {error} (retrying in {retry_secs}s)")
 }
 
-/// The `contexts` event: every context's line, each string cleaned (a
-/// context's name is the kubeconfig's, its connection line may quote an
-/// API's message).
+/// The `contexts` event: the page's header and every context's line,
+/// each string cleaned (a context's name is the kubeconfig's, its
+/// connection line may quote an API's message).
 pub(crate) fn contexts_event(lines: &[ContextLine]) -> Result<String> {
     let cleaned: Vec<ContextLine> = lines
         .iter()
@@ -303,9 +345,15 @@ pub(crate) fn contexts_event(lines: &[ContextLine]) -> Result<String> {
             empty: l.empty.as_deref().map(clean),
             as_of: l.as_of.as_deref().map(clean),
             servers: l.servers.as_deref().map(clean_lines),
+            stale_since: l.stale_since,
         })
         .collect();
-    Ok(sse("contexts", &to_json_line(&cleaned)?))
+    let event = ContextsEvent {
+        header: header(lines),
+        stale: lines.iter().any(|l| l.stale_since.is_some()),
+        contexts: &cleaned,
+    };
+    Ok(sse("contexts", &to_json_line(&event)?))
 }
 
 /// The `cluster` event: the card, with the explanations of the nodes
@@ -420,6 +468,40 @@ mod tests {
             .filter_map(|s| s["label"].as_str())
             .collect();
         assert_eq!(shards, ["shard 0", "shard 1", "shard 2"]);
+    }
+
+    /// Issue 43 item 3: a card whose cluster's servers were not all read
+    /// says so beside its verdict, in the headline's words, and shows no
+    /// success colour; all read, it says nothing new.
+    #[test]
+    fn a_card_says_servers_not_read_on_its_verdict() {
+        // (servers read and not, the words beside the verdict, the tone)
+        type Case = (Option<(usize, usize)>, Option<&'static str>, &'static str);
+        let cases: &[Case] = &[
+            (None, None, "good"),
+            (Some((2, 0)), None, "good"),
+            (Some((1, 1)), Some("servers: 1 of 2 not read"), "quiet"),
+            (Some((0, 2)), Some("servers: none of 2 read"), "quiet"),
+        ];
+        for (servers, words, tone) in cases {
+            let mut report = sample::converged();
+            report.clusters[0].servers = servers.map(|(read, unread)| crate::report::ServersRead {
+                read,
+                unread,
+                observed_at: None,
+            });
+            let card = card(
+                "000/prod/sessions".into(),
+                &report.clusters[0],
+                &HashMap::new(),
+                &HashMap::new(),
+                crate::fixture::t(0),
+            );
+            let doc: serde_json::Value = serde_json::from_str(&card.json).expect("json");
+            assert_eq!(doc["headline"]["verdict"], "CONVERGED", "{servers:?}");
+            assert_eq!(doc["headline"]["servers"].as_str(), *words, "{servers:?}");
+            assert_eq!(doc["headline"]["tone"], *tone, "{servers:?}");
+        }
     }
 
     #[test]
@@ -581,6 +663,7 @@ mod tests {
             empty: Some(hostile("no ValkeyCluster in")),
             as_of: Some(hostile("as of")),
             servers: Some(hostile("warning: the servers of cluster")),
+            stale_since: None,
         }];
         let event = contexts_event(&lines).expect("event");
         let data = event
@@ -591,9 +674,58 @@ mod tests {
         let bad = unclean(&doc, "contexts");
         assert!(bad.is_empty(), "{bad:#?}");
         assert_eq!(
-            doc[0]["connection"],
+            doc["contexts"][0]["connection"],
             "cannot read: forbidden: User \"x\"\\u{202e}\\u{1b}[31m\\u{7} (retrying in 4s)"
         );
+    }
+
+    /// Issue 43 item 3: the header said "live" while a context's cards
+    /// were stale. It says how many contexts are stale and since when (the
+    /// earliest); all live again, "live".
+    #[test]
+    fn the_header_says_which_contexts_are_stale() {
+        let t = |s: i64| Timestamp::from_second(s).expect("a time");
+        let line = |stale: Option<i64>| ContextLine {
+            name: "ctx".into(),
+            connection: "live".into(),
+            trouble: stale.is_some(),
+            empty: None,
+            as_of: None,
+            servers: None,
+            stale_since: stale.map(t),
+        };
+        let hms = |s: i64| {
+            t(s).to_zoned(jiff::tz::TimeZone::system())
+                .strftime("%H:%M:%S")
+                .to_string()
+        };
+        // (each context stale since, the header)
+        let cases: Vec<(Vec<Option<i64>>, String)> = vec![
+            (vec![], "live".into()),
+            (vec![None], "live".into()),
+            (vec![None, None], "live".into()),
+            (
+                vec![Some(1_000)],
+                format!("live · 1 context stale since {}", hms(1_000)),
+            ),
+            (
+                vec![None, Some(2_000), Some(1_500)],
+                format!("live · 2 contexts stale since {}", hms(1_500)),
+            ),
+        ];
+        for (stale, want) in cases {
+            let lines: Vec<ContextLine> = stale.iter().map(|s| line(*s)).collect();
+            assert_eq!(header(&lines), want, "{stale:?}");
+            let event = contexts_event(&lines).expect("event");
+            let data = event
+                .strip_prefix("event: contexts\ndata: ")
+                .and_then(|d| d.strip_suffix("\n\n"))
+                .expect("one data line");
+            let doc: serde_json::Value = serde_json::from_str(data).expect("JSON");
+            assert_eq!(doc["header"], want.as_str(), "{stale:?}");
+            assert_eq!(doc["stale"], stale.iter().any(Option::is_some), "{stale:?}");
+            assert_eq!(doc["contexts"].as_array().map(Vec::len), Some(lines.len()));
+        }
     }
 
     #[test]
