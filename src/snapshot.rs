@@ -218,6 +218,29 @@ pub struct Snapshot {
     /// What the servers answered (docs/servers.md): empty when they were
     /// not read, which is not the same as read and found wanting.
     pub readings: Vec<ServerReading>,
+    /// Clusters whose servers were asked for and none could be read (its
+    /// Secret, TLS without a CA, the CA, no time left): no reading says
+    /// so, this does. Live only: a file does not carry it.
+    pub(crate) servers_not_read: Vec<ServersNotRead>,
+}
+
+/// A cluster whose servers were asked for and none could be read, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ServersNotRead {
+    pub namespace: String,
+    pub cluster: String,
+    pub why: Failure,
+}
+
+impl ServersNotRead {
+    /// Of a reading's account: when none of its servers could be read.
+    pub(crate) fn of(account: &ClusterServers) -> Option<ServersNotRead> {
+        Some(ServersNotRead {
+            namespace: account.namespace.clone(),
+            cluster: account.cluster.clone(),
+            why: account.trouble.clone()?,
+        })
+    }
 }
 
 impl Snapshot {
@@ -247,6 +270,10 @@ impl Snapshot {
                 .cmp(&key(&b.metadata))
                 .then(a.observed_at.cmp(&b.observed_at))
         });
+        self.servers_not_read
+            .sort_by(|a, b| (&a.namespace, &a.cluster).cmp(&(&b.namespace, &b.cluster)));
+        self.servers_not_read
+            .dedup_by(|a, b| a.namespace == b.namespace && a.cluster == b.cluster);
     }
 
     /// Appends every object of `other` (not sorted again).
@@ -258,6 +285,7 @@ impl Snapshot {
         self.pods.extend(other.pods);
         self.events.extend(other.events);
         self.readings.extend(other.readings);
+        self.servers_not_read.extend(other.servers_not_read);
     }
 
     /// Keeps only the objects of one namespace.
@@ -272,6 +300,7 @@ impl Snapshot {
         self.pods.retain(|o| keep(&o.metadata, namespace));
         self.events.retain(|o| keep(&o.metadata, namespace));
         self.readings.retain(|o| keep(&o.metadata, namespace));
+        self.servers_not_read.retain(|o| o.namespace == namespace);
     }
 
     /// Keeps only the ValkeyNodes of the ValkeyCluster `cluster`

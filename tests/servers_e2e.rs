@@ -260,6 +260,50 @@ async fn roles_come_from_the_servers_before_and_after_a_takeover() {
     op.stop().await;
 }
 
+/// Servers asked for and none read are said on the verdict too (issue 43
+/// item 3): the headline, and wait, which does not succeed on a cluster
+/// whose servers were asked and not read (it was Converged by the API:
+/// exit 0 before), and says why; without --servers it is done at once.
+async fn not_read_on_the_verdict(ns: &str) {
+    let ran = run_in(
+        harness::control_plane().kubeconfig(),
+        ns,
+        &["status", CLUSTER, "--servers=direct"],
+    )
+    .await;
+    let headline = ran.stdout.lines().next().unwrap_or_default();
+    assert!(
+        headline.contains("CONVERGED · servers: none of 4 read"),
+        "{}",
+        ran.both()
+    );
+    let ran = run_in(
+        harness::control_plane().kubeconfig(),
+        ns,
+        &["wait", CLUSTER, "--servers=direct", "--timeout", "6s"],
+    )
+    .await;
+    eprintln!("wait with no server read:\n{}", ran.both());
+    assert_eq!(ran.code, 5, "{}", ran.both());
+    assert!(
+        ran.stderr
+            .contains("Converged · servers: none of 4 read; waiting until they are read")
+            && ran
+                .stderr
+                .contains("is Converged by the API alone; servers: none of 4 read"),
+        "{}",
+        ran.both()
+    );
+    // Without --servers the same cluster is done at once.
+    let ran = run_in(
+        harness::control_plane().kubeconfig(),
+        ns,
+        &["wait", CLUSTER, "--timeout", "30s"],
+    )
+    .await;
+    assert_eq!(ran.code, 0, "{}", ran.both());
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn servers_not_read_are_one_line_each_and_no_password_shows() {
     let _pods = PODS.read().await;
@@ -284,6 +328,12 @@ async fn servers_not_read_are_one_line_each_and_no_password_shows() {
     // ... exactly as without --servers: no note on every role.
     let plain = run_in(cp.kubeconfig(), &ns, &["status", CLUSTER, "-o", "json"]).await;
     assert_eq!(c["nodes"], cluster(&plain.ok_json())["nodes"], "{c:#}");
+    assert_eq!(
+        c["servers"],
+        json!({"read": 0, "unread": 4, "observedAt": null}),
+        "{c:#}"
+    );
+    not_read_on_the_verdict(&ns).await;
 
     // A wrong password: every server refuses it.
     let wrong = Passwords::for_cluster("someone-else");
@@ -314,41 +364,7 @@ async fn servers_not_read_are_one_line_each_and_no_password_shows() {
         "the output",
         &format!("{}{}", ran.stdout, ran.stderr),
     );
-    // Said on the verdict too (issue 43 item 3): the headline, and wait,
-    // which does not succeed on a cluster whose servers were asked and not
-    // read (it was Converged by the API: exit 0 before), and says why.
-    let ran = run_in(
-        cp.kubeconfig(),
-        &ns,
-        &["status", CLUSTER, "--servers=direct"],
-    )
-    .await;
-    let headline = ran.stdout.lines().next().unwrap_or_default();
-    assert!(
-        headline.contains("CONVERGED · servers: none of 4 read"),
-        "{}",
-        ran.both()
-    );
-    let ran = run_in(
-        cp.kubeconfig(),
-        &ns,
-        &["wait", CLUSTER, "--servers=direct", "--timeout", "6s"],
-    )
-    .await;
-    eprintln!("wait with no server read:\n{}", ran.both());
-    assert_eq!(ran.code, 5, "{}", ran.both());
-    assert!(
-        ran.stderr
-            .contains("Converged · servers: none of 4 read; waiting until they are read")
-            && ran
-                .stderr
-                .contains("is Converged by the API alone; servers: none of 4 read"),
-        "{}",
-        ran.both()
-    );
-    // Without --servers the same cluster is done at once.
-    let ran = run_in(cp.kubeconfig(), &ns, &["wait", CLUSTER, "--timeout", "30s"]).await;
-    assert_eq!(ran.code, 0, "{}", ran.both());
+    not_read_on_the_verdict(&ns).await;
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
     secrets
         .delete(

@@ -6,7 +6,8 @@
 use super::events;
 use super::text::{is_name_char, whole_words};
 use crate::snapshot::{
-    Deployment, Metadata, Pod, ServerReading, Snapshot, StatefulSet, ValkeyNode, keys,
+    Deployment, Metadata, Pod, ServerReading, ServersNotRead, Snapshot, StatefulSet, ValkeyNode,
+    keys,
 };
 use k8s_openapi::api::core::v1::Event;
 
@@ -36,6 +37,8 @@ pub(crate) struct Index<'a> {
     events_by_node: HashMap<Key<'a>, Vec<&'a Event>>,
     /// The servers' readings by namespace, in snapshot order.
     readings: HashMap<&'a str, Vec<&'a ServerReading>>,
+    /// Clusters whose servers were asked for and none could be read.
+    servers_not_read: &'a [ServersNotRead],
 }
 
 fn key(m: &impl Metadata) -> Option<Key<'_>> {
@@ -134,6 +137,7 @@ impl<'a> Index<'a> {
 
         Index {
             readings,
+            servers_not_read: &snapshot.servers_not_read,
             nodes_by_cluster,
             stateful_sets: first_by_name(&snapshot.stateful_sets, |s| &s.metadata),
             deployments: first_by_name(&snapshot.deployments, |d| &d.metadata),
@@ -158,6 +162,13 @@ impl<'a> Index<'a> {
     /// The servers' readings in `namespace`.
     pub(crate) fn readings_in(&self, namespace: &str) -> &[&'a ServerReading] {
         self.readings.get(namespace).map_or(&[], Vec::as_slice)
+    }
+
+    /// The cluster's servers were asked for and none could be read.
+    pub(crate) fn servers_not_read(&self, namespace: &str, cluster: &str) -> bool {
+        self.servers_not_read
+            .iter()
+            .any(|n| n.namespace == namespace && n.cluster == cluster)
     }
 
     pub(crate) fn stateful_set(&self, namespace: &str, name: &str) -> Option<&'a StatefulSet> {

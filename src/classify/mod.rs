@@ -351,7 +351,17 @@ fn classify_cluster(
             risks
         },
         deferred,
-        servers: servers.map(|s| s.read),
+        servers: servers.map(|s| s.read).or_else(|| {
+            // Asked for, none read (its Secret, TLS without a CA): the
+            // verdict is the API's and says so.
+            index
+                .servers_not_read(namespace, name)
+                .then_some(crate::report::ServersRead {
+                    read: 0,
+                    unread: nodes.len(),
+                    observed_at: None,
+                })
+        }),
         pending_scale: scale::pending(cluster, &judged),
         status_role_live,
         state: status.and_then(|s| s.state.clone()),

@@ -22,7 +22,9 @@
 //! [`Rereader::accounts`]).
 
 use super::judgements::Readings;
-use crate::snapshot::{Changed, ClusterKey, ClusterServers, ServerReading, Snapshot};
+use crate::snapshot::{
+    Changed, ClusterKey, ClusterServers, ServerReading, ServersNotRead, Snapshot,
+};
 use crate::source::live::Live;
 use crate::source::servers::{self, CaKept, Reach};
 use crate::source::watch::InView;
@@ -93,6 +95,7 @@ impl Readings for Shared {
     fn add_to(&self, key: &ClusterKey, view: &mut Snapshot) {
         if let Some(k) = self.0.get(key) {
             view.readings.extend(k.readings.iter().cloned());
+            view.servers_not_read.extend(ServersNotRead::of(&k.account));
             view.normalize();
         }
     }

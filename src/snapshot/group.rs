@@ -374,6 +374,7 @@ impl Snapshot {
             pods,
             events,
             readings,
+            servers_not_read,
         } = self;
         let rest = Snapshot {
             clusters,
@@ -427,6 +428,12 @@ impl Snapshot {
             &mut views,
             |s| &mut s.nodes,
         );
+        for n in servers_not_read {
+            if let Some(view) = of(&n.namespace, &n.cluster).and_then(|i| views.get_mut(i as usize))
+            {
+                view.servers_not_read.push(n);
+            }
+        }
         keys.into_iter().zip(views).collect()
     }
 }

@@ -36,7 +36,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use super::live::Live;
 use super::resp::Shape;
 use super::trust::{self, CaFrom};
-use crate::snapshot::{ClusterKey, LinkStatus, ServerReading, ServerRole, Snapshot, keys};
+use crate::snapshot::{
+    ClusterKey, LinkStatus, ServerReading, ServerRole, ServersNotRead, Snapshot, keys,
+};
 pub(crate) use crate::snapshot::{
     ClusterServers, EXPORTER_USER, Failure, VALKEY_PORT, secret_name,
 };
@@ -260,6 +262,11 @@ async fn read_into_until(
         snapshot.readings.extend(readings);
         accounts.push(account);
     }
+    // A cluster none of whose servers could be read leaves no reading: the
+    // view says so, for its verdict to.
+    snapshot
+        .servers_not_read
+        .extend(accounts.iter().filter_map(ServersNotRead::of));
     snapshot.normalize();
     accounts
 }

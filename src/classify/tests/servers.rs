@@ -62,6 +62,39 @@ fn without_readings_nothing_changes() {
     assert_eq!(judge(&with(s, elsewhere), t(0)), r);
 }
 
+/// Servers asked for and none read (the Secret, TLS without a CA): the
+/// judgement is the API's, and the report says none of them was read, for
+/// its verdict to; of another cluster, nothing.
+#[test]
+fn servers_asked_and_none_read_are_on_the_report() {
+    use crate::report::ServersRead;
+    use crate::snapshot::{Failure, ServersNotRead};
+    let s = rolling().snapshot();
+    let plain = judge(&s, t(0));
+    let cluster = &s.clusters[0];
+    for (ns, name, want) in [
+        (cluster.namespace(), cluster.name(), true),
+        ("other", cluster.name(), false),
+        (cluster.namespace(), "other", false),
+    ] {
+        let mut asked = s.clone();
+        asked.servers_not_read.push(ServersNotRead {
+            namespace: ns.into(),
+            cluster: name.into(),
+            why: Failure::Tls,
+        });
+        let r = judge(&asked, t(0));
+        let expected = want.then_some(ServersRead {
+            read: 0,
+            unread: plain.nodes.len(),
+            observed_at: None,
+        });
+        assert_eq!(r.servers, expected, "{ns}/{name}");
+        // Nothing else changes.
+        assert_eq!(ClusterReport { servers: None, ..r }, plain, "{ns}/{name}");
+    }
+}
+
 /// A primary at the front with nothing moving: without readings the
 /// reason says what the operator does first (a synced replica, then a
 /// failover) and where to look; with them, what the servers say.
