@@ -267,6 +267,61 @@ pub(crate) async fn servers_read(servers: &mut Option<Rereader>, said: &mut Stri
     (again, news)
 }
 
+/// A person's live view (`status --watch`, `wait`, the dashboard).
+/// How often a terminal frame with ticking durations is judged again.
+pub(crate) const TICK: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Connects and starts the watch of what `status`/`wait` would read
+/// ([`crate::live::start`]).
+pub(crate) async fn start(
+    ctx: &Ctx,
+    cluster: Option<&str>,
+) -> Result<(Live, crate::source::watch::Watch, Scope)> {
+    let in_view = crate::live::InView::AsAsked {
+        namespace: ctx.global.namespace.as_deref(),
+        all_namespaces: ctx.global.all_namespaces,
+    };
+    crate::live::start(
+        &ctx.access(),
+        in_view,
+        cluster,
+        crate::live::Tolerance::Strict,
+    )
+    .await
+}
+
+/// How a context's connection is said (the words are render's; the state
+/// is the live layer's [`ConnectionView`]).
+pub(crate) trait ConnectionWords {
+    /// "as of 10:16:11 (12s ago)" when stale at `now`.
+    fn as_of(&self, now: jiff::Timestamp) -> Option<String>;
+    /// "live", or "connection lost, retrying in 4s".
+    fn words(&self, now: tokio::time::Instant) -> String;
+    /// The stderr line off a terminal.
+    fn log_line(&self, now: tokio::time::Instant) -> String;
+}
+
+impl ConnectionWords for crate::live::ConnectionView {
+    fn as_of(&self, now: jiff::Timestamp) -> Option<String> {
+        self.stale_since()
+            .map(|since| crate::render::watch::as_of(since, now))
+    }
+
+    fn words(&self, now: tokio::time::Instant) -> String {
+        crate::render::watch::connection_words(self.retry_in(now))
+    }
+
+    fn log_line(&self, now: tokio::time::Instant) -> String {
+        let lost = match (self, self.retry_in(now)) {
+            (crate::live::ConnectionView::Lost { error, .. }, Some(retry_in)) => {
+                Some((retry_in, error.as_str()))
+            }
+            _ => None,
+        };
+        crate::render::watch::connection_log_line(lost)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

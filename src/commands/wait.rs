@@ -12,10 +12,11 @@
 //! report on stdout for `-o json|yaml`, and why it stopped on stderr.
 
 use super::shared::in_view;
-use super::watch::{ConnectionView, ConnectionWords, TICK, start};
+use super::shared::{ConnectionWords, TICK, start};
 use crate::cli::{OutputFormat, WaitArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, Outcome, Result};
+use crate::live::ConnectionView;
 use crate::live::judgements::Judgements;
 use crate::render::json::{to_json, to_yaml};
 use crate::render::notice::{context_unread, in_context};

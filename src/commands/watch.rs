@@ -20,26 +20,23 @@
 //!   it changes visibly ([`Report::timeless`]); ticking durations alone are
 //!   no change. The connection state goes to stderr.
 
+use super::shared::{ConnectionWords, TICK, start};
 use super::shared::{in_view, render_report};
 use crate::cli::{OutputFormat, StatusArgs};
 use crate::commands::Ctx;
 use crate::error::{Error, Outcome, Result};
 use crate::live::judgements::Judgements;
-pub(crate) use crate::live::{ConnectionView, stop_requested};
+use crate::live::{ConnectionView, stop_requested};
 use crate::render::notice::no_clusters_message;
-use crate::render::watch::{LISTING, connection_log_line, connection_words, status_line};
+use crate::render::watch::{LISTING, status_line};
 use crate::report::{ClusterReport, Report, Verdict};
-use crate::source::Live;
-use crate::source::watch::{Scope, Update, Watch};
+use crate::source::watch::{Scope, Update};
 use crate::units::timestamp;
 use crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use jiff::Timestamp;
 use std::io::Write;
 use std::time::Duration;
 use tokio::time::Instant;
-
-/// How often a terminal frame with ticking durations is judged again.
-pub(crate) const TICK: Duration = Duration::from_secs(1);
 
 /// The longest the view goes without judging again: a backstop, should a
 /// time-driven change ever fail to say when it comes.
@@ -149,22 +146,6 @@ pub(crate) fn next_wake(report: &Report, now: Timestamp, ticking: bool) -> Durat
         .min(MAX_WAIT)
 }
 
-/// Connects and starts the watch of what `status`/`wait` would read
-/// ([`crate::live::start`]).
-pub(crate) async fn start(ctx: &Ctx, cluster: Option<&str>) -> Result<(Live, Watch, Scope)> {
-    let in_view = crate::live::InView::AsAsked {
-        namespace: ctx.global.namespace.as_deref(),
-        all_namespaces: ctx.global.all_namespaces,
-    };
-    crate::live::start(
-        &ctx.access(),
-        in_view,
-        cluster,
-        crate::live::Tolerance::Strict,
-    )
-    .await
-}
-
 /// The report as `status` renders it (`-o table|wide|json|yaml`); an empty
 /// table says so, since a live view has nowhere else to say it.
 pub(crate) fn render(report: &Report, ctx: &Ctx, scope: &Scope) -> Result<String> {
@@ -190,38 +171,6 @@ fn render_as_of(report: &Report, ctx: &Ctx, scope: &Scope, as_of: Option<&str>) 
             ))
         }
         _ => render_report(report, ctx),
-    }
-}
-
-/// How a context's connection is said (the words are render's; the state
-/// is the live layer's [`ConnectionView`]).
-pub(crate) trait ConnectionWords {
-    /// "as of 10:16:11 (12s ago)" when stale at `now`.
-    fn as_of(&self, now: Timestamp) -> Option<String>;
-    /// "live", or "connection lost, retrying in 4s".
-    fn words(&self, now: Instant) -> String;
-    /// The stderr line off a terminal.
-    fn log_line(&self, now: Instant) -> String;
-}
-
-impl ConnectionWords for ConnectionView {
-    fn as_of(&self, now: Timestamp) -> Option<String> {
-        self.stale_since()
-            .map(|since| crate::render::watch::as_of(since, now))
-    }
-
-    fn words(&self, now: Instant) -> String {
-        connection_words(self.retry_in(now))
-    }
-
-    fn log_line(&self, now: Instant) -> String {
-        let lost = match (self, self.retry_in(now)) {
-            (ConnectionView::Lost { error, .. }, Some(retry_in)) => {
-                Some((retry_in, error.as_str()))
-            }
-            _ => None,
-        };
-        connection_log_line(lost)
     }
 }
 

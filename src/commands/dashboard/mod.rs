@@ -3,7 +3,7 @@
 //! kept live by server-sent events (docs/dashboard.md).
 //!
 //! Each context is watched and judged as `status --watch` does on a
-//! terminal, by the same code: the watch of `commands::watch::start`, the
+//! terminal, by the same code: the watch of `commands::shared::start`, the
 //! kept judgements of `live::judgements` (the clusters whose objects
 //! changed, those whose verdict time alone changes, and those in flight
 //! once a second for their ticking hold times: [`tick_for`]). Each judged cluster is
@@ -22,11 +22,12 @@ mod http;
 
 use super::Ctx;
 use super::contexts::{self, ContextName};
-use super::watch::{ConnectionView, ConnectionWords, TICK, stop_requested};
+use super::shared::{ConnectionWords, TICK};
 use crate::classify::NodeTimelines;
 use crate::cli::DashboardArgs;
 use crate::error::{Error, Outcome, Result};
 use crate::live::judgements::Judgements;
+use crate::live::{ConnectionView, stop_requested};
 use crate::render::dashboard::{ClusterCard, ContextLine, card, context_name, reading, unreadable};
 use crate::render::notice;
 use crate::report::Verdict;
@@ -163,7 +164,7 @@ impl crate::live::Kept for Context {
     type Started = (crate::source::Live, Watch, crate::source::watch::Scope);
 
     async fn start(&mut self) -> Result<Self::Started> {
-        super::watch::start(&self.ctx, self.args.cluster.as_deref()).await
+        super::shared::start(&self.ctx, self.args.cluster.as_deref()).await
     }
 
     async fn follow(&mut self, (live, watch, scope): Self::Started) -> Option<Error> {

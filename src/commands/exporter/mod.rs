@@ -122,7 +122,7 @@ pub(crate) async fn run(ctx: &Ctx, args: &ExporterArgs) -> Result<Outcome> {
             said: None,
         })));
     }
-    http::serve(listener, shared, super::watch::stop_requested()).await;
+    http::serve(listener, shared, crate::live::stop_requested()).await;
     for task in &tasks {
         task.abort();
     }
