@@ -232,7 +232,41 @@ pub(crate) struct ServersNotRead {
     pub why: Failure,
 }
 
+/// The kind a bundle keeps a [`ServersNotRead`] as (of
+/// [`READING_API_VERSION`]), so `-f` of the bundle judges as live.
+pub(crate) const NOT_READ_KIND: &str = "ServersNotRead";
+
+/// A [`ServersNotRead`] as a bundle's item: named for the cluster, with
+/// why's [`Failure::code`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ServersNotReadItem {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub error: String,
+}
+
 impl ServersNotRead {
+    pub(crate) fn item(&self) -> ServersNotReadItem {
+        ServersNotReadItem {
+            metadata: ObjectMeta {
+                namespace: Some(self.namespace.clone()),
+                name: Some(self.cluster.clone()),
+                ..ObjectMeta::default()
+            },
+            error: self.why.code().to_string(),
+        }
+    }
+
+    /// Of a bundle's item (named and namespaced: the reader saw to it); an
+    /// unknown code is a bad reply, as a reading's.
+    pub(crate) fn of_item(item: ServersNotReadItem) -> ServersNotRead {
+        ServersNotRead {
+            namespace: item.metadata.namespace.unwrap_or_default(),
+            cluster: item.metadata.name.unwrap_or_default(),
+            why: Failure::of_code(Some(&item.error)),
+        }
+    }
+
     /// Of a reading's account: when none of its servers could be read.
     pub(crate) fn of(account: &ClusterServers) -> Option<ServersNotRead> {
         Some(ServersNotRead {

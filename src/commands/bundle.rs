@@ -15,7 +15,9 @@ use crate::commands::version::VersionInfo;
 use crate::error::{Error, Outcome, Result};
 use crate::render::json::{to_json, to_yaml};
 use crate::render::style::clean;
-use crate::snapshot::{READING_API_VERSION, READING_KIND, ServerReading, Snapshot};
+use crate::snapshot::{
+    NOT_READ_KIND, READING_API_VERSION, READING_KIND, ServerReading, ServersNotRead, Snapshot,
+};
 use crate::source::live::{self, RawRead};
 use crate::source::select::Kind;
 use crate::source::servers;
@@ -102,6 +104,7 @@ fn namespaced_name(v: &Value) -> (String, String) {
 pub(crate) fn document(
     objects: &[(Kind, Vec<Value>)],
     readings: &[ServerReading],
+    not_read: &[ServersNotRead],
     provenance: &Provenance,
 ) -> Result<Value> {
     let mut items = Vec::new();
@@ -120,6 +123,19 @@ pub(crate) fn document(
     });
     for r in kept {
         items.push(reading_item(r)?);
+    }
+    // The clusters none of whose servers could be read: no reading says
+    // so, these do.
+    for n in not_read {
+        let mut v = serde_json::to_value(n.item()).map_err(|e| Error::Encode {
+            format: "JSON",
+            problem: e.to_string(),
+        })?;
+        if let Value::Object(map) = &mut v {
+            map.insert("apiVersion".into(), READING_API_VERSION.into());
+            map.insert("kind".into(), NOT_READ_KIND.into());
+        }
+        items.push(v);
     }
     Ok(json!({
         "apiVersion": "v1",
@@ -212,7 +228,12 @@ pub(crate) async fn run(ctx: &Ctx, args: &BundleArgs) -> Result<Outcome> {
         cluster: args.cluster.clone(),
         plugin: format!("kubectl-valkey-roll {} ({})", info.version, info.commit),
     };
-    let doc = document(&objects, &snapshot.readings, &provenance)?;
+    let doc = document(
+        &objects,
+        &snapshot.readings,
+        &snapshot.servers_not_read,
+        &provenance,
+    )?;
     let text = render(&doc, &provenance, format_of(args, ctx.global.output))?;
     match &args.output_file {
         None => Ok(Outcome {
@@ -460,7 +481,7 @@ mod tests {
             let text = std::fs::read(&path).expect("example");
             let expected = parse_snapshot(&text, example).expect("example parses");
             let p = provenance();
-            let doc = document(&objects, &[], &p).expect("document");
+            let doc = document(&objects, &[], &[], &p).expect("document");
             for format in [BundleFormat::Yaml, BundleFormat::Json] {
                 let text = render(&doc, &p, format).expect("render");
                 let back = parse_snapshot(text.as_bytes(), "bundle").expect("bundle parses");
@@ -489,7 +510,7 @@ mod tests {
         ];
         let objects = objects_of("rolling.yaml");
         let p = provenance();
-        let doc = document(&objects, &readings, &p).expect("document");
+        let doc = document(&objects, &readings, &[], &p).expect("document");
         let items = doc["items"].as_array().expect("items");
         let last: Vec<&str> = items[items.len() - 2..]
             .iter()
@@ -502,6 +523,19 @@ mod tests {
             let mut want = readings.clone();
             want.reverse();
             assert_eq!(back.readings, want, "{format:?}");
+        }
+        // A cluster none of whose servers could be read is an item too,
+        // read back as it was (its verdict says so offline as live).
+        let not_read = [crate::snapshot::ServersNotRead {
+            namespace: "prod".into(),
+            cluster: "cache".into(),
+            why: crate::snapshot::Failure::Tls,
+        }];
+        let doc = document(&objects, &[], &not_read, &p).expect("document");
+        for format in [BundleFormat::Yaml, BundleFormat::Json] {
+            let text = render(&doc, &p, format).expect("render");
+            let back = parse_snapshot(text.as_bytes(), "bundle").expect("bundle parses");
+            assert_eq!(back.servers_not_read, not_read, "{format:?}");
         }
     }
 
@@ -519,7 +553,7 @@ mod tests {
             ),
             (Kind::ValkeyClusters, vec![item("ValkeyCluster", "a", "c")]),
         ];
-        let doc = document(&objects, &[], &provenance()).expect("document");
+        let doc = document(&objects, &[], &[], &provenance()).expect("document");
         let order: Vec<(String, String)> = doc["items"]
             .as_array()
             .expect("items")
@@ -551,7 +585,7 @@ mod tests {
         let p = provenance();
         assert_eq!(
             render(
-                &document(&shuffled, &[], &p).expect("document"),
+                &document(&shuffled, &[], &[], &p).expect("document"),
                 &p,
                 BundleFormat::Yaml
             )
@@ -563,7 +597,7 @@ mod tests {
     #[test]
     fn the_header_and_annotations_say_when_where_and_which_plugin() {
         let p = provenance();
-        let doc = document(&[], &[], &p).expect("document");
+        let doc = document(&[], &[], &[], &p).expect("document");
         let yaml = render(&doc, &p, BundleFormat::Yaml).expect("yaml");
         let header: Vec<&str> = yaml.lines().take_while(|l| l.starts_with('#')).collect();
         assert_eq!(header.len(), 6, "{yaml}");

@@ -6,7 +6,8 @@
 use super::words::{describe, expected_string, field_problem, type_name};
 use crate::error::{Error, Result};
 use crate::snapshot::{
-    READING_API_VERSION, READING_GROUP, READING_KIND, Snapshot, VALKEY_API_VERSION, VALKEY_GROUP,
+    NOT_READ_KIND, READING_API_VERSION, READING_GROUP, READING_KIND, Snapshot, VALKEY_API_VERSION,
+    VALKEY_GROUP,
 };
 use k8s_openapi::api::core::v1::{Event, EventSeries};
 use serde::de::DeserializeOwned;
@@ -26,6 +27,8 @@ pub(super) enum Known {
     EventsEvent,
     /// The plugin's own `valkey-roll.io` ServerReading.
     Reading,
+    /// The plugin's own `valkey-roll.io` ServersNotRead (a bundle's).
+    NotRead,
 }
 
 /// Which known kind a document is; `Err` (the field, the problem) for
@@ -46,9 +49,12 @@ pub(super) fn known_kind(
         ("v1", "Event") => Known::CoreEvent,
         ("events.k8s.io/v1" | "events.k8s.io/v1beta1", "Event") => Known::EventsEvent,
         (READING_API_VERSION, READING_KIND) => Known::Reading,
+        (READING_API_VERSION, NOT_READ_KIND) => Known::NotRead,
         // A reading in another version or group would be a server left
         // out silently: its node's role would fall back to the API's.
-        (_, READING_KIND) if api_version.split('/').next() == Some(READING_GROUP) => {
+        (_, READING_KIND | NOT_READ_KIND)
+            if api_version.split('/').next() == Some(READING_GROUP) =>
+        {
             return Err((
                 "apiVersion",
                 format!(
@@ -275,6 +281,18 @@ pub(super) fn add_value_at(
             check_reading(&reading).map_err(|(field, problem)| bad((field.into(), problem)))?;
             snapshot.readings.push(reading);
         }
+        Known::NotRead => {
+            let item: crate::snapshot::ServersNotReadItem = typed(value).map_err(bad)?;
+            if item.error.len() > READING_TEXT_MAX {
+                return Err(bad((
+                    "error".into(),
+                    format!("longer than {READING_TEXT_MAX} characters, which no reason is"),
+                )));
+            }
+            snapshot
+                .servers_not_read
+                .push(crate::snapshot::ServersNotRead::of_item(item));
+        }
     }
     Ok(())
 }
@@ -442,6 +460,12 @@ impl<T: kube::Resource> Named for T {
     fn name_and_namespace(&mut self) -> (&Option<String>, &mut Option<String>) {
         let meta = self.meta_mut();
         (&meta.name, &mut meta.namespace)
+    }
+}
+
+impl Named for crate::snapshot::ServersNotReadItem {
+    fn name_and_namespace(&mut self) -> (&Option<String>, &mut Option<String>) {
+        (&self.metadata.name, &mut self.metadata.namespace)
     }
 }
 

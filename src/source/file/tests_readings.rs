@@ -115,3 +115,40 @@ fn a_reading_beyond_any_server_is_refused() {
         assert!(e.contains(field), "{field}: {e}");
     }
 }
+
+/// A bundle's ServersNotRead item: the cluster and why, as live; broken,
+/// it names its field; in another version, it is not left out silently.
+#[test]
+fn servers_not_read_are_read_as_a_bundle_keeps_them() {
+    use crate::snapshot::{Failure, ServersNotRead};
+    let item = |rest: &str| {
+        format!(
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: valkey-roll.io/v1alpha1\n  kind: ServersNotRead\n  metadata: {{namespace: prod, name: cache}}\n{rest}"
+        )
+    };
+    let read_ok = read(&item("  error: no read-only user\n")).expect("reads");
+    assert_eq!(
+        read_ok.servers_not_read,
+        [ServersNotRead {
+            namespace: "prod".into(),
+            cluster: "cache".into(),
+            why: Failure::NoReadOnlyUser,
+        }]
+    );
+    for (what, text, field) in [
+        ("no reason", item(""), "error"),
+        (
+            "a reason of a page",
+            item(&format!("  error: {}\n", "x".repeat(300))),
+            "error",
+        ),
+        (
+            "another version",
+            item("  error: tls\n").replace("v1alpha1", "v9"),
+            "apiVersion",
+        ),
+    ] {
+        let said = error(&text);
+        assert!(said.contains(field), "{what}: {said}");
+    }
+}
