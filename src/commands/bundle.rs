@@ -122,20 +122,12 @@ pub(crate) fn document(
         (a.namespace(), a.pod(), a.observed_at.0).cmp(&(b.namespace(), b.pod(), b.observed_at.0))
     });
     for r in kept {
-        items.push(reading_item(r)?);
+        items.push(own_item(r, READING_KIND)?);
     }
     // The clusters none of whose servers could be read: no reading says
     // so, these do.
     for n in not_read {
-        let mut v = serde_json::to_value(n.item()).map_err(|e| Error::Encode {
-            format: "JSON",
-            problem: e.to_string(),
-        })?;
-        if let Value::Object(map) = &mut v {
-            map.insert("apiVersion".into(), READING_API_VERSION.into());
-            map.insert("kind".into(), NOT_READ_KIND.into());
-        }
-        items.push(v);
+        items.push(own_item(&n.item(), NOT_READ_KIND)?);
     }
     Ok(json!({
         "apiVersion": "v1",
@@ -148,17 +140,17 @@ pub(crate) fn document(
     }))
 }
 
-/// A reading as a List item: the plugin's own kind, as `-f` reads it.
-/// A reading holds answers only (no password: [`ServerReading`] has no
-/// field for one).
-fn reading_item(r: &ServerReading) -> Result<Value> {
-    let mut v = serde_json::to_value(r).map_err(|e| Error::Encode {
+/// `item` as a List item of the plugin's own `kind`, as `-f` reads it. A
+/// reading holds answers only (no password: [`ServerReading`] has no field
+/// for one), a [`ServersNotRead`] the cluster and why.
+fn own_item(item: &impl serde::Serialize, kind: &str) -> Result<Value> {
+    let mut v = serde_json::to_value(item).map_err(|e| Error::Encode {
         format: "JSON",
         problem: e.to_string(),
     })?;
     if let Value::Object(map) = &mut v {
         map.insert("apiVersion".into(), READING_API_VERSION.into());
-        map.insert("kind".into(), READING_KIND.into());
+        map.insert("kind".into(), kind.into());
     }
     Ok(v)
 }

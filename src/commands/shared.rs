@@ -257,11 +257,9 @@ pub(crate) type ServersRead = (
 /// Waits for `servers`' reading under way, if any; forever otherwise (for
 /// a `select!` arm of a view with or without `--servers`). Cancel-safe.
 pub(crate) async fn servers_read(servers: &mut Option<Rereader>, said: &mut String) -> ServersRead {
-    let Some(s) = servers else {
-        return std::future::pending().await;
-    };
-    let again = s.finished().await;
-    let lines = crate::render::notice::servers_unread(&s.accounts());
+    let again = crate::live::servers::finished(servers).await;
+    let accounts = servers.as_ref().map(Rereader::accounts).unwrap_or_default();
+    let lines = crate::render::notice::servers_unread(&accounts);
     let news = (lines != *said).then(|| lines.clone());
     *said = lines;
     (again, news)

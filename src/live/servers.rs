@@ -274,6 +274,16 @@ impl Kept {
     }
 }
 
+/// [`Rereader::finished`] of a view's re-reader; forever when it reads no
+/// servers (for a `select!` arm of a view with or without `--servers`).
+/// Cancel-safe.
+pub(crate) async fn finished(servers: &mut Option<Rereader>) -> BTreeSet<ClusterKey> {
+    match servers {
+        Some(s) => s.finished().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Reads the servers of every cluster in view, one after another, and
 /// sends each cluster's reading as it is taken (until no one listens).
 async fn read_all(

@@ -230,15 +230,6 @@ fn fail(shared: &Shared, at: usize, name: &ContextName, e: &Error, said: &mut Op
     }
 }
 
-/// Waits for the servers' reading under way, if any; forever otherwise.
-/// Cancel-safe.
-async fn servers_read(servers: &mut Option<Rereader>) -> BTreeSet<crate::snapshot::ClusterKey> {
-    match servers {
-        Some(s) => s.finished().await,
-        None => std::future::pending().await,
-    }
-}
-
 /// Says on stderr, for each cluster whose servers were just read, the
 /// lines about those not read when they changed (`said`: the last said).
 fn say_unread(
@@ -306,7 +297,7 @@ async fn watch_context(
                 Err(e) => errors.push(error_kind(&e)),
             },
             () = tokio::time::sleep_until(wake) => due = true,
-            again = servers_read(&mut servers) => {
+            again = crate::live::servers::finished(&mut servers) => {
                 if !again.is_empty() {
                     read_changed.extend(again);
                     due = true;
@@ -317,9 +308,9 @@ async fn watch_context(
             }
             () = tokio::time::sleep_until(reread.unwrap_or(wake)), if reread.is_some() => {}
         }
-        // The servers read again once due, with the objects in view.
+        // The servers read again once due (begin sees to it), with the
+        // objects in view.
         if let Some(s) = &mut servers
-            && s.due().is_some_and(|at| at <= Instant::now())
             && let Some(view) = watch.in_view()
         {
             s.begin(&view, &Changed::default());
