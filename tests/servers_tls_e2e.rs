@@ -287,14 +287,9 @@ async fn exporter_over_tls(ns: &str, ca: &str, fronts: &BTreeMap<String, TlsFron
         bound,
     )
     .await;
-    let m = scrape::until("three servers refused", bound, || async {
-        let m = exporter.metrics().await;
-        match m.value("valkey_roll_servers_unread", &refused) {
-            Some(3.0) => Ok(m),
-            _ => Err(m.text),
-        }
-    })
-    .await;
+    let m = exporter
+        .until_value(bound, "valkey_roll_servers_unread", &refused, 3.0)
+        .await;
     assert_eq!(
         m.value("valkey_roll_servers_read", &labels),
         Some(1.0),
@@ -307,14 +302,9 @@ async fn exporter_over_tls(ns: &str, ca: &str, fronts: &BTreeMap<String, TlsFron
     for f in fronts.values() {
         f.present(config(&c.right));
     }
-    let m = scrape::until("all four read again", bound, || async {
-        let m = exporter.metrics().await;
-        match m.value("valkey_roll_servers_read", &labels) {
-            Some(4.0) => Ok(m),
-            _ => Err(m.text),
-        }
-    })
-    .await;
+    let m = exporter
+        .until_value(bound, "valkey_roll_servers_read", &labels, 4.0)
+        .await;
     assert!(
         m.samples("valkey_roll_servers_unread", &labels).is_empty(),
         "{}",
@@ -325,14 +315,9 @@ async fn exporter_over_tls(ns: &str, ca: &str, fronts: &BTreeMap<String, TlsFron
     let no_ca =
         scrape::Exporter::start_with(&args, &["--servers", "--servers-interval", "1s"], bound)
             .await;
-    let m = scrape::until("four not read: TLS without a CA", bound, || async {
-        let m = no_ca.metrics().await;
-        match m.value("valkey_roll_servers_unread", &plain) {
-            Some(4.0) => Ok(m),
-            _ => Err(m.text),
-        }
-    })
-    .await;
+    let m = no_ca
+        .until_value(bound, "valkey_roll_servers_unread", &plain, 4.0)
+        .await;
     assert_eq!(
         m.value("valkey_roll_servers_read", &labels),
         Some(0.0),

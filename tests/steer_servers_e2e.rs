@@ -68,35 +68,22 @@ fn said<'a>(doc: &'a Value, key: &str, code: &str) -> Option<&'a Value> {
 /// `ns`.
 async fn versions(client: &kube::Client, ns: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    let clusters: Api<kube::api::DynamicObject> = Api::namespaced_with(
-        client.clone(),
-        ns,
-        &kube::api::ApiResource::from_gvk(&kube::api::GroupVersionKind::gvk(
-            "valkey.io",
-            "v1alpha1",
-            "ValkeyCluster",
-        )),
-    );
-    for c in clusters.list(&ListParams::default()).await.unwrap().items {
-        out.insert(
-            format!("cluster/{}", c.metadata.name.unwrap_or_default()),
-            c.metadata.resource_version.unwrap_or_default(),
+    for (what, kind) in [("cluster", "ValkeyCluster"), ("node", "ValkeyNode")] {
+        let api: Api<kube::api::DynamicObject> = Api::namespaced_with(
+            client.clone(),
+            ns,
+            &kube::api::ApiResource::from_gvk(&kube::api::GroupVersionKind::gvk(
+                "valkey.io",
+                "v1alpha1",
+                kind,
+            )),
         );
-    }
-    let nodes: Api<kube::api::DynamicObject> = Api::namespaced_with(
-        client.clone(),
-        ns,
-        &kube::api::ApiResource::from_gvk(&kube::api::GroupVersionKind::gvk(
-            "valkey.io",
-            "v1alpha1",
-            "ValkeyNode",
-        )),
-    );
-    for n in nodes.list(&ListParams::default()).await.unwrap().items {
-        out.insert(
-            format!("node/{}", n.metadata.name.unwrap_or_default()),
-            n.metadata.resource_version.unwrap_or_default(),
-        );
+        for o in api.list(&ListParams::default()).await.unwrap().items {
+            out.insert(
+                format!("{what}/{}", o.metadata.name.unwrap_or_default()),
+                o.metadata.resource_version.unwrap_or_default(),
+            );
+        }
     }
     let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(client.clone(), ns);
     for p in pods.list(&ListParams::default()).await.unwrap().items {

@@ -110,6 +110,26 @@ impl Exporter {
         assert_eq!(code, 200, "{text}");
         Metrics { text }
     }
+
+    /// Scrapes until the one sample of `name` with `labels` is `want`, at
+    /// most `bound`; returns that scrape.
+    pub async fn until_value(
+        &self,
+        bound: Duration,
+        name: &str,
+        labels: &[(&str, &str)],
+        want: f64,
+    ) -> Metrics {
+        let what = format!("{name} {labels:?} {want}");
+        until(&what, bound, || async {
+            let m = self.metrics().await;
+            match m.value(name, labels) {
+                Some(v) if v == want => Ok(m),
+                _ => Err(m.text),
+            }
+        })
+        .await
+    }
 }
 
 /// One scrape.
