@@ -3,7 +3,7 @@
 
 use crate::render::step::Step;
 use crate::render::words;
-use crate::report::{ClusterReport, NodeState, Protocol, Verdict};
+use crate::report::{ClusterReport, NodeState, Protocol, RoleSource, Verdict};
 use crate::shell::CommandLine;
 use crate::snapshot::{LeaseRead, ValkeyCluster};
 use crate::units::{human, human_or};
@@ -225,12 +225,36 @@ fn walk_order(cluster: &ClusterReport) -> String {
     format!(
         "Some node asks, {} or is behind, so the controller walks each shard's other \
          nodes by node index ascending and its primary last ({}). The primary is the one \
-         ready node judged primary: from the operator's events (slots given, failovers \
-         completed), the walk and replaced pods, and status.role only where nothing newer \
-         speaks (it lags failovers and reads primary for a freshly restarted replica).",
+         ready node judged primary: {}.",
         holds_word(cluster),
-        per_shard.join("; ")
+        per_shard.join("; "),
+        roles_from(cluster)
     )
+}
+
+/// Where the judged roles came from, naming the way this operator writes
+/// status.role (docs/roles.md, "Which operator writes status.role"): live
+/// from the server (#320, v0.6.0 on), or a last reading that lags
+/// (c33988f).
+fn roles_from(cluster: &ClusterReport) -> String {
+    let api = if cluster.status_role_live {
+        "the operator's events (slots given, failovers completed), the walk and replaced \
+         pods, and status.role, which this operator writes live from each server (v0.6.0 \
+         on)"
+    } else {
+        "the operator's events (slots given, failovers completed), the walk and replaced \
+         pods, and status.role only where nothing newer speaks (this operator's status.role \
+         lags failovers and reads primary for a freshly restarted replica)"
+    };
+    let servers = cluster
+        .nodes
+        .iter()
+        .any(|n| n.role_source == Some(RoleSource::Server));
+    if servers {
+        format!("from each node's own server where it was read, else from {api}")
+    } else {
+        format!("from {api}")
+    }
 }
 
 /// `holds` (P1) or `is in flight` (P2).

@@ -655,6 +655,73 @@ mod tests {
         );
     }
 
+    /// Which way the operator writes status.role is said where the walk
+    /// rests on the judged roles, and on a role row taken from it; the
+    /// servers, where read, are named first.
+    #[test]
+    fn the_operator_s_way_with_status_role_is_said_where_a_role_rests_on_it() {
+        let reasoning = |cluster: &ClusterReport| {
+            explain_cluster(cluster, None, &[], sample::now(), false, None, None)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let row = |cluster: &ClusterReport| {
+            let out = explain_node(
+                cluster,
+                node(cluster, "cache-0-1"),
+                None,
+                &[],
+                sample::now(),
+                false,
+                None,
+            );
+            out.lines()
+                .find(|l| l.trim_start().starts_with("role "))
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_else(|| panic!("no role row in:\n{out}"))
+        };
+        let mut cluster = jammed();
+        let i = cluster
+            .nodes
+            .iter()
+            .position(|n| n.name == "cache-0-1")
+            .unwrap_or_else(|| panic!("no cache-0-1"));
+        cluster.nodes[i].role = Some(Role::Primary);
+        cluster.nodes[i].role_source = Some(RoleSource::Status);
+        cluster.nodes[i].role_note = None;
+        let cases = [
+            (
+                false,
+                "role primary (from its status.role)",
+                "ready node judged primary: from the operator's events (slots given, \
+                 failovers completed), the walk and replaced pods, and status.role only \
+                 where nothing newer speaks (this operator's status.role lags failovers",
+            ),
+            (
+                true,
+                "role primary (from its status.role, which this operator writes live)",
+                "and status.role, which this operator writes live from each server (v0.6.0 \
+                 on).",
+            ),
+        ];
+        for (live, want_row, want_reasoning) in cases {
+            cluster.status_role_live = live;
+            assert_eq!(row(&cluster), want_row, "live {live}");
+            let said = reasoning(&cluster);
+            assert!(said.contains(want_reasoning), "live {live}: {said}");
+        }
+        cluster.nodes[i].role_source = Some(RoleSource::Server);
+        let said = reasoning(&cluster);
+        assert!(
+            said.contains(
+                "ready node judged primary: from each node's own server where it was read, \
+                 else from the operator's events"
+            ),
+            "{said}"
+        );
+    }
+
     #[test]
     fn no_events_says_they_may_have_expired() {
         let cluster = jammed();

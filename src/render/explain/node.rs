@@ -108,7 +108,7 @@ impl NodeProse<'_> {
                 },
             ),
             ("lastRolloutHash", or_dash(&n.last_rollout_hash)),
-            ("role", words::role_row(n)),
+            ("role", words::role_row(n, self.cluster.status_role_live)),
             ("ready", yes_no(n.ready).into()),
             (
                 "healthy",

@@ -149,16 +149,21 @@ pub(crate) fn role_source(source: RoleSource) -> &'static str {
 
 /// explain NODE's `role` row: the judged role, where it came from, and
 /// the note when the evidence does not settle it (the `?` of the table,
-/// said in words): `primary? (from its status.role): one of ...`.
-pub(crate) fn role_row(n: &crate::report::NodeReport) -> String {
+/// said in words): `primary? (from its status.role): one of ...`. A role
+/// from the status of an operator that writes it live (#320,
+/// `status_role_live`) says so: that is why it is trusted.
+pub(crate) fn role_row(n: &crate::report::NodeReport, status_role_live: bool) -> String {
     let role = match n.role {
         Some(_) => role_cell(n),
         None => "unknown".to_string(),
     };
-    let from = n
-        .role_source
-        .map(|s| format!(" (from {})", role_source(s)))
-        .unwrap_or_default();
+    let from = match n.role_source {
+        Some(RoleSource::Status) if status_role_live => {
+            " (from its status.role, which this operator writes live)".to_string()
+        }
+        Some(s) => format!(" (from {})", role_source(s)),
+        None => String::new(),
+    };
     match &n.role_note {
         Some(note) => format!("{role}{from}: {note}"),
         None => format!("{role}{from}"),
