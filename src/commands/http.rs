@@ -176,15 +176,11 @@ impl Served {
                 .header_read_timeout(HEADER_TIMEOUT)
                 .half_close(true)
                 .serve_connection(TokioIo::new(WriteTimed::new(stream)), service);
-            let mut connection =
-                std::pin::pin!(tokio::time::timeout(CONNECTION_LIFETIME, connection));
-            // The first poll reads what the client has sent (and answers a
-            // whole request); only then may the connection go for room.
-            let first = std::future::poll_fn(|cx| Poll::Ready(connection.as_mut().poll(cx))).await;
+            // Marked before the first poll, which reads what the client has
+            // sent (and answers a whole request) in this same turn: an end
+            // for room takes effect only when the task next yields.
             running.store(true, Ordering::Release);
-            if first.is_pending() {
-                let _ = connection.await;
-            }
+            let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
         });
         table.connections.insert(
             id,
