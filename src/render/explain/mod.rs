@@ -415,6 +415,31 @@ mod tests {
             .unwrap_or_else(|| panic!("no node {name}"))
     }
 
+    fn index_of(cluster: &ClusterReport, name: &str) -> usize {
+        cluster
+            .nodes
+            .iter()
+            .position(|n| n.name == name)
+            .unwrap_or_else(|| panic!("no node {name}"))
+    }
+
+    /// explain NODE's `role` row, its words one space apart.
+    fn role_row_of(cluster: &ClusterReport, name: &str) -> String {
+        let out = explain_node(
+            cluster,
+            node(cluster, name),
+            None,
+            &[],
+            sample::now(),
+            false,
+            None,
+        );
+        out.lines()
+            .find(|l| l.trim_start().starts_with("role "))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_else(|| panic!("no role row in:\n{out}"))
+    }
+
     /// The jammed sample's stuck holder, cache-1-1, with its timeline.
     fn stuck_node_explained() -> String {
         let cluster = jammed();
@@ -613,45 +638,23 @@ mod tests {
     #[test]
     fn a_role_row_says_its_source_and_why_it_is_unsure() {
         let mut cluster = jammed();
-        let i = cluster
-            .nodes
-            .iter()
-            .position(|n| n.name == "cache-0-1")
-            .unwrap_or_else(|| panic!("no cache-0-1"));
+        let i = index_of(&cluster, "cache-0-1");
         cluster.nodes[i].role = Some(Role::Primary);
         cluster.nodes[i].role_source = Some(RoleSource::Status);
         cluster.nodes[i].role_note = Some(RoleNote::Claimants {
             others: vec!["cache-0-0".into()],
         });
-        let explained = |cluster: &ClusterReport| {
-            explain_node(
-                cluster,
-                node(cluster, "cache-0-1"),
-                None,
-                &[],
-                sample::now(),
-                false,
-                None,
-            )
-        };
-        let out = explained(&cluster);
-        let row = out
-            .lines()
-            .find(|l| l.trim_start().starts_with("role "))
-            .unwrap_or_else(|| panic!("no role row in:\n{out}"));
         assert_eq!(
-            row.split_whitespace().collect::<Vec<_>>().join(" "),
+            role_row_of(&cluster, "cache-0-1"),
             "role primary? (from its status.role): status.role says primary, as it does \
              for cache-0-0; nothing newer picks one"
         );
         cluster.nodes[i].role = Some(Role::Replica);
         cluster.nodes[i].role_source = Some(RoleSource::Event);
         cluster.nodes[i].role_note = None;
-        let out = explained(&cluster);
-        assert!(
-            out.lines().any(|l| l.split_whitespace().collect::<Vec<_>>()
-                == ["role", "replica", "(from", "the", "operator's", "events)"]),
-            "{out}"
+        assert_eq!(
+            role_row_of(&cluster, "cache-0-1"),
+            "role replica (from the operator's events)"
         );
     }
 
@@ -666,27 +669,8 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        let row = |cluster: &ClusterReport| {
-            let out = explain_node(
-                cluster,
-                node(cluster, "cache-0-1"),
-                None,
-                &[],
-                sample::now(),
-                false,
-                None,
-            );
-            out.lines()
-                .find(|l| l.trim_start().starts_with("role "))
-                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-                .unwrap_or_else(|| panic!("no role row in:\n{out}"))
-        };
         let mut cluster = jammed();
-        let i = cluster
-            .nodes
-            .iter()
-            .position(|n| n.name == "cache-0-1")
-            .unwrap_or_else(|| panic!("no cache-0-1"));
+        let i = index_of(&cluster, "cache-0-1");
         cluster.nodes[i].role = Some(Role::Primary);
         cluster.nodes[i].role_source = Some(RoleSource::Status);
         cluster.nodes[i].role_note = None;
@@ -707,7 +691,7 @@ mod tests {
         ];
         for (live, want_row, want_reasoning) in cases {
             cluster.status_role_live = live;
-            assert_eq!(row(&cluster), want_row, "live {live}");
+            assert_eq!(role_row_of(&cluster, "cache-0-1"), want_row, "live {live}");
             let said = reasoning(&cluster);
             assert!(said.contains(want_reasoning), "live {live}: {said}");
         }
