@@ -564,11 +564,7 @@ async fn a_lost_connection_dims_every_card_and_says_as_of_when() {
     // The header said "live" while the cards were stale: it says which
     // context is stale and since when (the same event as the cards' as-of).
     let header = stale["header"].as_str().unwrap_or_default();
-    assert_ne!(header, "live", "{stale:#}");
-    assert!(
-        header.starts_with("live · 1 context stale since "),
-        "{stale:#}"
-    );
+    assert!(header.starts_with("stale since "), "{stale:#}");
     assert_eq!(stale["headerClass"], "link stale", "{stale:#}");
     // Its age goes on: HH:MM:SS (Ns ago), said again as it grows.
     let first = stale["asOf"].as_str().unwrap_or_default().to_string();

@@ -287,24 +287,26 @@ pub(crate) struct ContextLine {
 }
 
 /// The page's header, said of every context together: `live` while each
-/// is, else how many are stale and since when (the earliest loss, local
-/// time): `live · 1 context stale since 10:16:11`. The page itself is
-/// live (its stream is open) while a context's cards are as of a past
-/// reading; the header says both.
+/// is, else which are stale and since when (the earliest loss, local
+/// time): `stale since 10:16:11` (its only context), `1 of 3 contexts
+/// stale since 10:16:11`, `all 3 contexts stale since 10:16:11`. It never
+/// says `live` beside a stale context: a person reads it as the cluster's
+/// word, not the page's own stream (whose loss the page says itself,
+/// `reconnecting…`).
 pub(crate) fn header(lines: &[ContextLine]) -> String {
     let stale: Vec<Timestamp> = lines.iter().filter_map(|l| l.stale_since).collect();
     let Some(first) = stale.iter().min() else {
         return "live".to_string();
     };
-    let local = first.to_zoned(jiff::tz::TimeZone::system());
-    format!(
-        "live · {} stale since {}",
-        match stale.len() {
-            1 => "1 context".to_string(),
-            n => format!("{n} contexts"),
-        },
-        local.strftime("%H:%M:%S")
-    )
+    let since = first
+        .to_zoned(jiff::tz::TimeZone::system())
+        .strftime("%H:%M:%S")
+        .to_string();
+    match (stale.len(), lines.len()) {
+        (1, 1) => format!("stale since {since}"),
+        (k, n) if k == n => format!("all {n} contexts stale since {since}"),
+        (k, n) => format!("{k} of {n} contexts stale since {since}"),
+    }
 }
 
 /// The `contexts` event's data: the page's header ([`header`]), whether
@@ -680,8 +682,8 @@ mod tests {
     }
 
     /// Issue 43 item 3: the header said "live" while a context's cards
-    /// were stale. It says how many contexts are stale and since when (the
-    /// earliest); all live again, "live".
+    /// were stale. It says which contexts are stale and since when (the
+    /// earliest), and no "live" beside them; all live again, "live".
     #[test]
     fn the_header_says_which_contexts_are_stale() {
         let t = |s: i64| Timestamp::from_second(s).expect("a time");
@@ -704,13 +706,18 @@ mod tests {
             (vec![], "live".into()),
             (vec![None], "live".into()),
             (vec![None, None], "live".into()),
+            (vec![Some(1_000)], format!("stale since {}", hms(1_000))),
             (
-                vec![Some(1_000)],
-                format!("live · 1 context stale since {}", hms(1_000)),
+                vec![None, Some(1_000)],
+                format!("1 of 2 contexts stale since {}", hms(1_000)),
             ),
             (
                 vec![None, Some(2_000), Some(1_500)],
-                format!("live · 2 contexts stale since {}", hms(1_500)),
+                format!("2 of 3 contexts stale since {}", hms(1_500)),
+            ),
+            (
+                vec![Some(2_000), Some(1_500)],
+                format!("all 2 contexts stale since {}", hms(1_500)),
             ),
         ];
         for (stale, want) in cases {
