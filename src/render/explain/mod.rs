@@ -408,11 +408,7 @@ mod tests {
     }
 
     fn node<'a>(cluster: &'a ClusterReport, name: &str) -> &'a NodeReport {
-        cluster
-            .nodes
-            .iter()
-            .find(|n| n.name == name)
-            .unwrap_or_else(|| panic!("no node {name}"))
+        &cluster.nodes[index_of(cluster, name)]
     }
 
     fn index_of(cluster: &ClusterReport, name: &str) -> usize {
